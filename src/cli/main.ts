@@ -1,0 +1,38 @@
+import { Command, CommanderError } from 'commander';
+import { CollectorError } from '../http/errors.js';
+import { CliError, EXIT_USAGE } from './common.js';
+import { dvrCommand } from './dvr.js';
+import { simCommand } from './sim.js';
+
+const program = new Command('cdn-collector')
+  .description('Collects CDN analytics (metrics, statistics, stream views, DVR) into InfluxDB')
+  .version('0.1.0')
+  .exitOverride()
+  .showHelpAfterError('(add --help for usage)');
+
+for (const command of [simCommand(), dvrCommand()]) {
+  program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  process.exitCode = exitCodeOf(err);
+}
+
+function exitCodeOf(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // --help and --version exit 0; every argument error exits 2 (commander itself would use 1).
+    return err.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    return err.exitCode;
+  }
+  if (err instanceof CollectorError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 1;
+}

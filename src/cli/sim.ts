@@ -1,0 +1,67 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { ScaledClock, systemClock } from '../clock.js';
+import type { ApiName } from '../http/errors.js';
+import { parseFaultFlag, type FaultPlan } from '../sim/faults.js';
+import type { QuotaRule } from '../sim/quota.js';
+import { startSimulator } from '../sim/server.js';
+import { collect, parseDuration, parseIntArg } from './common.js';
+
+/** `api=N/period`, e.g. `statistic=5/2s` or `metrics=off`. */
+function parseQuota(text: string, previous: Record<string, QuotaRule | null> = {}): Record<string, QuotaRule | null> {
+  const m = /^(metrics|statistic|streamstat|dvr)=(?:(off)|(\d+)\/(\S+))$/.exec(text);
+  if (!m) throw new InvalidArgumentError(`--quota: expected api=N/period (e.g. statistic=5/2s) or api=off, got "${text}"`);
+  const rule = m[2] ? null : { calls: Number(m[3]), periodMs: parseDuration(m[4]!) };
+  if (rule && (rule.calls < 1 || rule.periodMs <= 0)) throw new InvalidArgumentError('--quota: calls and period must be positive');
+  return { ...previous, [m[1]!]: rule };
+}
+
+export function simCommand(): Command {
+  return new Command('sim')
+    .description('Run the simulator of all four APIs on 127.0.0.1; prints one JSON line {url, token, accounts, streams}')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0 = any free port)', parseIntArg('--port'), 0)
+    .option('--seed <n>', 'seed of the deterministic data', parseIntArg('--seed'), 42)
+    .option('--accounts <n>', 'number of accounts', parseIntArg('--accounts', 1), 2)
+    .option('--resources <n>', 'resources per account', parseIntArg('--resources', 1), 3)
+    .option('--streams <n>', 'streams per account', parseIntArg('--streams', 1), 3)
+    .option('--nodes <n>', 'DVR nodes', parseIntArg('--nodes', 1), 3)
+    .option('--quota <api=N/period>', 'quota per token, repeatable (statistic=5/2s, metrics=off)', parseQuota)
+    .option('--fault <api=kinds:rate>', 'inject faults, repeatable (statistic=500,504:0.2, all=reset:0.1)', collect)
+    .option('--failing-node <node>', 'DVR node on which deletions fail, repeatable', collect)
+    .option('--statistic-lag <duration>', 'how long statistics keep growing after a minute ends', parseDuration)
+    .option('--clock-speed <x>', 'run the simulated clock x times faster than real time', Number)
+    .option('--token <token>', 'main token (default: derived from the seed)')
+    .action(async (o) => {
+      const faults: Partial<Record<ApiName, FaultPlan>> = {};
+      for (const flag of (o.fault as string[] | undefined) ?? []) {
+        try {
+          const { apis, plan } = parseFaultFlag(flag);
+          for (const api of apis) faults[api] = plan;
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message);
+        }
+      }
+      const speed = o.clockSpeed as number | undefined;
+      if (speed !== undefined && !(speed > 0)) throw new InvalidArgumentError('--clock-speed must be a positive number');
+      const sim = await startSimulator({
+        host: o.host,
+        port: o.port,
+        seed: o.seed,
+        token: o.token,
+        world: { accounts: o.accounts, resourcesPerAccount: o.resources, streamsPerAccount: o.streams, nodes: o.nodes },
+        quotas: o.quota,
+        faults,
+        clock: speed ? new ScaledClock(Date.now(), speed) : systemClock,
+        settings: {
+          ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
+          ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
+        },
+      });
+      process.stdout.write(
+        `${JSON.stringify({ url: sim.url, token: sim.token, accounts: sim.accounts, streams: sim.streams })}\n`,
+      );
+      const stop = () => void sim.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,210 @@
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { ZodType } from 'zod';
+import {
+  ApiError,
+  NetworkError,
+  ResponseFormatError,
+  TimeoutError,
+  type ApiName,
+  type RequestInfo,
+} from './errors.js';
+import { redact, toSearchParams, type Query } from './query.js';
+
+/** Where the token travels. The statistics APIs also accept it as the `cdnauthtoken` query parameter. */
+export type TokenPlacement = 'header' | 'query';
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  token: string;
+  /** Whole-request deadline in ms (connect + headers + body). */
+  timeoutMs?: number;
+  /** Statistics APIs only; metrics and DVR always use the header. */
+  tokenPlacement?: TokenPlacement;
+  /** Shared connection pool; one is created (keep-alive) when omitted. */
+  dispatcher?: Dispatcher;
+  userAgent?: string;
+  /**
+   * Wraps every network call of an API: the collector passes its per-API limiter here (quota, retries), so the
+   * limiter is the only gate to the network. Without it calls go straight out (CLI, tests of the clients).
+   */
+  gate?: Gate;
+}
+
+export type Gate = <R>(api: ApiName, send: () => Promise<R>) => Promise<R>;
+
+export interface RequestSpec<T> {
+  api: ApiName;
+  method: 'GET' | 'DELETE';
+  /** Path below the base URL, already encoded, e.g. `/app/metrics/v1/resources`. */
+  path: string;
+  query?: Query;
+  body?: unknown;
+  /** Schema of a 2xx body; the result is typed by it. */
+  schema: ZodType<T>;
+  /** Per-call override of the deadline. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+  request: RequestInfo;
+}
+
+const TOKEN_HEADER = 'cdn-auth-token';
+const TOKEN_QUERY = 'cdnauthtoken';
+
+/**
+ * The one request layer: base URL, token, timeouts, keep-alive pool, and the mapping of responses to typed errors.
+ * It does not retry; retries belong to the limiter, which knows the quotas and deadlines.
+ * Redirects are not followed (undici's default), so the token is never sent to another host.
+ */
+export class HttpClient {
+  readonly baseUrl: string;
+  private readonly token: string;
+  private readonly timeoutMs: number;
+  private readonly tokenPlacement: TokenPlacement;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly userAgent: string;
+  private readonly gate: Gate | undefined;
+
+  constructor(options: HttpClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.token = options.token;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.tokenPlacement = options.tokenPlacement ?? 'header';
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher =
+      options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 16, connect: { timeout: 10_000 } });
+    this.userAgent = options.userAgent ?? 'cdn-collector';
+    this.gate = options.gate;
+  }
+
+  /** Same connection pool, token and settings, another gate (e.g. the same limiter at a lower priority). */
+  withGate(gate: Gate | undefined): HttpClient {
+    const copy = Object.create(HttpClient.prototype) as HttpClient;
+    Object.assign(copy, this, { gate, ownsDispatcher: false });
+    return copy;
+  }
+
+  request<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
+    return this.gate ? this.gate(spec.api, () => this.send(spec)) : this.send(spec);
+  }
+
+  private async send<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
+    const params = toSearchParams(spec.query ?? {});
+    const useQueryToken = this.tokenPlacement === 'query' && (spec.api === 'statistic' || spec.api === 'streamstat');
+    const safeQs = params.toString();
+    if (useQueryToken) params.set(TOKEN_QUERY, this.token);
+    const qs = params.toString();
+    const url = `${this.baseUrl}${spec.path}${qs ? `?${qs}` : ''}`;
+    const info: RequestInfo = {
+      api: spec.api,
+      method: spec.method,
+      url: `${this.baseUrl}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
+    };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    if (!useQueryToken) headers[TOKEN_HEADER] = this.token;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = JSON.stringify(spec.body);
+      headers['content-type'] = 'application/json';
+    }
+    const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
+
+    let status: number;
+    let responseHeaders: Record<string, string>;
+    let text: string;
+    try {
+      const res = await undiciRequest(url, {
+        method: spec.method,
+        headers,
+        body,
+        signal,
+        dispatcher: this.dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      status = res.statusCode;
+      responseHeaders = flattenHeaders(res.headers);
+      text = await res.body.text();
+    } catch (err) {
+      if (deadline.aborted) throw new TimeoutError(info, timeoutMs);
+      if (spec.signal?.aborted) throw err;
+      const code = errorCode(err);
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw new TimeoutError(info, timeoutMs);
+      throw new NetworkError(info, code, { cause: sanitizeCause(err, this.token) });
+    }
+
+    const parsed = parseJson(text);
+    if (status < 200 || status >= 300) {
+      throw new ApiError({
+        status,
+        body: parsed.ok ? parsed.value : redact(text, this.token),
+        request: info,
+        retryAfterSec: parseRetryAfter(responseHeaders['retry-after']),
+      });
+    }
+    if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, this.token)));
+    const checked = spec.schema.safeParse(parsed.value);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
+      throw new ResponseFormatError(
+        info,
+        `${where}: ${issue?.message ?? 'does not match the schema'}`,
+        excerpt(redact(text, this.token)),
+      );
+    }
+    return { status, headers: responseHeaders, body: checked.data, request: info };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function parseRetryAfter(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof e.code === 'string') return e.code;
+  if (e.cause && typeof e.cause.code === 'string') return e.cause.code;
+  return undefined;
+}
+
+/** Keeps the cause's message for debugging, minus any trace of the token. */
+function sanitizeCause(err: unknown, token: string): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(redact(message, token));
+}
+
+function excerpt(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

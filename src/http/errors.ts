@@ -1,0 +1,129 @@
+/**
+ * Typed errors of the request layer. Each carries what a caller needs to decide (retry, skip, report),
+ * and never the token: `request` holds a redacted description of the call that failed.
+ */
+export type ApiName = 'metrics' | 'statistic' | 'streamstat' | 'dvr';
+
+/** The call that failed, as safe to log: method, redacted URL, API. */
+export interface RequestInfo {
+  api: ApiName;
+  method: string;
+  url: string;
+}
+
+export class CollectorError extends Error {
+  override name = 'CollectorError';
+}
+
+/** A parameter broke a rule of the spec; raised before any request is made. */
+export class ParameterError extends CollectorError {
+  override name = 'ParameterError';
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
+    super(`${parameter}: ${message}`);
+  }
+}
+
+/** The API answered with a non-2xx status. */
+export class ApiError extends CollectorError {
+  override name = 'ApiError';
+  readonly status: number;
+  /** The API's own `status` text (e.g. `Forbidden`), when the body had one. */
+  readonly apiStatus: string | undefined;
+  /** The API's `description` (or the statistics APIs' error data), when the body had one. */
+  readonly description: string | undefined;
+  /** DVR: nodes on which a deletion failed (HTTP 500). */
+  readonly failedHosts: string[] | undefined;
+  /** Seconds from a Retry-After header (429, 503). */
+  readonly retryAfterSec: number | undefined;
+  readonly body: unknown;
+  readonly request: RequestInfo;
+
+  constructor(init: {
+    status: number;
+    body: unknown;
+    request: RequestInfo;
+    retryAfterSec?: number | undefined;
+  }) {
+    const b = (typeof init.body === 'object' && init.body !== null ? init.body : {}) as Record<string, unknown>;
+    const apiStatus = typeof b.status === 'string' ? b.status : undefined;
+    const description =
+      typeof b.description === 'string'
+        ? b.description
+        : typeof b.data === 'string'
+          ? b.data
+          : typeof b.message === 'string'
+            ? b.message
+            : typeof init.body === 'string' && init.body.length > 0
+              ? init.body.slice(0, 300)
+              : undefined;
+    const failed = Array.isArray(b.failed_hosts) ? b.failed_hosts.map(String) : undefined;
+    super(
+      `${init.request.method} ${init.request.url} → HTTP ${init.status}` +
+        (description ? `: ${description}` : apiStatus ? `: ${apiStatus}` : '') +
+        (failed ? ` (failed hosts: ${failed.join(', ')})` : ''),
+    );
+    this.status = init.status;
+    this.apiStatus = apiStatus;
+    this.description = description;
+    this.failedHosts = failed;
+    this.retryAfterSec = init.retryAfterSec;
+    this.body = init.body;
+    this.request = init.request;
+  }
+
+  /** Worth another try later: quota, server errors, gateway timeouts. */
+  get retryable(): boolean {
+    return this.status === 429 || this.status >= 500;
+  }
+}
+
+/** The connection failed (reset, refused, DNS) before a complete response arrived. */
+export class NetworkError extends CollectorError {
+  override name = 'NetworkError';
+  readonly retryable = true;
+  constructor(
+    readonly request: RequestInfo,
+    readonly code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(`${request.method} ${request.url} failed: ${code ?? 'network error'}`, options);
+  }
+}
+
+/** No complete response within the configured timeout. */
+export class TimeoutError extends CollectorError {
+  override name = 'TimeoutError';
+  readonly retryable = true;
+  constructor(
+    readonly request: RequestInfo,
+    readonly timeoutMs: number,
+  ) {
+    super(`${request.method} ${request.url} timed out after ${timeoutMs} ms`);
+  }
+}
+
+/** A 2xx response whose body is not JSON or does not match the API's schema. */
+export class ResponseFormatError extends CollectorError {
+  override name = 'ResponseFormatError';
+  /** Malformed bodies are usually transient (truncated proxies); a retry is reasonable. */
+  readonly retryable = true;
+  constructor(
+    readonly request: RequestInfo,
+    readonly problem: string,
+    readonly bodyExcerpt: string,
+  ) {
+    super(`${request.method} ${request.url}: malformed response: ${problem}`);
+  }
+}
+
+export function isRetryable(err: unknown): boolean {
+  return (
+    (err instanceof ApiError && err.retryable) ||
+    err instanceof NetworkError ||
+    err instanceof TimeoutError ||
+    err instanceof ResponseFormatError
+  );
+}

@@ -1,0 +1,53 @@
+import type { ApiName } from '../http/errors.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { SimReply } from './types.js';
+
+export interface TokenGrant {
+  accounts: string[];
+  expired?: boolean;
+}
+
+/** Tokens every simulator knows besides its main one, so tests can reach each authentication error. */
+export const SPECIAL_TOKENS = {
+  expired: 'sim-expired-token',
+  noAccounts: 'sim-no-accounts-token',
+} as const;
+
+export type AuthResult = { ok: true; token: string; accounts: string[] } | { ok: false; reply: SimReply };
+
+/**
+ * Authentication per spec. Metrics and DVR take only the CDN-AUTH-TOKEN header and answer 403 Forbidden.
+ * The statistics APIs read `cdnauthtoken` from the query first, then the header, and answer 401 with
+ * `token is invalid`, `no accounts available` or `account`. Their error body shape is not shown; chosen:
+ * `{ "status": "error", "data": "<text>" }`, the table's "Data" column as `data`.
+ */
+export function authenticate(
+  api: ApiName,
+  tokens: ReadonlyMap<string, TokenGrant>,
+  headers: IncomingHttpHeaders,
+  query: URLSearchParams,
+): AuthResult {
+  const header = headers['cdn-auth-token'];
+  const headerToken = Array.isArray(header) ? header[0] : header;
+  if (api === 'metrics' || api === 'dvr') {
+    const grant = headerToken ? tokens.get(headerToken) : undefined;
+    if (!headerToken || !grant) return forbidden('Invalid or missing CDN-AUTH-TOKEN');
+    if (grant.expired) return forbidden('Token expired');
+    return { ok: true, token: headerToken, accounts: grant.accounts };
+  }
+  const token = query.get('cdnauthtoken') ?? headerToken;
+  const grant = token ? tokens.get(token) : undefined;
+  if (!token || !grant || grant.expired) return unauthorized('token is invalid');
+  if (grant.accounts.length === 0) return unauthorized('no accounts available');
+  const account = query.get('account');
+  if (account !== null && !grant.accounts.includes(account)) return unauthorized('account');
+  return { ok: true, token, accounts: grant.accounts };
+}
+
+export function forbidden(description: string): { ok: false; reply: SimReply } {
+  return { ok: false, reply: { status: 403, body: { status: 'Forbidden', description } } };
+}
+
+function unauthorized(data: string): { ok: false; reply: SimReply } {
+  return { ok: false, reply: { status: 401, body: { status: 'error', data } } };
+}

@@ -1,0 +1,45 @@
+import type { ApiName } from '../http/errors.js';
+import { FAULT_KINDS, type FaultPlan } from './faults.js';
+import type { Simulator } from './server.js';
+import type { SimReply } from './types.js';
+
+const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
+
+/**
+ * Control endpoints under `/_sim/` for tests and tools in another process (no token needed; the simulator listens
+ * on loopback only):
+ * - `GET /_sim/info` — url, token, accounts, streams (the same object `cdn-collector sim` prints first);
+ * - `GET /_sim/stats` — requests, statuses, quota rejections, admitted-call times and injected faults per API;
+ * - `POST /_sim/stats/reset`;
+ * - `PUT /_sim/faults/<api>` with a FaultPlan body (`{}` or `null` clears it).
+ */
+export function handleControl(path: string, method: string, rawBody: string, sim: Simulator): SimReply {
+  if (path === '/_sim/info' && method === 'GET') {
+    return { status: 200, body: { url: sim.url, token: sim.token, accounts: sim.accounts, streams: sim.streams } };
+  }
+  if (path === '/_sim/stats' && method === 'GET') {
+    return { status: 200, body: { now: sim.clock.now(), apis: sim.stats.apis, faults: sim.faults.injected } };
+  }
+  if (path === '/_sim/stats/reset' && method === 'POST') {
+    sim.stats.reset();
+    return { status: 200, body: { status: 'Completed' } };
+  }
+  const fault = /^\/_sim\/faults\/([a-z]+)$/.exec(path);
+  if (fault && method === 'PUT') {
+    const api = fault[1] as ApiName;
+    if (!APIS.includes(api)) return { status: 404, body: { status: 'Not Found', description: `unknown api ${api}` } };
+    let plan: FaultPlan | null;
+    try {
+      plan = rawBody ? (JSON.parse(rawBody) as FaultPlan | null) : null;
+    } catch {
+      return { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } };
+    }
+    const bad = [...(plan?.kinds ?? []), ...(plan?.script ?? [])].find(
+      (k) => k !== 'ok' && !(FAULT_KINDS as readonly string[]).includes(k),
+    );
+    if (bad) return { status: 400, body: { status: 'Bad Request', description: `unknown fault kind ${bad}` } };
+    sim.faults.set(api, plan && Object.keys(plan).length > 0 ? plan : undefined);
+    return { status: 200, body: { status: 'Completed', api, plan } };
+  }
+  return { status: 404, body: { status: 'Not Found', description: 'unknown control path' } };
+}

@@ -1,0 +1,48 @@
+import type { ApiName } from '../http/errors.js';
+
+export interface QuotaRule {
+  calls: number;
+  periodMs: number;
+}
+
+/** Spec: statistics 5/min, stream views 30/min. Metrics and DVR quotas are not shown; chosen: 120/min and 60/min. */
+export const defaultQuotas: Record<ApiName, QuotaRule | null> = {
+  statistic: { calls: 5, periodMs: 60_000 },
+  streamstat: { calls: 30, periodMs: 60_000 },
+  metrics: { calls: 120, periodMs: 60_000 },
+  dvr: { calls: 60, periodMs: 60_000 },
+};
+
+/**
+ * Exact sliding-window quota per API and token: a call is admitted only if fewer than `calls` admitted calls lie in
+ * the `periodMs` before it. Rejected calls do not count (assumed: a 429 consumes no quota).
+ */
+export class SlidingQuota {
+  private readonly admitted = new Map<string, number[]>();
+
+  constructor(private readonly rules: Record<ApiName, QuotaRule | null>) {}
+
+  rule(api: ApiName): QuotaRule | null {
+    return this.rules[api];
+  }
+
+  setRule(api: ApiName, rule: QuotaRule | null): void {
+    this.rules[api] = rule;
+  }
+
+  /** Admits the call (returns undefined) or returns the seconds until a slot frees up, for Retry-After. */
+  tryAdmit(api: ApiName, token: string, now: number): number | undefined {
+    const rule = this.rules[api];
+    if (!rule) return undefined;
+    const key = `${api}\u0000${token}`;
+    const times = this.admitted.get(key) ?? [];
+    while (times.length > 0 && times[0]! <= now - rule.periodMs) times.shift();
+    if (times.length >= rule.calls) {
+      const waitMs = times[0]! + rule.periodMs - now;
+      return Math.max(1, Math.ceil(waitMs / 1000));
+    }
+    times.push(now);
+    this.admitted.set(key, times);
+    return undefined;
+  }
+}

@@ -1,0 +1,209 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from '../clock.js';
+import type { ApiName } from '../http/errors.js';
+import { authenticate, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
+import { handleControl } from './control.js';
+import { FaultInjector, type FaultKind, type FaultPlan } from './faults.js';
+import { createWorld, type World, type WorldOptions } from './model/world.js';
+import { defaultQuotas, SlidingQuota, type QuotaRule } from './quota.js';
+import { routes as defaultRoutes } from './routes/index.js';
+import { SimStats } from './stats.js';
+import type { ApiRoute, SimContext, SimReply, SimRequest, SimSettings } from './types.js';
+
+export interface SimulatorOptions {
+  host?: string;
+  port?: number;
+  seed?: number;
+  world?: Partial<Omit<WorldOptions, 'seed'>>;
+  clock?: Clock;
+  quotas?: Partial<Record<ApiName, QuotaRule | null>>;
+  settings?: Partial<SimSettings>;
+  faults?: Partial<Record<ApiName, FaultPlan>>;
+  /** The main token; by default derived from the seed. */
+  token?: string;
+}
+
+export interface Simulator {
+  url: string;
+  token: string;
+  accounts: string[];
+  /** Streams that have DVR. */
+  streams: Array<{ account: string; stream: string }>;
+  world: World;
+  clock: Clock;
+  settings: SimSettings;
+  faults: FaultInjector;
+  quota: SlidingQuota;
+  stats: SimStats;
+  /** Grants another token (e.g. one limited to some accounts). */
+  addToken(token: string, grant: TokenGrant): void;
+  close(): Promise<void>;
+}
+
+export const defaultSettings: SimSettings = {
+  statisticLagMs: 60 * 60_000,
+  streamstatLagMs: 5 * 60_000,
+  defaultLimit: 100,
+  maxLimit: 1000,
+  failingDvrNodes: [],
+  dvrWindowSec: 4 * 3600,
+};
+
+const MALFORMED_BODY = '{"status":"Completed","data":[{"broken":';
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const seed = options.seed ?? 42;
+  const world = createWorld({ ...options.world, seed });
+  const clock = options.clock ?? systemClock;
+  const settings: SimSettings = { ...defaultSettings, ...options.settings };
+  const token = options.token ?? `sim-${seed.toString(16)}-${(seed * 2654435761 >>> 0).toString(36)}`;
+  const tokens = new Map<string, TokenGrant>([
+    [token, { accounts: world.accounts.map((a) => a.name) }],
+    [SPECIAL_TOKENS.expired, { accounts: world.accounts.map((a) => a.name), expired: true }],
+    [SPECIAL_TOKENS.noAccounts, { accounts: [] }],
+  ]);
+  const quota = new SlidingQuota({ ...defaultQuotas, ...options.quotas });
+  const faults = new FaultInjector(seed);
+  for (const [api, plan] of Object.entries(options.faults ?? {})) faults.set(api as ApiName, plan);
+  const stats = new SimStats();
+  const ctx: SimContext = { world, clock, settings };
+  const routes: ApiRoute[] = defaultRoutes;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, { status: 500, body: { status: 'Internal Server Error', description: String(err) } });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const rawBody = await readBody(req);
+    if (url.pathname.startsWith('/_sim/')) {
+      return send(res, handleControl(url.pathname, req.method ?? 'GET', rawBody, sim));
+    }
+    const route = routes.find((r) => url.pathname === r.prefix || url.pathname.startsWith(`${r.prefix}/`));
+    if (!route) return send(res, { status: 404, body: { status: 'Not Found', description: 'unknown path' } });
+    const api = route.api;
+    stats.request(api);
+
+    const fault = faults.next(api);
+    if (fault && (await applyFault(fault, api, req, res))) return;
+
+    const auth = authenticate(api, tokens, req.headers, url.searchParams);
+    if (!auth.ok) return reply(api, res, auth.reply);
+    const retryAfter = quota.tryAdmit(api, auth.token, clock.now());
+    if (retryAfter !== undefined) {
+      stats.quotaRejected(api);
+      return reply(api, res, tooManyRequests(api, retryAfter));
+    }
+    stats.admitted(api, clock.now());
+
+    let body: unknown;
+    if (rawBody.length > 0) {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        return reply(api, res, { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } });
+      }
+    }
+    const simReq: SimRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname.slice(route.prefix.length) || '/',
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+      accounts: auth.accounts,
+    };
+    reply(api, res, await route.handle(simReq, ctx));
+  }
+
+  /** Returns true when the fault already answered (or dropped) the request. */
+  async function applyFault(kind: FaultKind, api: ApiName, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const plan = faults.get(api);
+    switch (kind) {
+      case 'slow':
+        await new Promise((r) => setTimeout(r, plan?.slowMs ?? 3000));
+        return false;
+      case 'reset':
+        req.socket.destroy();
+        return true;
+      case 'malformed':
+        stats.status(api, 200);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(MALFORMED_BODY);
+        return true;
+      case '429':
+        reply(api, res, tooManyRequests(api, plan?.retryAfterSec ?? 1));
+        return true;
+      case '500':
+        reply(api, res, { status: 500, body: errorBody(api, 'Internal Server Error', 'Internal Server Error') });
+        return true;
+      case '504':
+        reply(api, res, { status: 504, body: errorBody(api, 'Gateway Timeout', 'Gateway Timeout error') });
+        return true;
+    }
+  }
+
+  function reply(api: ApiName, res: ServerResponse, r: SimReply): void {
+    stats.status(api, r.status);
+    send(res, r);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  const sim: Simulator = {
+    url: `http://${host}:${address.port}`,
+    token,
+    accounts: world.accounts.map((a) => a.name),
+    streams: world.accounts.flatMap((a) => a.streams.filter((s) => s.dvr).map((s) => ({ account: a.name, stream: s.name }))),
+    world,
+    clock,
+    settings,
+    faults,
+    quota,
+    stats,
+    addToken: (t, grant) => void tokens.set(t, grant),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  return sim;
+}
+
+/** Error bodies: metrics and DVR use `{status, description}`; the statistics APIs `{status, data}` (see auth.ts). */
+export function errorBody(api: ApiName, status: string, text: string): Record<string, string> {
+  return api === 'metrics' || api === 'dvr' ? { status, description: text } : { status: 'error', data: text };
+}
+
+function tooManyRequests(api: ApiName, retryAfterSec: number): SimReply {
+  return {
+    status: 429,
+    body: errorBody(api, 'Too Many Requests', 'Too Many Requests'),
+    headers: { 'retry-after': String(retryAfterSec) },
+  };
+}
+
+function send(res: ServerResponse, r: SimReply): void {
+  const text = JSON.stringify(r.body);
+  res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', ...r.headers });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1_000_000) break;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

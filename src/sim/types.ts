@@ -1,0 +1,51 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '../clock.js';
+import type { ApiName } from '../http/errors.js';
+import type { World } from './model/world.js';
+
+/** A parsed request as a route module sees it, after faults, authentication and quota have passed. */
+export interface SimRequest {
+  method: string;
+  /** Path below the API's prefix, still URL-encoded (DVR stream names may contain an encoded or plain `/`). */
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, or undefined when there was none. */
+  body: unknown;
+  /** Accounts the caller's token may read. */
+  accounts: readonly string[];
+}
+
+export interface SimReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface SimContext {
+  world: World;
+  clock: Clock;
+  settings: SimSettings;
+}
+
+/** Behaviour the specs leave open ("not shown"); each choice is documented where it is made and can be changed. */
+export interface SimSettings {
+  /** Statistics data lag: values of a minute keep growing until this long after it ends. Spec: up to one hour. */
+  statisticLagMs: number;
+  /** Stream view statistics lag (not shown in the spec; chosen: 5 minutes). */
+  streamstatLagMs: number;
+  /** Default and maximum `limit` of the grouping endpoints (not shown; chosen 100 and 1000). */
+  defaultLimit: number;
+  maxLimit: number;
+  /** DVR nodes on which deletions fail (HTTP 500 with failed_hosts). */
+  failingDvrNodes: string[];
+  /** DVR depth (dvr.window) in seconds; unit not shown, chosen: seconds. */
+  dvrWindowSec: number;
+}
+
+export interface ApiRoute {
+  api: ApiName;
+  /** Path prefix, e.g. `/app/metrics/v1`. */
+  prefix: string;
+  handle(req: SimRequest, ctx: SimContext): SimReply | Promise<SimReply>;
+}
