@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { CheckpointCorruptError } from './errors.js';
+import type { Span } from './spans.js';
+
+/** What is persisted for one job key. Immutable: every change produces a new value. */
+export interface KeyState {
+  spans: readonly Span[];
+  watermark: number | undefined;
+  /** When a confirmation last changed the file (checkpoint age). */
+  confirmedAt: number | undefined;
+}
+
+export const EMPTY_STATE: KeyState = { spans: [], watermark: undefined, confirmedAt: undefined };
+
+const FILE_PREFIX = 'cp-';
+const FILE_SUFFIX = '.json';
+const FORMAT_VERSION = 1;
+
+const epochMs = z.number().int().safe();
+const fileSchema = z
+  .object({
+    version: z.literal(FORMAT_VERSION),
+    key: z.string().min(1),
+    watermark: epochMs.nullable(),
+    confirmedAt: epochMs.nullable(),
+    spans: z.array(z.tuple([epochMs, epochMs])),
+  })
+  .strict();
+
+export function isCheckpointFile(name: string): boolean {
+  return name.startsWith(FILE_PREFIX) && name.endsWith(FILE_SUFFIX);
+}
+
+/**
+ * Keys contain slashes and names a provider lets users choose, so the file name is a readable slug plus a hash of
+ * the exact key (the key itself is stored inside the file).
+ */
+export function fileNameOf(key: string): string {
+  const slug = key.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 60);
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return `${FILE_PREFIX}${slug}-${hash}${FILE_SUFFIX}`;
+}
+
+export function encodeState(key: string, state: KeyState): string {
+  return `${JSON.stringify({
+    version: FORMAT_VERSION,
+    key,
+    watermark: state.watermark ?? null,
+    confirmedAt: state.confirmedAt ?? null,
+    spans: state.spans.map((s) => [s.from, s.to]),
+  })}\n`;
+}
+
+/** Parses and checks a checkpoint file; any defect is a CheckpointCorruptError naming `path`. */
+export function decodeState(path: string, fileName: string, text: string): { key: string; state: KeyState } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new CheckpointCorruptError(path, `not JSON: ${(err as Error).message}`);
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CheckpointCorruptError(path, `${issue?.path.join('.') || 'file'}: ${issue?.message ?? 'invalid'}`);
+  }
+  const { key, watermark, confirmedAt } = parsed.data;
+  if (fileNameOf(key) !== fileName) throw new CheckpointCorruptError(path, `holds key "${key}", which belongs in ${fileNameOf(key)}`);
+  const spans = parsed.data.spans.map(([from, to]) => ({ from, to }));
+  spans.forEach((s, i) => {
+    const previous = spans[i - 1];
+    if (s.from >= s.to) throw new CheckpointCorruptError(path, `spans.${i}: empty or reversed span`);
+    if (previous && s.from <= previous.to) throw new CheckpointCorruptError(path, `spans.${i}: not sorted and disjoint`);
+  });
+  return { key, state: { spans, watermark: watermark ?? undefined, confirmedAt: confirmedAt ?? undefined } };
+}

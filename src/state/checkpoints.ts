@@ -1,0 +1,181 @@
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { systemClock, type Clock } from '../clock.js';
+import { CollectorError, ParameterError } from '../http/errors.js';
+import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, type KeyState } from './checkpoint-file.js';
+import { removeStrayTemps, writeFileDurably } from './durable-file.js';
+import { StateLock } from './lock.js';
+import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from './spans.js';
+
+export type { Span } from './spans.js';
+
+export interface CheckpointStoreOptions {
+  /** Stamps `lastConfirmedAt` (checkpoint age); default: system time. */
+  clock?: Clock;
+}
+
+type Change = (state: KeyState) => KeyState;
+
+interface Waiter {
+  change: Change;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** One key's durable state plus the changes waiting for the next write. */
+interface Journal {
+  state: KeyState;
+  queue: Waiter[];
+  /** Set while a write loop runs; resolves when the queue is empty again. */
+  draining: Promise<void> | undefined;
+}
+
+/**
+ * Which spans of each job are safely in the sink. Records before state: callers confirm a span only after the sink
+ * confirmed its points, and a confirmation resolves only once it is on disk, so a crash at any moment re-collects at
+ * most what was in flight and never skips anything.
+ *
+ * Reads see durable state only: a confirmation becomes visible when its write succeeded. Concurrent confirmations of
+ * one key share writes (one write per batch that queued while the previous write ran), so a fast parallel backfill
+ * costs a handful of fsyncs per second, not one per span.
+ */
+export class CheckpointStore {
+  private readonly journals = new Map<string, Journal>();
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly lock: StateLock,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates `dir` if needed, takes its lock, removes stray temp files and loads every checkpoint file. */
+  static async open(dir: string, opts: CheckpointStoreOptions = {}): Promise<CheckpointStore> {
+    await mkdir(dir, { recursive: true });
+    const lock = await StateLock.acquire(dir);
+    try {
+      await removeStrayTemps(dir);
+      const store = new CheckpointStore(dir, lock, opts.clock ?? systemClock);
+      await store.load();
+      return store;
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  /** Every key that has a checkpoint. */
+  keys(): string[] {
+    return [...this.journals].filter(([, journal]) => journal.state !== EMPTY_STATE).map(([key]) => key);
+  }
+
+  /** End of the contiguous confirmed prefix; never moves backwards. */
+  watermark(key: string): number | undefined {
+    return this.stateOf(key).watermark;
+  }
+
+  /** Confirmed spans, merged and sorted (copies). */
+  confirmed(key: string): Span[] {
+    return this.stateOf(key).spans.map((s) => ({ ...s }));
+  }
+
+  /** When the last confirmation of `key` was persisted. */
+  lastConfirmedAt(key: string): number | undefined {
+    return this.stateOf(key).confirmedAt;
+  }
+
+  /** The parts of [from, to) that are not confirmed. */
+  missing(key: string, from: number, to: number): Span[] {
+    if (!(from < to)) return [];
+    return subtractSpans(this.stateOf(key).spans, from, to);
+  }
+
+  /** Records `span` as collected. Resolves once it is durable; rejects (and records nothing) if the write failed. */
+  async confirm(key: string, span: Span): Promise<void> {
+    assertKey(key);
+    assertSpan(span);
+    const at = this.clock.now();
+    return this.enqueue(key, (state) => {
+      if (subtractSpans(state.spans, span.from, span.to).length === 0) return state;
+      const spans = mergeSpan(state.spans, span);
+      return { spans, watermark: advanceWatermark(spans, state.watermark), confirmedAt: at };
+    });
+  }
+
+  /**
+   * Forgets spans before `before` (the backfill horizon) so file and memory stay bounded. A watermark below the
+   * horizon is raised to it: gaps older than the horizon are abandoned, and a stuck watermark would report lag forever.
+   */
+  async compact(key: string, before: number): Promise<void> {
+    assertKey(key);
+    if (!Number.isSafeInteger(before)) throw new ParameterError('before', `must be integer epoch milliseconds (got ${before})`);
+    return this.enqueue(key, (state) => {
+      const aboveMark = state.watermark === undefined || before <= state.watermark;
+      const hasOlder = state.spans.some((s) => s.from < before);
+      if (aboveMark && !hasOlder) return state;
+      const spans = dropBefore(state.spans, before);
+      return { ...state, spans, watermark: aboveMark ? state.watermark : advanceWatermark(spans, before) };
+    });
+  }
+
+  /** Waits until every queued change is written (or failed). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.journals.values()].map((j) => j.draining));
+  }
+
+  /** Finishes pending writes and releases the lock; the store cannot be used afterwards. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.flush();
+    await this.lock.release();
+  }
+
+  private stateOf(key: string): KeyState {
+    return this.journals.get(key)?.state ?? EMPTY_STATE;
+  }
+
+  private async load(): Promise<void> {
+    const names = (await readdir(this.dir)).filter(isCheckpointFile);
+    for (const name of names) {
+      const path = join(this.dir, name);
+      const { key, state } = decodeState(path, name, await readFile(path, 'utf8'));
+      this.journals.set(key, { state, queue: [], draining: undefined });
+    }
+  }
+
+  private enqueue(key: string, change: Change): Promise<void> {
+    if (this.closed) return Promise.reject(new CollectorError(`checkpoint store ${this.dir} is closed`));
+    let journal = this.journals.get(key);
+    if (!journal) {
+      journal = { state: EMPTY_STATE, queue: [], draining: undefined };
+      this.journals.set(key, journal);
+    }
+    const done = new Promise<void>((resolve, reject) => journal.queue.push({ change, resolve, reject }));
+    journal.draining ??= this.drain(key, journal);
+    return done;
+  }
+
+  /** Writes batches until the queue is empty: everything queued during one write goes into the next. */
+  private async drain(key: string, journal: Journal): Promise<void> {
+    // Let confirmations issued in the same tick join the first batch.
+    await Promise.resolve();
+    const path = join(this.dir, fileNameOf(key));
+    while (journal.queue.length > 0) {
+      const batch = journal.queue.splice(0);
+      const next = batch.reduce((state, waiter) => waiter.change(state), journal.state);
+      try {
+        if (next !== journal.state) await writeFileDurably(path, encodeState(key, next));
+        journal.state = next;
+        for (const waiter of batch) waiter.resolve();
+      } catch (err) {
+        for (const waiter of batch) waiter.reject(err);
+      }
+    }
+    journal.draining = undefined;
+  }
+}
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0) throw new ParameterError('key', 'must be a non-empty string');
+}

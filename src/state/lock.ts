@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { syncDirectory } from './durable-file.js';
+import { StateLockedError } from './errors.js';
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  /** Distinguishes our lock from a later one with the same pid (containers restart as pid 1). */
+  nonce: string;
+  since: string;
+}
+
+/** Locks held by this process, so a second `open` of the same directory fails like a second process would. */
+const heldHere = new Set<string>();
+
+/**
+ * `state.lock` in the state directory: one collector per directory. Created with link(2), which fails atomically when
+ * the file exists, from a fully written temp file, so the lock never appears half written. A lock whose pid is dead on
+ * this host (kill -9, power loss) is taken over.
+ */
+export class StateLock {
+  private constructor(
+    readonly path: string,
+    private readonly owner: LockOwner,
+  ) {}
+
+  static async acquire(dir: string): Promise<StateLock> {
+    const path = resolve(join(dir, 'state.lock'));
+    if (heldHere.has(path)) throw new StateLockedError(path, undefined);
+    const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomUUID(), since: new Date().toISOString() };
+    const temp = `${path}.${process.pid}.new`;
+    await writeFile(temp, `${JSON.stringify(owner)}\n`);
+    try {
+      // A few rounds: each round either wins, meets a live owner (error) or removes one stale lock.
+      for (let round = 0; round < 5; round++) {
+        if (await tryLink(temp, path)) {
+          await syncDirectory(dir);
+          heldHere.add(path);
+          return new StateLock(path, owner);
+        }
+        const existing = await readIfExists(path);
+        if (existing === undefined) continue;
+        const other = parseOwner(existing);
+        if (other && isAlive(other)) throw new StateLockedError(path, other.pid);
+        await removeIfUnchanged(path, existing);
+      }
+      throw new StateLockedError(path, undefined);
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  /** Removes the lock if it is still ours (never another instance's lock that took over meanwhile). */
+  async release(): Promise<void> {
+    heldHere.delete(this.path);
+    const existing = await readIfExists(this.path);
+    if (existing !== undefined && parseOwner(existing)?.nonce === this.owner.nonce) await rm(this.path, { force: true });
+  }
+}
+
+async function tryLink(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Unreadable content cannot name a live owner: it is treated as stale. */
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<LockOwner>;
+    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.nonce !== 'string') return undefined;
+    return value as LockOwner;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(owner: LockOwner): boolean {
+  // A pid on another host (shared volume) cannot be checked: assume it is alive rather than run two collectors.
+  if (owner.host !== hostname()) return true;
+  // Our own pid in a lock we do not hold is a previous incarnation (e.g. a restarted container, pid 1 again).
+  if (owner.pid === process.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Narrows the takeover race: only delete the stale lock we inspected, not one a concurrent starter just created. */
+async function removeIfUnchanged(path: string, seen: string): Promise<void> {
+  if ((await readIfExists(path)) === seen) await rm(path, { force: true });
+}
