@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CheckpointStore } from '../../src/state/checkpoints.js';
+import { StateLockedError } from '../../src/state/errors.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'state-lock-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const lockPath = () => join(dir, 'state.lock');
+const lockOf = (pid: number, host = hostname()) => JSON.stringify({ pid, host, nonce: `n${pid}`, since: '2024-01-01T00:00:00Z' });
+
+/** A pid that certainly belongs to no process: a child that has already exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((done) => child.on('exit', done));
+  return child.pid!;
+}
+
+describe('state.lock', () => {
+  it('writes our pid and removes the lock on close', async () => {
+    const store = await CheckpointStore.open(dir);
+    expect(JSON.parse(await readFile(lockPath(), 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+    await store.close();
+    await expect(readFile(lockPath())).rejects.toThrow(/ENOENT/);
+  });
+
+  it('refuses a second open of the same directory while the first is open', async () => {
+    const store = await CheckpointStore.open(dir);
+    await expect(CheckpointStore.open(dir)).rejects.toThrow(StateLockedError);
+    await store.close();
+    await (await CheckpointStore.open(dir)).close();
+  });
+
+  it('refuses a directory locked by another live process, naming the lock and pid', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      await writeFile(lockPath(), lockOf(child.pid!));
+      const opening = CheckpointStore.open(dir);
+      await expect(opening).rejects.toThrow(StateLockedError);
+      await expect(opening).rejects.toThrow(new RegExp(`${lockPath()}.*live process ${child.pid}`));
+      expect(await readFile(lockPath(), 'utf8')).toBe(lockOf(child.pid!));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('takes over the stale lock of a dead pid', async () => {
+    await writeFile(lockPath(), lockOf(await deadPid()));
+    const store = await CheckpointStore.open(dir);
+    expect(JSON.parse(await readFile(lockPath(), 'utf8'))).toMatchObject({ pid: process.pid });
+    await store.close();
+  });
+
+  it('takes over a lock with our own pid left by a previous incarnation (restarted container)', async () => {
+    await writeFile(lockPath(), lockOf(process.pid));
+    const store = await CheckpointStore.open(dir);
+    await store.close();
+  });
+
+  it('assumes a lock from another host is alive', async () => {
+    await writeFile(lockPath(), lockOf(1, 'some-other-host'));
+    await expect(CheckpointStore.open(dir)).rejects.toThrow(StateLockedError);
+  });
+});
