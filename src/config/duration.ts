@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `30s`, `10m`, `1h`, `7d` → milliseconds; undefined when the text is not such a duration. */
+export function durationMs(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/.exec(text.trim());
+  return m ? Number(m[1]) * UNITS[m[2]!]! : undefined;
+}
+
+/** A config duration: a string such as `10m`, parsed to ms; must be positive. */
+export const duration = z.string().transform((text, ctx) => {
+  const ms = durationMs(text);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${text}" is not a positive duration (e.g. 30s, 10m, 1h, 7d)` });
+    return z.NEVER;
+  }
+  return ms;
+});

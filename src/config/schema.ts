@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { duration } from './duration.js';
+
+/**
+ * The collector's configuration: the one source of truth for validation, defaults and the reference in
+ * docs/configuration.md (generated from the `.describe()` texts). Unknown keys are errors (`.strict()`), so a typo never
+ * silently falls back to a default.
+ */
+const quota = z
+  .object({
+    calls: z.number().int().positive().describe('calls allowed per period'),
+    period: duration.describe('length of the sliding quota window'),
+  })
+  .strict();
+
+const GROUPINGS_STATISTIC = [
+  'total', 'customs', 'referrers', 'codes', 'regions', 'browsers', 'platforms', 'resources', 'hosts', 'countries', 'accounts',
+] as const;
+const GROUPINGS_STREAMSTAT = ['total', 'streams', 'accounts', 'stream-types', 'browsers', 'platforms'] as const;
+const STREAMSTAT_GRANULARITIES = ['PT1M', 'PT5M', 'PT15M', 'PT1H', 'P1D'] as const;
+
+const cron = z.string().min(1).describe('node-cron expression of the live schedule (with seconds field optional)');
+
+export const configSchema = z
+  .object({
+    api: z
+      .object({
+        baseUrl: z.string().url().describe('base URL of the provider API (env CDN_BASE_URL)'),
+        token: z.string().min(1).describe('API token (env CDN_TOKEN); never logged'),
+        tokenPlacement: z.enum(['header', 'query']).default('header').describe('statistics APIs: token in header or cdnauthtoken query'),
+        timeout: duration.default('30s').describe('deadline of one HTTP request'),
+        language: z.enum(['en', 'ru']).default('en').describe('language of names in statistics results'),
+      })
+      .strict(),
+    accounts: z.array(z.string().min(1)).min(1).describe('accounts this instance collects (split accounts across instances to scale out)'),
+    quotas: z
+      .object({
+        metrics: quota.default({ calls: 120, period: '1m' }).describe('metrics API quota (not published; default 120/min)'),
+        statistic: quota.default({ calls: 5, period: '1m' }).describe('traffic statistics v3: 5 calls/min per spec'),
+        streamstat: quota.default({ calls: 30, period: '1m' }).describe('stream view statistics v2: 30 calls/min per spec'),
+        dvr: quota.default({ calls: 60, period: '1m' }).describe('DVR API quota (not published; default 60/min)'),
+      })
+      .strict()
+      .default({}),
+    jobs: z
+      .object({
+        metrics: z
+          .object({
+            enabled: z.boolean().default(true),
+            window: duration.default('10m').describe('window length, 1–10 minutes'),
+            delay: duration.default('2m').describe('wait after a window closes before reading it'),
+            byResource: z.boolean().default(true).describe('also collect the per-resource breakdown'),
+            metrics: z.array(z.string()).default([]).describe('metric names to request; empty = all'),
+            schedule: cron.default('*/1 * * * *'),
+          })
+          .strict()
+          .default({}),
+        statistic: z
+          .object({
+            enabled: z.boolean().default(true),
+            granularity: z.string().default('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
+            lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
+            span: duration.default('1d').describe('widest time span one /times call covers'),
+            groupings: z.array(z.enum(GROUPINGS_STATISTIC)).min(1).default(['total', 'resources', 'countries', 'codes']),
+            provisional: z.boolean().default(false).describe('also read not-yet-final buckets early (re-read once final)'),
+            schedule: cron.default('*/5 * * * *'),
+          })
+          .strict()
+          .default({}),
+        streamstat: z
+          .object({
+            enabled: z.boolean().default(true),
+            granularity: z.enum(STREAMSTAT_GRANULARITIES).default('PT5M'),
+            lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
+            span: duration.default('6h').describe('widest time span one call covers'),
+            groupings: z.array(z.enum(GROUPINGS_STREAMSTAT)).min(1).default(['total', 'streams', 'stream-types']),
+            schedule: cron.default('*/1 * * * *'),
+          })
+          .strict()
+          .default({}),
+        dvr: z
+          .object({
+            enabled: z.boolean().default(true),
+            interval: duration.default('1m').describe('snapshot interval'),
+            streams: z.array(z.object({ account: z.string().min(1), stream: z.string().min(1) }).strict()).default([]),
+            schedule: cron.default('*/1 * * * *'),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({}),
+    sink: z
+      .discriminatedUnion('type', [
+        z
+          .object({
+            type: z.literal('influx-v2'),
+            url: z.string().url().describe('env INFLUX_URL'),
+            token: z.string().min(1).describe('env INFLUX_TOKEN; never logged'),
+            org: z.string().min(1).describe('env INFLUX_ORG'),
+            bucket: z.string().min(1).describe('env INFLUX_BUCKET'),
+          })
+          .strict(),
+        z
+          .object({
+            type: z.literal('influx-v1'),
+            url: z.string().url().describe('env INFLUX_URL'),
+            database: z.string().min(1).describe('env INFLUX_DATABASE'),
+            retentionPolicy: z.string().optional(),
+            username: z.string().optional().describe('env INFLUX_USERNAME'),
+            password: z.string().optional().describe('env INFLUX_PASSWORD; never logged'),
+          })
+          .strict(),
+        z.object({ type: z.literal('file'), path: z.string().min(1).describe('line-protocol file, or - for stdout') }).strict(),
+      ])
+      .describe('where points go'),
+    output: z
+      .object({
+        batchSize: z.number().int().positive().default(5000).describe('lines per write request'),
+        deadLetterPath: z.string().default('./state/dead-letters.jsonl').describe('permanently rejected lines'),
+      })
+      .strict()
+      .default({}),
+    state: z
+      .object({
+        dir: z.string().min(1).default('./state').describe('checkpoint directory (keep it on a volume)'),
+        horizon: duration.default('7d').describe('gaps older than this are not backfilled automatically'),
+        initialLookback: duration.default('1h').describe('how far back a job with no checkpoint starts'),
+      })
+      .strict()
+      .default({}),
+    log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).strict().default({}),
+    http: z
+      .object({
+        port: z.number().int().min(0).max(65535).optional().describe('health/metrics listener port; off when unset'),
+        host: z.string().default('0.0.0.0'),
+        maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type CollectorConfig = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type SinkConfig = CollectorConfig['sink'];
+export { GROUPINGS_STATISTIC, GROUPINGS_STREAMSTAT };

@@ -1,0 +1,36 @@
+import type { HttpClient } from '../http/client.js';
+import type { ApiName } from '../http/errors.js';
+import type { Point } from '../points.js';
+
+/** Half-open time span [from, to) in epoch ms. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/** How a job's time is cut: aligned windows of `stepMs`, readable `delayMs` after they close, ≤ `maxSpanMs` per call. */
+export interface JobRule {
+  stepMs: number;
+  delayMs: number;
+  maxSpanMs: number;
+}
+
+/**
+ * One unit of collection: a source, a key (account, grouping…) and its window rule. The collector plans spans from the
+ * rule, calls `collect` through the limiter-gated client, writes the points and only then confirms the span.
+ */
+export interface CollectJob {
+  /** Stable key of the checkpoint, e.g. `statistic/acme/countries`. */
+  key: string;
+  api: ApiName;
+  rule: JobRule;
+  /** False for state snapshots (DVR): the past cannot be read, so there is nothing to backfill. */
+  backfill: boolean;
+  /** HTTP calls one span costs (paging excluded): for planning. */
+  callsPerSpan: number;
+  /** Reads one span and maps it to points. Paging calls go through the same client. */
+  collect(span: Span, http: HttpClient): Promise<Point[]>;
+}
+
+/** Builds the jobs of one API from the validated configuration. */
+export type JobFactory<C> = (config: C) => CollectJob[];
