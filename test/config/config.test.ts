@@ -1,0 +1,88 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/loader.js';
+
+const minimal = {
+  api: { baseUrl: 'http://127.0.0.1:1', token: 'secret-token-123' },
+  accounts: ['acme'],
+  sink: { type: 'file', path: '-' },
+};
+
+function fieldOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).field;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config schema', () => {
+  it('fills documented defaults (quotas of the spec, 10-minute metrics windows, 1 h statistics lag)', () => {
+    const c = parseConfig(minimal, {});
+    expect(c.quotas.statistic).toEqual({ calls: 5, period: 60_000 });
+    expect(c.quotas.streamstat).toEqual({ calls: 30, period: 60_000 });
+    expect(c.jobs.metrics.window).toBe(600_000);
+    expect(c.jobs.statistic.lag).toBe(3_600_000);
+    expect(c.api.tokenPlacement).toBe('header');
+  });
+
+  it.each([
+    [{ ...minimal, extra: 1 }, '(root)'],
+    [{ ...minimal, api: { ...minimal.api, baseUrl: 'not a url' } }, 'api.baseUrl'],
+    [{ ...minimal, quotas: { statistic: { calls: 0, period: '1m' } } }, 'quotas.statistic.calls'],
+    [{ ...minimal, quotas: { statistic: { calls: 5, period: '-1m' } } }, 'quotas.statistic.period'],
+    [{ ...minimal, jobs: { metrics: { window: 'ten' } } }, 'jobs.metrics.window'],
+    [{ ...minimal, jobs: { statistic: { groupings: ['nope'] } } }, 'jobs.statistic.groupings.0'],
+    [{ ...minimal, sink: { type: 'influx-v2', url: 'http://x' } }, 'sink.token'],
+    [{ ...minimal, accounts: [] }, 'accounts'],
+  ])('rejects bad input naming the field (%#)', (raw, field) => {
+    expect(fieldOf(() => parseConfig(raw, {}))).toBe(field);
+  });
+
+  it('names an unknown key', () => {
+    expect(() => parseConfig({ ...minimal, jobs: { metrics: { windw: '5m' } } }, {})).toThrow(/jobs\.metrics.*windw/);
+  });
+
+  it('takes secrets and the sink from the environment', () => {
+    const { api, sink, ...rest } = minimal;
+    const c = parseConfig(
+      { ...rest, api: { baseUrl: api.baseUrl } },
+      { CDN_TOKEN: 'from-env', INFLUX_URL: 'http://db:8086', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' },
+    );
+    expect(c.api.token).toBe('from-env');
+    expect(c.sink).toEqual({ type: 'influx-v2', url: 'http://db:8086', token: 't', org: 'o', bucket: 'b' });
+    void sink;
+  });
+
+  it('INFLUX_DATABASE selects the v1 sink', () => {
+    const { sink, ...rest } = minimal;
+    void sink;
+    const c = parseConfig(rest, { INFLUX_URL: 'http://db:8086', INFLUX_DATABASE: 'cdn', INFLUX_PASSWORD: 'p' });
+    expect(c.sink).toMatchObject({ type: 'influx-v1', database: 'cdn', password: 'p' });
+  });
+
+  it('never puts the token into the error message', () => {
+    try {
+      parseConfig({ ...minimal, api: { ...minimal.api, baseUrl: 'bad' } }, {});
+    } catch (err) {
+      expect(String(err)).not.toContain('secret-token-123');
+    }
+  });
+
+  it('reports unreadable and non-YAML files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    expect(fieldOf(() => loadConfigFile(join(dir, 'missing.yaml'), {}))).toBe('(file)');
+    writeFileSync(join(dir, 'bad.yaml'), 'api: [unclosed');
+    expect(fieldOf(() => loadConfigFile(join(dir, 'bad.yaml'), {}))).toBe('(file)');
+  });
+
+  it('the shipped example config is valid once a token is given', () => {
+    const c = loadConfigFile('config/collector.example.yaml', { CDN_TOKEN: 'x', INFLUX_TOKEN: 'y' });
+    expect(c.sink.type).toBe('influx-v2');
+    expect(c.jobs.dvr.streams).toHaveLength(1);
+  });
+});
