@@ -1,4 +1,41 @@
-import type { MeasurementSchema } from '../points.js';
+import type { FieldSchema, MeasurementSchema } from '../points.js';
+import { METRIC_PREFIX, METRICS } from './metrics.js';
 
-// Placeholder: self-monitoring measurement (cdn_collector).
-export const collectorMeasurements: MeasurementSchema[] = [];
+const TAG_MEANINGS: Record<string, string> = {
+  kind: `which metric the point carries: ${Object.keys(METRICS).join(', ')}`,
+  api: 'API called: metrics, statistic, streamstat, dvr (api_* kinds)',
+  status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
+  measurement: 'measurement the points went to (points_written)',
+  job: 'collection job key, e.g. statistic/<account>/countries (job_*, checkpoint_age)',
+};
+
+/** One field per value shape; several kinds share a field (all counters use `total`). */
+function fieldsOf(): Record<string, FieldSchema> {
+  const kindsByField = new Map<string, string[]>();
+  for (const [kind, def] of Object.entries(METRICS)) kindsByField.set(def.field, [...(kindsByField.get(def.field) ?? []), kind]);
+  const fields: Record<string, FieldSchema> = {};
+  for (const [field, kinds] of kindsByField) {
+    const def = METRICS[kinds[0] as keyof typeof METRICS];
+    fields[field] = {
+      type: def.fieldType,
+      description: `${def.type} value of kind ${kinds.join(', ')}`,
+      ...(def.unit ? { unit: def.unit } : {}),
+    };
+  }
+  return fields;
+}
+
+/**
+ * Self-monitoring: one point per series and flush, tagged with `kind` plus that kind's labels only (absent tags are
+ * simply absent). Counters are cumulative since process start (use non_negative_difference for rates).
+ */
+export const collectorMeasurements: MeasurementSchema[] = [
+  {
+    name: METRIC_PREFIX,
+    description:
+      'The collector watching itself: calls, retries, throttling, points written, dead letters, write failures, per-job lag, backlog and checkpoint age',
+    source: 'the collector process (also served as Prometheus text on /metrics)',
+    tags: TAG_MEANINGS,
+    fields: fieldsOf(),
+  },
+];

@@ -1,0 +1,77 @@
+import type { FieldType } from '../points.js';
+
+/** Prometheus names and the InfluxDB measurement share this prefix. */
+export const METRIC_PREFIX = 'cdn_collector';
+
+export interface MetricDefinition {
+  type: 'counter' | 'gauge';
+  /** Label keys (Prometheus) = tag keys (InfluxDB), besides `kind`. */
+  labels: readonly string[];
+  /** Full Prometheus metric name. */
+  promName: string;
+  /** The InfluxDB field carrying the value, and its fixed type. */
+  field: string;
+  fieldType: FieldType;
+  unit?: string;
+  help: string;
+}
+
+const counter = (kind: string, labels: readonly string[], help: string): MetricDefinition => ({
+  type: 'counter',
+  labels,
+  promName: `${METRIC_PREFIX}_${kind}_total`,
+  field: 'total',
+  fieldType: 'integer',
+  unit: 'count since process start',
+  help,
+});
+
+/**
+ * Every self-monitoring metric, keyed by its `kind` (the `kind` tag in InfluxDB). One table drives the Prometheus
+ * text, the InfluxDB points and the measurement schema, so the three cannot drift apart.
+ */
+export const METRICS = {
+  api_calls: counter('api_calls', ['api', 'status'], 'HTTP calls by API and outcome: the HTTP status, or an error kind (timeout, network, bad_response, error)'),
+  api_retries: counter('api_retries', ['api'], 'Calls repeated after a retryable failure, by API'),
+  api_throttled: counter('api_throttled', ['api'], 'Answers 429 Too Many Requests, by API'),
+  points_written: counter('points_written', ['measurement'], 'Points the sink confirmed, by measurement'),
+  dead_letters: counter('dead_letters', [], 'Lines the sink rejected permanently (kept in the dead-letter file)'),
+  write_failures: counter('write_failures', [], 'Sink writes that failed and will be retried'),
+  job_failures: counter('job_failures', ['job'], 'Collection passes that stopped early on an error, by job'),
+  job_lag: {
+    type: 'gauge',
+    labels: ['job'],
+    promName: `${METRIC_PREFIX}_job_lag_seconds`,
+    field: 'lag_seconds',
+    fieldType: 'float',
+    unit: 's',
+    help: 'Now minus the job watermark (end of its contiguous collected prefix); grows while a job makes no progress',
+  },
+  job_backlog: {
+    type: 'gauge',
+    labels: ['job'],
+    promName: `${METRIC_PREFIX}_job_backlog_windows`,
+    field: 'windows',
+    fieldType: 'integer',
+    unit: 'windows',
+    help: 'Windows of the job still to collect or backfill (within the backfill horizon)',
+  },
+  checkpoint_age: {
+    type: 'gauge',
+    labels: ['job'],
+    promName: `${METRIC_PREFIX}_checkpoint_age_seconds`,
+    field: 'age_seconds',
+    fieldType: 'float',
+    unit: 's',
+    help: 'Time since the job last persisted a confirmed span',
+  },
+} satisfies Record<string, MetricDefinition>;
+
+export type MetricKind = keyof typeof METRICS;
+
+/** One value of one series. */
+export interface Sample {
+  kind: MetricKind;
+  labels: Record<string, string>;
+  value: number;
+}

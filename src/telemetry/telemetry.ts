@@ -1,0 +1,127 @@
+import { systemClock, type Clock } from '../clock.js';
+import type { Point } from '../points.js';
+import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
+import { renderPrometheus } from './prometheus.js';
+
+/** What telemetry reads from the checkpoint store (checkpoint age); CheckpointStore satisfies it. */
+export interface CheckpointView {
+  keys(): string[];
+  lastConfirmedAt(key: string): number | undefined;
+}
+
+export interface TelemetryOptions {
+  clock?: Clock;
+  checkpoints?: CheckpointView;
+}
+
+interface LagReport {
+  lagMs: number;
+  at: number;
+}
+
+/**
+ * The collector's own counters and gauges. Created once per process and injected (no global registry), so tests and
+ * several collectors in one process never share numbers. Recording is a map update: cheap on the hot path.
+ */
+export class Telemetry {
+  private readonly counters = new Map<string, Sample>();
+  private readonly lags = new Map<string, LagReport>();
+  private readonly backlogs = new Map<string, number>();
+  private readonly clock: Clock;
+  private checkpoints: CheckpointView | undefined;
+
+  constructor(opts: TelemetryOptions = {}) {
+    this.clock = opts.clock ?? systemClock;
+    this.checkpoints = opts.checkpoints;
+  }
+
+  /** Reads checkpoint ages from `view` from now on (the store is usually opened after telemetry exists). */
+  watchCheckpoints(view: CheckpointView): void {
+    this.checkpoints = view;
+  }
+
+  /** One finished HTTP call: `outcome` is the HTTP status or an error kind (see outcomeOf). 429 also counts as throttled. */
+  apiCall(api: string, outcome: number | string): void {
+    this.count('api_calls', { api, status: String(outcome) });
+    if (outcome === 429 || outcome === '429') this.count('api_throttled', { api });
+  }
+
+  apiRetry(api: string): void {
+    this.count('api_retries', { api });
+  }
+
+  pointsWritten(measurement: string, count: number): void {
+    this.count('points_written', { measurement }, count);
+  }
+
+  deadLetters(count = 1): void {
+    this.count('dead_letters', {}, count);
+  }
+
+  writeFailed(): void {
+    this.count('write_failures', {});
+  }
+
+  jobFailed(job: string): void {
+    this.count('job_failures', { job });
+  }
+
+  /** Lag of `job` as of now. Between reports it is read as growing with time, so a stalled job turns unhealthy. */
+  jobLag(job: string, lagMs: number): void {
+    this.lags.set(job, { lagMs: Math.max(0, lagMs), at: this.clock.now() });
+  }
+
+  jobBacklog(job: string, windows: number): void {
+    this.backlogs.set(job, windows);
+  }
+
+  /** Jobs that reported a lag. */
+  jobs(): string[] {
+    return [...this.lags.keys()].sort();
+  }
+
+  lagMs(job: string, now = this.clock.now()): number | undefined {
+    const report = this.lags.get(job);
+    return report && report.lagMs + Math.max(0, now - report.at);
+  }
+
+  /** Every series with its current value, sorted by metric then labels. */
+  samples(now = this.clock.now()): Sample[] {
+    const samples: Sample[] = [...this.counters.values()].map((s) => ({ ...s, labels: { ...s.labels } }));
+    if (!samples.some((s) => s.kind === 'dead_letters')) samples.push({ kind: 'dead_letters', labels: {}, value: 0 });
+    if (!samples.some((s) => s.kind === 'write_failures')) samples.push({ kind: 'write_failures', labels: {}, value: 0 });
+    for (const job of this.lags.keys()) samples.push({ kind: 'job_lag', labels: { job }, value: this.lagMs(job, now)! / 1000 });
+    for (const [job, windows] of this.backlogs) samples.push({ kind: 'job_backlog', labels: { job }, value: windows });
+    for (const job of this.checkpoints?.keys() ?? []) {
+      const at = this.checkpoints?.lastConfirmedAt(job);
+      if (at !== undefined) samples.push({ kind: 'checkpoint_age', labels: { job }, value: Math.max(0, now - at) / 1000 });
+    }
+    const order = Object.keys(METRICS);
+    return samples.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || seriesKey(a).localeCompare(seriesKey(b)));
+  }
+
+  /** InfluxDB points of measurement `cdn_collector`, stamped `now` (see measurements.ts for the shape). */
+  toPoints(now = this.clock.now()): Point[] {
+    return this.samples(now).map((s) => {
+      const def = METRICS[s.kind];
+      const value = def.fieldType === 'integer' ? Math.round(s.value) : s.value;
+      return { measurement: METRIC_PREFIX, tags: { kind: s.kind, ...s.labels }, fields: { [def.field]: value }, time: now };
+    });
+  }
+
+  /** Prometheus text exposition format (version 0.0.4). */
+  prometheus(now = this.clock.now()): string {
+    return renderPrometheus(this.samples(now));
+  }
+
+  private count(kind: MetricKind, labels: Record<string, string>, by = 1): void {
+    const key = seriesKey({ kind, labels });
+    const sample = this.counters.get(key);
+    if (sample) sample.value += by;
+    else this.counters.set(key, { kind, labels, value: by });
+  }
+}
+
+function seriesKey(s: Pick<Sample, 'kind' | 'labels'>): string {
+  return JSON.stringify([s.kind, ...Object.keys(s.labels).sort().map((k) => [k, s.labels[k]])]);
+}

@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../../src/telemetry/prometheus.js';
+import { startHealthServer, startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
+import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { parsePrometheus } from './prometheus-parse.js';
+
+const HOUR = 3_600_000;
+let server: TelemetryServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(telemetry: Telemetry, jobMaxLagMs?: Record<string, number>) {
+  server = await startTelemetryServer({ telemetry, port: 0, maxLagMs: 2 * HOUR, ...(jobMaxLagMs ? { jobMaxLagMs } : {}) });
+  return server;
+}
+
+describe('telemetry server', () => {
+  it('/healthz answers 200 with every job when all lags are under their threshold', async () => {
+    const clock = new ManualClock(0);
+    const t = new Telemetry({ clock });
+    t.jobLag('metrics/acme', 60_000);
+    t.jobLag('statistic/acme/countries', 90 * 60_000);
+    const { url } = await serve(t);
+    const res = await fetch(`${url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      status: 'ok',
+      jobs: {
+        'metrics/acme': { lagSeconds: 60, maxLagSeconds: 7200, ok: true },
+        'statistic/acme/countries': { lagSeconds: 5400, maxLagSeconds: 7200, ok: true },
+      },
+    });
+  });
+
+  it('/healthz answers 503 with a reason per lagging job, honouring per-job thresholds', async () => {
+    const clock = new ManualClock(0);
+    const t = new Telemetry({ clock });
+    t.jobLag('metrics/acme', 60_000);
+    t.jobLag('statistic/acme/countries', 90 * 60_000);
+    t.jobLag('streamstat/acme/regions', 60_000);
+    const { url } = await serve(t, { 'statistic/acme/countries': HOUR });
+    clock.advance(3 * HOUR); // nobody reported since: every lag grew past 2 h
+    t.jobLag('metrics/acme', 30_000);
+    const res = await fetch(`${url}/healthz`);
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { status: string; reasons: Record<string, string>; jobs: Record<string, { ok: boolean }> };
+    expect(body.status).toBe('lagging');
+    expect(Object.keys(body.reasons).sort()).toEqual(['statistic/acme/countries', 'streamstat/acme/regions']);
+    expect(body.reasons['statistic/acme/countries']).toBe('lag 16200 s exceeds the limit of 3600 s');
+    expect(body.jobs['metrics/acme']?.ok).toBe(true);
+  });
+
+  it('/metrics serves the Prometheus text; other paths 404, other methods 405', async () => {
+    const t = new Telemetry({ clock: new ManualClock(0) });
+    t.apiCall('dvr', 500);
+    const { url } = await serve(t);
+    const res = await fetch(`${url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(PROMETHEUS_CONTENT_TYPE);
+    const metrics = parsePrometheus(await res.text());
+    expect(metrics.get('cdn_collector_api_calls_total')?.samples).toEqual([{ labels: { api: 'dvr', status: '500' }, value: 1 }]);
+    expect((await fetch(`${url}/`)).status).toBe(404);
+    expect((await fetch(`${url}/metrics/extra`)).status).toBe(404);
+    expect((await fetch(`${url}/healthz`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('reports a port already in use as an error', async () => {
+    const first = await serve(new Telemetry());
+    await expect(startTelemetryServer({ telemetry: new Telemetry(), port: first.port, maxLagMs: HOUR })).rejects.toThrow(/EADDRINUSE/);
+  });
+
+  it('startHealthServer takes the http section of the configuration', async () => {
+    const telemetry = new Telemetry({ clock: new ManualClock(0) });
+    telemetry.jobLag('dvr/acme', 5_000);
+    server = await startHealthServer({ telemetry }, { host: '127.0.0.1', port: 0, maxLag: 1_000 });
+    const res = await fetch(`${server.url}/healthz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ reasons: { 'dvr/acme': 'lag 5 s exceeds the limit of 1 s' } });
+  });
+});

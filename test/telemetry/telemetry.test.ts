@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { ApiError, NetworkError, TimeoutError } from '../../src/http/errors.js';
+import { SCHEMA } from '../../src/schema.js';
+import { METRICS } from '../../src/telemetry/metrics.js';
+import { outcomeOf } from '../../src/telemetry/outcome.js';
+import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { parsePrometheus } from './prometheus-parse.js';
+
+const T0 = Date.UTC(2024, 0, 1);
+const HOSTILE_JOB = 'statistic/a "quoted"\\back\nslash/countries';
+
+function busyTelemetry(clock = new ManualClock(T0)) {
+  const checkpoints = { keys: () => ['metrics/acme'], lastConfirmedAt: () => T0 - 90_000 };
+  const t = new Telemetry({ clock, checkpoints });
+  t.apiCall('metrics', 200);
+  t.apiCall('metrics', 200);
+  t.apiCall('statistic', 429);
+  t.apiCall('statistic', 'timeout');
+  t.apiRetry('statistic');
+  t.pointsWritten('cdn_traffic', 1200);
+  t.pointsWritten('cdn_traffic', 34);
+  t.deadLetters(2);
+  t.writeFailed();
+  t.jobFailed(HOSTILE_JOB);
+  t.jobLag('metrics/acme', 61_500);
+  t.jobBacklog('metrics/acme', 17);
+  return { t, clock };
+}
+
+describe('Telemetry.toPoints', () => {
+  it('writes measurement cdn_collector with the field types of its schema and only known tags', () => {
+    const { t } = busyTelemetry();
+    const schema = SCHEMA.get('cdn_collector')!;
+    const points = t.toPoints(T0);
+    expect(points.length).toBeGreaterThan(8);
+    for (const p of points) {
+      expect(p.measurement).toBe('cdn_collector');
+      expect(p.time).toBe(T0);
+      for (const tag of Object.keys(p.tags)) expect(schema.tags).toHaveProperty(tag);
+      const [[field, value]] = Object.entries(p.fields) as [[string, unknown]];
+      const type = schema.fields[field]?.type;
+      expect(type).toBe(METRICS[p.tags.kind as keyof typeof METRICS].fieldType);
+      if (type === 'integer') expect(Number.isInteger(value)).toBe(true);
+      else expect(typeof value).toBe('number');
+    }
+    const find = (kind: string, tags: Record<string, string> = {}) =>
+      points.find((p) => p.tags.kind === kind && Object.entries(tags).every(([k, v]) => p.tags[k] === v))?.fields;
+    expect(find('api_calls', { api: 'metrics', status: '200' })).toEqual({ total: 2 });
+    expect(find('api_calls', { api: 'statistic', status: 'timeout' })).toEqual({ total: 1 });
+    expect(find('api_throttled', { api: 'statistic' })).toEqual({ total: 1 });
+    expect(find('points_written', { measurement: 'cdn_traffic' })).toEqual({ total: 1234 });
+    expect(find('dead_letters')).toEqual({ total: 2 });
+    expect(find('job_lag', { job: 'metrics/acme' })).toEqual({ lag_seconds: 61.5 });
+    expect(find('job_backlog', { job: 'metrics/acme' })).toEqual({ windows: 17 });
+    expect(find('checkpoint_age', { job: 'metrics/acme' })).toEqual({ age_seconds: 90 });
+  });
+
+  it('reports zero for label-less counters before anything happened, and keeps instances apart', () => {
+    const fresh = new Telemetry({ clock: new ManualClock(T0) });
+    busyTelemetry();
+    expect(fresh.toPoints().map((p) => [p.tags.kind, p.fields])).toEqual([
+      ['dead_letters', { total: 0 }],
+      ['write_failures', { total: 0 }],
+    ]);
+  });
+
+  it('lets a reported lag grow while the job makes no progress', () => {
+    const { t, clock } = busyTelemetry();
+    clock.advance(30_000);
+    expect(t.lagMs('metrics/acme')).toBe(91_500);
+    t.jobLag('metrics/acme', 5_000);
+    expect(t.lagMs('metrics/acme')).toBe(5_000);
+  });
+});
+
+describe('Telemetry.prometheus', () => {
+  it('parses back: HELP and TYPE per metric, escaped labels, the recorded values', () => {
+    const { t } = busyTelemetry();
+    const metrics = parsePrometheus(t.prometheus());
+    for (const def of Object.values(METRICS)) {
+      expect(metrics.get(def.promName)?.type).toBe(def.type);
+      expect(metrics.get(def.promName)?.help).toBe(def.help);
+      expect(def.promName).toMatch(/^cdn_collector_/);
+    }
+    expect(metrics.get('cdn_collector_api_calls_total')?.samples).toContainEqual({ labels: { api: 'metrics', status: '200' }, value: 2 });
+    expect(metrics.get('cdn_collector_job_failures_total')?.samples).toEqual([{ labels: { job: HOSTILE_JOB }, value: 1 }]);
+    expect(metrics.get('cdn_collector_job_lag_seconds')?.samples).toEqual([{ labels: { job: 'metrics/acme' }, value: 61.5 }]);
+    expect(metrics.get('cdn_collector_dead_letters_total')?.samples).toEqual([{ labels: {}, value: 2 }]);
+    expect(metrics.get('cdn_collector_checkpoint_age_seconds')?.samples).toEqual([{ labels: { job: 'metrics/acme' }, value: 90 }]);
+  });
+
+  it('puts every sample line after its own TYPE line', () => {
+    const lines = busyTelemetry().t.prometheus().trimEnd().split('\n');
+    let current = '';
+    for (const line of lines) {
+      if (line.startsWith('# TYPE ')) current = line.split(' ')[2]!;
+      else if (!line.startsWith('#')) expect(line.startsWith(current)).toBe(true);
+    }
+  });
+});
+
+describe('outcomeOf', () => {
+  const request = { api: 'metrics' as const, method: 'GET', url: 'http://x/' };
+  it('uses the HTTP status when the API answered, else the failure kind', () => {
+    expect(outcomeOf(new ApiError({ status: 503, body: {}, request }))).toBe(503);
+    expect(outcomeOf(new TimeoutError(request, 1000))).toBe('timeout');
+    expect(outcomeOf(new NetworkError(request, 'ECONNRESET'))).toBe('network');
+    expect(outcomeOf(new Error('x'))).toBe('error');
+  });
+});
