@@ -6,7 +6,7 @@ const TAG_MEANINGS: Record<string, string> = {
   api: 'API called: metrics, statistic, streamstat, dvr (api_* kinds)',
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
   measurement: 'measurement the points went to (points_written)',
-  job: 'collection job key, e.g. statistic/<account>/countries (job_*, checkpoint_age)',
+  job: 'collection job key, e.g. statistic/ACCOUNT/countries (job_*, checkpoint_age)',
 };
 
 /** One field per value shape; several kinds share a field (all counters use `total`). */

@@ -1,0 +1,16 @@
+import { writeFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import { SCHEMA } from '../schema.js';
+import { renderSchemaDocument, renderSchemaJson } from '../schema-doc.js';
+
+export function schemaCommand(): Command {
+  return new Command('schema')
+    .description('Print the InfluxDB schema (every measurement: tags, fields, types, units, source API) as markdown')
+    .option('--json', 'print JSON instead of markdown')
+    .option('--write <file>', 'write to a file instead of stdout (e.g. docs/schema.md)')
+    .action(async (o: { json?: boolean; write?: string }) => {
+      const text = o.json ? renderSchemaJson(SCHEMA) : renderSchemaDocument(SCHEMA);
+      if (o.write) await writeFile(o.write, text);
+      else process.stdout.write(text);
+    });
+}

@@ -1,0 +1,68 @@
+import { EMPTY_TAG, type MeasurementSchema } from './points.js';
+
+/** How docs/schema.md is regenerated; printed in its header and in the test that compares it. */
+export const REGENERATE_COMMAND = 'npm run build && node bin/cdn-collector.js schema --write docs/schema.md';
+
+type SchemaInput = Iterable<MeasurementSchema> | ReadonlyMap<string, MeasurementSchema>;
+
+function measurementsOf(schema: SchemaInput): MeasurementSchema[] {
+  return schema instanceof Map ? [...schema.values()] : [...(schema as Iterable<MeasurementSchema>)];
+}
+
+/** Table cells must not break the row: pipes are escaped, line breaks folded. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\s*\n\s*/g, ' ');
+}
+
+function renderMeasurement(m: MeasurementSchema): string {
+  const rows = [
+    ...Object.entries(m.tags).map(([name, meaning]) => `| tag | \`${name}\` | string | — | ${cell(meaning)} |`),
+    ...Object.entries(m.fields).map(
+      ([name, f]) => `| field | \`${name}\` | ${f.type} | ${cell(f.unit ?? '—')} | ${cell(f.description)} |`,
+    ),
+  ];
+  return [
+    `## \`${m.name}\``,
+    '',
+    cell(m.description),
+    '',
+    `Source API: ${cell(m.source)}`,
+    '',
+    '| | Name | Type | Unit | Description |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+/** One section with one table per measurement, in schema order. */
+export function renderSchemaMarkdown(schema: SchemaInput): string {
+  return `${measurementsOf(schema).map(renderMeasurement).join('\n\n')}\n`;
+}
+
+/** docs/schema.md: a short header followed by renderSchemaMarkdown. */
+export function renderSchemaDocument(schema: SchemaInput): string {
+  const names = measurementsOf(schema).map((m) => `\`${m.name}\``);
+  return [
+    '# InfluxDB schema of cdn-collector',
+    '',
+    `<!-- Generated from src/schema.ts; do not edit. Regenerate: ${REGENERATE_COMMAND} -->`,
+    '',
+    `Measurements: ${names.join(', ')}.`,
+    '',
+    `- **Tags** are strings. An empty tag value (e.g. an empty region name) is written as \`${EMPTY_TAG}\`: InfluxDB drops`,
+    '  empty tags, which would silently merge that series into another one.',
+    '- **Timestamps** are the start of the window or bucket the values describe (UTC, millisecond precision), never',
+    '  the time the collector ran; re-collecting a window overwrites the same points instead of duplicating them.',
+    '  Exception: `cdn_collector` (self-monitoring) is stamped with the moment of the snapshot.',
+    '- **Field types are fixed** per measurement and field as listed here (integer fields are written with the `i`',
+    '  suffix), whatever a value looks like, so InfluxDB never rejects a write for a field type conflict.',
+    '- A point may carry a subset of the listed tags and fields, never one outside them.',
+    '',
+    renderSchemaMarkdown(schema),
+  ].join('\n');
+}
+
+/** The schema as JSON (for tools): an array of measurements. */
+export function renderSchemaJson(schema: SchemaInput): string {
+  return `${JSON.stringify(measurementsOf(schema), null, 2)}\n`;
+}
