@@ -75,6 +75,15 @@ export class Telemetry {
     this.backlogs.set(job, windows);
   }
 
+  /** Points confirmed by the sink so far, per measurement (summaries). */
+  pointsByMeasurement(): Record<string, number> {
+    const totals: Record<string, number> = {};
+    for (const s of this.counters.values()) {
+      if (s.kind === 'points_written') totals[s.labels.measurement!] = s.value;
+    }
+    return totals;
+  }
+
   /** Jobs that reported a lag. */
   jobs(): string[] {
     return [...this.lags.keys()].sort();

@@ -65,6 +65,12 @@ describe('Telemetry.toPoints', () => {
     ]);
   });
 
+  it('sums points per measurement for summaries', () => {
+    const { t } = busyTelemetry();
+    t.pointsWritten('cdn_views', 5);
+    expect(t.pointsByMeasurement()).toEqual({ cdn_traffic: 1234, cdn_views: 5 });
+  });
+
   it('lets a reported lag grow while the job makes no progress', () => {
     const { t, clock } = busyTelemetry();
     clock.advance(30_000);
