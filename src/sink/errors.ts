@@ -1,0 +1,57 @@
+import { CollectorError } from '../http/errors.js';
+
+/**
+ * A write the sink could not complete. `retryable` failures (network, timeout, 5xx, 429, local I/O) leave the data
+ * unconfirmed so the caller retries later; others (auth, bad request outside a batch's content) need an operator.
+ * The message never holds credentials.
+ */
+export class SinkError extends CollectorError {
+  override name = 'SinkError';
+  constructor(
+    readonly sink: string,
+    /** HTTP status, or undefined when no response arrived. */
+    readonly status: number | undefined,
+    readonly retryable: boolean,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`sink ${sink}: ${message}`, options);
+  }
+}
+
+/**
+ * A point that does not fit the measurement schema (unknown measurement or field, wrong value type): a bug in the
+ * code that produced it, not bad data, so it fails the write instead of being dead-lettered.
+ */
+export class EncodeError extends CollectorError {
+  override name = 'EncodeError';
+  constructor(
+    readonly measurement: string,
+    readonly field: string | undefined,
+    message: string,
+  ) {
+    super(`${measurement}${field === undefined ? '' : `.${field}`}: ${message}`);
+  }
+}
+
+/** A value the target's line protocol cannot express exactly (e.g. a trailing backslash for InfluxDB 1.x). */
+export class UnrepresentableError extends CollectorError {
+  override name = 'UnrepresentableError';
+  constructor(
+    readonly part: string,
+    readonly value: string,
+    message: string,
+  ) {
+    super(`${part} ${JSON.stringify(value)}: ${message}`);
+  }
+}
+
+/** HTTP statuses that mean "this content will never be accepted": dead-letter, don't retry. */
+export function isPermanentRejection(status: number): boolean {
+  return status === 400 || status === 422 || status === 413;
+}
+
+/** Statuses worth another try later. 401/403/404 (bad credentials, missing database) are not: they need an operator. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}

@@ -1,0 +1,79 @@
+/** Line protocol appended to a file, or written to stdout for `-`: for demos, piping, and replay with `influx write`. */
+import { once } from 'node:events';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { BatchingSink, type BatchingOptions, type LineTransport, type Rejection } from './batching.js';
+import { DeadLetterFile } from './dead-letter.js';
+import { SinkError } from './errors.js';
+
+export interface FileSinkOptions extends BatchingOptions {
+  /** File to append to, or `-` for stdout. */
+  path: string;
+  deadLetterPath: string;
+  /** Sink name in errors and dead letters (default `file`). */
+  name?: string;
+}
+
+/** Appends each batch as soon as it is sent; a failed write rejects (retryable: disks fill up and get freed). */
+class FileTransport implements LineTransport {
+  private handle: Promise<FileHandle> | undefined;
+
+  constructor(
+    private readonly sinkName: string,
+    private readonly path: string,
+  ) {}
+
+  async send(body: string): Promise<Rejection | undefined> {
+    await this.guard('write', async () => {
+      if (this.path === '-') {
+        if (!process.stdout.write(body + '\n')) await once(process.stdout, 'drain');
+      } else {
+        await (await this.file()).appendFile(body + '\n');
+      }
+    });
+    return undefined;
+  }
+
+  async flush(): Promise<void> {
+    if (this.handle) await this.guard('fsync', async () => (await this.file()).sync());
+  }
+
+  async close(): Promise<void> {
+    if (!this.handle) return;
+    const handle = this.handle;
+    this.handle = undefined;
+    await this.guard('close', async () => {
+      const file = await handle;
+      await file.sync();
+      await file.close();
+    });
+  }
+
+  private file(): Promise<FileHandle> {
+    if (!this.handle) {
+      const opening = mkdir(dirname(this.path), { recursive: true }).then(() => open(this.path, 'a'));
+      // A failed open must not stick: the next write tries again.
+      opening.catch(() => {
+        if (this.handle === opening) this.handle = undefined;
+      });
+      this.handle = opening;
+    }
+    return this.handle;
+  }
+
+  private async guard(action: string, run: () => Promise<unknown>): Promise<void> {
+    try {
+      await run();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new SinkError(this.sinkName, undefined, true, `${action} ${this.path}: ${code}`, { cause: err });
+    }
+  }
+}
+
+export function createFileSink(options: FileSinkOptions): BatchingSink {
+  const name = options.name ?? 'file';
+  const transport = new FileTransport(name, options.path);
+  // One batch at a time keeps the file in the order the points were given.
+  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), { ...options, maxInFlight: 1 });
+}

@@ -1,0 +1,67 @@
+/** Builds the configured sink. */
+import type { MeasurementSchema } from '../points.js';
+import { createFileSink } from './file.js';
+import { createInfluxV1Sink } from './influx-v1.js';
+import { createInfluxV2Sink } from './influx-v2.js';
+import type { BackslashDialect, Precision, Sink, SinkObserver } from './types.js';
+
+/** Settings every sink shares; all optional. */
+export interface CommonSinkConfig {
+  /** Lines per request (default 5,000). */
+  batchSize?: number;
+  /** Requests in flight at once (default 2; the file sink always 1). */
+  maxInFlight?: number;
+  /** Where permanently rejected lines go (default `./state/dead-letters.jsonl`, as in the config schema). */
+  deadLetterPath?: string;
+  /** Deadline of one request (default 30 s). */
+  timeoutMs?: number;
+  precision?: Precision;
+  /** Counts written/rejected points and failed writes (e.g. Telemetry). */
+  telemetry?: SinkObserver;
+  /** Schema for field types (default SCHEMA); tests pass their own. */
+  schema?: ReadonlyMap<string, MeasurementSchema>;
+}
+
+export type SinkConfig = CommonSinkConfig &
+  (
+    | {
+        type: 'influx-v2';
+        url: string;
+        token: string;
+        org: string;
+        bucket: string;
+        gzip?: boolean;
+        /** `verbatim` for InfluxDB 2.x/1.8 (default), `escaped` for VictoriaMetrics and InfluxDB 3. */
+        backslashes?: BackslashDialect;
+      }
+    | {
+        type: 'influx-v1';
+        url: string;
+        database: string;
+        retentionPolicy?: string;
+        username?: string;
+        password?: string;
+        gzip?: boolean;
+      }
+    | { type: 'file'; path: string; backslashes?: BackslashDialect }
+  );
+
+export const DEFAULT_DEAD_LETTER_PATH = './state/dead-letters.jsonl';
+
+export function createSink(config: SinkConfig): Sink {
+  const { telemetry, deadLetterPath, ...rest } = config;
+  const common = { ...rest, observer: telemetry, deadLetterPath: deadLetterPath ?? DEFAULT_DEAD_LETTER_PATH };
+  switch (common.type) {
+    case 'influx-v2':
+      return createInfluxV2Sink(common);
+    case 'influx-v1':
+      return createInfluxV1Sink(common);
+    case 'file':
+      return createFileSink(common);
+  }
+}
+
+export type { Sink, WriteResult, Precision, BackslashDialect, SinkObserver } from './types.js';
+export { SinkError, EncodeError, UnrepresentableError } from './errors.js';
+export { createEncoder, encodePoint } from './line-protocol.js';
+export { createInfluxV1Sink, createInfluxV2Sink, createFileSink };

@@ -1,0 +1,39 @@
+import type { Point } from '../points.js';
+
+/** What one `write` achieved: lines the server confirmed, and lines permanently rejected (kept as dead letters). */
+export interface WriteResult {
+  written: number;
+  rejected: number;
+}
+
+/**
+ * Where points go. `write` resolves only once the server confirmed every line (or a line was permanently rejected and
+ * recorded as a dead letter), so the caller may advance its checkpoints then. A transient failure rejects with a
+ * retryable `SinkError`; lines of earlier batches may have landed already, which is harmless: InfluxDB overwrites a
+ * point with the same series and time, so a retry is idempotent.
+ */
+export interface Sink {
+  readonly name: string;
+  write(points: readonly Point[]): Promise<WriteResult>;
+  /** Makes confirmed data durable where the sink buffers (file: fsync). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Timestamp precision of the written lines. Every collector window is minute-aligned, so seconds lose nothing. */
+export type Precision = 's' | 'ms';
+
+/**
+ * How the target's line-protocol parser treats a backslash in names and tag values:
+ * - `verbatim`: InfluxDB 1.x/2.x (Go parser, incl. the 1.8 `/api/v2/write` compat): a backslash is literal unless it
+ *   precedes `,` `=` or space; `\\` is read as two backslashes, and a value *ending* in a backslash cannot be written.
+ * - `escaped`: VictoriaMetrics, InfluxDB 3, Telegraf: `\\` is read as one backslash, so every backslash is doubled.
+ */
+export type BackslashDialect = 'verbatim' | 'escaped';
+
+/** Receives the sink's counts (Telemetry satisfies it); optional. */
+export interface SinkObserver {
+  pointsWritten(measurement: string, count: number): void;
+  deadLetters(count?: number): void;
+  writeFailed(): void;
+}
