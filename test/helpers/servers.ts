@@ -48,6 +48,8 @@ export interface InfluxV1Server {
   query(influxql: string, db?: string): Promise<Record<string, unknown>[]>;
   /** Raw series of the first statement (name, tags, columns, values), for SHOW/SELECT … GROUP BY. */
   series(influxql: string, db?: string): Promise<InfluxSeries[]>;
+  /** The HTTP service's counters from `/debug/vars` (e.g. `writeReq`, `pointsWrittenOK`). */
+  httpStats(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -89,6 +91,11 @@ export async function startInfluxV1(): Promise<InfluxV1Server> {
       return (await series(influxql, db)).flatMap((s) =>
         s.values.map((row) => ({ ...s.tags, ...Object.fromEntries(s.columns.map((c, i) => [c, row[i]])) })),
       );
+    },
+    async httpStats() {
+      const res = await request(`${url}/debug/vars`);
+      const vars = (await res.body.json()) as Record<string, { name?: string; values?: Record<string, number> }>;
+      return Object.values(vars).find((v) => v?.name === 'httpd')?.values ?? {};
     },
     stop: () => proc.stop(),
   };
