@@ -1,0 +1,70 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Point } from '../../src/points.js';
+import { SinkError } from '../../src/sink/errors.js';
+import { createSink } from '../../src/sink/index.js';
+import { testSchema } from './schema.js';
+
+const schema = testSchema({ m: { v: 'integer', s: 'string' } });
+const T0 = Date.UTC(2024, 0, 1);
+const point = (i: number, tags: Record<string, string> = {}): Point => ({ measurement: 'm', tags, fields: { v: i }, time: T0 + i * 60_000 });
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sink-file-'));
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const fileSink = (path: string, batchSize?: number) =>
+  createSink({ type: 'file', path, deadLetterPath: join(dir, 'dead.jsonl'), schema, batchSize });
+
+describe('file sink', () => {
+  it('appends line protocol in the given order, across batches and writes, creating the directory', async () => {
+    const path = join(dir, 'out', 'points.lp');
+    const sink = fileSink(path, 2);
+    expect(await sink.write([point(0, { host: 'a b' }), point(1), point(2)])).toEqual({ written: 3, rejected: 0 });
+    await sink.write([{ measurement: 'm', tags: {}, fields: { s: 'say "hi"' }, time: T0 }]);
+    await sink.flush();
+    const s = T0 / 1000;
+    expect(await readFile(path, 'utf8')).toBe(`m,host=a\\ b v=0i ${s}\nm v=1i ${s + 60}\nm v=2i ${s + 120}\nm s="say \\"hi\\"" ${s}\n`);
+    await sink.close();
+  });
+
+  it('keeps what the file already holds', async () => {
+    const path = join(dir, 'points.lp');
+    await writeFile(path, 'earlier line\n');
+    const sink = fileSink(path);
+    await sink.write([point(0)]);
+    await sink.close();
+    expect(await readFile(path, 'utf8')).toBe(`earlier line\nm v=0i ${T0 / 1000}\n`);
+  });
+
+  it('writes to stdout for "-"', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const sink = fileSink('-');
+    await sink.write([point(0), point(1)]);
+    await sink.close();
+    vi.restoreAllMocks();
+    expect(written.join('')).toBe(`m v=0i ${T0 / 1000}\nm v=1i ${T0 / 1000 + 60}\n`);
+  });
+
+  it('a write error rejects with a retryable SinkError naming the path', async () => {
+    await writeFile(join(dir, 'blocker'), '');
+    const path = join(dir, 'blocker', 'points.lp');
+    const sink = fileSink(path);
+    const err = await sink.write([point(0)]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SinkError);
+    expect(err).toMatchObject({ sink: 'file', retryable: true });
+    expect((err as SinkError).message).toContain(path);
+    await sink.close();
+  });
+});
