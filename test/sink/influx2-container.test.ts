@@ -1,0 +1,113 @@
+/**
+ * The v2 sink against the official `influxdb:2` image, where a Docker engine answers; skipped with the reason otherwise
+ * (this machine has no Docker: the real-server coverage here is InfluxDB 1.6.7 and VictoriaMetrics).
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InfluxDB } from '@influxdata/influxdb-client';
+import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMPTY_TAG, type Point } from '../../src/points.js';
+import type { DeadLetter } from '../../src/sink/dead-letter.js';
+import { createSink, type Sink } from '../../src/sink/index.js';
+import { HOSTILE_TAG_VALUES, testSchema } from './schema.js';
+
+const PROBE_TIMEOUT_MS = 5_000;
+const TOKEN = 'test-admin-token-0123456789';
+const ORG = 'cdn';
+const BUCKET = 'analytics';
+const T0 = Date.UTC(2024, 0, 1);
+
+/** undefined when a container engine answers quickly, else why not. */
+async function dockerUnavailable(): Promise<string | undefined> {
+  const probe = getContainerRuntimeClient().then(
+    () => undefined,
+    (err: unknown) => `no container runtime: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+  );
+  const timeout = new Promise<string>((resolve) => setTimeout(() => resolve(`container runtime probe timed out after ${PROBE_TIMEOUT_MS} ms`), PROBE_TIMEOUT_MS).unref());
+  return Promise.race([probe, timeout]);
+}
+
+const skipReason = await dockerUnavailable();
+if (skipReason) console.warn(`SKIP influx2-container.test.ts: ${skipReason}`);
+
+describe.skipIf(skipReason !== undefined)('InfluxDB v2 sink against influxdb:2 (testcontainers)', () => {
+  let container: StartedTestContainer;
+  let url: string;
+  let dir: string;
+  let sink: Sink;
+
+  beforeAll(async () => {
+    container = await new GenericContainer('influxdb:2')
+      .withEnvironment({
+        DOCKER_INFLUXDB_INIT_MODE: 'setup',
+        DOCKER_INFLUXDB_INIT_USERNAME: 'admin',
+        DOCKER_INFLUXDB_INIT_PASSWORD: 'admin-password',
+        DOCKER_INFLUXDB_INIT_ORG: ORG,
+        DOCKER_INFLUXDB_INIT_BUCKET: BUCKET,
+        DOCKER_INFLUXDB_INIT_RETENTION: '0',
+        DOCKER_INFLUXDB_INIT_ADMIN_TOKEN: TOKEN,
+      })
+      .withExposedPorts(8086)
+      .withWaitStrategy(Wait.forHttp('/health', 8086).forStatusCode(200))
+      .withStartupTimeout(120_000)
+      .start();
+    url = `http://${container.getHost()}:${container.getMappedPort(8086)}`;
+    dir = await mkdtemp(join(tmpdir(), 'sink-influx2-'));
+    sink = createSink({
+      type: 'influx-v2',
+      url,
+      token: TOKEN,
+      org: ORG,
+      bucket: BUCKET,
+      deadLetterPath: join(dir, 'dead.jsonl'),
+      schema: testSchema({ traffic: { bytes: 'integer', ratio: 'float' }, conflict: { v: 'float' } }),
+      batchSize: 5,
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await sink?.close();
+    await container?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function rows(flux: string): Promise<Record<string, unknown>[]> {
+    return new InfluxDB({ url, token: TOKEN }).getQueryApi(ORG).collectRows(flux);
+  }
+
+  it('hostile tags, values and field types round-trip', async () => {
+    const values = [...HOSTILE_TAG_VALUES, ''];
+    const points: Point[] = values.map((resource, i) => ({
+      measurement: 'traffic',
+      tags: { resource },
+      fields: { bytes: i, ratio: 1 },
+      time: T0 + i * 60_000,
+    }));
+    expect(await sink.write(points)).toEqual({ written: values.length, rejected: 0 });
+    const found = await rows(`from(bucket: "${BUCKET}") |> range(start: 0) |> filter(fn: (r) => r._measurement == "traffic")`);
+    const bytes = found.filter((r) => r._field === 'bytes');
+    expect(bytes.map((r) => r.resource).sort()).toEqual(values.map((v) => (v === '' ? EMPTY_TAG : v)).sort());
+    for (const row of bytes) expect(row._value).toBe(values.indexOf(row.resource === EMPTY_TAG ? '' : String(row.resource)));
+    const types = await rows(`import "influxdata/influxdb/schema"
+schema.fieldKeys(bucket: "${BUCKET}", predicate: (r) => r._measurement == "traffic", start: 0)`);
+    expect(types.map((r) => r._value).sort()).toEqual(['bytes', 'ratio']);
+    const ratio = found.find((r) => r._field === 'ratio');
+    expect(typeof ratio?._value).toBe('number');
+  });
+
+  it('a field type conflict (422) is dead-lettered and counted, without a throw', async () => {
+    const asInteger = createSink({
+      type: 'influx-v2', url, token: TOKEN, org: ORG, bucket: BUCKET,
+      deadLetterPath: join(dir, 'dead.jsonl'),
+      schema: testSchema({ conflict: { v: 'integer' } }),
+    });
+    await asInteger.write([{ measurement: 'conflict', tags: {}, fields: { v: 1 }, time: T0 }]);
+    await asInteger.close();
+    const result = await sink.write([{ measurement: 'conflict', tags: {}, fields: { v: 1.5 }, time: T0 + 60_000 }]);
+    expect(result).toEqual({ written: 0, rejected: 1 });
+    const letters = (await readFile(join(dir, 'dead.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as DeadLetter);
+    expect(letters.at(-1)).toMatchObject({ sink: 'influx-v2', lines: [`conflict v=1.5 ${(T0 + 60_000) / 1000}`] });
+    expect([400, 422]).toContain(letters.at(-1)!.status);
+  });
+});
