@@ -1,0 +1,96 @@
+import type { ZodType } from 'zod';
+import type { HttpClient } from '../../http/client.js';
+import { ParameterError } from '../../http/errors.js';
+import type { Query } from '../../http/query.js';
+import { buildStreamstatQuery, type StreamstatGrouping, type StreamstatLanguage, type StreamstatQuery } from './params.js';
+import {
+  streamstatGroupedSchema,
+  streamstatTimesGroupedSchema,
+  streamstatTimesSchema,
+  streamstatTotalSchema,
+  type StreamstatElement,
+  type StreamstatGrouped,
+  type StreamstatTimes,
+  type StreamstatTimesGrouped,
+  type StreamstatTotal,
+} from './schemas.js';
+
+export const STREAMSTAT_PREFIX = '/app/streamstat/v2';
+const DEFAULT_PAGE_SIZE = 100;
+
+export interface StreamstatClientOptions {
+  /** Sent as `language` on every call unless the query sets its own. */
+  language?: StreamstatLanguage;
+}
+
+/**
+ * Stream view statistics v2 (spec 002, part B). Every method checks the spec's rules first and throws a
+ * ParameterError naming the parameter, so a broken call never spends one of the 30 calls a minute.
+ */
+export class StreamstatClient {
+  constructor(
+    private readonly http: HttpClient,
+    private readonly options: StreamstatClientOptions = {},
+  ) {}
+
+  /** `GET /`: totals over [start, end). */
+  total(q: StreamstatQuery): Promise<StreamstatTotal> {
+    forbidGranularity(q, 'times');
+    return this.get('/', q, 'total', streamstatTotalSchema);
+  }
+
+  /** `GET /<grouping>`: one element per group, one page (offset/limit as given). */
+  grouped(grouping: StreamstatGrouping, q: StreamstatQuery): Promise<StreamstatGrouped> {
+    forbidGranularity(q, 'timesGrouped');
+    return this.get(groupingPath(grouping), q, 'grouping', streamstatGroupedSchema(grouping));
+  }
+
+  /**
+   * Every element of a grouping, page by page (offset + limit) until a short page. Starts at `q.offset` (default 0);
+   * the page size is `pageSize`, so `q.limit` must be left unset.
+   */
+  async *pages(grouping: StreamstatGrouping, q: StreamstatQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StreamstatElement[]> {
+    if (q.limit !== undefined) throw new ParameterError('limit', 'pages() sets limit itself; pass pageSize instead');
+    if (!Number.isInteger(pageSize) || pageSize < 1) throw new ParameterError('limit', 'pageSize must be a positive integer');
+    for (let offset = q.offset ?? 0; ; offset += pageSize) {
+      const page = await this.grouped(grouping, { ...q, offset, limit: pageSize });
+      if (page.result.length > 0) yield page.result;
+      if (page.result.length < pageSize) return;
+    }
+  }
+
+  /** `GET /?granularity=…`: the window as buckets (shape not shown in the spec; see schemas.ts). */
+  times(q: StreamstatQuery): Promise<StreamstatTimes> {
+    requireGranularity(q);
+    return this.get('/', q, 'total', streamstatTimesSchema);
+  }
+
+  /** `GET /<grouping>?granularity=…`: buckets, each with its grouped elements (sort/offset/limit apply per bucket). */
+  timesGrouped(grouping: StreamstatGrouping, q: StreamstatQuery): Promise<StreamstatTimesGrouped> {
+    requireGranularity(q);
+    return this.get(groupingPath(grouping), q, 'grouping', streamstatTimesGroupedSchema(grouping));
+  }
+
+  private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T>): Promise<T> {
+    const query: Query = buildStreamstatQuery({ language: this.options.language, ...withoutUndefined(q) }, kind);
+    const res = await this.http.request({ api: 'streamstat', method: 'GET', path: `${STREAMSTAT_PREFIX}${path}`, query, schema });
+    return res.body;
+  }
+}
+
+function groupingPath(grouping: StreamstatGrouping): string {
+  return `/${grouping}`;
+}
+
+function forbidGranularity(q: StreamstatQuery, method: string): void {
+  if (q.granularity !== undefined) throw new ParameterError('granularity', `changes the response shape; use ${method}()`);
+}
+
+function requireGranularity(q: StreamstatQuery): void {
+  if (q.granularity === undefined) throw new ParameterError('granularity', 'is required for bucketed results');
+}
+
+/** So that `{language: undefined}` in a query does not erase the client's default language. */
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
