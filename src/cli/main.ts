@@ -1,7 +1,12 @@
 import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/loader.js';
 import { CollectorError } from '../http/errors.js';
+import { backfillCommand } from './backfill.js';
 import { CliError, EXIT_USAGE } from './common.js';
+import { demoCommand } from './demo.js';
 import { dvrCommand } from './dvr.js';
+import { runCommand } from './run.js';
+import { schemaCommand } from './schema.js';
 import { simCommand } from './sim.js';
 
 const program = new Command('cdn-collector')
@@ -10,7 +15,7 @@ const program = new Command('cdn-collector')
   .exitOverride()
   .showHelpAfterError('(add --help for usage)');
 
-for (const command of [simCommand(), dvrCommand()]) {
+for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), simCommand(), schemaCommand()]) {
   program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));
 }
 
@@ -24,6 +29,10 @@ function exitCodeOf(err: unknown): number {
   if (err instanceof CommanderError) {
     // --help and --version exit 0; every argument error exits 2 (commander itself would use 1).
     return err.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+  if (err instanceof ConfigError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    return EXIT_USAGE;
   }
   if (err instanceof CliError) {
     process.stderr.write(`error: ${err.message}\n`);
