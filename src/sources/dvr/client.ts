@@ -1,0 +1,43 @@
+import type { HttpClient } from '../../http/client.js';
+import type { ZodType } from 'zod';
+import { deleteAllBody, deleteRangeBody, type DvrDeleteRange } from './params.js';
+import { dvrStreamPath } from './path.js';
+import {
+  dvrDeleteAllResponseSchema,
+  dvrDeleteRangeResponseSchema,
+  dvrGetResponseSchema,
+  type DvrDeleteAllResponse,
+  type DvrDeleteRangeResponse,
+  type DvrGetResponse,
+} from './schemas.js';
+
+/**
+ * Network-DVR management (spec 000). Every method checks the spec's rules first and throws a ParameterError naming
+ * the parameter, so a broken call is never sent. A deletion that fails on some node surfaces as an ApiError
+ * (HTTP 500) whose `failedHosts` lists those nodes; the others may already have been changed.
+ */
+export class DvrClient {
+  constructor(private readonly http: HttpClient) {}
+
+  /** One record per node. */
+  get(account: string, stream: string): Promise<DvrGetResponse> {
+    return this.call('GET', dvrStreamPath(account, stream), undefined, dvrGetResponseSchema);
+  }
+
+  /** Deletes [fromTs, toTs) or [fromTs, fromTs + durationSec) on `host` (`*` = every node). */
+  deleteRange(account: string, stream: string, range: DvrDeleteRange): Promise<DvrDeleteRangeResponse> {
+    const path = dvrStreamPath(account, stream);
+    return this.call('DELETE', path, deleteRangeBody(range), dvrDeleteRangeResponseSchema);
+  }
+
+  /** Deletes everything recorded on `host` (`*` = every node); an alive stream then records again. */
+  deleteAll(account: string, stream: string, target: { host: string }): Promise<DvrDeleteAllResponse> {
+    const path = dvrStreamPath(account, stream);
+    return this.call('DELETE', path, deleteAllBody(target.host), dvrDeleteAllResponseSchema);
+  }
+
+  private async call<T>(method: 'GET' | 'DELETE', path: string, body: unknown, schema: ZodType<T>): Promise<T> {
+    const res = await this.http.request({ api: 'dvr', method, path, body, schema });
+    return res.body;
+  }
+}
