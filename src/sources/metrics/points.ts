@@ -1,0 +1,43 @@
+import { EMPTY_TAG, type Point } from '../../points.js';
+import { METRICS_MEASUREMENT, METRICS_RESOURCE_MEASUREMENT } from './measurements.js';
+import { isMetricName } from './names.js';
+import type { MetricsAggregateBody, MetricsByResourceBody } from './schema.js';
+
+/** One `cdn_metrics` point per window (none when the body has no values). */
+export function aggregateToPoints(body: MetricsAggregateBody, windowStartMs: number): Point[] {
+  return body.data.flatMap((values) => point(METRICS_MEASUREMENT, { account: body.account }, values, windowStartMs));
+}
+
+/** One `cdn_metrics_resource` point per resource and window. */
+export function byResourceToPoints(body: MetricsByResourceBody, windowStartMs: number): Point[] {
+  return body.data.flatMap((element) =>
+    point(
+      METRICS_RESOURCE_MEASUREMENT,
+      { account: body.account, resource: element.resource, resource_name: element.resource_name, cname: element.cname },
+      element,
+      windowStartMs,
+    ),
+  );
+}
+
+function point(measurement: string, tags: Record<string, string>, values: Record<string, unknown>, time: number): Point[] {
+  const fields = metricFields(values);
+  if (Object.keys(fields).length === 0) return [];
+  return [{ measurement, tags: tagValues(tags), fields, time }];
+}
+
+/**
+ * Known metric names with a finite number only: null or absent metrics are dropped, never filled in, and names the
+ * schema does not know (a metric the provider added) are left out so a point never carries an undeclared field.
+ */
+function metricFields(values: Record<string, unknown>): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (isMetricName(name) && typeof value === 'number' && Number.isFinite(value)) fields[name] = value;
+  }
+  return fields;
+}
+
+function tagValues(tags: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, v === '' ? EMPTY_TAG : v]));
+}
