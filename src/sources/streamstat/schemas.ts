@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toMs } from '../../time.js';
 import { STREAM_TYPES, STREAMSTAT_FIELDS, type StreamstatGrouping } from './params.js';
 
 /**
@@ -6,10 +7,12 @@ import { STREAM_TYPES, STREAMSTAT_FIELDS, type StreamstatGrouping } from './para
  * optional. Echoed filters other than account are not needed and are stripped.
  */
 const count = z.number().int().nonnegative();
+/** Window and bucket bounds become point times, so they must parse (UTC, with or without Z). */
+const utcTime = z.string().refine((t) => Number.isFinite(toMs(t)), 'not an ISO 8601 time');
 const values = { views: count.optional(), users: count.optional(), views_max: count.optional() };
 const envelope = {
-  start: z.string(),
-  end: z.string(),
+  start: utcTime,
+  end: utcTime,
   fields: z.array(z.enum(STREAMSTAT_FIELDS)),
   // Echo of the account filter; null/absent when none was sent (not shown in the spec).
   account: z.string().nullable().optional(),
@@ -61,7 +64,7 @@ export function streamstatGroupedSchema(grouping: StreamstatGrouping): z.ZodType
   return z.object({ ...envelope, ...paging, result: z.array(elementSchema(grouping)) });
 }
 
-const bucketSpan = { start: z.string(), end: z.string() };
+const bucketSpan = { start: utcTime, end: utcTime };
 
 /** `/` with granularity (shape not shown; chosen like statistic v3 /times): one bucket per element. */
 export const streamstatTimesSchema = z
