@@ -1,0 +1,23 @@
+import { CollectorError, type ApiName } from '../http/errors.js';
+
+/** The limiter is shutting down: the call was queued (or waiting to retry) and will not be sent. */
+export class LimiterClosedError extends CollectorError {
+  override name = 'LimiterClosedError';
+  constructor(
+    readonly api: ApiName,
+    options?: { cause?: unknown },
+  ) {
+    super(`${api}: limiter closed; the call was not sent`, options);
+  }
+}
+
+/** The call's deadline passed before it could be sent even once (with at least one attempt, its last error is thrown). */
+export class LimiterDeadlineError extends CollectorError {
+  override name = 'LimiterDeadlineError';
+  constructor(
+    readonly api: ApiName,
+    readonly deadlineMs: number,
+  ) {
+    super(`${api}: no quota slot within the deadline of ${deadlineMs} ms`);
+  }
+}

@@ -1,0 +1,265 @@
+import { systemClock, type Clock } from '../clock.js';
+import { ApiError, isRetryable, type ApiName } from '../http/errors.js';
+import { backoffDelay, DEFAULT_BACKOFF, isQuotaRejection, retryAfterMs, type BackoffOptions } from './backoff.js';
+import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
+import { SlidingWindow } from './sliding-window.js';
+import { pollingSleeper, sleepUntil } from './sleep.js';
+import type { LimiterEvent, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
+import { WaiterQueue, type Waiter } from './waiters.js';
+
+export interface LimiterOptions {
+  clock?: Clock;
+  /** Safety margin added to the period, for clock granularity and skew. Default 50 ms. */
+  marginMs?: number;
+  /** At most this many calls in flight, whatever the quota. Default: no cap. */
+  maxConcurrent?: number;
+  /** Full-jitter exponential backoff between attempts. Default 500 ms doubling up to 30 s. */
+  backoff?: Partial<BackoffOptions>;
+  /** Default deadline of a call, queue time included. Default 5 minutes. */
+  deadlineMs?: number;
+  onEvent?: (event: LimiterEvent) => void;
+  /** Source of jitter (tests pass a fixed one). */
+  random?: () => number;
+  /** How waiting is done (tests pass virtual time). Default: real timers, polling the clock every 250 ms. */
+  sleep?: Sleeper;
+}
+
+export const DEFAULT_DEADLINE_MS = 5 * 60_000;
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * The one gate to an API for a token: an exact sliding-window quota (see SlidingWindow for the proof), priorities,
+ * retries with backoff within a deadline, and graceful shutdown. Every attempt takes a slot, because a failed call
+ * (5xx, timeout) may still have reached the server and been counted.
+ */
+export class Limiter {
+  private readonly window: SlidingWindow;
+  private readonly queue = new WaiterQueue();
+  private readonly clock: Clock;
+  private readonly sleep: Sleeper;
+  private readonly backoff: BackoffOptions;
+  private readonly deadlineMs: number;
+  private readonly random: () => number;
+  private readonly onEvent: ((event: LimiterEvent) => void) | undefined;
+  private readonly closing = new AbortController();
+  private accepting = true;
+  private nextSeq = 0;
+  private activeRuns = 0;
+  private idleWaiters: Array<() => void> = [];
+  private wake: { at: number; abort: AbortController } | undefined;
+
+  constructor(
+    readonly api: ApiName,
+    readonly quota: QuotaRule | null,
+    options: LimiterOptions = {},
+  ) {
+    this.window = new SlidingWindow(quota, options.marginMs ?? 50, options.maxConcurrent ?? Number.POSITIVE_INFINITY);
+    this.clock = options.clock ?? systemClock;
+    this.sleep = options.sleep ?? pollingSleeper();
+    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.random = options.random ?? Math.random;
+    this.onEvent = options.onEvent;
+  }
+
+  /** Queued calls, calls in flight and completions still counted: for telemetry and tests. */
+  snapshot(): { queued: number; inFlight: number; recentCompletions: number; retainedCompletions: number } {
+    const now = this.clock.now();
+    return {
+      queued: this.queue.size,
+      inFlight: this.window.inFlight,
+      recentCompletions: this.window.recentCompletions(now),
+      retainedCompletions: this.window.retained,
+    };
+  }
+
+  /**
+   * Sends `send()` once a slot is free, retrying retryable errors (see isRetryable) with backoff until the deadline;
+   * then, or on a non-retryable error, the last error is thrown. 429: waits at least Retry-After and holds every
+   * call of this API until then. Throws LimiterClosedError once close() was called.
+   */
+  async run<T>(send: () => Promise<T>, options: RunOptions = {}): Promise<T> {
+    if (!this.accepting) throw new LimiterClosedError(this.api);
+    options.signal?.throwIfAborted();
+    this.activeRuns++;
+    try {
+      return await this.attempts(send, options);
+    } finally {
+      if (--this.activeRuns === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** Stops accepting calls; queued calls and retries still run. Resolves when every call has settled. */
+  drain(): Promise<void> {
+    this.accepting = false;
+    return this.whenIdle();
+  }
+
+  /**
+   * Stops accepting calls, rejects queued calls and pending retries with LimiterClosedError, and resolves once the
+   * calls in flight have completed.
+   */
+  close(): Promise<void> {
+    this.accepting = false;
+    this.closing.abort();
+    for (const waiter of this.queue.clear()) waiter.fail(new LimiterClosedError(this.api));
+    this.cancelWake();
+    return this.whenIdle();
+  }
+
+  private async attempts<T>(send: () => Promise<T>, options: RunOptions): Promise<T> {
+    const priority = options.priority ?? 'live';
+    const deadlineMs = options.deadlineMs ?? this.deadlineMs;
+    const deadlineAt = this.clock.now() + deadlineMs;
+    const seq = this.nextSeq++;
+    let lastError: unknown;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.acquire({ seq, priority, attempt, deadlineAt, deadlineMs }, options.signal);
+      } catch (err) {
+        throw err instanceof LimiterDeadlineError ? this.giveUp(lastError ?? err, attempt - 1) : err;
+      }
+      const outcome = await settle(send);
+      const now = this.clock.now();
+      this.window.release(now);
+      this.pump();
+      this.emit({ type: 'call', attempt, ...describeOutcome(outcome) });
+      if (outcome.ok) return outcome.value;
+      lastError = outcome.error;
+      const waitMs = this.retryWait(outcome.error, attempt, now);
+      if (waitMs === undefined || now + waitMs >= deadlineAt) throw this.giveUp(outcome.error, attempt);
+      this.emit({ type: 'retry', attempt, waitMs, ...describeOutcome(outcome) });
+      await this.pause(now + waitMs, outcome.error, options.signal);
+    }
+  }
+
+  /** How long to wait before the next attempt, or undefined when the error is final. */
+  private retryWait(err: unknown, attempt: number, now: number): number | undefined {
+    if (!isRetryable(err)) return undefined;
+    let waitMs = backoffDelay(attempt, this.backoff, this.random);
+    const serverWaitMs = retryAfterMs(err);
+    if (serverWaitMs !== undefined) waitMs = Math.max(waitMs, serverWaitMs);
+    if (isQuotaRejection(err)) {
+      // Our count was off (another client on the token, a restart): consider the window full until the server
+      // lets us in again; without Retry-After, for a whole period.
+      const blockMs = serverWaitMs ?? this.quota?.periodMs ?? waitMs;
+      this.window.blockUntil(now + blockMs);
+      this.emit({ type: 'throttled', attempt, status: 429, waitMs: blockMs });
+      waitMs = Math.max(waitMs, blockMs);
+    }
+    return waitMs;
+  }
+
+  private async pause(until: number, lastError: unknown, signal: AbortSignal | undefined): Promise<void> {
+    const abort = signal ? AbortSignal.any([this.closing.signal, signal]) : this.closing.signal;
+    try {
+      await sleepUntil(this.clock, this.sleep, until, abort);
+    } catch (err) {
+      if (this.closing.signal.aborted) throw new LimiterClosedError(this.api, { cause: lastError });
+      throw err;
+    }
+  }
+
+  private giveUp(err: unknown, attempts: number): unknown {
+    this.emit({ type: 'error', attempt: attempts, ...describeOutcome({ ok: false, error: err }) });
+    return err;
+  }
+
+  private acquire(
+    ticket: { seq: number; priority: Priority; attempt: number; deadlineAt: number; deadlineMs: number },
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closing.signal.aborted) return reject(new LimiterClosedError(this.api));
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        if (this.queue.remove(waiter)) {
+          waiter.fail(signal?.reason);
+          this.pump();
+        }
+      };
+      const waiter: Waiter = {
+        seq: ticket.seq,
+        priority: ticket.priority,
+        enqueuedAt: this.clock.now(),
+        deadlineAt: ticket.deadlineAt,
+        grant: (now) => {
+          signal?.removeEventListener('abort', onAbort);
+          const waitMs = now - waiter.enqueuedAt;
+          if (waitMs > 0) this.emit({ type: 'throttled', attempt: ticket.attempt, waitMs });
+          resolve();
+        },
+        expire: () => waiter.fail(new LimiterDeadlineError(this.api, ticket.deadlineMs)),
+        fail: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.add(waiter);
+      this.pump();
+    });
+  }
+
+  /** Grants every slot that is free now (live first), expires overdue waiters, and sets one timer for what is next. */
+  private pump(): void {
+    const now = this.clock.now();
+    for (const waiter of this.queue.expired(now)) waiter.expire();
+    while (this.queue.size > 0 && this.window.canSend(now)) {
+      this.window.acquire(now);
+      this.queue.shift()!.grant(now);
+    }
+    const next =
+      this.queue.size === 0 ? Number.POSITIVE_INFINITY : Math.min(this.window.nextSendAt(now), this.queue.earliestDeadline());
+    if (this.wake?.at === next) return;
+    this.cancelWake();
+    if (!Number.isFinite(next)) return;
+    const wake = { at: next, abort: new AbortController() };
+    this.wake = wake;
+    this.sleep(next - now, wake.abort.signal).then(
+      () => {
+        if (this.wake !== wake) return;
+        this.wake = undefined;
+        this.pump();
+      },
+      () => {},
+    );
+  }
+
+  private cancelWake(): void {
+    this.wake?.abort.abort();
+    this.wake = undefined;
+  }
+
+  private whenIdle(): Promise<void> {
+    return this.activeRuns === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private emit(event: Omit<LimiterEvent, 'api'>): void {
+    try {
+      this.onEvent?.({ api: this.api, ...event });
+    } catch {
+      // Telemetry must never break a call.
+    }
+  }
+}
+
+async function settle<T>(send: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await send() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Status (when an HTTP response came back) and error name of an attempt, for events. */
+function describeOutcome(outcome: Outcome<unknown>): { status?: number; error?: string } {
+  if (outcome.ok) {
+    const v = outcome.value as { status?: unknown } | null;
+    return typeof v === 'object' && v !== null && typeof v.status === 'number' ? { status: v.status } : {};
+  }
+  const err = outcome.error;
+  const name = err instanceof Error ? err.name : 'Error';
+  return err instanceof ApiError ? { status: err.status, error: name } : { error: name };
+}

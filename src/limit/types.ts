@@ -1,0 +1,41 @@
+import type { ApiName } from '../http/errors.js';
+
+/** At most `calls` calls in any sliding window of `periodMs`, per API and token. */
+export interface QuotaRule {
+  calls: number;
+  periodMs: number;
+}
+
+/** One quota per API; `null` = no quota (calls still get retries, priorities and the concurrency cap). */
+export type QuotaSet = Partial<Record<ApiName, QuotaRule | null>>;
+
+/** `live` calls always go before queued `backfill` calls; FIFO within a priority. */
+export type Priority = 'live' | 'backfill';
+
+/**
+ * Telemetry of a limiter:
+ * - `call`: an attempt finished; `status` when an HTTP response came back, `error` (error name) when it failed.
+ * - `retry`: a failed attempt will be retried after `waitMs`.
+ * - `throttled`: a call waited `waitMs` in the queue before it was sent, or a 429 blocked the API for `waitMs`.
+ * - `error`: the call gave up; its error is thrown to the caller.
+ */
+export interface LimiterEvent {
+  type: 'call' | 'retry' | 'throttled' | 'error';
+  api: ApiName;
+  /** 1 for the first attempt of a call. */
+  attempt: number;
+  status?: number;
+  error?: string;
+  waitMs?: number;
+}
+
+export interface RunOptions {
+  priority?: Priority;
+  /** Give up this long after `run` was called (queue time included); the last error is thrown. */
+  deadlineMs?: number;
+  /** Aborts waiting (queue, backoff); an in-flight send is not interrupted (pass the signal to the request too). */
+  signal?: AbortSignal;
+}
+
+/** Waits about `ms` (it may return early: callers re-check their clock), rejecting when `signal` aborts. */
+export type Sleeper = (ms: number, signal?: AbortSignal) => Promise<void>;
