@@ -159,10 +159,11 @@ export function streamstatRule(
  * server's UTC buckets. Weeks start on Monday and months vary in length, so P1W/P1M/P1Y cannot be a fixed step.
  */
 function bucketRule(api: string, granularityMs: number, lagMs: number, maxSpanMs: number): WindowRule {
-  if (!Number.isSafeInteger(granularityMs) || granularityMs <= 0 || DAY_MS % granularityMs !== 0) {
+  const wholeMinutes = Number.isSafeInteger(granularityMs) && granularityMs > 0 && granularityMs % MINUTE === 0;
+  if (!wholeMinutes || DAY_MS % granularityMs !== 0) {
     throw new ParameterError(
       `${api}.granularity`,
-      `must divide a day evenly (e.g. PT1M, PT5M, PT15M, PT1H, P1D), got ${granularityMs} ms`,
+      `must be whole minutes dividing a day evenly (PT1M, PT5M, PT15M, PT1H, P1D…), got ${granularityMs} ms`,
     );
   }
   return validateRule({ stepMs: granularityMs, delayMs: lagMs, maxSpanMs }, { wholeMinutes: true, name: api });
