@@ -13,25 +13,25 @@ import {
 
 /**
  * Network-DVR management (spec 000). Every method checks the spec's rules first and throws a ParameterError naming
- * the parameter, so a broken call is never sent. A deletion that fails on some node surfaces as an ApiError
+ * the parameter (as a rejection), so a broken call is never sent. A deletion that fails on some node surfaces as an ApiError
  * (HTTP 500) whose `failedHosts` lists those nodes; the others may already have been changed.
  */
 export class DvrClient {
   constructor(private readonly http: HttpClient) {}
 
   /** One record per node. */
-  get(account: string, stream: string): Promise<DvrGetResponse> {
+  async get(account: string, stream: string): Promise<DvrGetResponse> {
     return this.call('GET', dvrStreamPath(account, stream), undefined, dvrGetResponseSchema);
   }
 
   /** Deletes [fromTs, toTs) or [fromTs, fromTs + durationSec) on `host` (`*` = every node). */
-  deleteRange(account: string, stream: string, range: DvrDeleteRange): Promise<DvrDeleteRangeResponse> {
+  async deleteRange(account: string, stream: string, range: DvrDeleteRange): Promise<DvrDeleteRangeResponse> {
     const path = dvrStreamPath(account, stream);
     return this.call('DELETE', path, deleteRangeBody(range), dvrDeleteRangeResponseSchema);
   }
 
   /** Deletes everything recorded on `host` (`*` = every node); an alive stream then records again. */
-  deleteAll(account: string, stream: string, target: { host: string }): Promise<DvrDeleteAllResponse> {
+  async deleteAll(account: string, stream: string, target: { host: string }): Promise<DvrDeleteAllResponse> {
     const path = dvrStreamPath(account, stream);
     return this.call('DELETE', path, deleteAllBody(target.host), dvrDeleteAllResponseSchema);
   }

@@ -1,0 +1,32 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { intersect, normalize, subtract, totalSeconds, type SecondsInterval } from '../../src/sources/dvr/intervals.js';
+
+const interval = fc
+  .tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 100 }))
+  .map(([from, length]): SecondsInterval => ({ from, to: from + length }));
+
+const covers = (list: SecondsInterval[], second: number) => list.some((i) => i.from <= second && second < i.to);
+
+describe('interval arithmetic', () => {
+  it('subtract removes exactly the cut, second by second', () => {
+    fc.assert(
+      fc.property(fc.array(interval, { maxLength: 6 }), interval, (raw, cut) => {
+        const list = normalize(raw);
+        const rest = subtract(list, cut);
+        for (let s = 0; s < 700; s++) {
+          const inCut = cut.from <= s && s < cut.to;
+          expect(covers(rest, s)).toBe(covers(list, s) && !inCut);
+        }
+        expect(totalSeconds(rest) + totalSeconds(intersect(list, cut))).toBe(totalSeconds(list));
+      }),
+    );
+  });
+
+  it('normalize sorts and merges overlapping or touching intervals', () => {
+    expect(normalize([{ from: 10, to: 20 }, { from: 0, to: 5 }, { from: 5, to: 7 }, { from: 15, to: 30 }, { from: 40, to: 40 }])).toEqual([
+      { from: 0, to: 7 },
+      { from: 10, to: 30 },
+    ]);
+  });
+});
