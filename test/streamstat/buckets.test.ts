@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketSpans, bucketStartOf, STREAMSTAT_GRANULARITIES } from '../../src/sources/streamstat/granularity.js';
+import { bucketSpans, bucketStartOf, fixedStepMs, STREAMSTAT_GRANULARITIES } from '../../src/sources/streamstat/granularity.js';
 import { STREAMSTAT_GROUPINGS } from '../../src/sources/streamstat/params.js';
 import { MINUTE } from '../../src/time.js';
 import { useSimulator } from '../helpers/sim.js';
@@ -19,6 +19,13 @@ describe('streamstat granularity table (UTC alignment)', () => {
     expect(bucketStartOf('P1W', utc('2026-03-09T00:00:00Z'))).toBe(utc('2026-03-09T00:00:00Z'));
     expect(bucketStartOf('P1M', t)).toBe(utc('2026-03-01T00:00:00Z'));
     expect(bucketStartOf('P1Y', t)).toBe(utc('2026-01-01T00:00:00Z'));
+  });
+
+  it('gives the step of fixed-length granularities only', () => {
+    expect(fixedStepMs('PT5M')).toBe(5 * MINUTE);
+    expect(fixedStepMs('P1D')).toBe(1440 * MINUTE);
+    expect(fixedStepMs('P1W')).toBe(7 * 1440 * MINUTE);
+    expect(fixedStepMs('P1M')).toBeUndefined();
   });
 
   it('clips the first and last bucket to the window and covers it without gaps', () => {

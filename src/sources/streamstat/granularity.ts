@@ -21,6 +21,11 @@ const FIXED_STEPS: Partial<Record<StreamstatGranularity, number>> = {
   P1D: DAY,
 };
 
+/** Length of a bucket for the fixed-length granularities (up to P1D; P1W is 7 days); undefined for months and years. */
+export function fixedStepMs(granularity: StreamstatGranularity): number | undefined {
+  return granularity === 'P1W' ? WEEK : FIXED_STEPS[granularity];
+}
+
 /** Start of the UTC bucket that contains `ms`: fixed steps from the epoch, weeks from Monday, calendar months/years. */
 export function bucketStartOf(granularity: StreamstatGranularity, ms: number): number {
   const step = FIXED_STEPS[granularity];
