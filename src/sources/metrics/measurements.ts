@@ -1,20 +1,52 @@
 import type { FieldSchema, MeasurementSchema } from '../../points.js';
-import { METRIC_NAMES, metricFieldType, metricKind, type MetricKind, type MetricName } from './names.js';
+import { METRIC_NAMES, metricFieldType, metricKind, SIZE_RANGES, type MetricKind, type MetricName, type SizeRange } from './names.js';
 
 export const METRICS_MEASUREMENT = 'cdn_metrics';
 export const METRICS_RESOURCE_MEASUREMENT = 'cdn_metrics_resource';
 
-const KIND_TEXT: Record<MetricKind, { description: string; unit: string }> = {
-  count: { description: 'requests in the window', unit: 'requests' },
-  bandwidth: { description: 'bandwidth over the window', unit: 'bit/s' },
-  hit_ratio: { description: 'cached traffic divided by total traffic', unit: 'fraction' },
-  hit_bytes: { description: 'bytes returned from cache hits in the window', unit: 'bytes' },
-  request_time: { description: 'median load time of 2xx responses in the size range', unit: 's' },
+const UNITS: Record<MetricKind, string> = {
+  count: 'requests',
+  bandwidth: 'bit/s',
+  hit_ratio: 'fraction',
+  hit_bytes: 'bytes',
+  request_time: 's',
 };
 
+const RANGE_TEXT: Record<SizeRange, string> = {
+  '0_250k': '0–250 KB',
+  '250k_500k': '250–500 KB',
+  '500k_750k': '500–750 KB',
+  '750k_1m': '750 KB–1 MB',
+  '1m_2m': '1–2 MB',
+  '2m_3m': '2–3 MB',
+  '3m_4m': '3–4 MB',
+  '4m_plus': 'more than 4 MB',
+};
+
+/** The spec's meaning of a metric, in words, for docs/schema.md. */
+function describeMetric(name: MetricName): string {
+  const side = name.startsWith('edge_') ? 'edge' : 'origin';
+  const part = name.slice(side.length + 1);
+  switch (metricKind(name)) {
+    case 'bandwidth':
+      return `${side} bandwidth over the window`;
+    case 'hit_ratio':
+      return 'share of cached traffic: cached bytes / total bytes';
+    case 'hit_bytes':
+      return 'bytes returned from cache hits in the window';
+    case 'request_time': {
+      const range = SIZE_RANGES.find((r) => part.endsWith(`_${r}`));
+      return `${side} median load time of 2xx responses of ${range ? RANGE_TEXT[range] : part}`;
+    }
+    case 'count':
+      return part === 'requests_total'
+        ? `requests to the ${side} servers in the window`
+        : `${side} requests answered with status ${part.slice('status_'.length)} in the window`;
+  }
+}
+
 function metricField(name: MetricName): FieldSchema {
-  const text = KIND_TEXT[metricKind(name)];
-  return { type: metricFieldType(name), description: `${name.replace(/_/g, ' ')}: ${text.description}`, unit: text.unit };
+  return { type: metricFieldType(name), description: describeMetric(name), unit: UNITS[metricKind(name)] };
 }
 
 const METRIC_FIELDS: Record<string, FieldSchema> = Object.fromEntries(METRIC_NAMES.map((n) => [n, metricField(n)]));
