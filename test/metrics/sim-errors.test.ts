@@ -78,6 +78,13 @@ describe('metrics simulator: its own error answers (raw HTTP, no client checks)'
     }
   });
 
+  it('answers 405 for a method other than GET (read-only service)', async () => {
+    const qs = new URLSearchParams(baseQuery(account())).toString();
+    const res = await fetch(`${ctx.sim.url}/app/metrics/v1/?${qs}`, { method: 'DELETE', headers: { 'cdn-auth-token': ctx.sim.token } });
+    expect(res.status).toBe(405);
+    expect(await res.json()).toMatchObject({ status: 'Method Not Allowed' });
+  });
+
   it('answers a success with status OK, the echo, the metrics list and data', async () => {
     const reply = await rawGet(ctx.sim, '/', baseQuery(account(), ['metric', 'edge_hit_ratio'], ['metric', 'edge_hit_ratio']));
     expect(reply.status).toBe(200);
