@@ -1,0 +1,74 @@
+import { InvalidArgumentError, type OutputConfiguration } from 'commander';
+import { ParameterError } from '../http/errors.js';
+import { toMs } from '../time.js';
+import { CliError, EXIT_USAGE, parseDuration } from './common.js';
+
+/** Where the `dvr` command writes and what it reads; injectable so tests run it in-process. */
+export interface DvrIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  /** Where commander writes help and argument errors (default: the process's streams). */
+  output?: OutputConfiguration;
+}
+
+export interface ConnectionOptions {
+  baseUrl?: string;
+  token?: string;
+}
+
+/** `--base-url`/`--token`, else `CDN_BASE_URL`/`CDN_TOKEN`; a missing one is a usage error naming both sources. */
+export function resolveConnection(o: ConnectionOptions, env: DvrIo['env']): { baseUrl: string; token: string } {
+  const baseUrl = o.baseUrl ?? env.CDN_BASE_URL;
+  const token = o.token ?? env.CDN_TOKEN;
+  if (!baseUrl) throw new CliError('missing base URL: pass --base-url or set CDN_BASE_URL', EXIT_USAGE);
+  if (!token) throw new CliError('missing token: pass --token or set CDN_TOKEN', EXIT_USAGE);
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    throw new CliError('--base-url must be an http(s) URL', EXIT_USAGE);
+  }
+  return { baseUrl, token };
+}
+
+/** Unix seconds (`1767225600`) or ISO 8601 (`2026-01-01T00:00:00Z`; no zone = UTC), to the second. */
+export function parseTimestamp(name: string): (text: string) => number {
+  return (text) => {
+    const ms = /^\d+$/.test(text) ? Number(text) * 1000 : toMs(text);
+    if (!Number.isFinite(ms) || ms < 0) {
+      throw new InvalidArgumentError(`${name} must be unix seconds or ISO 8601 (e.g. 2026-01-01T00:00:00Z)`);
+    }
+    if (ms % 1000 !== 0) throw new InvalidArgumentError(`${name} must be a whole second`);
+    return ms / 1000;
+  };
+}
+
+/** Whole seconds: `90`, or with a unit `90s`, `5m`, `1h`. */
+export function parseSeconds(name: string): (text: string) => number {
+  return (text) => {
+    let ms: number;
+    try {
+      ms = /^\d+$/.test(text) ? Number(text) * 1000 : parseDuration(text);
+    } catch {
+      ms = Number.NaN;
+    }
+    if (!Number.isSafeInteger(ms / 1000) || ms <= 0) {
+      throw new InvalidArgumentError(`${name} must be a positive number of whole seconds (e.g. 90, 90s, 5m)`);
+    }
+    return ms / 1000;
+  };
+}
+
+/** JSON with --json, or by default when stdout is not a terminal (pipes, files); --table forces the table. */
+export function wantsJson(o: { json?: boolean; table?: boolean }, io: DvrIo): boolean {
+  if (o.json) return true;
+  if (o.table) return false;
+  return !io.stdout.isTTY;
+}
+
+/** A spec rule broken by the arguments is a usage error (exit 2), like any other bad argument. */
+export async function asUsageError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ParameterError) throw new CliError(err.message, EXIT_USAGE);
+    throw err;
+  }
+}

@@ -1,0 +1,172 @@
+import { CommanderError } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/common.js';
+import { dvrCommand } from '../../src/cli/dvr.js';
+import { CollectorError } from '../../src/http/errors.js';
+import { rangesOf, startDvrFixture, T0, type DvrFixture } from './helpers.js';
+
+// acme/live/main: node-01 and node-03 record, node-02 has DVR disabled; deletions fail on node-03.
+let f: DvrFixture;
+beforeAll(async () => {
+  f = await startDvrFixture({ settings: { failingDvrNodes: ['node-03'] } });
+});
+afterAll(() => f.close());
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `dvr …` in-process, with the exit-code rule of src/cli/main.ts: commander's argument errors → 2 (help → 0),
+ * CliError → its code, other collector errors → 1, each printed as `error: …` on stderr.
+ */
+async function dvr(args: string[], options: { env?: Record<string, string>; tty?: boolean } = {}): Promise<Run> {
+  const run: Run = { code: 0, stdout: '', stderr: '' };
+  const env = options.env ?? { CDN_BASE_URL: f.sim.url, CDN_TOKEN: f.sim.token };
+  const command = dvrCommand({
+    stdout: { write: (s: string) => (run.stdout += s), isTTY: options.tty ?? false },
+    env,
+    output: { writeOut: (s) => (run.stdout += s), writeErr: (s) => (run.stderr += s) },
+  }).exitOverride();
+  try {
+    await command.parseAsync(args, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) run.code = err.exitCode === 0 ? 0 : 2;
+    else if (err instanceof CliError || err instanceof CollectorError) {
+      run.code = err instanceof CliError ? err.exitCode : 1;
+      run.stderr += `error: ${err.message}\n`;
+    } else throw err;
+  }
+  return run;
+}
+
+const node = (host: string) => rangesOf(f, 'acme', 'live/main', host);
+
+describe('dvr get', () => {
+  it('--json prints the API body', async () => {
+    const run = await dvr(['get', 'acme', 'live/main', '--json'], { tty: true });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(await f.dvr.get('acme', 'live/main'));
+  });
+
+  it('prints JSON when stdout is not a terminal, and a table on a terminal', async () => {
+    expect(JSON.parse((await dvr(['get', 'acme', 'live/main'])).stdout).stream_name).toBe('live/main');
+    const table = await dvr(['get', 'acme', 'live/main'], { tty: true });
+    expect(table.stdout).toContain('Stream live/main');
+    expect(table.stdout).toMatch(/node-02.*no/);
+    expect(table.stdout).toContain(new Date((T0 - 10) * 1000).toISOString().slice(0, 13));
+  });
+
+  it('--base-url and --token override the environment', async () => {
+    const run = await dvr(['get', 'acme', 'live/main', '--json', '--base-url', f.sim.url, '--token', f.sim.token], { env: {} });
+    expect(run.code).toBe(0);
+  });
+});
+
+describe('dvr delete', () => {
+  it('without --yes only shows, per node, the parts it would remove, and changes nothing', async () => {
+    const before = { n1: await node('node-01'), n3: await node('node-03') };
+    const last = before.n1.at(-1)!;
+    const run = await dvr(['delete', 'acme', 'live/main', '--host', '*', '--from', String(T0 - 100), '--to', String(T0 + 100)]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ dry_run: true, deleted: false, host: '*', deletes: { from_ts: T0 - 100, to_ts: T0 + 100 } });
+    expect(report.nodes).toEqual([
+      { host: 'node-01', parts: [{ from: T0 - 100, duration: 100 }], seconds: 100 },
+      { host: 'node-02', parts: [], seconds: 0 },
+      { host: 'node-03', parts: [{ from: T0 - 100, duration: 100 }], seconds: 100 },
+    ]);
+    expect(last.from + last.duration).toBe(T0);
+    expect({ n1: await node('node-01'), n3: await node('node-03') }).toEqual(before);
+  });
+
+  it('--dry-run wins over --yes; the table says nothing was deleted', async () => {
+    const before = await node('node-01');
+    const run = await dvr(['delete-all', 'acme', 'live/main', '--host', 'node-01', '--yes', '--dry-run'], { tty: true });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Nothing was deleted. Add --yes to delete.');
+    expect(await node('node-01')).toEqual(before);
+  });
+
+  it('with --yes deletes exactly [--from, --from + --duration), ISO 8601 accepted', async () => {
+    const before = await node('node-01');
+    const r = before[0]!;
+    const from = new Date((r.from + 10) * 1000).toISOString();
+    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', from, '--duration', '20', '--yes']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      status: 'Completed',
+      stream_name: 'live/main',
+      host: 'node-01',
+      from_ts: r.from + 10,
+      duration_sec: 20,
+    });
+    expect((await node('node-01')).slice(0, 2)).toEqual([
+      { from: r.from, duration: 10 },
+      { from: r.from + 30, duration: r.duration - 30 },
+    ]);
+  });
+
+  it('a failure on some host prints failed_hosts and exits 1; the other nodes are changed', async () => {
+    const n3 = await node('node-03');
+    const run = await dvr(['delete-all', 'globex', 'live/main', '--host', '*', '--yes', '--json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'Internal Server Error', failed_hosts: ['node-03'] });
+    expect(run.stderr).toContain('node-03');
+    expect(await rangesOf(f, 'globex', 'live/main', 'node-01')).toEqual([]);
+    expect(await node('node-03')).toEqual(n3);
+    const table = await dvr(['delete-all', 'globex', 'live/main', '--host', 'node-03', '--yes'], { tty: true });
+    expect([table.code, table.stdout]).toEqual([1, expect.stringContaining('Deletion failed on: node-03')]);
+  });
+});
+
+describe('bad arguments exit 2, before any request', () => {
+  it.each([
+    ['missing token', ['get', 'acme', 'live/main'], { CDN_BASE_URL: 'http://127.0.0.1:9' }, /CDN_TOKEN/],
+    ['missing base URL', ['get', 'acme', 'live/main'], { CDN_TOKEN: 'x' }, /CDN_BASE_URL/],
+    ['no --to nor --duration', ['delete', 'a', 's', '--host', '*', '--from', '10'], undefined, /--to or --duration/],
+    ['both --to and --duration', ['delete', 'a', 's', '--host', '*', '--from', '10', '--to', '20', '--duration', '5'], undefined, /cannot be used with/],
+    ['--from not a time', ['delete', 'a', 's', '--host', '*', '--from', 'yesterday', '--to', '20'], undefined, /--from must be/],
+    ['--from with milliseconds', ['delete', 'a', 's', '--host', '*', '--from', '2026-01-01T00:00:00.5Z', '--to', '2000000000'], undefined, /whole second/],
+    ['--duration 0', ['delete', 'a', 's', '--host', '*', '--from', '10', '--duration', '0'], undefined, /--duration must be/],
+    ['--to before --from', ['delete', 'a', 's', '--host', '*', '--from', '10', '--to', '5'], undefined, /to_ts: must be greater than from_ts/],
+    ['missing --host', ['delete-all', 'a', 's', '--yes'], undefined, /--host/],
+    ['empty --host', ['delete-all', 'a', 's', '--host', '', '--yes'], undefined, /host/],
+    ['missing stream', ['get', 'acme'], undefined, /stream/],
+    ['stream with ..', ['get', 'acme', 'live/..'], undefined, /stream/],
+  ])('%s', async (_label, args, env, message) => {
+    const requests = f.sim.stats.apis.dvr.requests;
+    const run = await dvr(args, env ? { env } : {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(f.sim.stats.apis.dvr.requests).toBe(requests);
+  });
+
+  it('an unknown --host in a dry run exits 2 and lists the hosts', async () => {
+    const run = await dvr(['delete-all', 'acme', 'live/main', '--host', 'node-99']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('node-01, node-02, node-03');
+  });
+});
+
+describe('help and secrets', () => {
+  it.each([['get'], ['delete'], ['delete-all']])('%s --help explains the output modes and exits 0', async (name) => {
+    const run = await dvr([name, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Usage: dvr ${name}`);
+    expect(run.stdout).toContain('not a terminal');
+    if (name !== 'get') expect(run.stdout).toContain('--yes');
+  });
+
+  it('never prints the token, neither on success nor on a rejected token', async () => {
+    const token = f.sim.token;
+    const ok = await dvr(['get', 'acme', 'live/main', '--token', token, '--base-url', f.sim.url], { env: {} });
+    const rejected = await dvr(['get', 'acme', 'live/main'], { env: { CDN_BASE_URL: f.sim.url, CDN_TOKEN: 'wrong-secret-token' } });
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain('403');
+    expect(`${ok.stdout}${ok.stderr}`).not.toContain(token);
+    expect(`${rejected.stdout}${rejected.stderr}`).not.toContain('wrong-secret-token');
+  });
+});
