@@ -53,7 +53,12 @@ export function dvrCommand(io: DvrIo = processIo): Command {
   const dvr = new Command('dvr').description('DVR management: get, delete a range, delete all').addHelpText('after', OUTPUT_HELP);
   if (io.output) dvr.configureOutput(io.output);
   const sub = (name: string, description: string) =>
-    withCommonOptions(new Command(name).description(description).argument('<account>', 'account name').argument('<stream>', 'stream name; may contain /'))
+    withCommonOptions(
+      new Command(name)
+        .description(description)
+        .argument('<account>', 'account name')
+        .argument('<stream>', 'stream name; may contain /'),
+    )
       .addHelpText('after', OUTPUT_HELP)
       .exitOverride()
       .showHelpAfterError('(add --help for usage)')
