@@ -1,0 +1,102 @@
+import type { ZodType } from 'zod';
+import type { HttpClient } from '../../http/client.js';
+import { ParameterError } from '../../http/errors.js';
+import { buildStatisticQuery, endpointPath, type StatisticEndpoint, type StatisticGrouping, type StatisticQuery } from './params.js';
+import {
+  statisticGroupedSchema,
+  statisticTimesGroupedSchema,
+  statisticTimesSchema,
+  statisticTotalSchema,
+  type StatisticGrouped,
+  type StatisticGroupedBucket,
+  type StatisticRow,
+  type StatisticTimes,
+  type StatisticTimesGrouped,
+  type StatisticTotal,
+} from './schemas.js';
+
+export const STATISTIC_PREFIX = '/app/statistic/v3';
+const DEFAULT_PAGE_SIZE = 100;
+
+export interface StatisticClientOptions {
+  /** Sent as `language` on every call unless the query sets its own. */
+  language?: string;
+}
+
+/** A body with the language the service answered in (its `Accept-Language` response header). */
+export interface StatisticResponse<T> {
+  body: T;
+  language: string | undefined;
+}
+
+/**
+ * Traffic statistics v3 (spec 002, part A): the 24 endpoints. Every method checks the spec's rules first and throws a
+ * ParameterError naming the parameter, so a broken call never spends one of the 5 calls a minute.
+ */
+export class StatisticClient {
+  constructor(
+    private readonly http: HttpClient,
+    private readonly options: StatisticClientOptions = {},
+  ) {}
+
+  /** `GET /`: totals over [start, end). */
+  total(q: StatisticQuery): Promise<StatisticResponse<StatisticTotal>> {
+    return this.get({ grouping: undefined, times: false }, q, statisticTotalSchema);
+  }
+
+  /** `GET /<grouping>`: one page of groups (offset/limit as given). */
+  grouped(grouping: StatisticGrouping, q: StatisticQuery): Promise<StatisticResponse<StatisticGrouped>> {
+    return this.get({ grouping, times: false }, q, statisticGroupedSchema);
+  }
+
+  /** `GET /times`: totals per bucket of `granularity`. */
+  times(q: StatisticQuery): Promise<StatisticResponse<StatisticTimes>> {
+    return this.get({ grouping: undefined, times: true }, q, statisticTimesSchema);
+  }
+
+  /** `GET /times/<grouping>`: per bucket, one page of groups (offset/limit apply inside each bucket). */
+  timesGrouped(grouping: StatisticGrouping, q: StatisticQuery): Promise<StatisticResponse<StatisticTimesGrouped>> {
+    return this.get({ grouping, times: true }, q, statisticTimesGroupedSchema);
+  }
+
+  /** Every group of `/<grouping>`, page by page (offset + pageSize) until a short page. Starts at `q.offset` (or 0). */
+  async *pages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticRow[]> {
+    checkPaging(q, pageSize);
+    for (let offset = q.offset ?? 0; ; offset += pageSize) {
+      const page = await this.grouped(grouping, { ...q, offset, limit: pageSize });
+      if (page.body.result.length > 0) yield page.body.result;
+      if (page.body.result.length < pageSize) return;
+    }
+  }
+
+  /**
+   * Every group of `/times/<grouping>`: the limit applies inside each bucket, so pages continue until every bucket
+   * returned fewer than `pageSize` groups. Each yielded page holds the buckets with the groups of that page.
+   */
+  async *timesPages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticGroupedBucket[]> {
+    checkPaging(q, pageSize);
+    for (let offset = q.offset ?? 0; ; offset += pageSize) {
+      const page = await this.timesGrouped(grouping, { ...q, offset, limit: pageSize });
+      const buckets = page.body.result;
+      if (buckets.some((b) => b.result.length > 0)) yield buckets;
+      if (buckets.every((b) => b.result.length < pageSize)) return;
+    }
+  }
+
+  private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T>): Promise<StatisticResponse<T>> {
+    const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);
+    const path = `${STATISTIC_PREFIX}${endpointPath(e)}`;
+    const res = await this.http.request({ api: 'statistic', method: 'GET', path, query, schema });
+    return { body: res.body, language: res.headers['accept-language'] };
+  }
+}
+
+function checkPaging(q: StatisticQuery, pageSize: number): void {
+  if (q.limit !== undefined) throw new ParameterError('limit', 'paging sets limit itself; pass pageSize instead');
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new ParameterError('limit', 'pageSize must be a positive integer');
+}
+
+/** So that `{language: undefined}` in a query does not erase the client's default language. */
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

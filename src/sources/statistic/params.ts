@@ -1,0 +1,193 @@
+import { IANAZone } from 'luxon';
+import { ParameterError } from '../../http/errors.js';
+import type { Query } from '../../http/query.js';
+import { formatMinuteUtc, isWholeMinute, toMs, type TimeInput } from '../../time.js';
+import { parseGranularity } from '../granularity.js';
+
+/** Spec A2: the grouping endpoints; each also exists under /times. */
+export const STATISTIC_GROUPINGS = [
+  'customs',
+  'referrers',
+  'codes',
+  'regions',
+  'browsers',
+  'platforms',
+  'resources',
+  'hosts',
+  'paths',
+  'countries',
+  'accounts',
+] as const;
+export type StatisticGrouping = (typeof STATISTIC_GROUPINGS)[number];
+
+export const STATISTIC_FIELDS = ['traffic', 'cache_ratio', 'hits', 'bandwidth'] as const;
+export type StatisticField = (typeof STATISTIC_FIELDS)[number];
+
+export const STATISTIC_SERVICES = ['media', 'static'] as const;
+export type StatisticService = (typeof STATISTIC_SERVICES)[number];
+
+/** Spec A2, "Result key of each element". */
+export const GROUPING_KEYS: Record<StatisticGrouping, readonly string[]> = {
+  customs: ['custom'],
+  referrers: ['referrer'],
+  codes: ['code'],
+  regions: ['country', 'region', 'country_name', 'region_name'],
+  browsers: ['browser'],
+  platforms: ['platform'],
+  resources: ['resource', 'resource_name'],
+  hosts: ['host'],
+  paths: ['path'],
+  countries: ['country', 'country_name'],
+  accounts: ['account'],
+};
+
+/** Spec A2, "Differences in parameters": parameters an endpoint requires or does not accept. */
+export const GROUPING_RULES: Record<StatisticGrouping, { requires: readonly FilterName[]; forbids: readonly FilterName[] }> = {
+  customs: { requires: [], forbids: [] },
+  referrers: { requires: [], forbids: [] },
+  codes: { requires: [], forbids: [] },
+  regions: { requires: [], forbids: [] },
+  browsers: { requires: [], forbids: [] },
+  platforms: { requires: [], forbids: [] },
+  resources: { requires: [], forbids: [] },
+  hosts: { requires: ['account'], forbids: ['path'] },
+  paths: { requires: ['account', 'host'], forbids: [] },
+  countries: { requires: [], forbids: ['region'] },
+  accounts: { requires: [], forbids: ['host', 'path', 'resource'] },
+};
+
+/** Spec A1 filters, in the order they are sent and echoed. */
+export const FILTER_NAMES = [
+  'service',
+  'account',
+  'country',
+  'region',
+  'platform',
+  'browser',
+  'host',
+  'path',
+  'referrer',
+  'code',
+  'custom',
+  'resource',
+] as const;
+export type FilterName = (typeof FILTER_NAMES)[number];
+
+/** Parameters of spec A1 (the token travels separately, see HttpClient). */
+export interface StatisticQuery {
+  start: TimeInput;
+  end: TimeInput;
+  language?: string;
+  /** Time endpoints only (required there), e.g. `PT1H`, `P1D`. */
+  granularity?: string;
+  /** Time endpoints only: IANA zone in which buckets are aligned and times shown. */
+  timezone?: string;
+  service?: StatisticService;
+  account?: string;
+  country?: string;
+  region?: string;
+  platform?: string;
+  browser?: string;
+  host?: string;
+  path?: string;
+  referrer?: string;
+  code?: number;
+  custom?: string;
+  resource?: string;
+  /** `[+-]field`, e.g. `-traffic`; grouping endpoints only. */
+  sort?: string;
+  offset?: number;
+  limit?: number;
+  /** Sent comma-separated; all four when omitted. */
+  fields?: readonly StatisticField[];
+}
+
+/** Which endpoint a query is for: `/` (total), `/times`, `/<g>` or `/times/<g>`. */
+export interface StatisticEndpoint {
+  grouping: StatisticGrouping | undefined;
+  times: boolean;
+}
+
+export function endpointPath(e: StatisticEndpoint): string {
+  const parts = [e.times ? 'times' : '', e.grouping ?? ''].filter((p) => p !== '');
+  return `/${parts.join('/')}`;
+}
+
+const SORT_PATTERN = /^[+-]?([a-z_]+)$/;
+
+/**
+ * Checks every rule of spec A1/A2 that can be checked locally and builds the query string. Throws a ParameterError
+ * naming the parameter, before any request is made.
+ */
+export function buildStatisticQuery(q: StatisticQuery, e: StatisticEndpoint): Query {
+  const start = minuteTime(q.start, 'start');
+  const end = minuteTime(q.end, 'end');
+  if (start >= end) throw new ParameterError('start', 'must be less than end');
+  checkEndpointParameters(q, e);
+  if (q.service !== undefined && !(STATISTIC_SERVICES as readonly string[]).includes(q.service)) {
+    throw new ParameterError('service', `must be media or static, got "${String(q.service)}"`);
+  }
+  if (q.code !== undefined && (!Number.isInteger(q.code) || q.code < 100 || q.code > 999)) {
+    throw new ParameterError('code', 'must be a three-digit HTTP status code');
+  }
+  if (q.offset !== undefined && (!Number.isInteger(q.offset) || q.offset < 0)) throw new ParameterError('offset', 'must be a non-negative integer');
+  if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 1)) throw new ParameterError('limit', 'must be a positive integer');
+  if (q.sort !== undefined) checkSort(q.sort, e.grouping);
+  const fields = q.fields === undefined ? undefined : checkFields(q.fields);
+  for (const key of FILTER_NAMES) if (q[key] === '') throw new ParameterError(key, 'must not be empty');
+  if (q.language === '') throw new ParameterError('language', 'must not be empty');
+
+  const query: Query = { language: q.language, start: formatMinuteUtc(start), end: formatMinuteUtc(end) };
+  if (e.times) Object.assign(query, { granularity: q.granularity, timezone: q.timezone });
+  for (const key of FILTER_NAMES) query[key] = q[key];
+  return { ...query, sort: q.sort, offset: q.offset, limit: q.limit, fields: fields?.join(',') };
+}
+
+/** Spec A1/A2: which parameters this endpoint accepts and requires. */
+function checkEndpointParameters(q: StatisticQuery, e: StatisticEndpoint): void {
+  if (e.times) {
+    if (q.granularity === undefined) throw new ParameterError('granularity', 'is required on time endpoints');
+    if (!parseGranularity(q.granularity)) {
+      throw new ParameterError('granularity', `must be an ISO 8601 duration with one component (e.g. PT5M, P1M), got "${q.granularity}"`);
+    }
+    if (q.timezone !== undefined && !IANAZone.isValidZone(q.timezone)) throw new ParameterError('timezone', `unknown IANA zone "${q.timezone}"`);
+  } else {
+    for (const key of ['granularity', 'timezone'] as const) {
+      if (q[key] !== undefined) throw new ParameterError(key, 'is accepted only by time endpoints (/times…)');
+    }
+  }
+  if (e.grouping === undefined) {
+    if (q.sort !== undefined) throw new ParameterError('sort', `is not accepted by ${endpointPath(e)}`);
+    if (!e.times) for (const key of ['offset', 'limit'] as const) if (q[key] !== undefined) throw new ParameterError(key, 'is not accepted by the plain total /');
+    return;
+  }
+  const rules = GROUPING_RULES[e.grouping];
+  for (const key of rules.requires) if (q[key] === undefined) throw new ParameterError(key, `is required by ${endpointPath(e)}`);
+  for (const key of rules.forbids) if (q[key] !== undefined) throw new ParameterError(key, `is not accepted by ${endpointPath(e)}`);
+}
+
+function minuteTime(value: TimeInput | undefined, name: 'start' | 'end'): number {
+  if (value === undefined || value === null || value === '') throw new ParameterError(name, 'is required');
+  const ms = toMs(value);
+  if (!Number.isFinite(ms)) throw new ParameterError(name, 'is not a valid time');
+  if (!isWholeMinute(ms)) throw new ParameterError(name, 'seconds must be 00');
+  return ms;
+}
+
+/** Sort objects: a value field or one of the grouping's result keys (which keys a real service sorts by: not shown). */
+function checkSort(sort: string, grouping: StatisticGrouping | undefined): void {
+  const match = SORT_PATTERN.exec(sort);
+  if (!match) throw new ParameterError('sort', `must have the form [+-]field, got "${sort}"`);
+  const allowed = [...STATISTIC_FIELDS, ...(grouping ? GROUPING_KEYS[grouping] : [])];
+  if (!allowed.includes(match[1]!)) throw new ParameterError('sort', `field "${match[1]}" must be one of ${allowed.join(', ')}`);
+}
+
+function checkFields(fields: readonly string[]): StatisticField[] {
+  if (fields.length === 0) throw new ParameterError('fields', 'must name at least one field (omit it for all)');
+  for (const f of fields) {
+    if (!(STATISTIC_FIELDS as readonly string[]).includes(f)) {
+      throw new ParameterError('fields', `must be among ${STATISTIC_FIELDS.join(', ')}, got "${f}"`);
+    }
+  }
+  return [...new Set(fields)] as StatisticField[];
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * Response bodies of spec A3. Unknown keys pass through (a service may add some). Values are optional because
+ * `fields` selects them. Identifiers may come as numbers or strings (format not shown) and are kept as
+ * sent; `code` is an integer per the spec.
+ */
+const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not an ISO 8601 time');
+const text = z.union([z.string(), z.number()]);
+
+const values = {
+  traffic: z.number().int().nonnegative().optional(),
+  hits: z.number().int().nonnegative().optional(),
+  cache_ratio: z.number().min(0).max(1).optional(),
+  bandwidth: z.number().int().nonnegative().optional(),
+};
+
+const rowSchema = z
+  .object({
+    ...values,
+    custom: text.optional(),
+    referrer: text.optional(),
+    code: z.number().int().optional(),
+    country: text.optional(),
+    region: text.optional(),
+    country_name: z.string().optional(),
+    region_name: z.string().optional(),
+    browser: text.optional(),
+    platform: text.optional(),
+    resource: text.optional(),
+    resource_name: z.string().optional(),
+    host: z.string().optional(),
+    path: z.string().optional(),
+    account: z.string().optional(),
+  })
+  .passthrough();
+export type StatisticRow = z.infer<typeof rowSchema>;
+
+/** Echoed filters of the envelope: all optional; account may be null when none was sent. */
+const envelope = {
+  start: isoTime,
+  end: isoTime,
+  account: z.string().nullable().optional(),
+  service: z.string().optional(),
+  country: text.optional(),
+  region: text.optional(),
+  platform: text.optional(),
+  browser: text.optional(),
+  host: z.string().optional(),
+  path: z.string().optional(),
+  referrer: text.optional(),
+  code: z.number().int().optional(),
+  custom: text.optional(),
+  resource: text.optional(),
+};
+
+export const statisticTotalSchema = z.object({ ...envelope, ...values }).passthrough();
+export type StatisticTotal = z.infer<typeof statisticTotalSchema>;
+
+export const statisticGroupedSchema = z.object({ ...envelope, result: z.array(rowSchema) }).passthrough();
+export type StatisticGrouped = z.infer<typeof statisticGroupedSchema>;
+
+const bucketSpan = { start: isoTime, end: isoTime };
+
+export const statisticTimesSchema = z
+  .object({ ...envelope, granularity: z.string(), result: z.array(z.object({ ...bucketSpan, ...values }).passthrough()) })
+  .passthrough();
+export type StatisticTimes = z.infer<typeof statisticTimesSchema>;
+
+const groupedBucketSchema = z.object({ ...bucketSpan, result: z.array(rowSchema) }).passthrough();
+export type StatisticGroupedBucket = z.infer<typeof groupedBucketSchema>;
+
+export const statisticTimesGroupedSchema = z
+  .object({ ...envelope, granularity: z.string(), result: z.array(groupedBucketSchema) })
+  .passthrough();
+export type StatisticTimesGrouped = z.infer<typeof statisticTimesGroupedSchema>;
