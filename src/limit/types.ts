@@ -22,7 +22,7 @@ export type Priority = 'live' | 'backfill';
 export interface LimiterEvent {
   type: 'call' | 'retry' | 'throttled' | 'error';
   api: ApiName;
-  /** 1 for the first attempt of a call. */
+  /** The attempt the event is about (1 = first); for `error`, the attempts made (0: the call never got a slot). */
   attempt: number;
   status?: number;
   error?: string;
