@@ -62,7 +62,6 @@ export const configSchema = z
             lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
             span: duration.default('1d').describe('widest time span one /times call covers'),
             groupings: z.array(z.enum(GROUPINGS_STATISTIC)).min(1).default(['total', 'resources', 'countries', 'codes']),
-            provisional: z.boolean().default(false).describe('also read not-yet-final buckets early (re-read once final)'),
             schedule: cron.default('*/5 * * * *'),
           })
           .strict()
@@ -99,6 +98,10 @@ export const configSchema = z
             token: z.string().min(1).describe('env INFLUX_TOKEN; never logged'),
             org: z.string().min(1).describe('env INFLUX_ORG'),
             bucket: z.string().min(1).describe('env INFLUX_BUCKET'),
+            backslashes: z
+              .enum(['verbatim', 'escaped'])
+              .default('verbatim')
+              .describe('line-protocol backslashes: verbatim for InfluxDB 2.x/1.8, escaped for VictoriaMetrics and InfluxDB 3'),
           })
           .strict(),
         z

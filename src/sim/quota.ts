@@ -46,3 +46,17 @@ export class SlidingQuota {
     return undefined;
   }
 }
+
+/**
+ * The simulator's quotas in the collector's config form (`{calls, period}`), so a collector pointed at it uses
+ * exactly the server's limits (demo, tests). An API without a quota gets a limit too high to matter.
+ */
+export function configQuotasOf(quota: SlidingQuota): Record<ApiName, { calls: number; period: string }> {
+  const apis: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
+  return Object.fromEntries(
+    apis.map((api) => {
+      const rule = quota.rule(api);
+      return [api, rule ? { calls: rule.calls, period: `${rule.periodMs}ms` } : { calls: 1_000_000, period: '1s' }];
+    }),
+  ) as Record<ApiName, { calls: number; period: string }>;
+}

@@ -1,6 +1,6 @@
 import type { CollectorConfig } from '../../config/schema.js';
 import { statisticRule } from '../../plan/windows.js';
-import { collectBucketPages } from '../paging.js';
+import { anyFullBucket, collectPages, fullPage } from '../paging.js';
 import { fixedLengthMs, parseGranularity } from '../granularity.js';
 import type { CollectJob } from '../types.js';
 import { StatisticClient } from './client.js';
@@ -28,11 +28,15 @@ export function statisticJobs(config: CollectorConfig): CollectJob[] {
         collect: async (span, http) => {
           const client = new StatisticClient(http, { language: config.api.language });
           const q = { account, start: span.from, end: span.to, granularity: c.granularity };
-          if (grouping === 'total') return timesToPoints((await client.times(q)).body);
+          if (grouping === 'total') {
+            // offset/limit of /times page the buckets themselves.
+            return collectPages(async (offset, limit) => (await client.times({ ...q, offset, limit })).body, timesToPoints, fullPage);
+          }
           const g = grouping as StatisticGrouping;
-          return collectBucketPages(
+          return collectPages(
             async (offset, limit) => (await client.timesGrouped(g, { ...q, offset, limit })).body,
             (body) => timesGroupedToPoints(g, body),
+            anyFullBucket,
           );
         },
       }),

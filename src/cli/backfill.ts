@@ -1,0 +1,104 @@
+import { Command } from 'commander';
+import { SingleBar, Presets } from 'cli-progress';
+import { systemClock } from '../clock.js';
+import { planBackfill, runBackfill, type BackfillPlan } from '../collector/backfill.js';
+import { createRuntime, type Runtime } from '../collector/runtime.js';
+import { loadConfigFile } from '../config/loader.js';
+import { checkConfig } from '../config/rules.js';
+import type { ApiName } from '../http/errors.js';
+import { createLogger, type Logger } from '../log.js';
+import { estimateDuration } from '../plan/planner.js';
+import { toMs } from '../time.js';
+import { CliError, collect, EXIT_USAGE } from './common.js';
+
+interface BackfillOptions {
+  config: string;
+  from: string;
+  to?: string;
+  jobs?: string[];
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+export function backfillCommand(): Command {
+  return new Command('backfill')
+    .description('Collect a historical range once, within the quotas; resumable (shares checkpoints with the daemon)')
+    .requiredOption('-c, --config <file>', 'YAML configuration')
+    .requiredOption('--from <time>', 'start (ISO 8601, UTC when no zone)')
+    .option('--to <time>', 'end, exclusive (default: now; capped at the newest final window)')
+    .option('--jobs <prefix>', 'only jobs whose key starts with this (metrics, statistic/acme, …); repeatable', collect)
+    .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
+    .option('--json', 'print the plan or the result as JSON')
+    .action(async (o: BackfillOptions) => {
+      const from = toMs(o.from);
+      const to = o.to === undefined ? Date.now() : toMs(o.to);
+      if (Number.isNaN(from)) throw new CliError(`--from: "${o.from}" is not a time`, EXIT_USAGE);
+      if (Number.isNaN(to)) throw new CliError(`--to: "${o.to}" is not a time`, EXIT_USAGE);
+      if (from >= to) throw new CliError('--from must be before --to', EXIT_USAGE);
+      const config = loadConfigFile(o.config);
+      checkConfig(config);
+      const log = createLogger(config.log.level);
+      const rt = await createRuntime(config, systemClock, log);
+      try {
+        const plan = planBackfill(rt.collector, { from, to }, o.jobs ?? []);
+        if (plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
+        if (o.dryRun) return printPlan(plan, rt, o.json === true);
+        const failed = await execute(plan, rt, log);
+        if (failed.length > 0) {
+          throw new CliError(`backfill incomplete; rerun to resume. Failed jobs: ${failed.join(', ')}`);
+        }
+      } finally {
+        await rt.close();
+      }
+    });
+}
+
+function quotaDuration(plan: BackfillPlan, rt: Runtime): number {
+  const q = rt.config.quotas;
+  return Math.max(
+    0,
+    ...(Object.entries(plan.calls) as Array<[ApiName, number]>).map(([api, calls]) =>
+      estimateDuration(calls, { calls: q[api].calls, periodMs: q[api].period }),
+    ),
+  );
+}
+
+function printPlan(plan: BackfillPlan, rt: Runtime, json: boolean): void {
+  const summary = {
+    from: new Date(plan.range.from).toISOString(),
+    to: new Date(plan.range.to).toISOString(),
+    jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })),
+    calls: plan.calls,
+    minimumDurationSec: Math.round(quotaDuration(plan, rt) / 1000),
+  };
+  if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  process.stdout.write(`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs\n`);
+  for (const [api, calls] of Object.entries(plan.calls)) process.stdout.write(`  ${api}: ${calls} calls\n`);
+  process.stdout.write(`  at least ${summary.minimumDurationSec} s under the configured quotas\n`);
+}
+
+/** Runs the plan with a progress bar on a TTY (log lines otherwise); reruns failed jobs while they make progress. */
+async function execute(plan: BackfillPlan, rt: Runtime, log: Logger): Promise<string[]> {
+  const tty = Boolean(process.stderr.isTTY);
+  const bar = tty ? new SingleBar({ format: 'backfill [{bar}] {value}/{total} spans | ETA {eta_formatted}' }, Presets.shades_classic) : undefined;
+  bar?.start(plan.spans, 0);
+  let done = 0;
+  let lastLog = Date.now();
+  const onSpan = () => {
+    done++;
+    bar?.update(done);
+    if (!tty && Date.now() - lastLog > 10_000) {
+      lastLog = Date.now();
+      log.info({ done, total: plan.spans }, 'backfill progress');
+    }
+  };
+  let failed: string[] = [];
+  for (let round = 0; round < 3; round++) {
+    const results = await runBackfill(rt.collector, round === 0 ? plan : planBackfill(rt.collector, plan.range, failed), onSpan);
+    failed = results.filter((r) => r.error).map((r) => r.key);
+    if (failed.length === 0 || results.every((r) => r.spans === 0)) break;
+  }
+  bar?.stop();
+  log.info({ spans: done, failed }, 'backfill finished');
+  return failed;
+}

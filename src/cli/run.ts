@@ -1,0 +1,48 @@
+import { Command } from 'commander';
+import { systemClock } from '../clock.js';
+import { startDaemon } from '../collector/daemon.js';
+import { createRuntime } from '../collector/runtime.js';
+import { loadConfigFile } from '../config/loader.js';
+import { checkConfig } from '../config/rules.js';
+import { createLogger } from '../log.js';
+import { startHealthServer } from '../telemetry/server.js';
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description('Run the collector daemon: scheduled collection, gap filling from checkpoints, graceful stop on SIGINT/SIGTERM')
+    .requiredOption('-c, --config <file>', 'YAML configuration (see config/collector.example.yaml)')
+    .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid)')
+    .option('--once', 'run one pass of every job (fills gaps) and exit')
+    .action(async (o: { config: string; check?: boolean; once?: boolean }) => {
+      const config = loadConfigFile(o.config);
+      checkConfig(config);
+      if (o.check) {
+        process.stdout.write(`${o.config}: valid\n`);
+        return;
+      }
+      const log = createLogger(config.log.level);
+      const rt = await createRuntime(config, systemClock, log);
+      if (o.once) {
+        const results = await rt.collector.tick();
+        for (const r of results) log.info({ job: r.key, spans: r.spans, points: r.points, error: r.error }, 'pass');
+        await rt.close();
+        if (results.some((r) => r.error)) process.exitCode = 1;
+        return;
+      }
+      const health = config.http.port !== undefined ? await startHealthServer(rt, config.http) : undefined;
+      const daemon = startDaemon(rt, log);
+      log.info({ jobs: rt.collector.jobs.length, health: health?.url }, 'collector started');
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          log.info({ signal }, 'stopping: finishing in-flight calls, flushing, saving checkpoints');
+          resolve();
+        };
+        process.once('SIGINT', shutdown);
+        process.once('SIGTERM', shutdown);
+      });
+      await daemon.stop();
+      await health?.close();
+      await rt.close();
+      log.info('stopped');
+    });
+}

@@ -1,0 +1,128 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { HttpClient } from '../http/client.js';
+import type { LimiterSet } from '../limit/index.js';
+import { collectableEnd, spans as cutSpans } from '../plan/windows.js';
+import type { Sink } from '../sink/types.js';
+import type { CollectJob, Span } from '../sources/types.js';
+import type { CheckpointStore } from '../state/checkpoints.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { floorTo } from '../time.js';
+import { describeError } from './errors.js';
+
+export type Priority = 'live' | 'backfill';
+
+export interface CollectorDeps {
+  jobs: CollectJob[];
+  http: HttpClient;
+  limiters: LimiterSet;
+  sink: Sink;
+  store: CheckpointStore;
+  telemetry: Telemetry;
+  clock: Clock;
+  log: Logger;
+  /** Gaps older than this are left alone (bounded catch-up after long downtime). */
+  horizonMs: number;
+  /** Where a job with no checkpoint starts. */
+  initialLookbackMs: number;
+}
+
+export interface PassResult {
+  key: string;
+  spans: number;
+  points: number;
+  /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
+  error?: string;
+}
+
+/**
+ * Runs jobs: for each, the spans between its origin and the newest collectable window that are not confirmed yet —
+ * live windows and gaps alike — oldest first. Records before state: a span is confirmed only after the sink confirmed
+ * its points. One failing job or API never stops the others.
+ */
+export class Collector {
+  private readonly running = new Map<string, Promise<PassResult>>();
+  private stopping = false;
+
+  constructor(private readonly deps: CollectorDeps) {}
+
+  get jobs(): readonly CollectJob[] {
+    return this.deps.jobs;
+  }
+
+  /** One live pass of every job that is not already running (single flight per job). */
+  tick(): Promise<PassResult[]> {
+    return Promise.all(this.deps.jobs.map((job) => this.runOnce(job, 'live')));
+  }
+
+  /** Collects what is missing of `job` in [range.from, range.to) (default: origin … newest collectable window). */
+  runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
+    const existing = this.running.get(job.key);
+    if (existing) return existing;
+    const pass = this.pass(job, priority, range, onSpan).finally(() => this.running.delete(job.key));
+    this.running.set(job.key, pass);
+    return pass;
+  }
+
+  /** The spans a pass would collect now (for planning, progress and the missing-window count). */
+  pending(job: CollectJob, range?: Span): Span[] {
+    const { store, clock, horizonMs, initialLookbackMs } = this.deps;
+    const now = clock.now();
+    const rule = job.rule;
+    if (!job.backfill) {
+      const from = floorTo(now, rule.stepMs);
+      return [{ from, to: from + rule.stepMs }];
+    }
+    const end = Math.min(collectableEnd(rule, now), range?.to ?? Infinity);
+    const confirmed = store.confirmed(job.key);
+    const origin = range?.from ?? confirmed[0]?.from ?? now - initialLookbackMs;
+    const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
+    if (start >= end) return [];
+    return store.missing(job.key, start, end).flatMap((gap) => cutSpans(rule, gap.from, gap.to));
+  }
+
+  private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
+    const result: PassResult = { key: job.key, spans: 0, points: 0 };
+    const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
+    for (const span of this.pending(job, range)) {
+      if (this.stopping) break;
+      try {
+        result.points += await this.collectSpan(job, span, http);
+        result.spans++;
+        onSpan?.(span);
+      } catch (err) {
+        result.error = describeError(err);
+        this.deps.telemetry.jobFailed(job.key);
+        this.deps.log.warn({ job: job.key, span: spanText(span), err: result.error }, 'span failed; it stays missing and is retried');
+        break;
+      }
+    }
+    this.deps.telemetry.jobLag(job.key, this.lagMs(job));
+    return result;
+  }
+
+  private async collectSpan(job: CollectJob, span: Span, http: HttpClient): Promise<number> {
+    const points = await job.collect(span, http);
+    await this.deps.sink.write(points);
+    if (job.backfill) await this.deps.store.confirm(job.key, span);
+    this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
+    return points.length;
+  }
+
+  /** Now minus the watermark; 0 for snapshot jobs. */
+  lagMs(job: CollectJob): number {
+    if (!job.backfill) return 0;
+    const mark = this.deps.store.watermark(job.key);
+    return mark === undefined ? 0 : Math.max(0, this.deps.clock.now() - mark);
+  }
+
+  /** Graceful stop: no new spans start; in-flight spans finish and are confirmed. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled([...this.running.values()]);
+  }
+}
+
+export function spanText(span: Span): string {
+  return `${new Date(span.from).toISOString()}/${new Date(span.to).toISOString()}`;
+}

@@ -1,0 +1,65 @@
+import { schedule, validate, type ScheduledTask } from 'node-cron';
+import type { ApiName } from '../http/errors.js';
+import type { Logger } from '../log.js';
+import { ConfigError } from '../config/loader.js';
+import type { Runtime } from './runtime.js';
+
+export interface Daemon {
+  /** Resolves after the first pass of every job (startup gap fill) has ended. */
+  firstPass: Promise<void>;
+  /** Stops scheduling, lets in-flight spans finish and be confirmed, flushes, saves checkpoints. */
+  stop(): Promise<void>;
+}
+
+const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
+
+/**
+ * The long-running collector: one node-cron schedule per API (from the config) triggers a pass of that API's jobs;
+ * a pass collects live windows and any gap since the checkpoint. Self-monitoring points go out once a minute.
+ */
+export function startDaemon(rt: Runtime, log: Logger): Daemon {
+  const { collector, config } = rt;
+  const tasks: ScheduledTask[] = [];
+  const passOf = (api: ApiName) => async () => {
+    const results = await Promise.all(collector.jobs.filter((j) => j.api === api).map((j) => collector.runOnce(j, 'live')));
+    for (const r of results) {
+      if (r.spans > 0 || r.error) log.info({ job: r.key, spans: r.spans, points: r.points, error: r.error }, 'pass');
+    }
+  };
+  for (const api of APIS) {
+    if (!config.jobs[api].enabled) continue;
+    const expression = config.jobs[api].schedule;
+    if (!validate(expression)) throw new ConfigError(`jobs.${api}.schedule`, `"${expression}" is not a cron expression`);
+    tasks.push(schedule(expression, passOf(api), { noOverlap: true, name: `collect-${api}` }));
+  }
+  tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
+
+  const firstPass = Promise.all(APIS.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)())).then(() => {
+    log.info('startup pass done: gaps since the checkpoints are filled');
+  });
+
+  return {
+    firstPass,
+    async stop() {
+      for (const t of tasks) await t.stop();
+      await collector.stop();
+      await writeTelemetry(rt, log);
+    },
+  };
+}
+
+async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
+  for (const job of rt.collector.jobs) {
+    rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
+    if (job.backfill) {
+      rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
+      // Gaps beyond the horizon are abandoned: drop their spans so state stays bounded.
+      await rt.store.compact(job.key, Date.now() - rt.config.state.horizon);
+    }
+  }
+  try {
+    await rt.sink.write(rt.telemetry.toPoints(Date.now()));
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'self-monitoring points not written');
+  }
+}

@@ -1,0 +1,45 @@
+import { validate as validCron } from 'node-cron';
+import { ParameterError } from '../http/errors.js';
+import { metricsRule, statisticRule, streamstatRule } from '../plan/windows.js';
+import { fixedLengthMs, parseGranularity } from '../sources/granularity.js';
+import { isMetricName } from '../sources/metrics/names.js';
+import { fixedStepMs } from '../sources/streamstat/granularity.js';
+import { MINUTE } from '../time.js';
+import { ConfigError } from './loader.js';
+import type { CollectorConfig } from './schema.js';
+
+/**
+ * Rules that span several fields or need the APIs' grammars (the schema checks shapes). Each failure names the
+ * config field, so `run`, `backfill` and `demo` exit 2 before any call.
+ */
+export function checkConfig(config: CollectorConfig): void {
+  const { metrics, statistic, streamstat, dvr } = config.jobs;
+  at('jobs.metrics.window', () => metricsRule(metrics.window / MINUTE, metrics.delay));
+  metrics.metrics.forEach((name, i) => {
+    if (!isMetricName(name)) throw new ConfigError(`jobs.metrics.metrics.${i}`, `unknown metric "${name}"`);
+  });
+
+  const g = parseGranularity(statistic.granularity);
+  const gMs = g && fixedLengthMs(g);
+  if (gMs === undefined) {
+    throw new ConfigError('jobs.statistic.granularity', `"${statistic.granularity}" must be a fixed-length ISO 8601 duration with one component (e.g. PT5M, PT1H, P1D)`);
+  }
+  at('jobs.statistic.granularity', () => statisticRule(gMs, statistic.lag, gMs));
+  at('jobs.statistic.span', () => statisticRule(gMs, statistic.lag, statistic.span));
+  at('jobs.streamstat.span', () => streamstatRule(fixedStepMs(streamstat.granularity)!, streamstat.lag, streamstat.span));
+
+  for (const api of ['metrics', 'statistic', 'streamstat', 'dvr'] as const) {
+    const expression = config.jobs[api].schedule;
+    if (!validCron(expression)) throw new ConfigError(`jobs.${api}.schedule`, `"${expression}" is not a cron expression`);
+  }
+  if (dvr.enabled && dvr.interval % 1000 !== 0) throw new ConfigError('jobs.dvr.interval', 'must be whole seconds');
+}
+
+function at(field: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (err) {
+    if (err instanceof ParameterError) throw new ConfigError(field, err.message.replace(/^[^:]*: /, ''));
+    throw err;
+  }
+}

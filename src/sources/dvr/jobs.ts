@@ -1,0 +1,24 @@
+import type { CollectorConfig } from '../../config/schema.js';
+import type { CollectJob } from '../types.js';
+import { DvrClient } from './client.js';
+import { dvrToPoints } from './points.js';
+
+/**
+ * DVR snapshots: one job per configured stream. DVR state cannot be read for the past, so these jobs are not
+ * backfilled; each pass records the state now, stamped with the start of the current interval (idempotent).
+ */
+export function dvrJobs(config: CollectorConfig): CollectJob[] {
+  const c = config.jobs.dvr;
+  if (!c.enabled) return [];
+  const rule = { stepMs: c.interval, delayMs: 0, maxSpanMs: c.interval };
+  return c.streams.map(
+    ({ account, stream }): CollectJob => ({
+      key: `dvr/${account}/${stream}`,
+      api: 'dvr',
+      rule,
+      backfill: false,
+      callsPerSpan: 1,
+      collect: async (span, http) => dvrToPoints(account, await new DvrClient(http).get(account, stream), span.from),
+    }),
+  );
+}

@@ -1,0 +1,45 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../../src/clock.js';
+import { createRuntime, type Runtime } from '../../src/collector/runtime.js';
+import { parseConfig } from '../../src/config/loader.js';
+import { checkConfig } from '../../src/config/rules.js';
+import type { CollectorConfig } from '../../src/config/schema.js';
+import { createLogger } from '../../src/log.js';
+import { configQuotasOf } from '../../src/sim/quota.js';
+import type { Simulator } from '../../src/sim/server.js';
+
+/** Quota periods scaled down so that days of history backfill in seconds (same calls per period as the spec). */
+export const FAST_QUOTAS = {
+  metrics: { calls: 120, periodMs: 1000 },
+  statistic: { calls: 5, periodMs: 1000 },
+  streamstat: { calls: 30, periodMs: 1000 },
+  dvr: { calls: 60, periodMs: 1000 },
+};
+
+/** A validated collector config pointed at `sim`, with the same (scaled) quotas, a temp state dir and `sink`. */
+export function configFor(sim: Simulator, sink: Record<string, unknown>, overrides: Record<string, unknown> = {}): CollectorConfig {
+  const dir = mkdtempSync(join(tmpdir(), 'collector-'));
+  const config = parseConfig(
+    {
+      api: { baseUrl: sim.url, token: sim.token },
+      accounts: sim.accounts,
+      quotas: configQuotasOf(sim.quota),
+      jobs: { dvr: { streams: sim.streams } },
+      sink,
+      output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
+      state: { dir: join(dir, 'state') },
+      log: { level: 'warn' },
+      ...overrides,
+    },
+    {},
+  );
+  checkConfig(config);
+  return config;
+}
+
+export async function runtimeFor(config: CollectorConfig, clock?: Clock): Promise<Runtime> {
+  const { systemClock } = await import('../../src/clock.js');
+  return createRuntime(config, clock ?? systemClock, createLogger('warn', { pretty: false }));
+}
