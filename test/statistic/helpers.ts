@@ -1,0 +1,37 @@
+import { ManualClock } from '../../src/clock.js';
+import { HttpClient, type TokenPlacement } from '../../src/http/client.js';
+import type { Simulator } from '../../src/sim/server.js';
+import { StatisticClient, STATISTIC_PREFIX } from '../../src/sources/statistic/client.js';
+import { DAY, HOUR } from '../../src/time.js';
+
+/** A fixed "now" well after the test windows, so their data is final unless a test moves the clock. */
+export const NOW = Date.parse('2026-03-12T12:00:00Z');
+export const WINDOW = { start: '2026-03-10T08:00:00Z', end: '2026-03-10T10:00:00Z' } as const;
+export const WEEK_START = NOW - 8 * DAY;
+
+export function newClock(at = NOW): ManualClock {
+  return new ManualClock(at);
+}
+
+export function clientFor(sim: Simulator, options: { tokenPlacement?: TokenPlacement; language?: string } = {}): StatisticClient {
+  const http = new HttpClient({ baseUrl: sim.url, token: sim.token, tokenPlacement: options.tokenPlacement });
+  return new StatisticClient(http, { language: options.language });
+}
+
+/** A raw call that bypasses the client (and its checks): path below the prefix, query as given. */
+export async function raw(
+  sim: Simulator,
+  path: string,
+  query: Record<string, string> | string,
+  init: { headers?: Record<string, string>; token?: 'header' | 'query' | 'none' } = {},
+): Promise<{ status: number; body: { status?: string; data?: string } & Record<string, unknown>; headers: Headers }> {
+  const params = typeof query === 'string' ? new URLSearchParams(query) : new URLSearchParams(query);
+  const headers: Record<string, string> = { ...init.headers };
+  const placement = init.token ?? 'header';
+  if (placement === 'header') headers['cdn-auth-token'] ??= sim.token;
+  if (placement === 'query' && !params.has('cdnauthtoken')) params.set('cdnauthtoken', sim.token);
+  const res = await fetch(`${sim.url}${STATISTIC_PREFIX}${path}?${params.toString()}`, { headers });
+  return { status: res.status, body: (await res.json()) as never, headers: res.headers };
+}
+
+export const HOUR_WINDOW = { start: new Date(NOW - 3 * HOUR), end: new Date(NOW - 2 * HOUR) };
