@@ -132,9 +132,9 @@ describe('token placement', () => {
   });
 
   it('a query token never appears in an ApiError', async () => {
-    const err = await clientFor(ctx.sim, { tokenPlacement: 'query' })
+    const err = (await clientFor(ctx.sim, { tokenPlacement: 'query' })
       .total({ ...WINDOW, account: 'not-mine' })
-      .catch((e: unknown) => e as ApiError);
+      .catch((e: unknown) => e)) as ApiError;
     expect(err.request.url).toContain('cdnauthtoken=***');
     expect(JSON.stringify({ m: err.message, r: err.request })).not.toContain(ctx.sim.token);
   });
@@ -174,7 +174,7 @@ describe('quota: 5 calls per minute', () => {
       expect(sixth.status).toBe(429);
       expect(sixth.body.data).toBe('Too Many Requests');
       expect(sixth.headers.get('retry-after')).toBe('30');
-      const err = await clientFor(sim).total(WINDOW).catch((e: unknown) => e as ApiError);
+      const err = await clientFor(sim).total(WINDOW).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 429, retryAfterSec: 30, retryable: true });
       clock.advance(30_000);
       expect((await raw(sim, '/', W)).status).toBe(200);

@@ -29,6 +29,7 @@ export interface StatisticRequest {
   offset: number;
   /** As sent, or settings.defaultLimit. */
   limit: number;
+  limitSent: boolean;
   granularity: Granularity | undefined;
   timeZone: string;
 }
@@ -119,7 +120,7 @@ export function parseStatisticQuery(e: StatisticEndpoint, query: URLSearchParams
   if (start >= end) return new StatisticReject('start must be less then end');
   const granularity = e.times ? parseGranularity(one('granularity')!) : undefined;
   if (e.times && !acceptableGranularity(granularity, start, end, timeZone)) return new StatisticReject('granularity is not correct');
-  return { endpoint: e, start, end, filters, fields, sort, offset: offset ?? 0, limit: limit ?? settings.defaultLimit, granularity, timeZone };
+  return { endpoint: e, start, end, filters, fields, sort, offset: offset ?? 0, limit: limit ?? settings.defaultLimit, limitSent: limit !== undefined, granularity, timeZone };
 }
 
 function invalid(parameter: string): StatisticReject {

@@ -13,20 +13,22 @@ import type { SimResource, World } from './world.js';
  * Traffic statistics of the simulator, derived from model/traffic.ts: traffic = bytes, hits = requests,
  * cache_ratio = cachedBytes / bytes, bandwidth = peak bits/s = max over minutes of bytes × 8 / 60.
  *
- * Resources are selected first (account, resource, host, service); a "unit" is a set of selected resources of one
- * account whose minute series is summed once. Buckets then sum the series, dimension filters take their share of the
- * sums (statistic-dimensions.ts) and dimension groupings split them, so groups add up exactly to the total of the same
- * filters, and /times buckets add up to the total of the whole window when no dimension filter is set.
+ * Resources are selected first (account, resource, host, service); each selected resource is a "unit" whose minute
+ * series is computed once, keyed by what it is grouped by (resource id, host or account). Buckets sum each unit's
+ * series, dimension filters take their share of each unit's sums (statistic-dimensions.ts) and dimension groupings
+ * split them. Every grouping therefore adds up the same per-unit shares, so groups sum exactly to the total of the
+ * same filters; /times buckets add up to the total of the whole window when no dimension filter is set (with one,
+ * each bucket's shares are rounded on their own).
  *
  * Bandwidth of a share (not shown how a real service computes it; chosen): the peak of the unfiltered base series
  * scaled by the share's part of the base's bytes. The base is the whole selection for totals and dimension groups,
  * and the group's own resources for resources, hosts and accounts.
  */
 export interface TrafficUnit {
-  /** Group key: account name, resource id or host; `total` for totals. */
+  /** Group key: resource id, host or account name. */
   key: string;
   account: string;
-  resources: readonly SimResource[];
+  resource: SimResource;
 }
 
 export interface UnitSeries {
@@ -65,31 +67,27 @@ export function unitSeries(
       const t = from + i * MINUTE;
       const share = visible(t);
       if (share <= 0) continue;
-      for (const r of unit.resources) {
-        const full = minuteTraffic(world, unit.account, r, t);
-        const mt = share >= 1 ? full : scaleTraffic(full, share);
-        s.bytes[i]! += mt.bytes;
-        s.requests[i]! += mt.requests;
-        s.cachedBytes[i]! += mt.cachedBytes;
-      }
+      const full = minuteTraffic(world, unit.account, unit.resource, t);
+      const mt = share >= 1 ? full : scaleTraffic(full, share);
+      s.bytes[i] = mt.bytes;
+      s.requests[i] = mt.requests;
+      s.cachedBytes[i] = mt.cachedBytes;
     }
     return s;
   });
 }
 
-/** Sums of a series over [from, to) (whole minutes) and its peak minute of bytes. */
-function window(s: UnitSeries, from: number, to: number): { amounts: Amounts; peakBytes: number } {
+/** Sums of a series over [from, to) (whole minutes). */
+function window(s: UnitSeries, from: number, to: number): Amounts {
   const a = Math.max(0, (from - s.from) / MINUTE);
   const b = Math.min(s.bytes.length, (to - s.from) / MINUTE);
   const amounts = { bytes: 0, requests: 0, cachedBytes: 0 };
-  let peakBytes = 0;
   for (let i = a; i < b; i++) {
     amounts.bytes += s.bytes[i]!;
     amounts.requests += s.requests[i]!;
     amounts.cachedBytes += s.cachedBytes[i]!;
-    peakBytes = Math.max(peakBytes, s.bytes[i]!);
   }
-  return { amounts, peakBytes };
+  return amounts;
 }
 
 /** Peak minute of bytes of several series together (the selection's bandwidth, not the sum of peaks). */
@@ -122,22 +120,25 @@ export function statValues(
     const acc = groups.get(key) ?? { bytes: 0, requests: 0, cachedBytes: 0 };
     groups.set(key, { bytes: acc.bytes + a.bytes, requests: acc.requests + a.requests, cachedBytes: acc.cachedBytes + a.cachedBytes });
   };
-  const bases = new Map<string, { bytes: number; peakBytes: number }>();
-  let selection = { bytes: 0, peakBytes: 0 };
+  // Base of each group's bandwidth: its own series for unit groups, the whole selection otherwise.
+  const baseSeries = new Map<string, UnitSeries[]>();
+  const baseBytes = new Map<string, number>();
   for (const s of series) {
-    const { amounts, peakBytes } = window(s, from, to);
-    selection.bytes += amounts.bytes;
+    const amounts = window(s, from, to);
+    const baseKey = grouping.kind === 'unit' ? s.unit.key : 'selection';
+    baseSeries.set(baseKey, [...(baseSeries.get(baseKey) ?? []), s]);
+    baseBytes.set(baseKey, (baseBytes.get(baseKey) ?? 0) + amounts.bytes);
     const filtered = applyDimensionFilters(world, s.unit.account, amounts, filters);
     if (grouping.kind === 'total') add('total', filtered);
-    else if (grouping.kind === 'unit') {
-      add(s.unit.key, filtered);
-      const base = bases.get(s.unit.key) ?? { bytes: 0, peakBytes: 0 };
-      bases.set(s.unit.key, { bytes: base.bytes + amounts.bytes, peakBytes: base.peakBytes + peakBytes });
-    } else for (const [key, part] of splitByDimension(world, s.unit.account, filtered, grouping.grouping, filters)) add(key, part);
+    else if (grouping.kind === 'unit') add(s.unit.key, filtered);
+    else for (const [key, part] of splitByDimension(world, s.unit.account, filtered, grouping.grouping, filters)) add(key, part);
   }
-  if (grouping.kind !== 'unit') selection = { bytes: selection.bytes, peakBytes: combinedPeak(series, from, to) };
   const out = new Map<string, StatValues>();
-  for (const [key, a] of groups) out.set(key, toValues(a, grouping.kind === 'unit' ? bases.get(key)! : selection));
+  for (const [key, a] of groups) {
+    const baseKey = grouping.kind === 'unit' ? key : 'selection';
+    const base = { bytes: baseBytes.get(baseKey) ?? 0, peakBytes: combinedPeak(baseSeries.get(baseKey) ?? [], from, to) };
+    out.set(key, toValues(a, base));
+  }
   return out;
 }
 

@@ -18,7 +18,8 @@ import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
  *   `required key: start`, `account is required by /hosts`); a method other than GET answers 405;
  * - groups are ordered by their key unless `sort` is given (stable while late data grows, so paging neither skips nor
  *   repeats); ties of a sort are broken by the key; groups without traffic and hits are left out;
- * - offset/limit on /times page through the buckets; on /times/<g> they apply inside each bucket;
+ * - offset/limit on /times page through the buckets (no default limit there: the default is for groups); on
+ *   /times/<g> they apply inside each bucket;
  * - times are echoed and bucket bounds shown in the request's `timezone` (UTC: `Z`), buckets clipped to [start, end);
  * - `account` is null in grouped and /times envelopes when it was not sent; totals echo only sent filters.
  */
@@ -62,7 +63,8 @@ function respond(r: StatisticRequest, tokenAccounts: readonly string[], ctx: Sim
     return { ...envelope, result: rowsOf(values) };
   }
   let spans = bucketSpans(r.start, r.end, r.granularity!, r.timeZone);
-  if (!grouping) spans = spans.slice(r.offset, r.offset + r.limit);
+  if (!grouping && r.limitSent) spans = spans.slice(r.offset, r.offset + r.limit);
+  else if (!grouping) spans = spans.slice(r.offset);
   const buckets = spans.map(({ from, to }) => {
     const values = compute(from, to);
     const span = { start: show(from), end: show(to) };
@@ -71,7 +73,7 @@ function respond(r: StatisticRequest, tokenAccounts: readonly string[], ctx: Sim
   return { ...envelope, granularity: r.granularity!.text, ...(r.timeZone !== 'UTC' ? { timezone: r.timeZone } : {}), result: buckets };
 }
 
-/** Resources the filters select, as units: one per resource for resources/hosts, else one per account. */
+/** Resources the filters select, one unit each, keyed by what /resources, /hosts and /accounts group by. */
 function selectUnits(r: StatisticRequest, tokenAccounts: readonly string[], ctx: SimContext): TrafficUnit[] {
   const f = r.filters;
   const accounts = f.account !== undefined ? [f.account] : tokenAccounts;
@@ -79,17 +81,11 @@ function selectUnits(r: StatisticRequest, tokenAccounts: readonly string[], ctx:
     (f.resource === undefined || res.id === f.resource) &&
     (f.host === undefined || res.cname === f.host) &&
     (f.service === undefined || res.service === f.service);
-  const perResource = r.endpoint.grouping === 'resources' || r.endpoint.grouping === 'hosts';
+  const grouping = r.endpoint.grouping;
+  const keyOf = (account: string, res: SimResource) => (grouping === 'resources' ? res.id : grouping === 'hosts' ? res.cname : account);
   return ctx.world.accounts
     .filter((a) => accounts.includes(a.name))
-    .flatMap((a) => {
-      const resources = a.resources.filter(matches);
-      if (perResource) {
-        const key = (res: SimResource) => (r.endpoint.grouping === 'hosts' ? res.cname : res.id);
-        return resources.map((res) => ({ key: key(res), account: a.name, resources: [res] }));
-      }
-      return resources.length > 0 ? [{ key: a.name, account: a.name, resources }] : [];
-    });
+    .flatMap((a) => a.resources.filter(matches).map((resource) => ({ key: keyOf(a.name, resource), account: a.name, resource })));
 }
 
 function dimensionFilters(r: StatisticRequest): DimensionFilters {
