@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { bucketSpans } from '../../sources/granularity.js';
-import { GROUPING_KEYS, type StatisticGrouping } from '../../sources/statistic/params.js';
+import type { StatisticGrouping } from '../../sources/statistic/params.js';
 import { dimensionRowKeys, GROUPING_DIMENSION, type DimensionFilters, type DimensionGrouping, type Language } from '../model/statistic-dimensions.js';
 import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
 import { statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
@@ -129,6 +129,3 @@ function rows(r: StatisticRequest, grouping: StatisticGrouping, values: Map<stri
 function sortValue(row: { keys: Record<string, string | number>; values: StatValues }, key: string): string | number {
   return key in row.values ? row.values[key as keyof StatValues] : (row.keys[key] ?? '');
 }
-
-// Keeps the grouping → keys table of the spec and the rows built here in step (checked by the tests through the client schema).
-export const STATISTIC_ROW_KEYS = GROUPING_KEYS;
