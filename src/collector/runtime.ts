@@ -7,6 +7,7 @@ import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
 import { buildJobs } from '../sources/registry.js';
 import { CheckpointStore } from '../state/checkpoints.js';
+import { QuotaJournal } from '../state/quota-journal.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { Collector } from './collector.js';
 
@@ -35,6 +36,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     },
     {
       clock,
+      journal: new QuotaJournal(config.state.dir, clock.now()),
       onEvent: (e) => {
         if (e.type === 'call') telemetry.apiCall(e.api, e.status ?? e.error ?? 'error');
         else if (e.type === 'retry') telemetry.apiRetry(e.api);

@@ -4,4 +4,4 @@ export { SlidingWindow } from './sliding-window.js';
 export { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 export { pollingSleeper, sleepUntil } from './sleep.js';
-export type { LimiterEvent, Priority, QuotaRule, QuotaSet, RunOptions, Sleeper } from './types.js';
+export type { CallJournal, LimiterEvent, Priority, QuotaRule, QuotaSet, RunOptions, Sleeper } from './types.js';

@@ -4,7 +4,7 @@ import { backoffDelay, DEFAULT_BACKOFF, isQuotaRejection, retryAfterMs, type Bac
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';
 import { pollingSleeper, sleepUntil } from './sleep.js';
-import type { LimiterEvent, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
+import type { CallJournal, LimiterEvent, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
 import { WaiterQueue, type Waiter } from './waiters.js';
 
 export interface LimiterOptions {
@@ -18,6 +18,8 @@ export interface LimiterOptions {
   /** Default deadline of a call, queue time included. Default 5 minutes. */
   deadlineMs?: number;
   onEvent?: (event: LimiterEvent) => void;
+  /** Remembers calls across restarts; its history is counted as completions when the limiter starts. */
+  journal?: CallJournal;
   /** Source of jitter (tests pass a fixed one). */
   random?: () => number;
   /** How waiting is done (tests pass virtual time). Default: real timers, polling the clock every 250 ms. */
@@ -42,6 +44,7 @@ export class Limiter {
   private readonly deadlineMs: number;
   private readonly random: () => number;
   private readonly onEvent: ((event: LimiterEvent) => void) | undefined;
+  private readonly journal: CallJournal | undefined;
   private readonly closing = new AbortController();
   private accepting = true;
   private nextSeq = 0;
@@ -61,6 +64,8 @@ export class Limiter {
     this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.random = options.random ?? Math.random;
     this.onEvent = options.onEvent;
+    this.journal = options.journal;
+    for (const completedAt of this.journal?.history(api) ?? []) this.window.remember(completedAt);
   }
 
   /** Queued calls, calls in flight and completions still counted: for telemetry and tests. */
@@ -123,6 +128,7 @@ export class Limiter {
       const outcome = await settle(send);
       const now = this.clock.now();
       this.window.release(now);
+      this.journal?.completed(this.api, now);
       this.pump();
       this.emit({ type: 'call', attempt, ...describeOutcome(outcome) });
       if (outcome.ok) return outcome.value;
@@ -208,6 +214,7 @@ export class Limiter {
     for (const waiter of this.queue.expired(now)) waiter.expire();
     while (this.queue.size > 0 && this.window.canSend(now)) {
       this.window.acquire(now);
+      this.journal?.sent(this.api);
       this.queue.shift()!.grant(now);
     }
     const next =

@@ -94,6 +94,12 @@ export class SlidingWindow {
     if (this.completions.length > this.quota.calls) this.completions.splice(0, this.completions.length - this.quota.calls);
   }
 
+  /** Counts a call completed at `at` by an earlier process (restart after a crash). */
+  remember(at: number): void {
+    this.inFlightCount++;
+    this.release(at);
+  }
+
   /** Sends nothing before `until` (the server said the window is full). */
   blockUntil(until: number): void {
     this.blockedUntil = Math.max(this.blockedUntil, until);

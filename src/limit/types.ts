@@ -39,3 +39,13 @@ export interface RunOptions {
 
 /** Waits about `ms` (it may return early: callers re-check their clock), rejecting when `signal` aborts. */
 export type Sleeper = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/**
+ * Persists the calls a limiter makes, so a restarted process knows what the previous one spent of the quota
+ * (src/state/quota-journal.ts). `sent` is called before the request goes out, `completed` when it has settled.
+ */
+export interface CallJournal {
+  history(api: ApiName): number[];
+  sent(api: ApiName): void;
+  completed(api: ApiName, at: number): void;
+}
