@@ -28,7 +28,7 @@ describe('quota journal', () => {
     const clock = new ManualClock(20_000);
     const limiter = new Limiter('statistic', { calls: 5, periodMs: 60_000 }, { clock, marginMs: 0, journal: new QuotaJournal(dir, 20_000) });
     expect(limiter.snapshot().recentCompletions).toBe(5);
-    clock.set(70_001);
+    clock.set(70_000); // the call completed at 10 000 has aged out
     expect(limiter.snapshot().recentCompletions).toBe(4);
   });
 
