@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/loader.js';
 import { CollectorError } from '../http/errors.js';
+import { apiCommand } from './api.js';
 import { backfillCommand } from './backfill.js';
 import { CliError, EXIT_USAGE } from './common.js';
 import { demoCommand } from './demo.js';
@@ -15,7 +16,7 @@ const program = new Command('cdn-collector')
   .exitOverride()
   .showHelpAfterError('(add --help for usage)');
 
-for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), simCommand(), schemaCommand()]) {
+for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand()]) {
   program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));
 }
 

@@ -1,0 +1,56 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { z } from 'zod';
+import { HttpClient } from '../http/client.js';
+import type { ApiName } from '../http/errors.js';
+import { collect } from './common.js';
+import { resolveConnection } from './dvr-args.js';
+
+const PREFIXES: Record<ApiName, string> = {
+  metrics: '/app/metrics/v1',
+  statistic: '/app/statistic/v3',
+  streamstat: '/app/streamstat/v2',
+  dvr: '/app/dvr-net/v1',
+};
+
+/** `key=value` → [key, value]; repeated keys become repeated parameters. */
+function parseParam(text: string, previous: string[] = []): string[] {
+  if (!/^[^=]+=/.test(text)) throw new InvalidArgumentError(`-q: expected key=value, got "${text}"`);
+  return collect(text, previous);
+}
+
+/**
+ * A raw GET on any of the four APIs with the token handled (and never printed): for exploring the simulator or a
+ * real account, and for checking what the collector will see. The typed clients behind the collector check every
+ * rule of the spec before a call; this command deliberately does not, so that the service's own errors can be seen.
+ */
+export function apiCommand(): Command {
+  const command = new Command('api')
+    .description('GET any API path, e.g. `api metrics / -q account=acme -q start=2026-11-23T10:00:00 -q end=2026-11-23T10:10:00`')
+    .argument('<api>', 'metrics | statistic | streamstat | dvr')
+    .argument('[path]', 'path below the API prefix, e.g. /resources, /times/countries, /acme/streams/live/main', '/')
+    .option('-q, --query <key=value>', 'query parameter, repeatable (metric=a -q metric=b repeats it)', parseParam)
+    .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
+    .option('--token <token>', 'access token (default: env CDN_TOKEN); never printed');
+  return command.action(async (api: string, path: string, o: { query?: string[]; baseUrl?: string; token?: string }) => {
+    if (!(api in PREFIXES)) throw new InvalidArgumentError(`<api> must be one of ${Object.keys(PREFIXES).join(', ')}`);
+    const { baseUrl, token } = resolveConnection(o, process.env);
+    const query: Record<string, string[]> = {};
+    for (const pair of o.query ?? []) {
+      const at = pair.indexOf('=');
+      (query[pair.slice(0, at)] ??= []).push(pair.slice(at + 1));
+    }
+    const http = new HttpClient({ baseUrl, token });
+    try {
+      const res = await http.request({
+        api: api as ApiName,
+        method: 'GET',
+        path: `${PREFIXES[api as ApiName]}${path.startsWith('/') ? path : `/${path}`}`,
+        query,
+        schema: z.unknown(),
+      });
+      process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+    } finally {
+      await http.close();
+    }
+  });
+}
