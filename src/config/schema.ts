@@ -31,7 +31,8 @@ export const configSchema = z
         timeout: duration.default('30s').describe('deadline of one HTTP request'),
         language: z.enum(['en', 'ru']).default('en').describe('language of names in statistics results'),
       })
-      .strict(),
+      .strict()
+      .describe('the provider API and its token'),
     accounts: z.array(z.string().min(1)).min(1).describe('accounts this instance collects (split accounts across instances to scale out)'),
     quotas: z
       .object({
@@ -41,12 +42,13 @@ export const configSchema = z
         dvr: quota.default({ calls: 60, period: '1m' }).describe('DVR API quota (not published; default 60/min)'),
       })
       .strict()
-      .default({}),
+      .default({})
+      .describe('per token: the limiter never exceeds them in any sliding window'),
     jobs: z
       .object({
         metrics: z
           .object({
-            enabled: z.boolean().default(true),
+            enabled: z.boolean().default(true).describe('collect cdn_metrics (and cdn_metrics_resource)'),
             window: duration.default('10m').describe('window length, 1–10 minutes'),
             delay: duration.default('2m').describe('wait after a window closes before reading it'),
             byResource: z.boolean().default(true).describe('also collect the per-resource breakdown'),
@@ -57,31 +59,49 @@ export const configSchema = z
           .default({}),
         statistic: z
           .object({
-            enabled: z.boolean().default(true),
+            enabled: z.boolean().default(true).describe('collect cdn_traffic'),
             granularity: z.string().default('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
             lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
             span: duration.default('1d').describe('widest time span one /times call covers'),
-            groupings: z.array(z.enum(GROUPINGS_STATISTIC)).min(1).default(['total', 'resources', 'countries', 'codes']),
+            groupings: z
+              .array(z.enum(GROUPINGS_STATISTIC))
+              .min(1)
+              .default(['total', 'resources', 'countries', 'codes'])
+              .describe('groupings to collect; each costs calls'),
             schedule: cron.default('*/5 * * * *'),
           })
           .strict()
           .default({}),
         streamstat: z
           .object({
-            enabled: z.boolean().default(true),
-            granularity: z.enum(STREAMSTAT_GRANULARITIES).default('PT5M'),
+            enabled: z.boolean().default(true).describe('collect cdn_views'),
+            granularity: z.enum(STREAMSTAT_GRANULARITIES).default('PT5M').describe('bucket size'),
             lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
             span: duration.default('6h').describe('widest time span one call covers'),
-            groupings: z.array(z.enum(GROUPINGS_STREAMSTAT)).min(1).default(['total', 'streams', 'stream-types']),
+            groupings: z
+              .array(z.enum(GROUPINGS_STREAMSTAT))
+              .min(1)
+              .default(['total', 'streams', 'stream-types'])
+              .describe('groupings to collect; each costs calls'),
             schedule: cron.default('*/1 * * * *'),
           })
           .strict()
           .default({}),
         dvr: z
           .object({
-            enabled: z.boolean().default(true),
+            enabled: z.boolean().default(true).describe('collect cdn_dvr and cdn_dvr_range'),
             interval: duration.default('1m').describe('snapshot interval'),
-            streams: z.array(z.object({ account: z.string().min(1), stream: z.string().min(1) }).strict()).default([]),
+            streams: z
+              .array(
+                z
+                  .object({
+                    account: z.string().min(1).describe('account of the stream'),
+                    stream: z.string().min(1).describe('stream name, e.g. live/main'),
+                  })
+                  .strict(),
+              )
+              .default([])
+              .describe('streams whose DVR state is snapshotted'),
             schedule: cron.default('*/1 * * * *'),
           })
           .strict()
@@ -93,7 +113,7 @@ export const configSchema = z
       .discriminatedUnion('type', [
         z
           .object({
-            type: z.literal('influx-v2'),
+            type: z.literal('influx-v2').describe('InfluxDB 2.x/3, VictoriaMetrics and other /api/v2/write servers'),
             url: z.string().url().describe('env INFLUX_URL'),
             token: z.string().min(1).describe('env INFLUX_TOKEN; never logged'),
             org: z.string().min(1).describe('env INFLUX_ORG'),
@@ -106,15 +126,15 @@ export const configSchema = z
           .strict(),
         z
           .object({
-            type: z.literal('influx-v1'),
+            type: z.literal('influx-v1').describe('InfluxDB 1.x /write'),
             url: z.string().url().describe('env INFLUX_URL'),
             database: z.string().min(1).describe('env INFLUX_DATABASE'),
-            retentionPolicy: z.string().optional(),
+            retentionPolicy: z.string().optional().describe('env INFLUX_RETENTION_POLICY; default: the database default'),
             username: z.string().optional().describe('env INFLUX_USERNAME'),
             password: z.string().optional().describe('env INFLUX_PASSWORD; never logged'),
           })
           .strict(),
-        z.object({ type: z.literal('file'), path: z.string().min(1).describe('line-protocol file, or - for stdout') }).strict(),
+        z.object({ type: z.literal('file').describe('line protocol to a file (tests, piping)'), path: z.string().min(1).describe('line-protocol file, or - for stdout') }).strict(),
       ])
       .describe('where points go'),
     output: z
@@ -132,11 +152,14 @@ export const configSchema = z
       })
       .strict()
       .default({}),
-    log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).strict().default({}),
+    log: z
+      .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('JSON log level (stderr)') })
+      .strict()
+      .default({}),
     http: z
       .object({
         port: z.number().int().min(0).max(65535).optional().describe('health/metrics listener port; off when unset'),
-        host: z.string().default('0.0.0.0'),
+        host: z.string().default('0.0.0.0').describe('listener address'),
         maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
       })
       .strict()
