@@ -6,31 +6,18 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InfluxDB } from '@influxdata/influxdb-client';
-import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_TAG, type Point } from '../../src/points.js';
 import type { DeadLetter } from '../../src/sink/dead-letter.js';
 import { createSink, type Sink } from '../../src/sink/index.js';
+import { dockerUnavailable, INFLUX2, influx2Environment } from '../helpers/docker.js';
 import { HOSTILE_TAG_VALUES, testSchema } from './schema.js';
 
-const PROBE_TIMEOUT_MS = 5_000;
-const TOKEN = 'test-admin-token-0123456789';
-const ORG = 'cdn';
-const BUCKET = 'analytics';
+const { token: TOKEN, org: ORG, bucket: BUCKET } = INFLUX2;
 const T0 = Date.UTC(2024, 0, 1);
 
-/** undefined when a container engine answers quickly, else why not. */
-async function dockerUnavailable(): Promise<string | undefined> {
-  const probe = getContainerRuntimeClient().then(
-    () => undefined,
-    (err: unknown) => `no container runtime: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-  );
-  const timeout = new Promise<string>((resolve) => setTimeout(() => resolve(`container runtime probe timed out after ${PROBE_TIMEOUT_MS} ms`), PROBE_TIMEOUT_MS).unref());
-  return Promise.race([probe, timeout]);
-}
-
-const skipReason = await dockerUnavailable();
-if (skipReason) console.warn(`SKIP influx2-container.test.ts: ${skipReason}`);
+const skipReason = await dockerUnavailable('influx2-container.test.ts');
 
 describe.skipIf(skipReason !== undefined)('InfluxDB v2 sink against influxdb:2 (testcontainers)', () => {
   let container: StartedTestContainer;
@@ -40,15 +27,7 @@ describe.skipIf(skipReason !== undefined)('InfluxDB v2 sink against influxdb:2 (
 
   beforeAll(async () => {
     container = await new GenericContainer('influxdb:2')
-      .withEnvironment({
-        DOCKER_INFLUXDB_INIT_MODE: 'setup',
-        DOCKER_INFLUXDB_INIT_USERNAME: 'admin',
-        DOCKER_INFLUXDB_INIT_PASSWORD: 'admin-password',
-        DOCKER_INFLUXDB_INIT_ORG: ORG,
-        DOCKER_INFLUXDB_INIT_BUCKET: BUCKET,
-        DOCKER_INFLUXDB_INIT_RETENTION: '0',
-        DOCKER_INFLUXDB_INIT_ADMIN_TOKEN: TOKEN,
-      })
+      .withEnvironment(influx2Environment())
       .withExposedPorts(8086)
       .withWaitStrategy(Wait.forHttp('/health', 8086).forStatusCode(200))
       .withStartupTimeout(120_000)
