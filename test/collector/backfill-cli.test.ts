@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { configQuotasOf } from '../../src/sim/quota.js';
+import { DAY, HOUR } from '../../src/time.js';
+import { useSimulator } from '../helpers/sim.js';
+
+const CLI = join(import.meta.dirname, '../../bin/cdn-collector.js');
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('cdn-collector backfill (CLI)', () => {
+  const s = useSimulator();
+  const dir = mkdtempSync(join(tmpdir(), 'bfcli-'));
+  const to = Math.floor((Date.now() - 2 * HOUR) / DAY) * DAY;
+  const from = to - 2 * DAY;
+  const config = () => {
+    const path = join(dir, 'collector.yaml');
+    writeFileSync(
+      path,
+      stringify({
+        api: { baseUrl: s.sim.url, token: s.sim.token },
+        accounts: ['acme'],
+        quotas: configQuotasOf(s.sim.quota),
+        jobs: { dvr: { enabled: false } },
+        sink: { type: 'file', path: join(dir, 'out.lp') },
+        state: { dir: join(dir, 'state') },
+      }),
+    );
+    return path;
+  };
+
+  it('--dry-run prints the plan (calls per API, minimum duration under the quotas) and calls nothing', async () => {
+    const before = s.sim.stats.apis.statistic.requests + s.sim.stats.apis.metrics.requests;
+    const r = await run(['backfill', '--config', config(), '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString(), '--dry-run', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as { calls: Record<string, number>; minimumDurationSec: number; jobs: unknown[] };
+    // Metrics: 2 days of 10-minute windows, aggregate + by resource. Statistics: one call per day per grouping (4).
+    expect(plan.calls.metrics).toBe(2 * 288);
+    expect(plan.calls.statistic).toBe(2 * 4);
+    // 8 statistic calls at 5 per minute need at least one full period.
+    expect(plan.minimumDurationSec).toBeGreaterThanOrEqual(60);
+    expect(s.sim.stats.apis.statistic.requests + s.sim.stats.apis.metrics.requests).toBe(before);
+    expect(readdirSync(join(dir, 'state')).filter((f) => f.startsWith('cp-'))).toEqual([]);
+  });
+
+  it.each([
+    [['--from', 'yesterday'], /--from/],
+    [['--from', '2026-01-02', '--to', '2026-01-01'], /--from must be before --to/],
+    [['--from', '2026-01-01', '--jobs', 'nope'], /--jobs/],
+  ])('bad arguments exit 2 naming them (%#)', async (args, message) => {
+    const r = await run(['backfill', '--config', config(), ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+});
