@@ -1,0 +1,264 @@
+#!/usr/bin/env node
+// Generates config/grafana/dashboards/*.json (Grafana dashboard JSON, InfluxQL queries) from the tables below, so the
+// seven dashboards share one panel layout and one datasource reference instead of copy-pasted JSON.
+//   node config/grafana/generate.mjs           rewrite the JSON files
+//   node config/grafana/generate.mjs --check   exit 1 when a committed file differs (run by test/deploy)
+// Measurement, tag and field names must be those of src/schema.ts: test/deploy/dashboards.test.ts parses every query.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { accountVar, dashboard, panel, q, variable } from './lib.mjs';
+
+const OUT = join(dirname(fileURLToPath(import.meta.url)), 'dashboards');
+const ACC = `"account" =~ /^$account$/`;
+const T = '$timeFilter';
+const BY_TIME = 'GROUP BY time($__interval)';
+
+// ---- dashboards --------------------------------------------------------------------------------------------------
+
+const traffic = dashboard(
+  'cdn-traffic',
+  'CDN traffic overview',
+  'Bandwidth, traffic, hits, cache ratio and status classes per account (metrics API: cdn_metrics; statistics API: cdn_traffic, final about an hour late).',
+  [accountVar],
+  [
+    panel('stat', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { unit: 'bytes', calc: 'sum' }),
+    panel('stat', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { calc: 'sum' }),
+    panel('stat', 'Cache ratio', [q(`SELECT mean("cache_ratio") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { unit: 'percentunit', decimals: 1 }),
+    panel('stat', 'Peak bandwidth', [q(`SELECT max("bandwidth") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { unit: 'bps' }),
+    panel('timeseries', 'Bandwidth: edge vs origin', [
+      q(`SELECT mean("edge_bandwidth") AS "edge", mean("origin_bandwidth") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
+    ], 12, { unit: 'bps', interval: '10m' }),
+    panel('timeseries', 'Requests: edge vs origin', [
+      q(`SELECT sum("edge_requests_total") AS "edge", sum("origin_requests_total") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
+    ], 12, { interval: '10m' }),
+    panel('timeseries', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { unit: 'bytes', interval: '5m', stack: true }),
+    panel('timeseries', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m', stack: true }),
+    panel('timeseries', 'Cache ratio', [
+      q(`SELECT mean("cache_ratio") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account statistics'),
+      q(`SELECT mean("edge_hit_ratio") FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account metrics'),
+    ], 12, { unit: 'percentunit', interval: '10m' }),
+    panel('timeseries', 'Edge status classes', [
+      q(`SELECT sum("edge_status_2xx") AS "2xx", sum("edge_status_3xx") AS "3xx", sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
+    ], 12, { interval: '10m', stack: true }),
+  ],
+);
+
+const resourceVar = variable('resource', `SHOW TAG VALUES FROM "cdn_metrics_resource" WITH KEY = "resource_name" WHERE ${ACC}`);
+const topVar = {
+  name: 'top',
+  label: 'top N',
+  type: 'custom',
+  query: '5,10,20,50',
+  current: { selected: true, text: '10', value: '10' },
+  options: ['5', '10', '20', '50'].map((v) => ({ selected: v === '10', text: v, value: v })),
+};
+const RES = `"resource_name" =~ /^$resource$/`;
+
+const resources = dashboard(
+  'cdn-resources',
+  'CDN resources',
+  'Per resource: top N by traffic and hits (statistics grouping resources), bandwidth, hit ratio and errors (metrics per resource).',
+  [accountVar, resourceVar, topVar],
+  [
+    panel('table', 'Top resources by traffic', [
+      q(`SELECT top("traffic", "resource_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'resources' AND ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
+    ], 12, { unit: 'bytes', sortBy: 'traffic' }),
+    panel('table', 'Top resources by hits', [
+      q(`SELECT top("hits", "resource_name", $top) AS "hits" FROM (SELECT sum("hits") AS "hits" FROM "cdn_traffic" WHERE "grouping" = 'resources' AND ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
+    ], 12, { sortBy: 'hits' }),
+    panel('timeseries', 'Edge bandwidth per resource', [
+      q(`SELECT mean("edge_bandwidth") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
+    ], 12, { unit: 'bps', interval: '10m' }),
+    panel('timeseries', 'Traffic per resource', [
+      q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'resources' AND ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
+    ], 12, { unit: 'bytes', interval: '5m', stack: true }),
+    panel('timeseries', 'Edge hit ratio per resource', [
+      q(`SELECT mean("edge_hit_ratio") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
+    ], 12, { unit: 'percentunit', interval: '10m' }),
+    panel('timeseries', 'Edge 4xx and 5xx per resource', [
+      q(`SELECT sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name $col'),
+    ], 12, { interval: '10m' }),
+    panel('timeseries', 'Origin requests per resource', [
+      q(`SELECT sum("origin_requests_total") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
+    ], 24, { interval: '10m', stack: true }),
+  ],
+);
+
+const geography = dashboard(
+  'cdn-geography',
+  'CDN geography',
+  'Traffic and hits by country and region (statistics groupings countries and regions).',
+  [accountVar, { ...topVar }],
+  [
+    panel('table', 'Countries', [
+      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", mean("cache_ratio") AS "cache ratio" FROM "cdn_traffic" WHERE "grouping" = 'countries' AND ${ACC} AND ${T} GROUP BY "country", "country_name"`, '', true),
+    ], 12, { sortBy: 'traffic', h: 10 }),
+    panel('table', 'Regions', [
+      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic" WHERE "grouping" = 'regions' AND ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`, '', true),
+    ], 12, { sortBy: 'traffic', h: 10 }),
+    panel('table', 'Top countries by traffic', [
+      q(`SELECT top("traffic", "country_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'countries' AND ${ACC} AND ${T} GROUP BY "country_name")`, '', true),
+    ], 8, { unit: 'bytes', sortBy: 'traffic' }),
+    panel('timeseries', 'Traffic by country', [
+      q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'countries' AND ${ACC} AND ${T} ${BY_TIME}, "country_name" fill(none)`, '$tag_country_name'),
+    ], 16, { unit: 'bytes', interval: '5m', stack: true }),
+    panel('timeseries', 'Hits by region', [
+      q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'regions' AND ${ACC} AND ${T} ${BY_TIME}, "country", "region_name" fill(none)`, '$tag_country $tag_region_name'),
+    ], 24, { interval: '5m', stack: true }),
+  ],
+);
+
+const statusCodes = dashboard(
+  'cdn-status-codes',
+  'CDN status codes',
+  'HTTP response codes: hits per code (statistics grouping codes) and edge/origin status counters (metrics).',
+  [accountVar],
+  [
+    panel('stat', 'Edge error ratio (4xx + 5xx)', [
+      q(`SELECT (sum("edge_status_4xx") + sum("edge_status_5xx")) / sum("edge_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`),
+    ], 8, { unit: 'percentunit', decimals: 2 }),
+    panel('stat', 'Origin error ratio (4xx + 5xx)', [
+      q(`SELECT (sum("origin_status_4xx") + sum("origin_status_5xx")) / sum("origin_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`),
+    ], 8, { unit: 'percentunit', decimals: 2 }),
+    panel('stat', 'Edge 5xx', [q(`SELECT sum("edge_status_5xx") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
+    panel('timeseries', 'Hits by HTTP code', [
+      q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'codes' AND ${ACC} AND ${T} ${BY_TIME}, "code" fill(none)`, '$tag_code'),
+    ], 12, { interval: '5m', stack: true }),
+    panel('table', 'Hits per code', [
+      q(`SELECT sum("hits") AS "hits", sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'codes' AND ${ACC} AND ${T} GROUP BY "code"`, '', true),
+    ], 12, { sortBy: 'hits' }),
+    panel('timeseries', 'Edge responses by status', [
+      q(`SELECT sum("edge_status_200") AS "200", sum("edge_status_206") AS "206", sum("edge_status_304") AS "304", sum("edge_status_403") AS "403", sum("edge_status_404") AS "404", sum("edge_status_500") AS "500", sum("edge_status_502") AS "502", sum("edge_status_503") AS "503", sum("edge_status_504") AS "504" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
+    ], 12, { interval: '10m' }),
+    panel('timeseries', 'Origin status classes', [
+      q(`SELECT sum("origin_status_2xx") AS "2xx", sum("origin_status_3xx") AS "3xx", sum("origin_status_4xx") AS "4xx", sum("origin_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
+    ], 12, { interval: '10m', stack: true }),
+  ],
+);
+
+const streamVar = variable('stream', `SHOW TAG VALUES FROM "cdn_views" WITH KEY = "stream" WHERE ${ACC}`);
+const STREAM = `"stream" =~ /^$stream$/`;
+
+const audience = dashboard(
+  'cdn-streams',
+  'Stream audience',
+  'Views, unique users and peak simultaneous views, in total, by stream and by stream type (stream view statistics: cdn_views).',
+  [accountVar, streamVar],
+  [
+    panel('stat', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
+    panel('stat', 'Peak simultaneous views', [q(`SELECT max("views_max") FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 8),
+    panel('stat', 'Peak users in a bucket', [q(`SELECT max("users") FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 8, {
+      description: 'Unique users are counted per bucket; they do not add up across buckets.',
+    }),
+    panel('timeseries', 'Views and users', [
+      q(`SELECT sum("views") AS "views", sum("users") AS "users" FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
+    ], 12, { interval: '5m' }),
+    panel('timeseries', 'Peak simultaneous views by stream type', [
+      q(`SELECT max("views_max") FROM "cdn_views" WHERE "grouping" = 'stream-types' AND ${ACC} AND ${T} ${BY_TIME}, "stream_type" fill(none)`, '$tag_stream_type'),
+    ], 12, { interval: '5m' }),
+    panel('timeseries', 'Peak simultaneous views by stream', [
+      q(`SELECT max("views_max") FROM "cdn_views" WHERE "grouping" = 'streams' AND ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
+    ], 12, { interval: '5m' }),
+    panel('timeseries', 'Views by stream', [
+      q(`SELECT sum("views") FROM "cdn_views" WHERE "grouping" = 'streams' AND ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
+    ], 12, { interval: '5m', stack: true }),
+    panel('table', 'Streams', [
+      q(`SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous", max("users") AS "peak users" FROM "cdn_views" WHERE "grouping" = 'streams' AND ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`, '', true),
+    ], 24, { sortBy: 'views' }),
+  ],
+);
+
+const dvrStreamVar = variable('stream', `SHOW TAG VALUES FROM "cdn_dvr" WITH KEY = "stream" WHERE ${ACC}`);
+const hostVar = variable('host', `SHOW TAG VALUES FROM "cdn_dvr" WITH KEY = "host" WHERE ${ACC}`, 'node');
+const DVR = `${ACC} AND ${STREAM} AND "host" =~ /^$host$/`;
+
+const dvr = dashboard(
+  'cdn-dvr',
+  'DVR',
+  'Network DVR per stream and node: alive, enabled, recorded duration, depth, and the recorded periods (cdn_dvr snapshots, cdn_dvr_range).',
+  [accountVar, dvrStreamVar, hostVar],
+  [
+    panel('state-timeline', 'Alive per node', [
+      q(`SELECT last("is_alive") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`, '$tag_stream @ $tag_host'),
+    ], 12, { interval: '1m' }),
+    panel('state-timeline', 'DVR enabled per node', [
+      q(`SELECT last("enabled") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`, '$tag_stream @ $tag_host'),
+    ], 12, { interval: '1m' }),
+    panel('timeseries', 'Recorded duration per node', [
+      q(`SELECT last("duration") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
+    ], 12, { unit: 's', interval: '1m' }),
+    panel('timeseries', 'Recorded periods per node', [
+      q(`SELECT last("ranges") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
+    ], 12, { interval: '1m' }),
+    panel('timeseries', 'DVR depth (window)', [
+      q(`SELECT last("window") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
+    ], 8, { unit: 's', interval: '1m' }),
+    panel('table', 'Recorded periods (time = start)', [
+      q(`SELECT "duration", "end", "stream", "host" FROM "cdn_dvr_range" WHERE ${DVR} AND ${T} ORDER BY time DESC LIMIT 200`, '', true),
+    ], 16, { unit: 's' }),
+  ],
+);
+
+const jobVar = variable('job', 'SHOW TAG VALUES FROM "cdn_collector" WITH KEY = "job"');
+const apiVar = variable('api', 'SHOW TAG VALUES FROM "cdn_collector" WITH KEY = "api"');
+const API = `"api" =~ /^$api$/`;
+const JOB = `"job" =~ /^$job$/`;
+/** Counters are cumulative since process start: the increase per interval survives restarts. */
+const increase = (kind, by, where = '') =>
+  `SELECT non_negative_difference(last("total")) FROM "cdn_collector" WHERE "kind" = '${kind}'${where} AND ${T} ${BY_TIME}${by.map((t) => `, "${t}"`).join('')} fill(none)`;
+const gauge = (kind, field, agg = 'last') =>
+  `SELECT ${agg}("${field}") FROM "cdn_collector" WHERE "kind" = '${kind}' AND ${JOB} AND ${T} ${BY_TIME}, "job" fill(none)`;
+
+const collector = dashboard(
+  'cdn-collector-health',
+  'Collector health',
+  'cdn-collector watching itself (cdn_collector, written once a minute; also on /metrics): calls and 429s per API, retries, errors, lag, checkpoint age, backlog, dead letters.',
+  [apiVar, jobVar],
+  [
+    panel('stat', 'Dead letters', [q(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'dead_letters' AND ${T}`)], 6, {
+      description: 'Lines the database rejected permanently since the collector started; kept in the dead-letter file on the state volume.',
+    }),
+    panel('stat', 'Write failures', [q(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'write_failures' AND ${T}`)], 6),
+    panel('stat', 'Max job lag', [q(`SELECT max("last") FROM (${gauge('job_lag', 'lag_seconds')})`)], 6, { unit: 's' }),
+    panel('stat', 'Backfill remaining (windows)', [q(`SELECT sum("last") FROM (SELECT last("windows") FROM "cdn_collector" WHERE "kind" = 'job_backlog' AND ${JOB} AND ${T} GROUP BY "job")`)], 6),
+    panel('timeseries', 'API calls by status', [q(increase('api_calls', ['api', 'status'], ` AND ${API}`), '$tag_api $tag_status')], 12, { interval: '1m', stack: true }),
+    panel('timeseries', '429 Too Many Requests', [q(increase('api_throttled', ['api'], ` AND ${API}`), '$tag_api')], 12, { interval: '1m' }),
+    panel('timeseries', 'Retries', [q(increase('api_retries', ['api'], ` AND ${API}`), '$tag_api')], 12, { interval: '1m' }),
+    panel('timeseries', 'Errors', [
+      q(increase('api_calls', ['api', 'status'], ` AND ${API} AND "status" !~ /^[23]/`), 'call $tag_api $tag_status'),
+      q(increase('job_failures', ['job'], ` AND ${JOB}`), 'job $tag_job'),
+      q(increase('write_failures', []), 'sink write'),
+    ], 12, { interval: '1m', description: 'Calls answered other than 2xx/3xx (or not answered), collection passes stopped by an error, failed sink writes.' }),
+    panel('timeseries', 'Lag per job', [q(gauge('job_lag', 'lag_seconds'), '$tag_job')], 12, {
+      unit: 's', interval: '1m', description: 'Now minus the end of the contiguous collected prefix; statistics lag about an hour by design.',
+    }),
+    panel('timeseries', 'Checkpoint age per job', [q(gauge('checkpoint_age', 'age_seconds'), '$tag_job')], 12, { unit: 's', interval: '1m' }),
+    panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, { interval: '1m' }),
+    panel('timeseries', 'Points written by measurement', [q(increase('points_written', ['measurement']), '$tag_measurement')], 12, { interval: '1m', stack: true }),
+  ],
+);
+
+// ---- output ------------------------------------------------------------------------------------------------------
+
+const all = { 'cdn-traffic': traffic, 'cdn-resources': resources, 'cdn-geography': geography, 'cdn-status-codes': statusCodes, 'cdn-streams': audience, 'cdn-dvr': dvr, 'cdn-collector-health': collector };
+const check = process.argv.includes('--check');
+let stale = 0;
+for (const [name, json] of Object.entries(all)) {
+  const path = join(OUT, `${name}.json`);
+  const text = `${JSON.stringify(json, null, 2)}\n`;
+  if (!check) writeFileSync(path, text);
+  else if (readOrEmpty(path) !== text) {
+    process.stderr.write(`${path} differs from what config/grafana/generate.mjs produces; run it\n`);
+    stale++;
+  }
+}
+process.exitCode = stale > 0 ? 1 : 0;
+
+function readOrEmpty(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,135 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { loadConfigFile } from '../../src/config/loader.js';
+import { SCHEMA } from '../../src/schema.js';
+import { checkQuery, type GroupingValues } from './query-check.js';
+
+const GRAFANA = 'config/grafana';
+const DASHBOARDS = join(GRAFANA, 'dashboards');
+const FILES = readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json')).sort();
+
+interface Target { refId: string; query?: string; rawQuery?: boolean; datasource?: { uid?: string } }
+interface Panel { id: number; title: string; type: string; targets?: Target[]; gridPos?: Record<string, number> }
+interface Variable { name: string; type: string; query?: unknown }
+interface Dashboard { uid: string; title: string; panels: Panel[]; templating: { list: Variable[] } }
+
+const dashboards = FILES.map((file) => ({ file, json: JSON.parse(readFileSync(join(DASHBOARDS, file), 'utf8')) as Dashboard }));
+
+/** Every query of a dashboard: panel targets and query variables, with where it sits (for failure messages). */
+function queriesOf(d: Dashboard): Array<{ where: string; query: string }> {
+  const out = d.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `panel "${p.title}" ${t.refId}`, query: t.query ?? '' })));
+  for (const v of d.templating.list) if (v.type === 'query') out.push({ where: `variable $${v.name}`, query: String(v.query) });
+  return out;
+}
+
+/** Groupings the compose configs collect: a panel on another grouping would stay empty. */
+function groupingsOf(configFile: string): GroupingValues {
+  const env = { CDN_BASE_URL: 'http://sim:8080', CDN_TOKEN: 't', CDN_ACCOUNTS: 'a', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' };
+  const config = loadConfigFile(configFile, env);
+  return { cdn_traffic: config.jobs.statistic.groupings, cdn_views: config.jobs.streamstat.groupings };
+}
+
+const BUILTIN_VARIABLES = new Set(['timeFilter', '__interval', '__interval_ms', '__from', '__to', '__range', '__timeFilter']);
+
+describe('InfluxQL checker (the dashboard test can fail)', () => {
+  const ok = (q: string) => expect(checkQuery(q, SCHEMA)).toEqual([]);
+  const bad = (q: string, problem: RegExp) => expect(checkQuery(q, SCHEMA).join('\n')).toMatch(problem);
+
+  it('accepts queries on real names, subqueries on their columns, and SHOW TAG VALUES on real tags', () => {
+    ok(`SELECT mean("edge_bandwidth") AS "edge" FROM "cdn_metrics" WHERE "account" =~ /^$account$/ AND $timeFilter GROUP BY time($__interval), "account" fill(none)`);
+    ok(`SELECT top("traffic", "resource_name", $top) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'resources' GROUP BY "resource_name")`);
+    ok(`SELECT (sum("edge_status_4xx") + sum(edge_status_5xx)) / sum("edge_requests_total") FROM cdn_metrics WHERE time > now() - 1h`);
+    ok('SHOW TAG VALUES FROM "cdn_views" WITH KEY = "stream" WHERE "account" =~ /^(a|b)$/');
+    ok(`SELECT non_negative_difference(last("total")) FROM "cdn_collector" WHERE "kind" = 'api_calls' AND "status" !~ /^[23]/ GROUP BY time(1m), "api"`);
+  });
+
+  it('names the unknown measurement, field, tag, group-by tag, subquery column and tag key', () => {
+    bad('SELECT mean("edge_bandwidth") FROM "cdn_metric"', /unknown measurement "cdn_metric"/);
+    bad('SELECT mean("edge_bandwith") FROM "cdn_metrics"', /SELECT names "edge_bandwith"/);
+    bad(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "acount" = 'a'`, /WHERE names "acount"/);
+    bad('SELECT sum("views") FROM "cdn_views" GROUP BY time(5m), "streamtype"', /GROUP BY "streamtype"/);
+    bad('SELECT max("lag_seconds") FROM (SELECT last("lag_seconds") FROM "cdn_collector" GROUP BY "job")', /SELECT names "lag_seconds", not a field or tag of the subquery/);
+    bad('SELECT top("traffic", "country", 5) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" GROUP BY "country_name")', /"country"/);
+    bad('SHOW TAG VALUES FROM "cdn_dvr" WITH KEY = "node"', /"node" is not a tag of cdn_dvr/);
+    bad('SHOW TAG VALUES WITH KEY = "acount"', /"acount" is not a tag of any measurement/);
+  });
+
+  it('checks the fixed tag values: self-monitoring kind and its field, collected groupings', () => {
+    bad(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'api_call'`, /kind 'api_call' is not a self-monitoring metric/);
+    bad(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'job_lag'`, /kind 'job_lag' carries field "lag_seconds", not "total"/);
+    expect(checkQuery(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'browsers'`, SCHEMA, { cdn_traffic: ['total', 'codes'] })).toEqual([
+      `grouping 'browsers' is not written to cdn_traffic (total, codes)`,
+    ]);
+  });
+
+  it('refuses what it cannot check instead of passing it', () => {
+    bad('SELECT * FROM "cdn_metrics"', /does not parse/);
+    bad('SELECT mean("x") FROM /cdn_.*/', /does not parse/);
+    bad(`SELECT mean("edge_bandwidth") FROM "cdn_metrics" WHERE "account" = 'a`, /does not parse/);
+    bad('SELECT mean("edge_bandwidth") FROM "cdn_metrics" GARBAGE', /does not parse/);
+  });
+});
+
+describe('provisioned Grafana dashboards', () => {
+  const datasources = parseYaml(readFileSync(join(GRAFANA, 'provisioning/datasources/influxdb.yaml'), 'utf8')) as {
+    datasources: Array<{ uid: string; type: string; jsonData: { version?: string } }>;
+  };
+  const ds = datasources.datasources[0]!;
+
+  it('are the committed output of config/grafana/generate.mjs', () => {
+    expect(() => execFileSync(process.execPath, [join(GRAFANA, 'generate.mjs'), '--check'], { stdio: 'pipe' })).not.toThrow();
+  });
+
+  it('cover every dashboard of the issue, with unique uids, on the provisioned InfluxQL data source', () => {
+    expect(FILES).toEqual(['cdn-collector-health.json', 'cdn-dvr.json', 'cdn-geography.json', 'cdn-resources.json', 'cdn-status-codes.json', 'cdn-streams.json', 'cdn-traffic.json']);
+    expect(new Set(dashboards.map((d) => d.json.uid)).size).toBe(dashboards.length);
+    expect(ds).toMatchObject({ type: 'influxdb', jsonData: { version: 'InfluxQL' } });
+    for (const { json } of dashboards) {
+      expect(json.panels.length, json.title).toBeGreaterThan(0);
+      for (const p of json.panels) {
+        expect(p.gridPos, `${json.title}: ${p.title}`).toBeDefined();
+        expect(p.targets?.length, `${json.title}: ${p.title}`).toBeGreaterThan(0);
+        for (const t of p.targets ?? []) expect({ panel: p.title, uid: t.datasource?.uid, raw: t.rawQuery }).toEqual({ panel: p.title, uid: ds.uid, raw: true });
+      }
+    }
+  });
+
+  it('have template variables for account, resource and stream', () => {
+    const vars = (uid: string) => dashboards.find((d) => d.json.uid === uid)!.json.templating.list.map((v) => v.name);
+    expect(vars('cdn-traffic')).toContain('account');
+    expect(vars('cdn-resources')).toEqual(expect.arrayContaining(['account', 'resource']));
+    expect(vars('cdn-streams')).toEqual(expect.arrayContaining(['account', 'stream']));
+    expect(vars('cdn-dvr')).toEqual(expect.arrayContaining(['account', 'stream']));
+  });
+
+  for (const config of ['config/collector.docker.yaml', 'config/collector.sim.yaml']) {
+    it(`name only measurements, tags, fields and groupings the collector writes (${config})`, () => {
+      const groupings = groupingsOf(config);
+      const problems = dashboards.flatMap(({ json }) =>
+        queriesOf(json).flatMap(({ where, query }) => checkQuery(query, SCHEMA, groupings).map((p) => `${json.title} / ${where}: ${p}`)),
+      );
+      expect(problems).toEqual([]);
+    });
+  }
+
+  it('use only variables they define', () => {
+    const problems: string[] = [];
+    for (const { json } of dashboards) {
+      const defined = new Set(json.templating.list.map((v) => v.name));
+      for (const { where, query } of queriesOf(json)) {
+        for (const [, name] of query.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) {
+          if (!defined.has(name!) && !BUILTIN_VARIABLES.has(name!)) problems.push(`${json.title} / ${where}: $${name}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('show every measurement the collector writes somewhere', () => {
+    const used = new Set(dashboards.flatMap(({ json }) => queriesOf(json).flatMap(({ query }) => [...query.matchAll(/FROM "([a-z_]+)"/g)].map((m) => m[1]))));
+    expect([...SCHEMA.keys()].filter((m) => !used.has(m))).toEqual([]);
+  });
+});

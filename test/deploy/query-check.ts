@@ -1,0 +1,86 @@
+/**
+ * Holds a parsed InfluxQL query against the collector's schema: every measurement, tag and field it names must be one
+ * the collector writes, a subquery's outer query may only use the subquery's columns and tags, and the tag values the
+ * collector fixes (cdn_collector `kind`, `grouping`) must be ones it writes, with the field that kind carries.
+ */
+import type { MeasurementSchema } from '../../src/points.js';
+import { METRICS } from '../../src/telemetry/metrics.js';
+import { parseInfluxQL, type Query, type SelectQuery } from './influxql.js';
+
+type Schema = ReadonlyMap<string, MeasurementSchema>;
+
+/** Names a SELECT makes available to an outer query or to its checks. */
+interface Scope {
+  measurement?: MeasurementSchema;
+  tags: Set<string>;
+  names: Set<string>;
+}
+
+/** Grouping tag values per measurement (the `grouping` tag of cdn_traffic and cdn_views). */
+export type GroupingValues = Record<string, readonly string[]>;
+
+export function checkQuery(text: string, schema: Schema, groupings: GroupingValues = {}): string[] {
+  let query: Query;
+  try {
+    query = parseInfluxQL(text);
+  } catch (err) {
+    return [`does not parse: ${(err as Error).message}`];
+  }
+  const problems: string[] = [];
+  if (query.kind === 'show-tag-values') {
+    const candidates = query.measurement !== undefined ? [schema.get(query.measurement)] : [...schema.values()];
+    if (query.measurement !== undefined && !candidates[0]) problems.push(`unknown measurement "${query.measurement}"`);
+    const known = candidates.filter((m): m is MeasurementSchema => m !== undefined);
+    if (known.length > 0 && !known.some((m) => query.key in m.tags)) problems.push(`"${query.key}" is not a tag of ${names(known)}`);
+    for (const ref of query.whereRefs) {
+      if (known.length > 0 && !known.some((m) => ref in m.tags)) problems.push(`WHERE names "${ref}", not a tag of ${names(known)}`);
+    }
+    return problems;
+  }
+  checkSelect(query, schema, groupings, problems);
+  return problems;
+}
+
+function checkSelect(q: SelectQuery, schema: Schema, groupings: GroupingValues, problems: string[]): Scope {
+  let scope: Scope;
+  if ('measurement' in q.source) {
+    const m = schema.get(q.source.measurement);
+    if (!m) {
+      problems.push(`unknown measurement "${q.source.measurement}"`);
+      return { tags: new Set(q.groupBy), names: new Set([...q.columns, ...q.groupBy]) };
+    }
+    const tags = new Set(Object.keys(m.tags));
+    scope = { measurement: m, tags, names: new Set([...tags, ...Object.keys(m.fields)]) };
+  } else {
+    const sub = q.source.subquery;
+    checkSelect(sub, schema, groupings, problems);
+    // A subquery hands on its columns, and as tags only what it grouped by.
+    scope = { tags: new Set(sub.groupBy), names: new Set([...sub.columns, ...sub.groupBy]) };
+  }
+  const where = scope.measurement ? `of ${scope.measurement.name}` : 'of the subquery';
+  for (const ref of q.selected) if (!scope.names.has(ref)) problems.push(`SELECT names "${ref}", not a field or tag ${where}`);
+  for (const ref of q.whereRefs) if (!scope.names.has(ref)) problems.push(`WHERE names "${ref}", not a tag or field ${where}`);
+  for (const tag of q.groupBy) if (!scope.tags.has(tag)) problems.push(`GROUP BY "${tag}", not a tag ${where}`);
+  if (scope.measurement) checkTagValues(q, scope.measurement, groupings, problems);
+  return scope;
+}
+
+function checkTagValues(q: SelectQuery, m: MeasurementSchema, groupings: GroupingValues, problems: string[]): void {
+  for (const { key, value } of q.equals) {
+    if (key === 'grouping' && groupings[m.name] && !groupings[m.name]!.includes(value)) {
+      problems.push(`grouping '${value}' is not written to ${m.name} (${groupings[m.name]!.join(', ')})`);
+    }
+    if (key === 'kind' && m.name === 'cdn_collector') {
+      const def = (METRICS as Record<string, { field: string } | undefined>)[value];
+      if (!def) problems.push(`kind '${value}' is not a self-monitoring metric (${Object.keys(METRICS).join(', ')})`);
+      else {
+        const wrong = q.selected.filter((f) => f in m.fields && f !== def.field);
+        if (wrong.length > 0) problems.push(`kind '${value}' carries field "${def.field}", not ${wrong.map((f) => `"${f}"`).join(', ')}`);
+      }
+    }
+  }
+}
+
+function names(ms: MeasurementSchema[]): string {
+  return ms.length === 1 ? ms[0]!.name : 'any measurement';
+}
