@@ -70,12 +70,16 @@ export class Collector {
     const now = clock.now();
     const rule = job.rule;
     if (!job.backfill) {
+      if (job.currentSpans) return job.currentSpans(now);
       const from = floorTo(now, rule.stepMs);
       return [{ from, to: from + rule.stepMs }];
     }
-    const end = Math.min(collectableEnd(rule, now), range?.to ?? Infinity);
+    const newest = collectableEnd(rule, now);
+    const end = Math.min(newest, range?.to ?? Infinity);
     const confirmed = store.confirmed(job.key);
-    const origin = range?.from ?? confirmed[0]?.from ?? now - initialLookbackMs;
+    // A new job starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
+    // the lookback, it would never start); once it has confirmed a span, that span fixes its origin.
+    const origin = range?.from ?? confirmed[0]?.from ?? newest - initialLookbackMs;
     const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
     if (start >= end) return [];
     return store.missing(job.key, start, end).flatMap((gap) => cutSpans(rule, gap.from, gap.to));

@@ -24,8 +24,13 @@ export interface CollectJob {
   key: string;
   api: ApiName;
   rule: JobRule;
-  /** False for state snapshots (DVR): the past cannot be read, so there is nothing to backfill. */
+  /**
+   * False for jobs without checkpoints: state snapshots (DVR: the past cannot be read) and provisional early reads of
+   * statistics (re-read once final by the checkpointed job). Such a job reads `currentSpans(now)` on every pass.
+   */
   backfill: boolean;
+  /** Spans a non-checkpointed job reads now; default: the step window that contains `now`. */
+  currentSpans?(now: number): Span[];
   /** HTTP calls one span costs (paging excluded): for planning. */
   callsPerSpan: number;
   /** Reads one span and maps it to points. Paging calls go through the same client. */

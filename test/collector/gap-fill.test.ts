@@ -29,7 +29,8 @@ describe('gaps after downtime', () => {
     await first.collector.tick();
     const metricsJob = first.collector.jobs.find((j) => j.key === 'metrics/acme')!;
     const origin = first.store.confirmed(metricsJob.key)[0]!.from;
-    expect(origin).toBe(start - HOUR); // initial lookback of 1 h
+    // Initial lookback of 1 h before the newest collectable window (start − 2 min delay, floored to 10 minutes).
+    expect(origin).toBe(start - 10 * MINUTE - HOUR);
     await first.close();
 
     clock.advance(5 * HOUR + 7 * MINUTE); // the daemon was down for five hours

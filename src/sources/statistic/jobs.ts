@@ -1,15 +1,21 @@
 import type { CollectorConfig } from '../../config/schema.js';
-import { statisticRule } from '../../plan/windows.js';
-import { anyFullBucket, collectPages, fullPage } from '../paging.js';
+import type { HttpClient } from '../../http/client.js';
+import type { Point } from '../../points.js';
+import { provisionalSpans, statisticRule } from '../../plan/windows.js';
 import { fixedLengthMs, parseGranularity } from '../granularity.js';
-import type { CollectJob } from '../types.js';
+import { anyFullBucket, collectPages, fullPage } from '../paging.js';
+import type { CollectJob, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import type { StatisticGrouping } from './params.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
 
+type Grouping = 'total' | StatisticGrouping;
+
 /**
  * Traffic statistics: one job per account and grouping, read through the `/times…` endpoints so one call covers a
  * whole span of buckets (5 calls/min go a long way), and only once the buckets are final (`lag` after they end).
+ * With `provisional`, a second job per account and grouping reads the closed but not yet final buckets early; it
+ * keeps no checkpoint, and the final read later overwrites its points (same series and time).
  */
 export function statisticJobs(config: CollectorConfig): CollectJob[] {
   const c = config.jobs.statistic;
@@ -17,29 +23,39 @@ export function statisticJobs(config: CollectorConfig): CollectJob[] {
   // checkConfig has validated the granularity as fixed-length.
   const stepMs = fixedLengthMs(parseGranularity(c.granularity)!)!;
   const rule = statisticRule(stepMs, c.lag, c.span);
+  const read = (account: string, grouping: Grouping) => (span: Span, http: HttpClient) =>
+    readSpan(new StatisticClient(http, { language: config.api.language }), account, grouping, c.granularity, span);
   return config.accounts.flatMap((account) =>
-    c.groupings.map(
-      (grouping): CollectJob => ({
+    c.groupings.flatMap((grouping): CollectJob[] => {
+      const final: CollectJob = {
         key: `statistic/${account}/${grouping}`,
         api: 'statistic',
         rule,
         backfill: true,
         callsPerSpan: 1,
-        collect: async (span, http) => {
-          const client = new StatisticClient(http, { language: config.api.language });
-          const q = { account, start: span.from, end: span.to, granularity: c.granularity };
-          if (grouping === 'total') {
-            // offset/limit of /times page the buckets themselves.
-            return collectPages(async (offset, limit) => (await client.times({ ...q, offset, limit })).body, timesToPoints, fullPage);
-          }
-          const g = grouping as StatisticGrouping;
-          return collectPages(
-            async (offset, limit) => (await client.timesGrouped(g, { ...q, offset, limit })).body,
-            (body) => timesGroupedToPoints(g, body),
-            anyFullBucket,
-          );
-        },
-      }),
-    ),
+        collect: read(account, grouping),
+      };
+      if (!c.provisional) return [final];
+      const early: CollectJob = {
+        ...final,
+        key: `statistic-provisional/${account}/${grouping}`,
+        backfill: false,
+        currentSpans: (now) => provisionalSpans(rule, now, c.lag),
+      };
+      return [final, early];
+    }),
+  );
+}
+
+function readSpan(client: StatisticClient, account: string, grouping: Grouping, granularity: string, span: Span): Promise<Point[]> {
+  const q = { account, start: span.from, end: span.to, granularity };
+  if (grouping === 'total') {
+    // offset/limit of /times page the buckets themselves.
+    return collectPages(async (offset, limit) => (await client.times({ ...q, offset, limit })).body, timesToPoints, fullPage);
+  }
+  return collectPages(
+    async (offset, limit) => (await client.timesGrouped(grouping, { ...q, offset, limit })).body,
+    (body) => timesGroupedToPoints(grouping, body),
+    anyFullBucket,
   );
 }
