@@ -56,7 +56,8 @@ export const configSchema = z
             schedule: cron.default('*/1 * * * *'),
           })
           .strict()
-          .default({}),
+          .default({})
+          .describe('short-period traffic metrics (/app/metrics/v1), one call per window'),
         statistic: z
           .object({
             enabled: z.boolean().default(true).describe('collect cdn_traffic'),
@@ -68,10 +69,15 @@ export const configSchema = z
               .min(1)
               .default(['total', 'resources', 'countries', 'codes'])
               .describe('groupings to collect; each costs calls'),
+            provisional: z
+              .boolean()
+              .default(false)
+              .describe('also read closed but not yet final buckets early (fresher, still growing); re-read once final'),
             schedule: cron.default('*/5 * * * *'),
           })
           .strict()
-          .default({}),
+          .default({})
+          .describe('traffic statistics v3 (/app/statistic/v3/times…)'),
         streamstat: z
           .object({
             enabled: z.boolean().default(true).describe('collect cdn_views'),
@@ -86,7 +92,8 @@ export const configSchema = z
             schedule: cron.default('*/1 * * * *'),
           })
           .strict()
-          .default({}),
+          .default({})
+          .describe('stream view statistics v2 (/app/streamstat/v2)'),
         dvr: z
           .object({
             enabled: z.boolean().default(true).describe('collect cdn_dvr and cdn_dvr_range'),
@@ -105,10 +112,12 @@ export const configSchema = z
             schedule: cron.default('*/1 * * * *'),
           })
           .strict()
-          .default({}),
+          .default({})
+          .describe('DVR state snapshots (/app/dvr-net/v1)'),
       })
       .strict()
-      .default({}),
+      .default({})
+      .describe('what to collect and when'),
     sink: z
       .discriminatedUnion('type', [
         z
@@ -143,7 +152,8 @@ export const configSchema = z
         deadLetterPath: z.string().default('./state/dead-letters.jsonl').describe('permanently rejected lines'),
       })
       .strict()
-      .default({}),
+      .default({})
+      .describe('how points are written'),
     state: z
       .object({
         dir: z.string().min(1).default('./state').describe('checkpoint directory (keep it on a volume)'),
@@ -151,11 +161,13 @@ export const configSchema = z
         initialLookback: duration.default('1h').describe('how far back a job with no checkpoint starts'),
       })
       .strict()
-      .default({}),
+      .default({})
+      .describe('checkpoints: where collection resumes after a restart'),
     log: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('JSON log level (stderr)') })
       .strict()
-      .default({}),
+      .default({})
+      .describe('logging'),
     http: z
       .object({
         port: z.number().int().min(0).max(65535).optional().describe('health/metrics listener port; off when unset'),
@@ -163,7 +175,8 @@ export const configSchema = z
         maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
       })
       .strict()
-      .default({}),
+      .default({})
+      .describe('the /healthz and /metrics listener'),
   })
   .strict();
 
