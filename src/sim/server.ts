@@ -89,7 +89,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     stats.request(api);
 
     const fault = faults.next(api);
-    if (fault && (await applyFault(fault, api, req, res))) return;
+    // A slow fault delays the answer, not the arrival: the quota counts the call now, as a real gateway would (a
+    // client that gives up early must still see its call counted at arrival, never later).
+    if (fault && fault !== 'slow' && (await applyFault(fault, api, req, res))) return;
 
     const auth = authenticate(api, tokens, req.headers, url.searchParams);
     if (!auth.ok) return reply(api, res, auth.reply);
@@ -99,6 +101,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return reply(api, res, tooManyRequests(api, retryAfter));
     }
     stats.admitted(api, clock.now());
+    if (fault === 'slow') await applyFault(fault, api, req, res);
 
     let body: unknown;
     if (rawBody.length > 0) {

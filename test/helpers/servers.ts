@@ -50,6 +50,8 @@ export interface InfluxV1Server {
   series(influxql: string, db?: string): Promise<InfluxSeries[]>;
   /** The HTTP service's counters from `/debug/vars` (e.g. `writeReq`, `pointsWrittenOK`). */
   httpStats(): Promise<Record<string, number>>;
+  /** Kills the server (SIGKILL), waits `downtimeMs`, and starts it again on the same port and data directory. */
+  restart(downtimeMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -65,9 +67,16 @@ export async function startInfluxV1(): Promise<InfluxV1Server> {
   const [httpPort, bindPort] = [await freePort(), await freePort()];
   const configPath = join(dir, 'influxdb.conf');
   await writeFile(configPath, influxConfig(dir, httpPort, bindPort));
-  const child = spawn(INFLUXD_BIN, ['run', '-config', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = `http://127.0.0.1:${httpPort}`;
-  const proc = await awaitReady(child, `${url}/ping`, dir, 'influxd');
+  // The data dir outlives one process, so that restart() comes back with everything written before.
+  const launch = async (): Promise<RunningProcess> => {
+    const child = spawn(INFLUXD_BIN, ['run', '-config', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+    return awaitReady(child, `${url}/ping`, undefined, 'influxd');
+  };
+  let proc = await launch().catch(async (err: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  });
 
   async function series(influxql: string, db?: string): Promise<InfluxSeries[]> {
     const params = new URLSearchParams({ q: influxql, epoch: 'ms' });
@@ -97,7 +106,15 @@ export async function startInfluxV1(): Promise<InfluxV1Server> {
       const vars = (await res.body.json()) as Record<string, { name?: string; values?: Record<string, number> }>;
       return Object.values(vars).find((v) => v?.name === 'httpd')?.values ?? {};
     },
-    stop: () => proc.stop(),
+    async restart(downtimeMs = 0) {
+      await proc.stop();
+      await new Promise((resolve) => setTimeout(resolve, downtimeMs));
+      proc = await launch();
+    },
+    async stop() {
+      await proc.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -177,8 +194,8 @@ interface RunningProcess {
   stop(): Promise<void>;
 }
 
-/** Polls `readyUrl` until it answers 2xx; on failure kills the child and reports its stderr. */
-async function awaitReady(child: ChildProcess, readyUrl: string, dir: string, label: string): Promise<RunningProcess> {
+/** Polls `readyUrl` until it answers 2xx; on failure kills the child and reports its stderr. `dir` is removed on stop. */
+async function awaitReady(child: ChildProcess, readyUrl: string, dir: string | undefined, label: string): Promise<RunningProcess> {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -191,7 +208,7 @@ async function awaitReady(child: ChildProcess, readyUrl: string, dir: string, la
       child.kill('SIGKILL');
       await exited;
     }
-    await rm(dir, { recursive: true, force: true });
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline && alive) {
