@@ -25,7 +25,8 @@ export class ScaledClock implements Clock {
   private readonly realStart = Date.now();
   constructor(
     private readonly origin: number,
-    private readonly speed: number,
+    /** Public so waiting code (the limiter's sleeper) can turn clock milliseconds into real ones. */
+    readonly speed: number,
   ) {}
   now(): number {
     return this.origin + (Date.now() - this.realStart) * this.speed;

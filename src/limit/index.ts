@@ -3,5 +3,5 @@ export { LimiterSet } from './limiter-set.js';
 export { SlidingWindow } from './sliding-window.js';
 export { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-export { pollingSleeper, sleepUntil } from './sleep.js';
+export { pollingSleeper, sleeperFor, sleepUntil } from './sleep.js';
 export type { CallJournal, LimiterEvent, Priority, QuotaRule, QuotaSet, RunOptions, Sleeper } from './types.js';

@@ -3,7 +3,7 @@ import { ApiError, isRetryable, type ApiName } from '../http/errors.js';
 import { backoffDelay, DEFAULT_BACKOFF, isQuotaRejection, retryAfterMs, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';
-import { pollingSleeper, sleepUntil } from './sleep.js';
+import { sleeperFor, sleepUntil } from './sleep.js';
 import type { CallJournal, LimiterEvent, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
 import { WaiterQueue, type Waiter } from './waiters.js';
 
@@ -22,7 +22,7 @@ export interface LimiterOptions {
   journal?: CallJournal;
   /** Source of jitter (tests pass a fixed one). */
   random?: () => number;
-  /** How waiting is done (tests pass virtual time). Default: real timers, polling the clock every 250 ms. */
+  /** How waiting is done (tests pass virtual time). Default: `sleeperFor(clock)`, exact real timers where it can. */
   sleep?: Sleeper;
 }
 
@@ -59,7 +59,7 @@ export class Limiter {
   ) {
     this.window = new SlidingWindow(quota, options.marginMs ?? 50, options.maxConcurrent ?? Number.POSITIVE_INFINITY);
     this.clock = options.clock ?? systemClock;
-    this.sleep = options.sleep ?? pollingSleeper();
+    this.sleep = options.sleep ?? sleeperFor(this.clock);
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
     this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.random = options.random ?? Math.random;

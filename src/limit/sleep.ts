@@ -1,5 +1,20 @@
-import type { Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { Sleeper } from './types.js';
+
+/**
+ * The sleeper a limiter on `clock` needs: the system clock and a clock running at a known `speed` (ScaledClock) are
+ * slept on exactly with one real timer (a 250 ms poll would overshoot a scaled wait by 250 ms × speed); any other
+ * clock (ManualClock, moved by hand) is polled.
+ */
+export function sleeperFor(clock: Clock): Sleeper {
+  if (clock === systemClock) return pollingSleeper(Number.POSITIVE_INFINITY);
+  const speed = (clock as { speed?: unknown }).speed;
+  if (typeof speed === 'number' && speed > 0) {
+    const real = pollingSleeper(Number.POSITIVE_INFINITY);
+    return (ms, signal) => real(ms / speed, signal);
+  }
+  return pollingSleeper();
+}
 
 /**
  * Real timers, each sleep capped at `pollMs`: callers re-check their clock after waking, so a clock that runs faster
@@ -18,7 +33,8 @@ export function pollingSleeper(pollMs = 250): Sleeper {
           signal?.removeEventListener('abort', onAbort);
           resolve();
         },
-        Math.max(0, Math.min(ms, pollMs)),
+        // setTimeout takes at most 2^31-1 ms; the caller re-checks its clock and sleeps again.
+        Math.max(0, Math.min(ms, pollMs, 2 ** 31 - 1)),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
     });
