@@ -6,24 +6,26 @@
  * the "server" saw in any sliding window (must be ≤ N) and the calls per second, then the limiter's own overhead
  * per call without a quota.
  *
- * Run: npx vite-node bench/limiter.ts [calls] [quotaCalls] [periodMs] [latencyShare]
+ * Run: node bench/run.js limiter (or npx vite-node bench/limiter.ts [calls] [quotaCalls] [periodMs] [latencyShare])
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import Bottleneck from 'bottleneck';
 import { Limiter } from '../src/limit/limiter.js';
 import { sequence } from '../src/sim/model/rng.js';
 import { maxInSlidingWindow } from '../src/sim/stats.js';
+import { report, target, type Target } from './lib/results.js';
 
-const CALLS = Number(process.argv[2] ?? 30);
-const N = Number(process.argv[3] ?? 5);
-const PERIOD = Number(process.argv[4] ?? 1000);
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const CALLS = Number(positional[0] ?? 30);
+const N = Number(positional[1] ?? 5);
+const PERIOD = Number(positional[2] ?? 1000);
 const CALLERS = 20;
 /** Largest one-way latency as a share of the period. */
-const LATENCY = Number(process.argv[5] ?? 0.1);
+const LATENCY = Number(positional[3] ?? 0.1);
 
 type Gate = (send: () => Promise<void>) => Promise<void>;
 
-async function trial(name: string, gate: Gate): Promise<void> {
+async function trial(name: string, gate: Gate): Promise<{ worst: number; callsPerSec: number }> {
   const random = sequence(99);
   const arrivals: number[] = [];
   const send = async () => {
@@ -45,20 +47,24 @@ async function trial(name: string, gate: Gate): Promise<void> {
     `${name.padEnd(22)} max arrivals in any ${PERIOD} ms: ${worst} (quota ${N}) ${worst > N ? 'OVER QUOTA' : 'ok'}; ` +
       `${(CALLS / seconds).toFixed(1)} calls/s (long-run limit ${((N * 1000) / PERIOD).toFixed(1)})`,
   );
+  return { worst, callsPerSec: CALLS / seconds };
 }
 
-async function overhead(): Promise<void> {
+async function overhead(): Promise<number> {
   const limiter = new Limiter('metrics', null);
   const count = 100_000;
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: count }, () => limiter.run(async () => 1)));
   const ns = Number(process.hrtime.bigint() - started);
   console.log(`overhead without quota: ${(ns / count / 1000).toFixed(2)} µs per call (${count} calls)`);
+  return ns / count / 1000;
 }
 
 const exact = new Limiter('statistic', { calls: N, periodMs: PERIOD });
-await trial('exact sliding window', (send) => exact.run(send));
+const ours = await trial('exact sliding window', (send) => exact.run(send));
 const reservoir = new Bottleneck({ reservoir: N, reservoirRefreshAmount: N, reservoirRefreshInterval: PERIOD });
-await trial('bottleneck reservoir', (send) => reservoir.schedule(send));
+const theirs = await trial('bottleneck reservoir', (send) => reservoir.schedule(send));
 await reservoir.stop({ dropWaitingJobs: true });
-await overhead();
+const overheadUs = await overhead();
+const targets: Target[] = [target('exact limiter: most arrivals in one window', ours.worst, 'max', N)];
+report('limiter', { calls: CALLS, quota: `${N}/${PERIOD}ms`, exact: ours, bottleneck: theirs, overheadUsPerCall: overheadUs }, targets);

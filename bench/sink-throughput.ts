@@ -1,112 +1,164 @@
 /**
- * Sink benchmark: 1 M points into VictoriaMetrics' /api/v2/write, through the bare WriteApi of
- * @influxdata/influxdb-client (everything queued, then close()) and through our v2 sink (confirmed batches, 10k points
- * per write call). Each run is a child process so its peak RSS is its own. Target: sink ≥ 0.9 × bare points/s, sink
- * peak RSS ≤ 150 MB.
+ * Sink throughput: 1 M points of the real schema (bench/lib/points.ts: 1,000 resources, 200 streams, the collector's
+ * chunks) through
+ * - v2: our influx-v2 sink into VictoriaMetrics, and the official client's bare WriteApi (the reference);
+ * - v1: our influx-v1 sink into InfluxDB 1.6.7, and the official client's line protocol (`Point.toLineProtocol`)
+ *   POSTed to /write in 5,000-line batches without waiting, as WriteApi does (1.6 has no /api/v2/write for WriteApi).
+ * Our sinks are fed as the collector feeds them: WRITERS jobs side by side, each awaiting its confirmed `write` before
+ * passing its next span's points. Each run is a child process against a fresh server, so peak RSS is its own.
+ * Target per target: sink ≥ 0.9 × bare points/s, sink peak RSS ≤ 150 MB.
  *
- * Run: npx esbuild bench/sink-throughput.ts --bundle --platform=node --format=esm --packages=external \
- *        --outfile=node_modules/.cache/bench/sink-throughput.mjs && node node_modules/.cache/bench/sink-throughput.mjs [points]
+ * Run: node bench/run.js sink-throughput [--quick]; env BENCH_POINTS, BENCH_ROUNDS, BENCH_WRITERS, BENCH_BATCH,
+ * BENCH_IN_FLIGHT.
  */
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InfluxDB, Point as ClientPoint } from '@influxdata/influxdb-client';
+import { Agent, request } from 'undici';
 import type { Point } from '../src/points.js';
+import { SCHEMA } from '../src/schema.js';
 import { createSink } from '../src/sink/index.js';
-import { startVictoriaMetrics } from '../test/helpers/servers.js';
-import { testSchema } from '../test/sink/schema.js';
+import { startInfluxV1, startVictoriaMetrics } from '../test/helpers/servers.js';
+import { writeCalls } from './lib/points.js';
+import { quick, report, round, target } from './lib/results.js';
 
-/** Points per write call (the collector passes one span's points: tens of thousands at most). */
-const CHUNK = Number(process.env.BENCH_CHUNK ?? 10_000);
-const T0 = Date.UTC(2024, 0, 1);
-const RESOURCES = ['www', 'video cdn', 'static,assets', 'api=v2', 'img', 'Видео'];
-const schema = testSchema({ traffic: { bytes: 'integer', requests: 'integer', ratio: 'float' } });
+const WRITERS = Number(process.env.BENCH_WRITERS ?? 4);
+const BARE_BATCH = 5000;
+const envNumber = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined);
 
-/** Point i of the run: 6 resources × 40 countries per minute, values derived from i. */
-function pointAt(i: number): Point {
-  return {
-    measurement: 'traffic',
-    tags: { resource: RESOURCES[i % RESOURCES.length]!, country: `c${Math.floor(i / RESOURCES.length) % 40}`, account: 'acme' },
-    fields: { bytes: i * 1013, requests: i % 977, ratio: (i % 1000) / 1000 },
-    time: T0 + Math.floor(i / 240) * 60_000,
-  };
+/** The official client's Point for ours, typed by the schema as our encoder types it. */
+function clientPoint(p: Point): ClientPoint {
+  const point = new ClientPoint(p.measurement).timestamp(p.time / 1000);
+  for (const key in p.tags) point.tag(key, p.tags[key]!);
+  const fields = SCHEMA.get(p.measurement)!.fields;
+  for (const key in p.fields) {
+    const value = p.fields[key] as number;
+    if (fields[key]!.type === 'integer') point.intField(key, value);
+    else point.floatField(key, value);
+  }
+  return point;
 }
 
-function* chunks(total: number): Generator<Point[]> {
-  for (let from = 0; from < total; from += CHUNK) {
-    yield Array.from({ length: Math.min(CHUNK, total - from) }, (_, k) => pointAt(from + k));
-  }
-}
-
-async function runBare(url: string, total: number): Promise<void> {
-  const writeApi = new InfluxDB({ url, token: 'x' }).getWriteApi('org', 'bucket', 's', { batchSize: 5000 });
-  for (const chunk of chunks(total)) {
-    for (const p of chunk) {
-      const point = new ClientPoint(p.measurement).timestamp(p.time / 1000);
-      for (const [k, v] of Object.entries(p.tags)) point.tag(k, v);
-      point.intField('bytes', p.fields.bytes).intField('requests', p.fields.requests).floatField('ratio', p.fields.ratio);
-      writeApi.writePoint(point);
-    }
-  }
+async function bareV2(url: string, total: number): Promise<void> {
+  const writeApi = new InfluxDB({ url, token: 'x' }).getWriteApi('org', 'bucket', 's', { batchSize: BARE_BATCH });
+  for (const chunk of writeCalls(total)) for (const p of chunk) writeApi.writePoint(clientPoint(p));
   await writeApi.close();
 }
 
-async function runSink(url: string, total: number): Promise<void> {
-  const sink = createSink({ type: 'influx-v2', url, token: 'x', org: 'org', bucket: 'bucket', deadLetterPath: join(tmpdir(), 'bench-dead.jsonl'), schema,
-    maxInFlight: process.env.BENCH_IN_FLIGHT ? Number(process.env.BENCH_IN_FLIGHT) : undefined,
-    batchSize: process.env.BENCH_BATCH ? Number(process.env.BENCH_BATCH) : undefined });
+async function bareV1(url: string, total: number): Promise<void> {
+  const agent = new Agent({ connections: 8 });
+  const sent: Promise<void>[] = [];
+  const post = (lines: string[]) =>
+    sent.push(
+      request(`${url}/write?db=bench&precision=s`, { method: 'POST', body: lines.join('\n'), dispatcher: agent }).then(async (res) => {
+        const text = await res.body.text();
+        if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text}`);
+      }),
+    );
+  let lines: string[] = [];
+  for (const chunk of writeCalls(total)) {
+    for (const p of chunk) {
+      lines.push(clientPoint(p).toLineProtocol()!);
+      if (lines.length === BARE_BATCH) post(lines.splice(0));
+    }
+  }
+  if (lines.length > 0) post(lines);
+  await Promise.all(sent);
+  await agent.close();
+}
+
+async function ours(kind: 'v1' | 'v2', url: string, total: number): Promise<void> {
+  const common = {
+    deadLetterPath: join(tmpdir(), `bench-dead-${process.pid}.jsonl`),
+    maxInFlight: envNumber('BENCH_IN_FLIGHT'),
+    batchSize: envNumber('BENCH_BATCH'),
+  };
+  const sink =
+    kind === 'v2'
+      ? createSink({ type: 'influx-v2', url, token: 'x', org: 'org', bucket: 'bucket', backslashes: 'escaped', gzip: process.env.BENCH_GZIP !== '0', ...common })
+      : createSink({ type: 'influx-v1', url, database: 'bench', ...common });
+  const calls = writeCalls(total);
   let written = 0;
-  for (const chunk of chunks(total)) written += (await sink.write(chunk)).written;
+  // Jobs side by side, each passing its next span only once the previous one is confirmed, as the collector does.
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      for (let next = calls.next(); !next.done; next = calls.next()) {
+        const result = await sink.write(next.value);
+        written += result.written;
+      }
+    }),
+  );
   await sink.close();
   if (written !== total) throw new Error(`sink confirmed ${written} of ${total}`);
 }
 
-async function child(mode: string, url: string, total: number): Promise<void> {
+const MODES = {
+  'bare-v2': (url: string, n: number) => bareV2(url, n),
+  'sink-v2': (url: string, n: number) => ours('v2', url, n),
+  'bare-v1': (url: string, n: number) => bareV1(url, n),
+  'sink-v1': (url: string, n: number) => ours('v1', url, n),
+};
+type Mode = keyof typeof MODES;
+
+async function child(mode: Mode, url: string, total: number): Promise<void> {
   const started = performance.now();
-  await (mode === 'bare' ? runBare(url, total) : runSink(url, total));
+  await MODES[mode](url, total);
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(JSON.stringify({ mode, seconds, pointsPerSec: total / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  process.stdout.write(JSON.stringify({ seconds, pointsPerSec: total / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
 }
 
-type Measurement = { pointsPerSec: number; peakRssMb: number };
+type Measurement = { seconds: number; pointsPerSec: number; peakRssMb: number };
 
-/** One run in a child process against a fresh VictoriaMetrics, so neither run inherits the other's data or heap. */
-async function measure(mode: string, total: number): Promise<Measurement> {
-  const vm = await startVictoriaMetrics();
+/** One run in a child process against a fresh server, so no run inherits another's data or heap. */
+async function measure(mode: Mode, total: number): Promise<Measurement> {
+  const server = mode.endsWith('v2') ? await startVictoriaMetrics() : await startInfluxV1();
   try {
-    const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, vm.url, String(total)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    if (!mode.endsWith('v2')) await (server as Awaited<ReturnType<typeof startInfluxV1>>).query('CREATE DATABASE bench');
+    const args = [...process.execArgv, fileURLToPath(import.meta.url), '--child', mode, server.url, String(total)];
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const code = await new Promise<number | null>((resolve) => proc.on('exit', resolve));
     if (code !== 0) throw new Error(`${mode} run exited with ${code}`);
     return JSON.parse(out.trim()) as Measurement;
   } finally {
-    await vm.stop();
+    await server.stop();
   }
-}
-
-/** Best of `rounds` alternating runs: the machine is shared with the server, so single runs are noisy. */
-async function best(total: number, rounds: number): Promise<Record<'bare' | 'sink', Measurement>> {
-  const results: Record<'bare' | 'sink', Measurement[]> = { bare: [], sink: [] };
-  for (let r = 0; r < rounds; r++) for (const mode of ['bare', 'sink'] as const) results[mode].push(await measure(mode, total));
-  const pick = (runs: Measurement[]): Measurement => ({
-    pointsPerSec: Math.max(...runs.map((m) => m.pointsPerSec)),
-    peakRssMb: Math.max(...runs.map((m) => m.peakRssMb)),
-  });
-  return { bare: pick(results.bare), sink: pick(results.sink) };
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') return child(args[1]!, args[2]!, Number(args[3]));
-  const total = Number(args[0] ?? 1_000_000);
-  const { bare, sink } = await best(total, Number(process.env.BENCH_ROUNDS ?? 3));
-  const ratio = sink.pointsPerSec / bare.pointsPerSec;
-  const row = (name: string, r: Measurement) => `${name.padEnd(5)} ${Math.round(r.pointsPerSec).toString().padStart(9)} points/s  peak RSS ${r.peakRssMb.toFixed(0)} MB`;
-  console.log(`${total} points into VictoriaMetrics /api/v2/write (best throughput, worst RSS of the rounds)\n${row('bare', bare)}\n${row('sink', sink)}`);
-  console.log(`sink/bare throughput ${ratio.toFixed(2)} (target ≥ 0.9), sink peak RSS ${sink.peakRssMb.toFixed(0)} MB (target ≤ 150)`);
-  if (ratio < 0.9 || sink.peakRssMb > 150) process.exitCode = 1;
+  if (args[0] === '--child') return child(args[1] as Mode, args[2]!, Number(args[3]));
+  const total = envNumber('BENCH_POINTS') ?? (quick() ? 200_000 : 1_000_000);
+  const rounds = envNumber('BENCH_ROUNDS') ?? (quick() ? 1 : 2);
+  const runs: Record<Mode, Measurement[]> = { 'bare-v2': [], 'sink-v2': [], 'bare-v1': [], 'sink-v1': [] };
+  // Alternating rounds: the machine is shared with the server, so single runs are noisy; best throughput is reported.
+  for (let r = 0; r < rounds; r++) for (const mode of Object.keys(MODES) as Mode[]) runs[mode].push(await measure(mode, total));
+  const best = (mode: Mode): Measurement => ({
+    seconds: Math.min(...runs[mode].map((m) => m.seconds)),
+    pointsPerSec: Math.max(...runs[mode].map((m) => m.pointsPerSec)),
+    peakRssMb: Math.max(...runs[mode].map((m) => m.peakRssMb)),
+  });
+  console.log(`sink throughput: ${total} points, ${WRITERS} writers, best of ${rounds} round(s) (worst RSS)`);
+  const figures: Record<string, unknown> = { points: total, writers: WRITERS, rounds };
+  const targets = [];
+  for (const [kind, server] of [['v2', 'VictoriaMetrics'], ['v1', 'InfluxDB 1.6.7']] as const) {
+    const bare = best(`bare-${kind}`);
+    const sink = best(`sink-${kind}`);
+    for (const [name, m] of [['bare', bare], ['sink', sink]] as const) {
+      console.log(`  ${kind} ${name.padEnd(4)} → ${server}: ${Math.round(m.pointsPerSec).toString().padStart(7)} points/s, peak RSS ${m.peakRssMb.toFixed(0)} MB`);
+    }
+    figures[kind] = { server, bare: roundAll(bare), sink: roundAll(sink), all: runs };
+    targets.push(target(`${kind} sink ÷ bare points/s`, sink.pointsPerSec / bare.pointsPerSec, 'min', 0.9));
+    targets.push(target(`${kind} sink peak RSS`, sink.peakRssMb, 'max', 150, ' MB'));
+  }
+  report('sinkThroughput', figures, targets);
+}
+
+function roundAll(m: Measurement): Measurement {
+  return { seconds: round(m.seconds), pointsPerSec: round(m.pointsPerSec), peakRssMb: round(m.peakRssMb) };
 }
 
 await main();

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * Runs the benchmarks one after another, each in its own process: `node bench/run.js [--quick] [name…]`.
+ * The benches are TypeScript; each is bundled with esbuild (vitest's dependency) into node_modules/.cache/bench first,
+ * so no extra build step or loader is needed. Figures go to bench/results.json; the exit code is 1 if a target was
+ * missed. `npm run bench` builds dist/ first (the simulator process needs it).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BENCHES = ['quota', 'sink-throughput', 'daemon-soak', 'limiter'];
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const names = args.filter((a) => !a.startsWith('--'));
+const unknown = names.filter((n) => !BENCHES.includes(n));
+if (unknown.length > 0) {
+  console.error(`unknown bench ${unknown.join(', ')}; known: ${BENCHES.join(', ')}`);
+  process.exit(2);
+}
+const outDir = join(root, 'node_modules', '.cache', 'bench');
+mkdirSync(outDir, { recursive: true });
+let failed = [];
+for (const name of names.length > 0 ? names : BENCHES) {
+  const outfile = join(outDir, `${name}.mjs`);
+  await build({
+    entryPoints: [join(root, 'bench', `${name}.ts`)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile,
+    logLevel: 'warning',
+  });
+  console.log(`\n== ${name}${quick ? ' (quick)' : ''}`);
+  const started = Date.now();
+  const run = spawnSync(process.execPath, ['--expose-gc', outfile, ...(quick ? ['--quick'] : [])], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_QUICK: quick ? '1' : '0' },
+  });
+  console.log(`   (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  if (run.status !== 0) failed.push(name);
+}
+if (failed.length > 0) {
+  console.log(`\ntargets missed or errors in: ${failed.join(', ')} (see bench/results.json)`);
+  process.exitCode = 1;
+}
