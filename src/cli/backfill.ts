@@ -5,6 +5,7 @@ import { planBackfill, runBackfill, type BackfillPlan } from '../collector/backf
 import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
+import { applyShard, shardOption, type Shard } from '../config/shard.js';
 import type { ApiName } from '../http/errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { estimateDuration } from '../plan/planner.js';
@@ -18,6 +19,7 @@ interface BackfillOptions {
   jobs?: string[];
   dryRun?: boolean;
   json?: boolean;
+  shard?: Shard;
 }
 
 export function backfillCommand(): Command {
@@ -29,13 +31,14 @@ export function backfillCommand(): Command {
     .option('--jobs <prefix>', 'only jobs whose key starts with this (metrics, statistic/acme, …); repeatable', collect)
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
     .option('--json', 'print the plan or the result as JSON')
+    .addOption(shardOption())
     .action(async (o: BackfillOptions) => {
       const from = toMs(o.from);
       const to = o.to === undefined ? Date.now() : toMs(o.to);
       if (Number.isNaN(from)) throw new CliError(`--from: "${o.from}" is not a time`, EXIT_USAGE);
       if (Number.isNaN(to)) throw new CliError(`--to: "${o.to}" is not a time`, EXIT_USAGE);
       if (from >= to) throw new CliError('--from must be before --to', EXIT_USAGE);
-      const config = loadConfigFile(o.config);
+      const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);
       const log = createLogger(config.log.level);
       const rt = await createRuntime(config, systemClock, log);

@@ -4,6 +4,7 @@ import { CollectorError } from '../http/errors.js';
 import { apiCommand } from './api.js';
 import { backfillCommand } from './backfill.js';
 import { CliError, EXIT_USAGE } from './common.js';
+import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
 import { dvrCommand } from './dvr.js';
 import { runCommand } from './run.js';
@@ -16,7 +17,7 @@ const program = new Command('cdn-collector')
   .exitOverride()
   .showHelpAfterError('(add --help for usage)');
 
-for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand()]) {
+for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand(), configCommand()]) {
   program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));
 }
 

@@ -4,6 +4,7 @@ import { startDaemon } from '../collector/daemon.js';
 import { createRuntime } from '../collector/runtime.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
+import { applyShard, shardOption, type Shard } from '../config/shard.js';
 import { createLogger } from '../log.js';
 import { startHealthServer } from '../telemetry/server.js';
 
@@ -13,11 +14,13 @@ export function runCommand(): Command {
     .requiredOption('-c, --config <file>', 'YAML configuration (see config/collector.example.yaml)')
     .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid)')
     .option('--once', 'run one pass of every job (fills gaps) and exit')
-    .action(async (o: { config: string; check?: boolean; once?: boolean }) => {
-      const config = loadConfigFile(o.config);
+    .addOption(shardOption())
+    .action(async (o: { config: string; check?: boolean; once?: boolean; shard?: Shard }) => {
+      const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);
       if (o.check) {
-        process.stdout.write(`${o.config}: valid\n`);
+        const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts.join(', ')})` : '';
+        process.stdout.write(`${o.config}: valid${scope}\n`);
         return;
       }
       const log = createLogger(config.log.level);

@@ -42,7 +42,10 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     firstPass,
     async stop() {
       for (const t of tasks) await t.stop();
-      await collector.stop();
+      // Calls queued for a quota slot or a retry would hold the stop for up to the limiter deadline (minutes, e.g.
+      // while the API is down) and outlast a container's grace period: they are rejected, so their spans stay
+      // unconfirmed and are collected after the restart. Requests already in flight still finish and are confirmed.
+      await Promise.all([collector.stop(), rt.limiters.close()]);
       await writeTelemetry(rt, log);
     },
   };

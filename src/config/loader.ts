@@ -29,6 +29,8 @@ const SINK_ENV: Record<string, string> = {
   INFLUX_USERNAME: 'username',
   INFLUX_PASSWORD: 'password',
 };
+/** Every environment variable `applyEnv` reads (docs/configuration.md finds what each one sets by probing it). */
+export const CONFIG_ENV: readonly string[] = [...Object.keys(API_ENV), 'CDN_ACCOUNTS', ...Object.keys(SINK_ENV)];
 const V1_ONLY = new Set(['database', 'retentionPolicy', 'username', 'password']);
 const V2_ONLY = new Set(['token', 'org', 'bucket']);
 
