@@ -11,7 +11,8 @@ export function durationMs(text: string): number | undefined {
 /** A config duration: a string such as `10m`, parsed to ms; must be positive. */
 export const duration = z.string().transform((text, ctx) => {
   const ms = durationMs(text);
-  if (ms === undefined || ms <= 0) {
+  // Finite and safe: a numeral of hundreds of digits reads as Infinity, which no timer or deadline accepts.
+  if (ms === undefined || !(ms > 0) || ms > Number.MAX_SAFE_INTEGER) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${text}" is not a positive duration (e.g. 30s, 10m, 1h, 7d)` });
     return z.NEVER;
   }

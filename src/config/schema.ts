@@ -28,7 +28,11 @@ export const configSchema = z
         baseUrl: z.string().url().describe('base URL of the provider API (env CDN_BASE_URL)'),
         token: z.string().min(1).describe('API token (env CDN_TOKEN); never logged'),
         tokenPlacement: z.enum(['header', 'query']).default('header').describe('statistics APIs: token in header or cdnauthtoken query'),
-        timeout: duration.default('30s').describe('deadline of one HTTP request'),
+        timeout: duration
+          // Node timers fire after 1 ms when given more than 2^31 − 1 ms, so a longer deadline would time out every call.
+          .refine((ms) => ms <= 2 ** 31 - 1, 'must be at most 24 days (a Node timer limit)')
+          .default('30s')
+          .describe('deadline of one HTTP request'),
         language: z.enum(['en', 'ru']).default('en').describe('language of names in statistics results'),
       })
       .strict()

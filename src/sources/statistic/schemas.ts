@@ -1,11 +1,13 @@
 import { z } from 'zod';
+import { toMs } from '../../time.js';
 
 /**
  * Response bodies of spec A3. Unknown keys pass through (a service may add some). Values are optional because
  * `fields` selects them. Identifiers may come as numbers or strings (format not shown) and are kept as
  * sent; `code` is an integer per the spec.
  */
-const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not an ISO 8601 time');
+/** Bounds become point times through toMs (UTC when no zone), so the check must be toMs too, not Date.parse. */
+const isoTime = z.string().refine((s) => Number.isFinite(toMs(s)), 'not an ISO 8601 time');
 const text = z.union([z.string(), z.number()]);
 
 const values = {
