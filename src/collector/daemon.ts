@@ -1,4 +1,4 @@
-import { schedule, validate, type ScheduledTask } from 'node-cron';
+import { schedule, setLogger, validate, type ScheduledTask } from 'node-cron';
 import type { ApiName } from '../http/errors.js';
 import type { Logger } from '../log.js';
 import { ConfigError } from '../config/loader.js';
@@ -19,6 +19,14 @@ const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
  */
 export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const { collector, config } = rt;
+  // node-cron's own messages (e.g. a run skipped because the previous pass still runs) go into our JSON log.
+  const cron = log.child({ component: 'node-cron' });
+  setLogger({
+    info: (m) => cron.debug(m),
+    warn: (m) => cron.debug(m),
+    error: (m, err) => cron.warn({ err: err?.message }, String(m)),
+    debug: (m) => cron.trace(String(m)),
+  });
   const tasks: ScheduledTask[] = [];
   const passOf = (api: ApiName) => async () => {
     const results = await Promise.all(collector.jobs.filter((j) => j.api === api).map((j) => collector.runOnce(j, 'live')));
