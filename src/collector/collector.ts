@@ -9,6 +9,7 @@ import type { CheckpointStore } from '../state/checkpoints.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { floorTo } from '../time.js';
 import { describeError } from './errors.js';
+import { writeWithRetry } from './write-retry.js';
 
 export type Priority = 'live' | 'backfill';
 
@@ -25,6 +26,8 @@ export interface CollectorDeps {
   horizonMs: number;
   /** Where a job with no checkpoint starts. */
   initialLookbackMs: number;
+  /** How long a span's write is retried through a database outage before the pass gives up (default 60 s). */
+  sinkRetryMs?: number;
 }
 
 export interface PassResult {
@@ -107,7 +110,11 @@ export class Collector {
 
   private async collectSpan(job: CollectJob, span: Span, http: HttpClient): Promise<number> {
     const points = await job.collect(span, http);
-    await this.deps.sink.write(points);
+    await writeWithRetry(this.deps.sink, points, {
+      deadlineMs: this.deps.sinkRetryMs ?? 60_000,
+      stopping: () => this.stopping,
+      onRetry: (err, waitMs) => this.deps.log.warn({ job: job.key, err: err.message, waitMs }, 'write failed; retrying'),
+    });
     if (job.backfill) await this.deps.store.confirm(job.key, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
     return points.length;

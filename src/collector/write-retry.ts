@@ -1,0 +1,27 @@
+import { backoffDelay, DEFAULT_BACKOFF } from '../limit/backoff.js';
+import type { Point } from '../points.js';
+import { SinkError } from '../sink/errors.js';
+import type { Sink, WriteResult } from '../sink/types.js';
+
+/**
+ * Writes through a short database outage: a retryable SinkError (network, 5xx, 429, timeout) is retried with
+ * full-jitter backoff until `deadlineMs` has passed or `stopping()` says to give up; then the last error is thrown
+ * and the span stays unconfirmed (collected again on the next pass). Replays are idempotent: same series and time.
+ */
+export async function writeWithRetry(
+  sink: Sink,
+  points: readonly Point[],
+  options: { deadlineMs: number; stopping: () => boolean; onRetry?: (err: SinkError, waitMs: number) => void },
+): Promise<WriteResult> {
+  const giveUpAt = Date.now() + options.deadlineMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sink.write(points);
+    } catch (err) {
+      const waitMs = Math.max(200, backoffDelay(attempt, { ...DEFAULT_BACKOFF, baseMs: 1000 }, Math.random));
+      if (!(err instanceof SinkError) || !err.retryable || options.stopping() || Date.now() + waitMs > giveUpAt) throw err;
+      options.onRetry?.(err, waitMs);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
