@@ -1,3 +1,4 @@
+import { checkFieldList } from '../fields.js';
 import { IANAZone } from 'luxon';
 import { ParameterError } from '../../http/errors.js';
 import type { Query } from '../../http/query.js';
@@ -133,7 +134,7 @@ export function buildStatisticQuery(q: StatisticQuery, e: StatisticEndpoint): Qu
   if (q.offset !== undefined && (!Number.isInteger(q.offset) || q.offset < 0)) throw new ParameterError('offset', 'must be a non-negative integer');
   if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 1)) throw new ParameterError('limit', 'must be a positive integer');
   if (q.sort !== undefined) checkSort(q.sort, e.grouping);
-  const fields = q.fields === undefined ? undefined : checkFields(q.fields);
+  const fields = q.fields === undefined ? undefined : checkFieldList(q.fields, STATISTIC_FIELDS);
   for (const key of FILTER_NAMES) if (q[key] === '') throw new ParameterError(key, 'must not be empty');
   if (q.language === '') throw new ParameterError('language', 'must not be empty');
 
@@ -182,12 +183,3 @@ function checkSort(sort: string, grouping: StatisticGrouping | undefined): void 
   if (!allowed.includes(match[1]!)) throw new ParameterError('sort', `field "${match[1]}" must be one of ${allowed.join(', ')}`);
 }
 
-function checkFields(fields: readonly string[]): StatisticField[] {
-  if (fields.length === 0) throw new ParameterError('fields', 'must name at least one field (omit it for all)');
-  for (const f of fields) {
-    if (!(STATISTIC_FIELDS as readonly string[]).includes(f)) {
-      throw new ParameterError('fields', `must be among ${STATISTIC_FIELDS.join(', ')}, got "${f}"`);
-    }
-  }
-  return [...new Set(fields)] as StatisticField[];
-}

@@ -1,3 +1,4 @@
+import { checkFieldList } from '../fields.js';
 import { ParameterError } from '../../http/errors.js';
 import type { Query } from '../../http/query.js';
 import { formatMinuteUtc, isWholeMinute, toMs, type TimeInput } from '../../time.js';
@@ -59,7 +60,7 @@ export function buildStreamstatQuery(q: StreamstatQuery, endpoint: EndpointKind)
   for (const t of streamTypes) {
     if (!(STREAM_TYPES as readonly string[]).includes(t)) throw new ParameterError('stream_type', `must be one of ${STREAM_TYPES.join(', ')}, got "${t}"`);
   }
-  const fields = q.fields === undefined ? undefined : checkFields(q.fields);
+  const fields = q.fields === undefined ? undefined : checkFieldList(q.fields, STREAMSTAT_FIELDS);
   if (endpoint === 'total') {
     for (const key of ['sort', 'offset', 'limit'] as const) {
       if (q[key] !== undefined) throw new ParameterError(key, 'is accepted only by grouping endpoints');
@@ -110,15 +111,6 @@ function listOf(value: string | readonly string[] | undefined, name: string): st
   return list;
 }
 
-function checkFields(fields: readonly string[]): StreamstatField[] {
-  if (fields.length === 0) throw new ParameterError('fields', 'must name at least one field (omit it for all)');
-  for (const f of fields) {
-    if (!(STREAMSTAT_FIELDS as readonly string[]).includes(f)) {
-      throw new ParameterError('fields', `must be among ${STREAMSTAT_FIELDS.join(', ')}, got "${f}"`);
-    }
-  }
-  return [...new Set(fields)] as StreamstatField[];
-}
 
 function checkSort(sort: string, fields: readonly StreamstatField[]): void {
   const match = SORT_PATTERN.exec(sort);
