@@ -7,8 +7,9 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** bench/results.json, found from the repository root whether the bench runs from bench/ or from a bundle elsewhere. */
-export const RESULTS_PATH = process.env.BENCH_RESULTS ?? join(findRoot(), 'bench', 'results.json');
+/** The repository root, found whether the bench runs from bench/ or from a bundle elsewhere. */
+export const ROOT = findRoot();
+export const RESULTS_PATH = process.env.BENCH_RESULTS ?? join(ROOT, 'bench', 'results.json');
 
 function findRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));

@@ -14,7 +14,7 @@ import type { CollectorConfig } from '../../src/config/schema.js';
 import { SlidingQuota, type QuotaRule } from '../../src/sim/quota.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { configFor } from '../../test/helpers/collector.js';
-import { RESULTS_PATH } from './results.js';
+import { ROOT } from './results.js';
 
 export interface SimProcess {
   url: string;
@@ -35,8 +35,6 @@ export interface SimProcessOptions {
   /** Simulated clock speed (ScaledClock started at the simulator's start). */
   clockSpeed?: number;
 }
-
-const ROOT = join(RESULTS_PATH, '..', '..');
 
 export async function startSimProcess(options: SimProcessOptions = {}): Promise<SimProcess> {
   const bin = join(ROOT, 'bin', 'cdn-collector.js');
