@@ -1,7 +1,6 @@
 /**
- * The part every HTTP sink shares: encode lazily batch by batch, keep at most `maxInFlight` batches on the wire, confirm
- * each one, and sort out permanently rejected lines into the dead-letter file. Memory stays bounded by
- * batchSize × maxInFlight lines whatever the caller passes, and `write` resolves only when all of it is settled.
+ * The part every HTTP sink shares: encode as lines are queued, keep at most `maxInFlight` requests on the wire, confirm
+ * each one, and sort out permanently rejected lines into the dead-letter file. See BatchingSink.
  */
 import type { MeasurementSchema, Point } from '../points.js';
 import type { DeadLetterFile } from './dead-letter.js';
@@ -42,19 +41,65 @@ export interface BatchingOptions {
 export const DEFAULT_BATCH_SIZE = 5_000;
 export const DEFAULT_MAX_IN_FLIGHT = 2;
 
-/** One encoded batch: lines, and the measurement of each (for per-measurement counts). */
-interface Batch {
-  lines: string[];
-  measurements: string[];
-  splitBudget: number;
+/** One encoded line waiting for (or on) the wire, and the `write` call it belongs to. */
+interface Entry {
+  line: string;
+  measurement: string;
+  ticket: Ticket;
 }
 
+/** What one `write` call waits for: every one of its lines confirmed or dead-lettered, or the first failure. */
+class Ticket {
+  readonly result: WriteResult = { written: 0, rejected: 0 };
+  open = 0;
+  sealed = false;
+  failure: { error: unknown } | undefined;
+  readonly done: Promise<WriteResult>;
+  private settle!: { resolve: (r: WriteResult) => void; reject: (e: unknown) => void };
+
+  constructor() {
+    this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    this.done.catch(() => {}); // observed by write(); avoids an unhandled rejection before it awaits
+  }
+
+  lineDone(): void {
+    this.open--;
+    this.maybeResolve();
+  }
+
+  seal(): void {
+    this.sealed = true;
+    this.maybeResolve();
+  }
+
+  fail(error: unknown): boolean {
+    if (this.failure) return false;
+    this.failure = { error };
+    this.settle.reject(error);
+    return true;
+  }
+
+  private maybeResolve(): void {
+    if (this.sealed && this.open === 0 && !this.failure) this.settle.resolve(this.result);
+  }
+}
+
+/**
+ * Concurrent `write` calls share one queue of encoded lines: a request carries up to `batchSize` lines from any of
+ * them, at most `maxInFlight` requests are on the wire, and a writer waits while `batchSize × (maxInFlight + 1)` lines
+ * are queued (backpressure). So many small writes (one per collected span) still make full requests, and memory stays
+ * bounded whatever the callers pass. Each `write` resolves when all of its own lines are confirmed or dead-lettered.
+ */
 export class BatchingSink implements Sink {
   private readonly batchSize: number;
   private readonly maxInFlight: number;
   private readonly maxSplitRequests: number;
+  private readonly capacity: number;
   private readonly encode: PointEncoder;
   private readonly observer: SinkObserver | undefined;
+  private readonly queue: Entry[] = [];
+  private readonly spaceWaiters: Array<() => void> = [];
+  private inFlight = 0;
   private closed = false;
 
   constructor(
@@ -66,35 +111,33 @@ export class BatchingSink implements Sink {
     this.batchSize = positive('batchSize', options.batchSize ?? DEFAULT_BATCH_SIZE);
     this.maxInFlight = positive('maxInFlight', options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
     this.maxSplitRequests = options.maxSplitRequests ?? 64;
+    this.capacity = this.batchSize * (this.maxInFlight + 1);
     this.encode = createEncoder(options.precision ?? 's', { schema: options.schema, backslashes: options.backslashes });
     this.observer = options.observer;
   }
 
   async write(points: readonly Point[]): Promise<WriteResult> {
     if (this.closed) throw new SinkError(this.name, undefined, false, 'write after close');
-    const result: WriteResult = { written: 0, rejected: 0 };
-    let next = 0;
-    let failure: { error: unknown } | undefined;
-    // Workers pull the next slice when their batch is confirmed: that is the backpressure.
-    const worker = async (): Promise<void> => {
-      while (!failure && next < points.length) {
-        const from = next;
-        next = Math.min(points.length, from + this.batchSize);
-        try {
-          const batch = await this.encodeBatch(points, from, next, result);
-          if (batch.lines.length > 0) await this.deliver(batch, 0, batch.lines.length, result);
-        } catch (error) {
-          failure ??= { error };
+    const ticket = new Ticket();
+    try {
+      for (const point of points) {
+        if (ticket.failure) break;
+        const line = this.encodeOrReject(point);
+        if (typeof line !== 'string') {
+          await this.reject(0, line.reason, [JSON.stringify(point)], [ticket]);
+          continue;
         }
+        while (this.queue.length >= this.capacity) await new Promise<void>((r) => this.spaceWaiters.push(r));
+        ticket.open++;
+        this.queue.push({ line, measurement: point.measurement, ticket });
+        if (this.queue.length >= this.batchSize) this.pump();
       }
-    };
-    const workers = Math.min(this.maxInFlight, Math.ceil(points.length / this.batchSize));
-    await Promise.all(Array.from({ length: workers }, worker));
-    if (failure) {
-      this.observer?.writeFailed();
-      throw failure.error;
+    } catch (error) {
+      this.failTickets([ticket], error);
     }
-    return result;
+    ticket.seal();
+    this.pump(); // a partial batch goes out when its writer is done, if a request slot is free
+    return ticket.done;
   }
 
   /** HTTP writes are confirmed before `write` resolves, so only a file has something left to make durable. */
@@ -108,52 +151,57 @@ export class BatchingSink implements Sink {
     await this.transport.close();
   }
 
-  /** Encodes points[from, to); points no line can express go straight to the dead letters. */
-  private async encodeBatch(points: readonly Point[], from: number, to: number, result: WriteResult): Promise<Batch> {
-    const batch: Batch = { lines: [], measurements: [], splitBudget: this.maxSplitRequests };
-    const unwritable: { point: Point; reason: string }[] = [];
-    for (let i = from; i < to; i++) {
-      const point = points[i]!;
-      try {
-        const line = this.encode(point);
-        if (line === undefined) unwritable.push({ point, reason: 'no field has a finite value' });
-        else {
-          batch.lines.push(line);
-          batch.measurements.push(point.measurement);
-        }
-      } catch (err) {
-        if (!(err instanceof UnrepresentableError)) throw err;
-        unwritable.push({ point, reason: err.message });
-      }
+  /** The line of a point, or why no line can express it (it then goes to the dead letters). */
+  private encodeOrReject(point: Point): string | { reason: string } {
+    try {
+      return this.encode(point) ?? { reason: 'no field has a finite value' };
+    } catch (err) {
+      if (!(err instanceof UnrepresentableError)) throw err;
+      return { reason: err.message };
     }
-    for (const { point, reason } of unwritable) {
-      await this.reject(0, reason, [JSON.stringify(point)], result);
-    }
-    return batch;
   }
 
-  /** Sends lines[from, to); on a permanent rejection, bisects to dead-letter only the lines the server refuses. */
-  private async deliver(batch: Batch, from: number, to: number, result: WriteResult): Promise<void> {
-    const rejection = await this.transport.send(joinLines(batch.lines, from, to));
+  /** Starts requests while slots are free and lines are queued. */
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.batchSize);
+      for (const wake of this.spaceWaiters.splice(0)) wake();
+      this.inFlight++;
+      this.deliver(batch, { budget: this.maxSplitRequests })
+        .catch((error: unknown) => this.failTickets(ticketsOf(batch), error))
+        .finally(() => {
+          this.inFlight--;
+          this.pump();
+        });
+    }
+  }
+
+  /** Sends the entries; on a permanent rejection, bisects to dead-letter only the lines the server refuses. */
+  private async deliver(entries: Entry[], split: { budget: number }): Promise<void> {
+    const rejection = await this.transport.send(entries.map((e) => e.line).join('\n'));
     if (!rejection) {
-      result.written += to - from;
-      this.countWritten(batch.measurements, from, to);
+      this.countWritten(entries);
+      for (const e of entries) {
+        e.ticket.result.written++;
+        e.ticket.lineDone();
+      }
       return;
     }
     // Re-sending lines that did land (a partial write) is harmless: same series and time overwrite.
-    const size = to - from;
-    const allDropped = droppedCount(rejection.reason) === size;
-    if (size === 1 || allDropped || batch.splitBudget < 2) {
-      await this.reject(rejection.status, rejection.reason, batch.lines.slice(from, to), result);
+    const allDropped = droppedCount(rejection.reason) === entries.length;
+    if (entries.length === 1 || allDropped || split.budget < 2) {
+      await this.reject(rejection.status, rejection.reason, entries.map((e) => e.line), entries.map((e) => e.ticket));
+      for (const e of entries) e.ticket.lineDone();
       return;
     }
-    batch.splitBudget -= 2;
-    const mid = from + Math.floor(size / 2);
-    await this.deliver(batch, from, mid, result);
-    await this.deliver(batch, mid, to, result);
+    split.budget -= 2;
+    const mid = Math.floor(entries.length / 2);
+    await this.deliver(entries.slice(0, mid), split);
+    await this.deliver(entries.slice(mid), split);
   }
 
-  private async reject(status: number, reason: string, lines: string[], result: WriteResult): Promise<void> {
+  /** Records lines in the dead-letter file and counts them against their writes (one ticket per line). */
+  private async reject(status: number, reason: string, lines: string[], tickets: Ticket[]): Promise<void> {
     try {
       await this.deadLetters.append({ sink: this.name, status, reason, lines });
     } catch (err) {
@@ -162,21 +210,31 @@ export class BatchingSink implements Sink {
         cause: err,
       });
     }
-    result.rejected += lines.length;
+    for (const t of tickets) t.result.rejected++;
     this.observer?.deadLetters(lines.length);
   }
 
-  private countWritten(measurements: string[], from: number, to: number): void {
+  /** A failed request fails every write with a line in it; their lines still queued are not sent. */
+  private failTickets(tickets: Iterable<Ticket>, error: unknown): void {
+    const failed = new Set<Ticket>();
+    for (const t of tickets) if (t.fail(error)) failed.add(t);
+    if (failed.size === 0) return;
+    for (let i = this.queue.length - 1; i >= 0; i--) if (failed.has(this.queue[i]!.ticket)) this.queue.splice(i, 1);
+    failed.forEach(() => this.observer?.writeFailed());
+  }
+
+  private countWritten(entries: Entry[]): void {
     if (!this.observer) return;
     const counts = new Map<string, number>();
-    for (let i = from; i < to; i++) counts.set(measurements[i]!, (counts.get(measurements[i]!) ?? 0) + 1);
+    for (const e of entries) counts.set(e.measurement, (counts.get(e.measurement) ?? 0) + 1);
     for (const [measurement, count] of counts) this.observer.pointsWritten(measurement, count);
   }
 }
 
-function joinLines(lines: string[], from: number, to: number): string {
-  return from === 0 && to === lines.length ? lines.join('\n') : lines.slice(from, to).join('\n');
+function ticketsOf(entries: Entry[]): Set<Ticket> {
+  return new Set(entries.map((e) => e.ticket));
 }
+
 
 /** InfluxDB reports how many lines of a partial write it dropped: `… dropped=3`. */
 export function droppedCount(reason: string): number | undefined {

@@ -95,6 +95,18 @@ describe('batching and backpressure', () => {
     await sink.close();
   });
 
+  it('concurrent small writes share requests, and each resolves with its own counts', async () => {
+    const server = await serve();
+    const sink = v1(server.url, { batchSize: 100, maxInFlight: 1 });
+    const all = points(200);
+    const writes = Array.from({ length: 20 }, (_, i) => sink.write(all.slice(i * 10, i * 10 + 10)));
+    expect(await Promise.all(writes)).toEqual(writes.map(() => ({ written: 10, rejected: 0 })));
+    // 20 writes of 10 lines: the first goes out alone, the rest fill requests of up to 100 lines.
+    expect(server.requests.length).toBeLessThanOrEqual(3);
+    expect(new Set(server.requests.flatMap((r) => r.body.split('\n'))).size).toBe(200);
+    await sink.close();
+  });
+
   it('reports confirmed points per measurement to the observer', async () => {
     const server = await serve();
     const { seen, observer } = recordingObserver();
