@@ -1,8 +1,8 @@
-import { checkFieldList } from '../fields.js';
+import { checkFieldList, checkMinuteTime } from '../params.js';
 import { IANAZone } from 'luxon';
 import { ParameterError } from '../../http/errors.js';
 import type { Query } from '../../http/query.js';
-import { formatMinuteUtc, isWholeMinute, toMs, type TimeInput } from '../../time.js';
+import { formatMinuteUtc, type TimeInput } from '../../time.js';
 import { parseGranularity } from '../granularity.js';
 
 /** Spec A2: the grouping endpoints; each also exists under /times. */
@@ -121,8 +121,8 @@ const SORT_PATTERN = /^[+-]?([a-z_]+)$/;
  * naming the parameter, before any request is made.
  */
 export function buildStatisticQuery(q: StatisticQuery, e: StatisticEndpoint): Query {
-  const start = minuteTime(q.start, 'start');
-  const end = minuteTime(q.end, 'end');
+  const start = checkMinuteTime(q.start, 'start');
+  const end = checkMinuteTime(q.end, 'end');
   if (start >= end) throw new ParameterError('start', 'must be less than end');
   checkEndpointParameters(q, e);
   if (q.service !== undefined && !(STATISTIC_SERVICES as readonly string[]).includes(q.service)) {
@@ -167,13 +167,6 @@ function checkEndpointParameters(q: StatisticQuery, e: StatisticEndpoint): void 
   for (const key of rules.forbids) if (q[key] !== undefined) throw new ParameterError(key, `is not accepted by ${endpointPath(e)}`);
 }
 
-function minuteTime(value: TimeInput | undefined, name: 'start' | 'end'): number {
-  if (value === undefined || value === null || value === '') throw new ParameterError(name, 'is required');
-  const ms = toMs(value);
-  if (!Number.isFinite(ms)) throw new ParameterError(name, 'is not a valid time');
-  if (!isWholeMinute(ms)) throw new ParameterError(name, 'seconds must be 00');
-  return ms;
-}
 
 /** Sort objects: a value field or one of the grouping's result keys (which keys a real service sorts by: not shown). */
 function checkSort(sort: string, grouping: StatisticGrouping | undefined): void {

@@ -1,7 +1,7 @@
-import { checkFieldList } from '../fields.js';
+import { checkFieldList, checkMinuteTime } from '../params.js';
 import { ParameterError } from '../../http/errors.js';
 import type { Query } from '../../http/query.js';
-import { formatMinuteUtc, isWholeMinute, toMs, type TimeInput } from '../../time.js';
+import { formatMinuteUtc, type TimeInput } from '../../time.js';
 import { isStreamstatGranularity, type StreamstatGranularity } from './granularity.js';
 
 /** Spec B2: the grouping endpoints (the plain total is `/`). */
@@ -50,8 +50,8 @@ const SORT_PATTERN = /^[+-]?([a-z_]+)$/;
  * the parameter, before any request is made.
  */
 export function buildStreamstatQuery(q: StreamstatQuery, endpoint: EndpointKind): Query {
-  const start = minuteTime(q.start, 'start');
-  const end = minuteTime(q.end, 'end');
+  const start = checkMinuteTime(q.start, 'start');
+  const end = checkMinuteTime(q.end, 'end');
   if (start >= end) throw new ParameterError('start', 'must be less than end');
   if (q.region !== undefined && q.country === undefined) throw new ParameterError('region', 'requires country');
   const streams = listOf(q.stream, 'stream');
@@ -97,13 +97,6 @@ export function buildStreamstatQuery(q: StreamstatQuery, endpoint: EndpointKind)
   };
 }
 
-function minuteTime(value: TimeInput | undefined, name: 'start' | 'end'): number {
-  if (value === undefined || value === null || value === '') throw new ParameterError(name, 'is required');
-  const ms = toMs(value);
-  if (!Number.isFinite(ms)) throw new ParameterError(name, 'is not a valid time');
-  if (!isWholeMinute(ms)) throw new ParameterError(name, 'seconds must be 00');
-  return ms;
-}
 
 function listOf(value: string | readonly string[] | undefined, name: string): string[] {
   const list = value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
