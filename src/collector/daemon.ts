@@ -30,8 +30,13 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const tasks: ScheduledTask[] = [];
   const passOf = (api: ApiName) => async () => {
     const results = await Promise.all(collector.jobs.filter((j) => j.api === api).map((j) => collector.runOnce(j, 'live')));
-    for (const r of results) {
-      if (r.spans > 0 || r.error) log.info({ job: r.key, spans: r.spans, points: r.points, error: r.error }, 'pass');
+    // One line per API and pass (a job per line would be hundreds a minute); per-job detail at debug.
+    for (const r of results) log.debug({ job: r.key, spans: r.spans, points: r.points, error: r.error }, 'job pass');
+    const spans = results.reduce((n, r) => n + r.spans, 0);
+    const failed = results.filter((r) => r.error).map((r) => r.key);
+    if (spans > 0 || failed.length > 0) {
+      const points = results.reduce((n, r) => n + r.points, 0);
+      log.info({ api, jobs: results.length, spans, points, ...(failed.length > 0 ? { failed } : {}) }, 'pass');
     }
   };
   for (const api of APIS) {
