@@ -1,8 +1,9 @@
 /** Builds the configured sink. */
 import type { MeasurementSchema } from '../points.js';
-import { createFileSink } from './file.js';
-import { createInfluxV1Sink } from './influx-v1.js';
-import { createInfluxV2Sink } from './influx-v2.js';
+import type { BatchingOptions } from './batching.js';
+import { createFileSink, type FileSinkOptions } from './file.js';
+import { createInfluxV1Sink, type InfluxV1Options } from './influx-v1.js';
+import { createInfluxV2Sink, type InfluxV2Options } from './influx-v2.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver } from './types.js';
 
 /** Settings every sink shares; all optional. */
@@ -20,30 +21,18 @@ export interface CommonSinkConfig {
   telemetry?: SinkObserver;
   /** Schema for field types (default SCHEMA); tests pass their own. */
   schema?: ReadonlyMap<string, MeasurementSchema>;
+  /** `verbatim` for InfluxDB 1.x/2.x (default), `escaped` for VictoriaMetrics and InfluxDB 3 (see types.ts). */
+  backslashes?: BackslashDialect;
 }
+
+/** What only one kind of sink takes: its own options minus the shared ones above. */
+type Specific<O> = Omit<O, keyof BatchingOptions | keyof CommonSinkConfig | 'name'>;
 
 export type SinkConfig = CommonSinkConfig &
   (
-    | {
-        type: 'influx-v2';
-        url: string;
-        token: string;
-        org: string;
-        bucket: string;
-        gzip?: boolean;
-        /** `verbatim` for InfluxDB 2.x/1.8 (default), `escaped` for VictoriaMetrics and InfluxDB 3. */
-        backslashes?: BackslashDialect;
-      }
-    | {
-        type: 'influx-v1';
-        url: string;
-        database: string;
-        retentionPolicy?: string;
-        username?: string;
-        password?: string;
-        gzip?: boolean;
-      }
-    | { type: 'file'; path: string; backslashes?: BackslashDialect }
+    | ({ type: 'influx-v2' } & Specific<InfluxV2Options>)
+    | ({ type: 'influx-v1' } & Specific<InfluxV1Options>)
+    | ({ type: 'file' } & Specific<FileSinkOptions>)
   );
 
 export const DEFAULT_DEAD_LETTER_PATH = './state/dead-letters.jsonl';
