@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { HttpClient } from '../http/client.js';
@@ -24,7 +25,7 @@ export interface Runtime {
 }
 
 export async function createRuntime(config: CollectorConfig, clock: Clock, log: Logger): Promise<Runtime> {
-  const telemetry = new Telemetry({ clock });
+  const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname() });
   const store = await CheckpointStore.open(config.state.dir, { clock });
   telemetry.watchCheckpoints(store);
   const limiters = new LimiterSet(

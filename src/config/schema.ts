@@ -167,6 +167,11 @@ export const configSchema = z
       .strict()
       .default({})
       .describe('checkpoints: where collection resumes after a restart'),
+    instance: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('name of this collector in its cdn_collector points (default: the host name); unique per shard'),
     log: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('JSON log level (stderr)') })
       .strict()

@@ -11,6 +11,8 @@ export interface CheckpointView {
 
 export interface TelemetryOptions {
   clock?: Clock;
+  /** Tag of every cdn_collector point: counters of several instances in one database must not overwrite each other. */
+  instance?: string;
   checkpoints?: CheckpointView;
 }
 
@@ -28,10 +30,12 @@ export class Telemetry {
   private readonly lags = new Map<string, LagReport>();
   private readonly backlogs = new Map<string, number>();
   private readonly clock: Clock;
+  private readonly instance: string | undefined;
   private checkpoints: CheckpointView | undefined;
 
   constructor(opts: TelemetryOptions = {}) {
     this.clock = opts.clock ?? systemClock;
+    this.instance = opts.instance;
     this.checkpoints = opts.checkpoints;
   }
 
@@ -114,7 +118,8 @@ export class Telemetry {
     return this.samples(now).map((s) => {
       const def = METRICS[s.kind];
       const value = def.fieldType === 'integer' ? Math.round(s.value) : s.value;
-      return { measurement: METRIC_PREFIX, tags: { kind: s.kind, ...s.labels }, fields: { [def.field]: value }, time: now };
+      const tags = { kind: s.kind, ...s.labels, ...(this.instance ? { instance: this.instance } : {}) };
+      return { measurement: METRIC_PREFIX, tags, fields: { [def.field]: value }, time: now };
     });
   }
 

@@ -115,3 +115,13 @@ describe('outcomeOf', () => {
     expect(outcomeOf(new Error('x'))).toBe('error');
   });
 });
+
+describe('instance tag', () => {
+  it('tags every cdn_collector point with the instance, so shards in one database stay apart', async () => {
+    const { Telemetry } = await import('../../src/telemetry/telemetry.js');
+    const a = new Telemetry({ instance: 'shard-0' });
+    a.apiCall('metrics', 200);
+    expect(a.toPoints(0).every((p) => p.tags.instance === 'shard-0')).toBe(true);
+    expect(new Telemetry().toPoints(0).some((p) => 'instance' in p.tags)).toBe(false);
+  });
+});
