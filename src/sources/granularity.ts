@@ -80,6 +80,11 @@ export function bucketSpans(fromMs: number, toMs: number, g: Granularity, timeZo
   return spans;
 }
 
+/** Start of the bucket that contains `ms` (aligned as in bucketSpans, not clipped). */
+export function bucketStartAt(ms: number, g: Granularity, timeZone = 'UTC'): number {
+  return alignedStart(DateTime.fromMillis(ms, { zone: timeZone }), g).toMillis();
+}
+
 function alignedStart(t: DateTime, g: Granularity): DateTime {
   if (SUB_DAY.has(g.unit)) {
     const midnight = t.startOf('day');

@@ -1,7 +1,8 @@
 import type { CollectorConfig } from '../../config/schema.js';
 import { metricsRule } from '../../plan/windows.js';
 import { MINUTE } from '../../time.js';
-import type { CollectJob } from '../types.js';
+import type { Point } from '../../points.js';
+import type { CollectJob, Span } from '../types.js';
 import { MetricsClient, type MetricsQuery } from './client.js';
 import { aggregateToPoints, byResourceToPoints } from './points.js';
 
@@ -12,27 +13,17 @@ export function metricsJobs(config: CollectorConfig): CollectJob[] {
   const rule = metricsRule(c.window / MINUTE, c.delay);
   const metrics = c.metrics.length > 0 ? c.metrics : undefined;
   return config.accounts.flatMap((account) => {
-    const query = (span: { from: number; to: number }): MetricsQuery => ({ account, start: span.from, end: span.to, metrics });
-    const jobs: CollectJob[] = [
-      {
-        key: `metrics/${account}`,
-        api: 'metrics',
-        rule,
-        backfill: true,
-        callsPerSpan: 1,
-        collect: async (span, http) => aggregateToPoints(await new MetricsClient(http).aggregate(query(span)), span.from),
-      },
-    ];
-    if (c.byResource) {
-      jobs.push({
-        key: `metrics_resource/${account}`,
-        api: 'metrics',
-        rule,
-        backfill: true,
-        callsPerSpan: 1,
-        collect: async (span, http) => byResourceToPoints(await new MetricsClient(http).byResource(query(span)), span.from),
-      });
-    }
-    return jobs;
+    const query = (span: Span): MetricsQuery => ({ account, start: span.from, end: span.to, metrics });
+    const job = (key: string, read: (span: Span, client: MetricsClient) => Promise<Point[]>): CollectJob => ({
+      key: `${key}/${account}`,
+      api: 'metrics',
+      rule,
+      backfill: true,
+      callsPerSpan: 1,
+      collect: (span, http) => read(span, new MetricsClient(http)),
+    });
+    const aggregate = job('metrics', async (span, client) => aggregateToPoints(await client.aggregate(query(span)), span.from));
+    if (!c.byResource) return [aggregate];
+    return [aggregate, job('metrics_resource', async (span, client) => byResourceToPoints(await client.byResource(query(span)), span.from))];
   });
 }

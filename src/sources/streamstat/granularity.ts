@@ -1,4 +1,4 @@
-import { DAY, HOUR, MINUTE } from '../../time.js';
+import { bucketSpans as spansOf, bucketStartAt, fixedLengthMs, parseGranularity, type Granularity } from '../granularity.js';
 import type { Span } from '../types.js';
 
 /** Spec B: the only granularities stream view statistics accept. */
@@ -9,41 +9,19 @@ export function isStreamstatGranularity(value: string): value is StreamstatGranu
   return (STREAMSTAT_GRANULARITIES as readonly string[]).includes(value);
 }
 
-/** 1970-01-05 was the first Monday after the epoch: weeks are aligned to it (ISO weeks start on Monday). */
-const FIRST_MONDAY = 4 * DAY;
-const WEEK = 7 * DAY;
-
-const FIXED_STEPS: Partial<Record<StreamstatGranularity, number>> = {
-  PT1M: MINUTE,
-  PT5M: 5 * MINUTE,
-  PT15M: 15 * MINUTE,
-  PT1H: HOUR,
-  P1D: DAY,
-};
-
-/** Length of a bucket for the fixed-length granularities (up to P1D; P1W is 7 days); undefined for months and years. */
-export function fixedStepMs(granularity: StreamstatGranularity): number | undefined {
-  return granularity === 'P1W' ? WEEK : FIXED_STEPS[granularity];
+/** The allowed list parsed by the shared grammar (src/sources/granularity.ts); buckets are in UTC. */
+function parsed(granularity: StreamstatGranularity): Granularity {
+  return parseGranularity(granularity)!;
 }
 
-/** Start of the UTC bucket that contains `ms`: fixed steps from the epoch, weeks from Monday, calendar months/years. */
+/** Start of the UTC bucket that contains `ms`: minutes to days from midnight, weeks from Monday, calendar months/years. */
 export function bucketStartOf(granularity: StreamstatGranularity, ms: number): number {
-  const step = FIXED_STEPS[granularity];
-  if (step !== undefined) return Math.floor(ms / step) * step;
-  if (granularity === 'P1W') return Math.floor((ms - FIRST_MONDAY) / WEEK) * WEEK + FIRST_MONDAY;
-  const d = new Date(ms);
-  return granularity === 'P1M' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : Date.UTC(d.getUTCFullYear(), 0, 1);
+  return bucketStartAt(ms, parsed(granularity));
 }
 
-/** Start of the bucket after the one that starts at `bucketStart`. */
-export function nextBucketStart(granularity: StreamstatGranularity, bucketStart: number): number {
-  const step = FIXED_STEPS[granularity];
-  if (step !== undefined) return bucketStart + step;
-  if (granularity === 'P1W') return bucketStart + WEEK;
-  const d = new Date(bucketStart);
-  return granularity === 'P1M'
-    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
-    : Date.UTC(d.getUTCFullYear() + 1, 0, 1);
+/** Length of a fixed-length granularity (PT1M … P1W); undefined for months and years. */
+export function fixedStepMs(granularity: StreamstatGranularity): number | undefined {
+  return fixedLengthMs(parsed(granularity));
 }
 
 /**
@@ -51,9 +29,5 @@ export function nextBucketStart(granularity: StreamstatGranularity, bucketStart:
  * so that bucket values always add up to the window's values (the simulator's choice; not shown in the spec).
  */
 export function bucketSpans(granularity: StreamstatGranularity, from: number, to: number): Span[] {
-  const spans: Span[] = [];
-  for (let start = bucketStartOf(granularity, from); start < to; start = nextBucketStart(granularity, start)) {
-    spans.push({ from: Math.max(start, from), to: Math.min(nextBucketStart(granularity, start), to) });
-  }
-  return spans;
+  return spansOf(from, to, parsed(granularity));
 }
