@@ -19,6 +19,10 @@ const GROUPINGS_STATISTIC = [
 const GROUPINGS_STREAMSTAT = ['total', 'streams', 'accounts', 'stream-types', 'browsers', 'platforms'] as const;
 const STREAMSTAT_GRANULARITIES = ['PT1M', 'PT5M', 'PT15M', 'PT1H', 'P1D'] as const;
 
+/** Level 1 already shrinks line protocol ~5×, for a third of level 6's CPU; 0 suits a server on the same host. */
+const gzipLevel = (byDefault: number) =>
+  z.number().int().min(0).max(9).default(byDefault).describe('gzip level (1–9) of write requests; 0 sends them uncompressed');
+
 const cron = z.string().min(1).describe('node-cron expression of the live schedule (with seconds field optional)');
 
 export const configSchema = z
@@ -135,6 +139,7 @@ export const configSchema = z
               .enum(['verbatim', 'escaped'])
               .default('verbatim')
               .describe('line-protocol backslashes: verbatim for InfluxDB 2.x/1.8, escaped for VictoriaMetrics and InfluxDB 3'),
+            gzipLevel: gzipLevel(1),
           })
           .strict(),
         z
@@ -145,6 +150,7 @@ export const configSchema = z
             retentionPolicy: z.string().optional().describe('env INFLUX_RETENTION_POLICY; default: the database default'),
             username: z.string().optional().describe('env INFLUX_USERNAME'),
             password: z.string().optional().describe('env INFLUX_PASSWORD; never logged'),
+            gzipLevel: gzipLevel(0),
           })
           .strict(),
         z.object({ type: z.literal('file').describe('line protocol to a file (tests, piping)'), path: z.string().min(1).describe('line-protocol file, or - for stdout') }).strict(),

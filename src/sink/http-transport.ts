@@ -1,0 +1,79 @@
+/**
+ * One HTTP write request per batch, on undici, for every line-protocol server (InfluxDB 1.x `/write`, the v2
+ * `/api/v2/write` of InfluxDB 2.x/3.x and VictoriaMetrics). The sinks differ only in URL and auth header.
+ *
+ * Why not the official client's transport for v2: it gzips at zlib's default level through a 16 kB output buffer, so
+ * one batch needs many thread-pool round trips, each waiting for a busy event loop; with confirmed writes that
+ * latency is on the critical path (see docs/BENCHMARKS.md). Here a body is compressed in one trip at a fast level.
+ */
+import { gzip as gzipCallback, type ZlibOptions } from 'node:zlib';
+import { Agent, request } from 'undici';
+import type { LineTransport, Rejection } from './batching.js';
+import { outcomeOf, transportFailure } from './http-outcome.js';
+
+export interface HttpLineTransportOptions {
+  /** Sink name in errors. */
+  sinkName: string;
+  /** The write URL with its query. */
+  url: string;
+  /** The request as errors name it, without credentials, e.g. `POST /write?db=x`. */
+  what: string;
+  /** Auth and content headers; never copied into errors. */
+  headers: Record<string, string>;
+  /** gzip level 1–9 for request bodies; 0 sends them as they are. */
+  gzipLevel: number;
+  /** Deadline of one request. */
+  timeoutMs: number;
+}
+
+/** Bodies smaller than this go uncompressed: gzip would not pay for its header and the server's work. */
+const GZIP_THRESHOLD = 1000;
+
+export class HttpLineTransport implements LineTransport {
+  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
+  private readonly gzipHeaders: Record<string, string>;
+
+  constructor(private readonly options: HttpLineTransportOptions) {
+    const level = options.gzipLevel;
+    if (!Number.isInteger(level) || level < 0 || level > 9) throw new RangeError(`gzipLevel must be an integer 0–9, got ${level}`);
+    this.gzipHeaders = { ...options.headers, 'content-encoding': 'gzip' };
+  }
+
+  async send(body: string): Promise<Rejection | undefined> {
+    const { timeoutMs, sinkName, what } = this.options;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const compress = this.options.gzipLevel > 0 && body.length >= GZIP_THRESHOLD;
+      const res = await request(this.options.url, {
+        method: 'POST',
+        body: compress ? await gzip(body, this.options.gzipLevel) : body,
+        headers: compress ? this.gzipHeaders : this.options.headers,
+        dispatcher: this.agent,
+        signal: deadline,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch (err) {
+      const timedOut = deadline.aborted || /TIMEOUT/.test(String((err as { code?: unknown }).code));
+      throw transportFailure(sinkName, what, err, timedOut, timeoutMs);
+    }
+    return outcomeOf(sinkName, what, status, text);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/**
+ * Compresses on the thread pool in one pass: the output buffer is sized for the whole result (line protocol shrinks
+ * well below half), where zlib's 16 kB default would come back to the event loop once per 16 kB of output.
+ */
+function gzip(body: string, level: number): Promise<Buffer> {
+  const options: ZlibOptions = { level, chunkSize: Math.max(16 * 1024, body.length >> 1) };
+  return new Promise((resolve, reject) => gzipCallback(body, options, (err, out) => (err ? reject(err) : resolve(out))));
+}
