@@ -33,5 +33,6 @@ EXPOSE 9464
 # node itself: the slim image has neither curl nor wget. 503 (a job lagging more than http.maxLag) counts as unhealthy.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "/app/bin/cdn-collector.js"]
+# Executed directly, so the V8 memory flags of its `#!/usr/bin/env -S node …` line apply.
+ENTRYPOINT ["/app/bin/cdn-collector.js"]
 CMD ["run", "--config", "/etc/cdn-collector/collector.yaml"]

@@ -6,7 +6,7 @@
  * missed. `npm run bench` builds dist/ first (the simulator process needs it).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -21,6 +21,10 @@ if (unknown.length > 0) {
   console.error(`unknown bench ${unknown.join(', ')}; known: ${BENCHES.join(', ')}`);
   process.exit(2);
 }
+// The collector's processes run with the V8 flags of bin/cdn-collector.js's shebang (as the image runs it); so do the
+// benches, and sink-throughput runs its bare-client reference without them (BENCH_NODE_FLAGS names them).
+const shebang = readFileSync(join(root, 'bin', 'cdn-collector.js'), 'utf8').split('\n')[0];
+const nodeFlags = shebang.replace(/^#!\/usr\/bin\/env -S node/, '').trim().split(/\s+/).filter(Boolean);
 const outDir = join(root, 'node_modules', '.cache', 'bench');
 mkdirSync(outDir, { recursive: true });
 let failed = [];
@@ -37,9 +41,9 @@ for (const name of names.length > 0 ? names : BENCHES) {
   });
   console.log(`\n== ${name}${quick ? ' (quick)' : ''}`);
   const started = Date.now();
-  const run = spawnSync(process.execPath, ['--expose-gc', outfile, ...(quick ? ['--quick'] : [])], {
+  const run = spawnSync(process.execPath, ['--expose-gc', ...nodeFlags, outfile, ...(quick ? ['--quick'] : [])], {
     stdio: 'inherit',
-    env: { ...process.env, BENCH_QUICK: quick ? '1' : '0' },
+    env: { ...process.env, BENCH_QUICK: quick ? '1' : '0', BENCH_NODE_FLAGS: nodeFlags.join(' ') },
   });
   console.log(`   (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   if (run.status !== 0) failed.push(name);

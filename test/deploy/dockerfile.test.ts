@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfigFile } from '../../src/config/loader.js';
@@ -78,11 +79,22 @@ describe('Dockerfile', () => {
   });
 
   it('starts the collector with the config path that compose mounts', () => {
-    expect(JSON.parse(of('ENTRYPOINT').at(-1)!.args)).toEqual(['node', '/app/bin/cdn-collector.js']);
+    expect(JSON.parse(of('ENTRYPOINT').at(-1)!.args)).toEqual(['/app/bin/cdn-collector.js']);
     const cmd = JSON.parse(of('CMD').at(-1)!.args) as string[];
     expect(cmd.slice(0, 2)).toEqual(['run', '--config']);
     const compose = parseYaml(readFileSync('docker-compose.yml', 'utf8')) as { services: { collector: { volumes: string[] } } };
     expect(compose.services.collector.volumes.map((v) => v.split(':')[1])).toContain(cmd[2]);
+  });
+
+  it('the entry script runs node with the memory flags of its shebang, and this node accepts them', () => {
+    const shebang = readFileSync('bin/cdn-collector.js', 'utf8').split('\n')[0]!;
+    const flags = /^#!\/usr\/bin\/env -S node((?: --[\w-]+=\d+)+)$/.exec(shebang)?.[1]?.trim().split(' ');
+    expect(flags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-semi-space-size=/), expect.stringMatching(/^--heap-growing-percent=/)]));
+    expect(statSync('bin/cdn-collector.js').mode & 0o111).not.toBe(0);
+    // node exits 9 on an unknown flag; a V8 flag it does not know would only warn, so check that V8 lists each one.
+    expect(execFileSync(process.execPath, [...flags!, '-e', 'process.stdout.write("ok")']).toString()).toBe('ok');
+    const v8Options = execFileSync(process.execPath, ['--v8-options']).toString();
+    for (const flag of flags!) expect(v8Options).toContain(flag.split('=')[0]);
   });
 
   it('keeps secrets, local state and build output out of the build context', () => {

@@ -1,10 +1,11 @@
 /**
- * The image's entry command as a child process: `node bin/cdn-collector.js …` from the repository root, on the
- * compiled dist/ (rebuilt first when a source file is newer than it), exactly what the Dockerfile's ENTRYPOINT runs.
+ * The image's entry command as a child process: `bin/cdn-collector.js …` executed from the repository root (so its
+ * shebang's node flags apply), on the compiled dist/ (rebuilt first when a source file is newer than it), exactly
+ * what the Dockerfile's ENTRYPOINT runs.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const ENTRY = join(ROOT, 'dist', 'cli', 'main.js');
@@ -37,9 +38,11 @@ export interface Entry {
 }
 
 export function spawnEntry(args: string[], env: Record<string, string> = {}): Entry {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'cdn-collector.js'), ...args], {
+  // The shebang finds `node` on PATH: make it this node.
+  const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
+  const child = spawn(join(ROOT, 'bin', 'cdn-collector.js'), args, {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, PATH: path, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -29,7 +29,7 @@ interface HealthBody {
   reasons?: Record<string, string>;
 }
 
-describe('the image entry command: node bin/cdn-collector.js run --config FILE', () => {
+describe('the image entry command: bin/cdn-collector.js run --config FILE', () => {
   let sim: Simulator;
   let entry: Entry;
   let base: string;
