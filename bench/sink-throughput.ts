@@ -6,10 +6,11 @@
  *   POSTed to /write in 5,000-line batches without waiting, as WriteApi does (1.6 has no /api/v2/write for WriteApi).
  * Our sinks are fed as the collector feeds them: WRITERS jobs side by side, each awaiting its confirmed `write` before
  * passing its next span's points. Each run is a child process against a fresh server, so peak RSS is its own.
+ * Our sinks run with the collector's node flags (bin/cdn-collector.js's shebang), the bare client with node's defaults.
  * Target per target: sink ≥ 0.9 × bare points/s, sink peak RSS ≤ 150 MB.
  *
  * Run: node bench/run.js sink-throughput [--quick]; env BENCH_POINTS, BENCH_ROUNDS, BENCH_WRITERS, BENCH_BATCH,
- * BENCH_IN_FLIGHT.
+ * BENCH_IN_FLIGHT, BENCH_GZIP (gzip level of our v2 sink).
  */
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -77,7 +78,7 @@ async function ours(kind: 'v1' | 'v2', url: string, total: number): Promise<void
   };
   const sink =
     kind === 'v2'
-      ? createSink({ type: 'influx-v2', url, token: 'x', org: 'org', bucket: 'bucket', backslashes: 'escaped', gzip: process.env.BENCH_GZIP !== '0', ...common })
+      ? createSink({ type: 'influx-v2', url, token: 'x', org: 'org', bucket: 'bucket', backslashes: 'escaped', gzipLevel: envNumber('BENCH_GZIP'), ...common })
       : createSink({ type: 'influx-v1', url, database: 'bench', ...common });
   const calls = writeCalls(total);
   let written = 0;
@@ -116,7 +117,10 @@ async function measure(mode: Mode, total: number): Promise<Measurement> {
   const server = mode.endsWith('v2') ? await startVictoriaMetrics() : await startInfluxV1();
   try {
     if (!mode.endsWith('v2')) await (server as Awaited<ReturnType<typeof startInfluxV1>>).query('CREATE DATABASE bench');
-    const args = [...process.execArgv, fileURLToPath(import.meta.url), '--child', mode, server.url, String(total)];
+    // Our sinks run with the collector's node flags (bench/run.js passes them); the bare client as users run it.
+    const shipped = new Set((process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+    const execArgv = mode.startsWith('bare') ? process.execArgv.filter((a) => !shipped.has(a)) : process.execArgv;
+    const args = [...execArgv, fileURLToPath(import.meta.url), '--child', mode, server.url, String(total)];
     const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
