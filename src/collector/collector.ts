@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
+import type { Point } from '../points.js';
 import type { LimiterSet } from '../limit/index.js';
 import { collectableEnd, spans as cutSpans } from '../plan/windows.js';
 import type { Sink } from '../sink/types.js';
@@ -88,28 +89,50 @@ export class Collector {
     return store.missing(job.key, start, end).flatMap((gap) => cutSpans(rule, gap.from, gap.to));
   }
 
+  /**
+   * Fetches span n+1 while span n is being written: API and database latencies overlap instead of adding up. Writes
+   * and checkpoint confirmations stay in span order (a write starts once the previous one is confirmed), so a job holds
+   * at most two spans' points. The first failure ends the pass; its span and all later ones stay missing.
+   */
   private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
     const result: PassResult = { key: job.key, spans: 0, points: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
+    let writing: { span: Span; done: Promise<void> } | undefined;
+    let failure: { span: Span; err: unknown } | undefined;
+    const settleWrite = async (): Promise<void> => {
+      if (!writing) return;
+      const { span, done } = writing;
+      writing = undefined;
+      await done.catch((err: unknown) => (failure ??= { span, err }));
+    };
     for (const span of this.pending(job, range)) {
       if (this.stopping) break;
-      try {
-        result.points += await this.collectSpan(job, span, http);
+      const points = await job.collect(span, http).catch((err: unknown) => {
+        failure = { span, err };
+        return undefined;
+      });
+      await settleWrite();
+      if (failure || !points) break;
+      const done = this.writeSpan(job, span, points).then(() => {
+        result.points += points.length;
         result.spans++;
         onSpan?.(span);
-      } catch (err) {
-        result.error = describeError(err);
-        this.deps.telemetry.jobFailed(job.key);
-        this.deps.log.warn({ job: job.key, span: spanText(span), err: result.error }, 'span failed; it stays missing and is retried');
-        break;
-      }
+      });
+      done.catch(() => {}); // observed by settleWrite
+      writing = { span, done };
+    }
+    await settleWrite();
+    if (failure) {
+      result.error = describeError(failure.err);
+      this.deps.telemetry.jobFailed(job.key);
+      this.deps.log.warn({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
     }
     this.deps.telemetry.jobLag(job.key, this.lagMs(job));
     return result;
   }
 
-  private async collectSpan(job: CollectJob, span: Span, http: HttpClient): Promise<number> {
-    const points = await job.collect(span, http);
+  /** Records first, state after: the checkpoint moves only once the sink has confirmed the span's points. */
+  private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<void> {
     await writeWithRetry(this.deps.sink, points, {
       deadlineMs: this.deps.sinkRetryMs ?? 60_000,
       stopping: () => this.stopping,
@@ -117,7 +140,6 @@ export class Collector {
     });
     if (job.backfill) await this.deps.store.confirm(job.key, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
-    return points.length;
   }
 
   /** Now minus the watermark; 0 for snapshot jobs. */

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { Collector } from '../../src/collector/collector.js';
+import type { HttpClient } from '../../src/http/client.js';
+import type { LimiterSet } from '../../src/limit/index.js';
+import type { Point } from '../../src/points.js';
+import { SinkError } from '../../src/sink/errors.js';
+import type { Sink } from '../../src/sink/types.js';
+import type { CollectJob, Span } from '../../src/sources/types.js';
+import { CheckpointStore } from '../../src/state/checkpoints.js';
+import { Telemetry } from '../../src/telemetry/telemetry.js';
+
+const MIN = 60_000;
+const T0 = Date.UTC(2026, 0, 1);
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A deferred promise the test settles by hand, to order a fetch against a write. */
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  promise.catch(() => {}); // rejected before the sink awaits it
+  return { promise, resolve, reject };
+}
+
+/** The order things happen in: `fetch N` starts, `write N` starts, `write N done`. */
+async function setup(writeGates: Array<ReturnType<typeof deferred>>) {
+  const dir = mkdtempSync(join(tmpdir(), 'pipelining-'));
+  dirs.push(dir);
+  const events: string[] = [];
+  const index = (span: Span) => (span.from - T0) / MIN;
+  const job: CollectJob = {
+    key: 'fake/job',
+    api: 'metrics',
+    rule: { stepMs: MIN, delayMs: 0, maxSpanMs: MIN },
+    backfill: true,
+    callsPerSpan: 1,
+    async collect(span) {
+      events.push(`fetch ${index(span)}`);
+      return [{ measurement: 'm', tags: {}, fields: { v: index(span) }, time: span.from } as Point];
+    },
+  };
+  const sink: Sink = {
+    name: 'gated',
+    async write(points) {
+      const n = points[0]!.fields.v as number;
+      events.push(`write ${n}`);
+      await writeGates[n]!.promise;
+      events.push(`write ${n} done`);
+      return { written: points.length, rejected: 0 };
+    },
+    flush: async () => {},
+    close: async () => {},
+  };
+  const store = await CheckpointStore.open(dir);
+  const collector = new Collector({
+    jobs: [job],
+    // The fake job makes no HTTP call, so no client or limiter is reached.
+    http: { withGate: () => ({}) } as unknown as HttpClient,
+    limiters: { gate: () => undefined } as unknown as LimiterSet,
+    sink,
+    store,
+    telemetry: new Telemetry(),
+    clock: new ManualClock(T0 + 10 * MIN),
+    log: pino({ level: 'silent' }),
+    horizonMs: 60 * MIN,
+    initialLookbackMs: 60 * MIN,
+    sinkRetryMs: 0,
+  });
+  return { collector, job, store, events, range: { from: T0, to: T0 + 3 * MIN } };
+}
+
+describe('a pass overlaps fetching with writing, in span order', () => {
+  it('fetches the next span while the previous write is unconfirmed; writes and confirmations keep span order', async () => {
+    const gates = [deferred(), deferred(), deferred()];
+    const { collector, job, store, events, range } = await setup(gates);
+    const pass = collector.runOnce(job, 'backfill', range);
+    await new Promise((r) => setTimeout(r, 20));
+    // Span 1 is fetched while span 0 is still being written, but not written before span 0 is confirmed.
+    expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1']);
+    expect(store.confirmed(job.key)).toEqual([]);
+    gates[1]!.resolve();
+    gates[2]!.resolve();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1']);
+    gates[0]!.resolve();
+    const result = await pass;
+    expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1', 'write 0 done', 'write 1', 'fetch 2', 'write 1 done', 'write 2', 'write 2 done']);
+    expect(result).toMatchObject({ spans: 3, points: 3 });
+    expect(store.confirmed(job.key)).toEqual([range]);
+  });
+
+  it('a failed write ends the pass: its span and the one fetched behind it stay unconfirmed', async () => {
+    const gates = [deferred(), deferred(), deferred()];
+    const { collector, job, store, events, range } = await setup(gates);
+    gates[0]!.resolve();
+    gates[1]!.reject(new SinkError('gated', 400, false, 'bad request'));
+    gates[2]!.resolve();
+    const result = await collector.runOnce(job, 'backfill', range);
+    expect(result.spans).toBe(1);
+    expect(result.error).toMatch(/bad request/);
+    expect(events).not.toContain('write 2');
+    expect(store.confirmed(job.key)).toEqual([{ from: T0, to: T0 + MIN }]);
+  });
+});
