@@ -16,7 +16,6 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InfluxDB, Point as ClientPoint } from '@influxdata/influxdb-client';
 import { Agent, request } from 'undici';
 import type { Point } from '../src/points.js';
 import { SCHEMA } from '../src/schema.js';
@@ -29,9 +28,14 @@ const WRITERS = Number(process.env.BENCH_WRITERS ?? 4);
 const BARE_BATCH = 5000;
 const envNumber = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined);
 
+// The official client is loaded only by the bare runs: the collector does not load it, so our runs' RSS must not
+// include it.
+type Client = typeof import('@influxdata/influxdb-client');
+const loadClient = (): Promise<Client> => import('@influxdata/influxdb-client');
+
 /** The official client's Point for ours, typed by the schema as our encoder types it. */
-function clientPoint(p: Point): ClientPoint {
-  const point = new ClientPoint(p.measurement).timestamp(p.time / 1000);
+function clientPoint(client: Client, p: Point): InstanceType<Client['Point']> {
+  const point = new client.Point(p.measurement).timestamp(p.time / 1000);
   for (const key in p.tags) point.tag(key, p.tags[key]!);
   const fields = SCHEMA.get(p.measurement)!.fields;
   for (const key in p.fields) {
@@ -57,20 +61,22 @@ async function bareV2(url: string, total: number): Promise<void> {
     if (!ok) failed += lines.length;
     if (answered === total) allAnswered();
   };
+  const client = await loadClient();
   // All requests go out at once and queue at the server, so the default 10 s request timeout would fail late ones.
-  const writeApi = new InfluxDB({ url, token: 'x', timeout: 600_000 }).getWriteApi('org', 'bucket', 's', {
+  const writeApi = new client.InfluxDB({ url, token: 'x', timeout: 600_000 }).getWriteApi('org', 'bucket', 's', {
     batchSize: BARE_BATCH,
     maxRetries: 0, // a failure counts as answered (and fails the run) instead of retrying in the background
     writeSuccess: (lines) => count(lines, true),
     writeFailed: (_err, lines) => count(lines, false),
   });
-  for (const chunk of writeCalls(total)) for (const p of chunk) writeApi.writePoint(clientPoint(p));
+  for (const chunk of writeCalls(total)) for (const p of chunk) writeApi.writePoint(clientPoint(client, p));
   await writeApi.close();
   await done;
   if (failed > 0) throw new Error(`bare WriteApi: ${failed} of ${total} lines failed`);
 }
 
 async function bareV1(url: string, total: number): Promise<void> {
+  const client = await loadClient();
   const agent = new Agent({ connections: 8 });
   const sent: Promise<void>[] = [];
   const post = (lines: string[]) =>
@@ -83,7 +89,7 @@ async function bareV1(url: string, total: number): Promise<void> {
   let lines: string[] = [];
   for (const chunk of writeCalls(total)) {
     for (const p of chunk) {
-      lines.push(clientPoint(p).toLineProtocol()!);
+      lines.push(clientPoint(client, p).toLineProtocol()!);
       if (lines.length === BARE_BATCH) post(lines.splice(0));
     }
   }
