@@ -72,9 +72,11 @@ export function demoCommand(): Command {
 
 function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: number }): void {
   const points = rt.telemetry.pointsByMeasurement();
+  // Missing of what was collectable when the range was planned: a window that became collectable since (say a
+  // 5-minute statistics bucket) is the live schedule's, and may still wait for its quota when the demo stops.
   const missing = rt.collector.jobs
     .filter((j) => j.backfill)
-    .reduce((n, job) => n + rt.collector.pending(job, range).length, 0);
+    .reduce((n, job) => n + rt.collector.pending(job, range, range.to).length, 0);
   const lines = [
     'Summary',
     '  points per measurement:',

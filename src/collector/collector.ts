@@ -68,10 +68,13 @@ export class Collector {
     return pass;
   }
 
-  /** The spans a pass would collect now (for planning, progress and the missing-window count). */
-  pending(job: CollectJob, range?: Span): Span[] {
-    const { store, clock, horizonMs, initialLookbackMs } = this.deps;
-    const now = clock.now();
+  /**
+   * The spans a pass would collect at `now` (default: the clock's now), for planning, progress and the missing-window
+   * count. A report about a range planned earlier passes the planning time, so windows that only became collectable
+   * since then do not count as missing.
+   */
+  pending(job: CollectJob, range?: Span, now = this.deps.clock.now()): Span[] {
+    const { store, horizonMs, initialLookbackMs } = this.deps;
     const rule = job.rule;
     if (!job.backfill) {
       if (job.currentSpans) return job.currentSpans(now);

@@ -108,3 +108,12 @@ describe('a pass overlaps fetching with writing, in span order', () => {
     expect(store.confirmed(job.key)).toEqual([{ from: T0, to: T0 + MIN }]);
   });
 });
+
+describe('pending spans as of a time', () => {
+  it('counts only windows collectable at the given time, so a report on a planned range ignores newer windows', async () => {
+    const { collector, job } = await setup([]);
+    const range = { from: T0, to: T0 + 10 * MIN };
+    expect(collector.pending(job, range)).toHaveLength(10);
+    expect(collector.pending(job, range, T0 + 4 * MIN).map((s) => (s.from - T0) / MIN)).toEqual([0, 1, 2, 3]);
+  });
+});
