@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
-import type { Point } from '../points.js';
 import type { LimiterSet } from '../limit/index.js';
 import { collectableEnd, spans as cutSpans } from '../plan/windows.js';
+import type { Point } from '../points.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
