@@ -14,16 +14,16 @@ import { outcomeOf, transportFailure } from './http-outcome.js';
 export interface HttpLineTransportOptions {
   /** Sink name in errors. */
   sinkName: string;
-  /** The write URL with its query. */
-  url: string;
-  /** The request as errors name it, without credentials, e.g. `POST /write?db=x`. */
-  what: string;
+  /** The server's base URL (a path prefix, e.g. a vminsert tenant, is kept). */
+  baseUrl: string;
+  /** The write path with its query, e.g. `/write?db=x`; errors name the request by it (it holds no credentials). */
+  path: string;
   /** Auth and content headers; never copied into errors. */
   headers: Record<string, string>;
   /** gzip level 1–9 for request bodies; 0 sends them as they are. */
   gzipLevel: number;
-  /** Deadline of one request. */
-  timeoutMs: number;
+  /** Deadline of one request (default 30 s). */
+  timeoutMs?: number;
 }
 
 /** Bodies smaller than this go uncompressed: gzip would not pay for its header and the server's work. */
@@ -31,22 +31,29 @@ const GZIP_THRESHOLD = 1000;
 
 export class HttpLineTransport implements LineTransport {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
+  private readonly url: string;
+  private readonly what: string;
+  private readonly timeoutMs: number;
   private readonly gzipHeaders: Record<string, string>;
 
   constructor(private readonly options: HttpLineTransportOptions) {
     const level = options.gzipLevel;
     if (!Number.isInteger(level) || level < 0 || level > 9) throw new RangeError(`gzipLevel must be an integer 0–9, got ${level}`);
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}${options.path}`;
+    this.what = `POST ${options.path}`;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
     this.gzipHeaders = { ...options.headers, 'content-encoding': 'gzip' };
   }
 
   async send(body: string): Promise<Rejection | undefined> {
-    const { timeoutMs, sinkName, what } = this.options;
+    const { timeoutMs, what } = this;
+    const { sinkName } = this.options;
     const deadline = AbortSignal.timeout(timeoutMs);
     let status: number;
     let text: string;
     try {
       const compress = this.options.gzipLevel > 0 && body.length >= GZIP_THRESHOLD;
-      const res = await request(this.options.url, {
+      const res = await request(this.url, {
         method: 'POST',
         body: compress ? await gzip(body, this.options.gzipLevel) : body,
         headers: compress ? this.gzipHeaders : this.options.headers,

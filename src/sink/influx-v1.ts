@@ -32,11 +32,11 @@ export function createInfluxV1Sink(options: InfluxV1Options): BatchingSink {
   }
   const transport = new HttpLineTransport({
     sinkName: name,
-    url: `${options.url.replace(/\/+$/, '')}/write?${query}`,
-    what: `POST /write?${query}`,
+    baseUrl: options.url,
+    path: `/write?${query}`,
     headers,
     gzipLevel: options.gzipLevel ?? 0,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: options.timeoutMs,
   });
   return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), {
     backslashes: 'verbatim',

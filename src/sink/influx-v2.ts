@@ -27,8 +27,6 @@ export interface InfluxV2Options extends BatchingOptions {
   name?: string;
 }
 
-export const DEFAULT_V2_GZIP_LEVEL = 1;
-
 /** A sink writing through the v2 API. Backslashes default to `verbatim` (InfluxDB 2.x); use `escaped` for VictoriaMetrics/3.x. */
 export function createInfluxV2Sink(options: InfluxV2Options): BatchingSink {
   const name = options.name ?? 'influx-v2';
@@ -36,11 +34,11 @@ export function createInfluxV2Sink(options: InfluxV2Options): BatchingSink {
   const query = new URLSearchParams({ org: options.org, bucket: options.bucket, precision });
   const transport = new HttpLineTransport({
     sinkName: name,
-    url: `${options.url.replace(/\/+$/, '')}/api/v2/write?${query}`,
-    what: `POST /api/v2/write?${query}`,
+    baseUrl: options.url,
+    path: `/api/v2/write?${query}`,
     headers: { 'content-type': 'text/plain; charset=utf-8', authorization: `Token ${options.token}` },
-    gzipLevel: options.gzipLevel ?? DEFAULT_V2_GZIP_LEVEL,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    gzipLevel: options.gzipLevel ?? 1,
+    timeoutMs: options.timeoutMs,
   });
   return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), { ...options, precision });
 }
