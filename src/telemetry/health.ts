@@ -14,13 +14,18 @@ export interface JobHealth {
 }
 
 export interface HealthReport {
-  status: 'ok' | 'lagging';
+  status: 'ok' | 'lagging' | 'unhealthy';
   jobs: Record<string, JobHealth>;
-  /** One sentence per lagging job; absent when everything is fine. */
+  /** One sentence per lagging job or active condition (see Telemetry.condition); absent when everything is fine. */
   reasons?: Record<string, string>;
+  /** Spans set aside for a permanent reason, per job: visible, but not a reason to restart the process. */
+  setAside?: Record<string, number>;
 }
 
-/** Healthy when every job that reported a lag is under its threshold (no jobs yet = healthy: still starting). */
+/**
+ * Healthy when every job that reported a lag is under its threshold and no condition is active (no jobs yet =
+ * healthy: still starting). A condition (state not writable, an API failing) outranks lag: status `unhealthy`.
+ */
 export function evaluateHealth(telemetry: Telemetry, thresholds: HealthThresholds, now?: number): HealthReport {
   const jobs: Record<string, JobHealth> = {};
   const reasons: Record<string, string> = {};
@@ -31,7 +36,12 @@ export function evaluateHealth(telemetry: Telemetry, thresholds: HealthThreshold
     jobs[job] = { lagSeconds: lagMs / 1000, maxLagSeconds: maxLagMs / 1000, ok };
     if (!ok) reasons[job] = `lag ${formatSeconds(lagMs)} exceeds the limit of ${formatSeconds(maxLagMs)}`;
   }
-  return Object.keys(reasons).length === 0 ? { status: 'ok', jobs } : { status: 'lagging', jobs, reasons };
+  const conditions = telemetry.activeConditions();
+  Object.assign(reasons, conditions);
+  const setAside = telemetry.setAsideByJob();
+  const extra = Object.keys(setAside).length > 0 ? { setAside } : {};
+  if (Object.keys(reasons).length === 0) return { status: 'ok', jobs, ...extra };
+  return { status: Object.keys(conditions).length > 0 ? 'unhealthy' : 'lagging', jobs, reasons, ...extra };
 }
 
 function formatSeconds(ms: number): string {

@@ -29,6 +29,8 @@ export class Telemetry {
   private readonly counters = new Map<string, Sample>();
   private readonly lags = new Map<string, LagReport>();
   private readonly backlogs = new Map<string, number>();
+  private readonly conditions = new Map<string, string>();
+  private readonly setAside = new Map<string, number>();
   private readonly clock: Clock;
   private readonly instance: string | undefined;
   private checkpoints: CheckpointView | undefined;
@@ -79,6 +81,31 @@ export class Telemetry {
     this.backlogs.set(job, windows);
   }
 
+  /**
+   * A named condition that makes the process unhealthy until cleared (`reason` undefined): e.g. `state` while the
+   * state directory cannot be written, `api:statistic` while an API fails every call. /healthz answers 503 with it.
+   */
+  condition(name: string, reason: string | undefined): void {
+    if (reason === undefined) this.conditions.delete(name);
+    else this.conditions.set(name, reason);
+  }
+
+  /** Current unhealthy conditions, by name. */
+  activeConditions(): Record<string, string> {
+    return Object.fromEntries([...this.conditions].sort(([a], [b]) => a.localeCompare(b)));
+  }
+
+  /** Spans of `job` set aside for a permanent reason (collected again on a slow schedule); 0 clears it. */
+  spansSetAside(job: string, count: number): void {
+    if (count > 0) this.setAside.set(job, count);
+    else this.setAside.delete(job);
+  }
+
+  /** Jobs with spans set aside, and how many. */
+  setAsideByJob(): Record<string, number> {
+    return Object.fromEntries([...this.setAside].sort(([a], [b]) => a.localeCompare(b)));
+  }
+
   /** Points confirmed by the sink so far, per measurement (summaries). */
   pointsByMeasurement(): Record<string, number> {
     const totals: Record<string, number> = {};
@@ -105,6 +132,8 @@ export class Telemetry {
     if (!samples.some((s) => s.kind === 'write_failures')) samples.push({ kind: 'write_failures', labels: {}, value: 0 });
     for (const job of this.lags.keys()) samples.push({ kind: 'job_lag', labels: { job }, value: this.lagMs(job, now)! / 1000 });
     for (const [job, windows] of this.backlogs) samples.push({ kind: 'job_backlog', labels: { job }, value: windows });
+    for (const [job, spans] of this.setAside) samples.push({ kind: 'spans_set_aside', labels: { job }, value: spans });
+    for (const name of this.conditions.keys()) samples.push({ kind: 'unhealthy', labels: { condition: name }, value: 1 });
     for (const job of this.checkpoints?.keys() ?? []) {
       const at = this.checkpoints?.lastConfirmedAt(job);
       if (at !== undefined) samples.push({ kind: 'checkpoint_age', labels: { job }, value: Math.max(0, now - at) / 1000 });
