@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { CollectorError, ParameterError } from '../http/errors.js';
 import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, type KeyState } from './checkpoint-file.js';
 import { removeStrayTemps, writeFileDurably } from './durable-file.js';
+import { asStateIoError } from './errors.js';
 import { StateLock } from './lock.js';
 import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from './spans.js';
 
@@ -49,18 +50,26 @@ export class CheckpointStore {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates `dir` if needed, takes its lock, removes stray temp files and loads every checkpoint file. */
+  /**
+   * Creates `dir` if needed, takes its lock, removes stray temp files and loads every checkpoint file. A full disk,
+   * read-only mount or wrong permissions is a StateIoError naming the path.
+   */
   static async open(dir: string, opts: CheckpointStoreOptions = {}): Promise<CheckpointStore> {
-    await mkdir(dir, { recursive: true });
-    const lock = await StateLock.acquire(dir);
+    let lock: StateLock;
+    try {
+      await mkdir(dir, { recursive: true });
+      lock = await StateLock.acquire(dir);
+    } catch (err) {
+      throw asStateIoError(err, dir) ?? err;
+    }
     try {
       await removeStrayTemps(dir);
       const store = new CheckpointStore(dir, lock, opts.clock ?? systemClock);
       await store.load();
       return store;
     } catch (err) {
-      await lock.release();
-      throw err;
+      await lock.release().catch(() => {});
+      throw asStateIoError(err, dir) ?? err;
     }
   }
 

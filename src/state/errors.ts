@@ -24,3 +24,45 @@ export class StateLockedError extends CollectorError {
     );
   }
 }
+
+/** What each file-system error a state directory commonly meets means, for a one-line message. */
+const IO_PROBLEMS: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a parent of the path is not a directory',
+  EISDIR: 'the path is a directory',
+  EIO: 'input/output error',
+};
+
+/**
+ * The state directory (its lock file, checkpoints or quota journal) cannot be read or written: a full disk, a
+ * read-only mount, wrong permissions. One line naming the path, instead of a stack trace.
+ */
+export class StateIoError extends CollectorError {
+  override name = 'StateIoError';
+  constructor(
+    readonly path: string,
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`state directory: cannot use ${path}: ${IO_PROBLEMS[code] ?? 'file system error'} (${code})`, options);
+  }
+}
+
+/** `err` as a StateIoError when it is one of the file-system errors of IO_PROBLEMS; otherwise undefined. */
+export function asStateIoError(err: unknown, fallbackPath: string): StateIoError | undefined {
+  if (err instanceof StateIoError) return err;
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (typeof e?.code !== 'string' || !(e.code in IO_PROBLEMS)) return undefined;
+  return new StateIoError(typeof e.path === 'string' ? e.path : fallbackPath, e.code, { cause: err });
+}
+
+/** A short, secret-free description of a file-system failure, for logs and /healthz. */
+export function ioProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string') return `${IO_PROBLEMS[code] ?? 'file system error'} (${code})`;
+  return err instanceof Error ? err.message : String(err);
+}
