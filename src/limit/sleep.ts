@@ -1,13 +1,13 @@
-import { systemClock, type Clock } from '../clock.js';
+import { monotonicClock, systemClock, type Clock } from '../clock.js';
 import type { Sleeper } from './types.js';
 
 /**
- * The sleeper a limiter on `clock` needs: the system clock and a clock running at a known `speed` (ScaledClock) are
+ * The sleeper a limiter on `clock` needs: the system clock (and its monotonic twin) and a clock running at a known `speed` (ScaledClock) are
  * slept on exactly with one real timer (a 250 ms poll would overshoot a scaled wait by 250 ms × speed); any other
  * clock (ManualClock, moved by hand) is polled.
  */
 export function sleeperFor(clock: Clock): Sleeper {
-  if (clock === systemClock) return pollingSleeper(Number.POSITIVE_INFINITY);
+  if (clock === systemClock || clock === monotonicClock) return pollingSleeper(Number.POSITIVE_INFINITY);
   const speed = (clock as { speed?: unknown }).speed;
   if (typeof speed === 'number' && speed > 0) {
     const real = pollingSleeper(Number.POSITIVE_INFINITY);
