@@ -11,6 +11,7 @@ import { CheckpointStore } from '../state/checkpoints.js';
 import { QuotaJournal } from '../state/quota-journal.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { Collector } from './collector.js';
+import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
@@ -28,6 +29,13 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname() });
   const store = await CheckpointStore.open(config.state.dir, { clock });
   telemetry.watchCheckpoints(store);
+  let journal: QuotaJournal;
+  try {
+    journal = new QuotaJournal(config.state.dir, { clock, onEvent: (e) => reportJournalEvent(telemetry, log, e) });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const limiters = new LimiterSet(
     {
       metrics: { calls: config.quotas.metrics.calls, periodMs: config.quotas.metrics.period },
@@ -37,11 +45,9 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     },
     {
       clock,
-      journal: new QuotaJournal(config.state.dir, clock.now()),
-      onEvent: (e) => {
-        if (e.type === 'call') telemetry.apiCall(e.api, e.status ?? e.error ?? 'error');
-        else if (e.type === 'retry') telemetry.apiRetry(e.api);
-      },
+      journal,
+      maxRetryAfterMs: config.api.maxRetryAfter,
+      onEvent: (e) => reportLimiterEvent(telemetry, log, e),
     },
   );
   const http = new HttpClient({
@@ -74,6 +80,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     async close() {
       await collector.stop();
       await limiters.close();
+      await journal.flush();
       await sink.close();
       await store.close();
       await http.close();

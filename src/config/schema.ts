@@ -38,6 +38,10 @@ export const configSchema = z
           .default('30s')
           .describe('deadline of one HTTP request'),
         language: z.enum(['en', 'ru']).default('en').describe('language of names in statistics results'),
+        // A server's Retry-After of days (or a far-future date) would otherwise stop that API until restart.
+        maxRetryAfter: duration
+          .default('5m')
+          .describe('longest Retry-After honoured; a longer one is cut to this (and logged)'),
       })
       .strict()
       .describe('the provider API and its token'),

@@ -183,11 +183,16 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/**
+ * Retry-After (RFC 9110): delay-seconds (digits) or an HTTP-date (which names a weekday or month). Anything else —
+ * "-5", "1e9", "soon" — is ignored rather than guessed at (Date.parse reads "-5" as a year). Huge values are capped
+ * by the limiter (api.maxRetryAfter).
+ */
 export function parseRetryAfter(value: string | undefined): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
+  const text = value?.trim() ?? '';
+  if (/^\d+$/.test(text)) return Number(text);
+  if (!/[a-z]{3}/i.test(text)) return undefined;
+  const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }
 

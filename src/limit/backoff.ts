@@ -18,9 +18,15 @@ export function backoffDelay(attempt: number, options: BackoffOptions, random: (
   return Math.floor(random() * ceiling);
 }
 
-/** The server's Retry-After in ms (429, 503), if it sent one. */
-export function retryAfterMs(err: unknown): number | undefined {
-  return err instanceof ApiError && err.retryAfterSec !== undefined ? err.retryAfterSec * 1000 : undefined;
+/**
+ * The server's Retry-After (429, 503) in ms, if it sent a usable one (negative or non-finite: as if absent), cut to
+ * `maxMs`: an absurd value or a far-future date would otherwise stop the API until restart.
+ */
+export function retryAfterMs(err: unknown, maxMs: number): { waitMs: number; requestedMs: number } | undefined {
+  if (!(err instanceof ApiError) || err.retryAfterSec === undefined) return undefined;
+  const requestedMs = err.retryAfterSec * 1000;
+  if (!Number.isFinite(requestedMs) || requestedMs < 0) return undefined;
+  return { waitMs: Math.min(requestedMs, maxMs), requestedMs };
 }
 
 export function isQuotaRejection(err: unknown): err is ApiError {

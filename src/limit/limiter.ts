@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock.js';
+import { intervalClock, systemClock, type Clock } from '../clock.js';
 import { ApiError, isRetryable, type ApiName } from '../http/errors.js';
 import { backoffDelay, DEFAULT_BACKOFF, isQuotaRejection, retryAfterMs, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
@@ -8,6 +8,7 @@ import type { CallJournal, LimiterEvent, Priority, QuotaRule, RunOptions, Sleepe
 import { WaiterQueue, type Waiter } from './waiters.js';
 
 export interface LimiterOptions {
+  /** Time source; the system clock is replaced by its monotonic twin, so a wall-clock step never moves a window. */
   clock?: Clock;
   /** Safety margin added to the period, for clock granularity and skew. Default 50 ms. */
   marginMs?: number;
@@ -17,6 +18,8 @@ export interface LimiterOptions {
   backoff?: Partial<BackoffOptions>;
   /** Default deadline of a call, queue time included. Default 5 minutes. */
   deadlineMs?: number;
+  /** A server's Retry-After longer than this is cut to it (an absurd one would stop the API). Default 5 minutes. */
+  maxRetryAfterMs?: number;
   onEvent?: (event: LimiterEvent) => void;
   /** Remembers calls across restarts; its history is counted as completions when the limiter starts. */
   journal?: CallJournal;
@@ -27,6 +30,7 @@ export interface LimiterOptions {
 }
 
 export const DEFAULT_DEADLINE_MS = 5 * 60_000;
+export const DEFAULT_MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -42,6 +46,7 @@ export class Limiter {
   private readonly sleep: Sleeper;
   private readonly backoff: BackoffOptions;
   private readonly deadlineMs: number;
+  private readonly maxRetryAfterMs: number;
   private readonly random: () => number;
   private readonly onEvent: ((event: LimiterEvent) => void) | undefined;
   private readonly journal: CallJournal | undefined;
@@ -58,14 +63,19 @@ export class Limiter {
     options: LimiterOptions = {},
   ) {
     this.window = new SlidingWindow(quota, options.marginMs ?? 50, options.maxConcurrent ?? Number.POSITIVE_INFINITY);
-    this.clock = options.clock ?? systemClock;
+    this.clock = intervalClock(options.clock ?? systemClock);
     this.sleep = options.sleep ?? sleeperFor(this.clock);
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
     this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
     this.random = options.random ?? Math.random;
     this.onEvent = options.onEvent;
     this.journal = options.journal;
-    for (const completedAt of this.journal?.history(api) ?? []) this.window.remember(completedAt);
+    const history = this.journal?.history(api, this.clock);
+    if (history) {
+      for (const completedAt of history.completedAt) this.window.remember(completedAt);
+      this.window.assumeCompleted(this.clock.now(), history.unsettled);
+    }
   }
 
   /** Queued calls, calls in flight and completions still counted: for telemetry and tests. */
@@ -123,18 +133,19 @@ export class Limiter {
       try {
         await this.acquire({ seq, priority, attempt, deadlineAt, deadlineMs }, options.signal);
       } catch (err) {
-        throw err instanceof LimiterDeadlineError ? this.giveUp(lastError ?? err, attempt - 1) : err;
+        throw err instanceof LimiterDeadlineError ? this.giveUp(lastError ?? err, attempt - 1, 'deadline') : err;
       }
       const outcome = await settle(send);
       const now = this.clock.now();
       this.window.release(now);
-      this.journal?.completed(this.api, now);
+      this.record((journal) => journal.completed(this.api));
       this.pump();
       this.emit({ type: 'call', attempt, ...describeOutcome(outcome) });
       if (outcome.ok) return outcome.value;
       lastError = outcome.error;
       const waitMs = this.retryWait(outcome.error, attempt, now);
-      if (waitMs === undefined || now + waitMs >= deadlineAt) throw this.giveUp(outcome.error, attempt);
+      if (waitMs === undefined) throw this.giveUp(outcome.error, attempt, 'final');
+      if (now + waitMs >= deadlineAt) throw this.giveUp(outcome.error, attempt, 'deadline', waitMs);
       this.emit({ type: 'retry', attempt, waitMs, ...describeOutcome(outcome) });
       await this.pause(now + waitMs, outcome.error, options.signal);
     }
@@ -144,7 +155,12 @@ export class Limiter {
   private retryWait(err: unknown, attempt: number, now: number): number | undefined {
     if (!isRetryable(err)) return undefined;
     let waitMs = backoffDelay(attempt, this.backoff, this.random);
-    const serverWaitMs = retryAfterMs(err);
+    const retryAfter = retryAfterMs(err, this.maxRetryAfterMs);
+    const serverWaitMs = retryAfter?.waitMs;
+    if (retryAfter && retryAfter.waitMs < retryAfter.requestedMs) {
+      const { requestedMs } = retryAfter;
+      this.emit({ type: 'retry-after-capped', attempt, ...describeError(err), waitMs: retryAfter.waitMs, requestedMs });
+    }
     if (serverWaitMs !== undefined) waitMs = Math.max(waitMs, serverWaitMs);
     if (isQuotaRejection(err)) {
       // Our count was off (another client on the token, a restart): consider the window full until the server
@@ -167,9 +183,19 @@ export class Limiter {
     }
   }
 
-  private giveUp(err: unknown, attempts: number): unknown {
-    this.emit({ type: 'error', attempt: attempts, ...describeOutcome({ ok: false, error: err }) });
+  private giveUp(err: unknown, attempts: number, reason: 'final' | 'deadline', waitMs?: number): unknown {
+    this.emit({ type: 'error', attempt: attempts, reason, ...describeError(err), ...(waitMs === undefined ? {} : { waitMs }) });
     return err;
+  }
+
+  /** The journal is best effort: whatever it does (a full disk), a slot is granted and released exactly once. */
+  private record(write: (journal: CallJournal) => void): void {
+    if (!this.journal) return;
+    try {
+      write(this.journal);
+    } catch {
+      // The journal reports its own failures (QuotaJournal: onEvent); here it must only never break the accounting.
+    }
   }
 
   private acquire(
@@ -214,7 +240,7 @@ export class Limiter {
     for (const waiter of this.queue.expired(now)) waiter.expire();
     while (this.queue.size > 0 && this.window.canSend(now)) {
       this.window.acquire(now);
-      this.journal?.sent(this.api);
+      this.record((journal) => journal.sent(this.api));
       this.queue.shift()!.grant(now);
     }
     const next =
@@ -266,7 +292,10 @@ function describeOutcome(outcome: Outcome<unknown>): { status?: number; error?: 
     const v = outcome.value as { status?: unknown } | null;
     return typeof v === 'object' && v !== null && typeof v.status === 'number' ? { status: v.status } : {};
   }
-  const err = outcome.error;
+  return describeError(outcome.error);
+}
+
+function describeError(err: unknown): { status?: number; error?: string } {
   const name = err instanceof Error ? err.name : 'Error';
   return err instanceof ApiError ? { status: err.status, error: name } : { error: name };
 }

@@ -100,6 +100,15 @@ export class SlidingWindow {
     this.release(at);
   }
 
+  /**
+   * Counts `count` calls of an earlier process whose completion is unknown as completed at `at` (Infinity: unknown
+   * how many, so the window is full). Only the N latest completions matter, so at most N are added.
+   */
+  assumeCompleted(at: number, count: number): void {
+    const n = Math.min(count, this.quota?.calls ?? 0);
+    for (let i = 0; i < n; i++) this.remember(at);
+  }
+
   /** Sends nothing before `until` (the server said the window is full). */
   blockUntil(until: number): void {
     this.blockedUntil = Math.max(this.blockedUntil, until);

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { ApiName } from '../http/errors.js';
 
 /** At most `calls` calls in any sliding window of `periodMs`, per API and token. */
@@ -17,16 +18,19 @@ export type Priority = 'live' | 'backfill';
  * - `call`: an attempt finished; `status` when an HTTP response came back, `error` (error name) when it failed.
  * - `retry`: a failed attempt will be retried after `waitMs`.
  * - `throttled`: a call waited `waitMs` in the queue before it was sent, or a 429 blocked the API for `waitMs`.
- * - `error`: the call gave up; its error is thrown to the caller.
+ * - `error`: the call gave up (`reason`: `final` error, or the `deadline` came first); its error is thrown.
+ * - `retry-after-capped`: the server asked for `requestedMs`, more than the limiter's maximum; it waits `waitMs`.
  */
 export interface LimiterEvent {
-  type: 'call' | 'retry' | 'throttled' | 'error';
+  type: 'call' | 'retry' | 'throttled' | 'error' | 'retry-after-capped';
   api: ApiName;
   /** The attempt the event is about (1 = first); for `error`, the attempts made (0: the call never got a slot). */
   attempt: number;
   status?: number;
   error?: string;
   waitMs?: number;
+  reason?: 'final' | 'deadline';
+  requestedMs?: number;
 }
 
 export interface RunOptions {
@@ -40,12 +44,25 @@ export interface RunOptions {
 /** Waits about `ms` (it may return early: callers re-check their clock), rejecting when `signal` aborts. */
 export type Sleeper = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+/** What a previous process spent of a quota, as a journal read it back. */
+export interface CallHistory {
+  /** Completion times of its recent calls, on the clock passed to `history`. */
+  completedAt: number[];
+  /**
+   * Calls sent but never seen completing (the process died), or Infinity when the journal was damaged: counted as
+   * completed now, since they may have reached the server up to now. Only the quota's N are ever counted.
+   */
+  unsettled: number;
+}
+
 /**
  * Persists the calls a limiter makes, so a restarted process knows what the previous one spent of the quota
- * (src/state/quota-journal.ts). `sent` is called before the request goes out, `completed` when it has settled.
+ * (src/state/quota-journal.ts). `sent` is called before the request goes out, `completed` when it has settled; both are
+ * best effort (they must not throw, and the limiter's accounting never depends on them).
  */
 export interface CallJournal {
-  history(api: ApiName): number[];
+  /** The previous process's calls, with times on `clock` (the limiter's time base). */
+  history(api: ApiName, clock: Clock): CallHistory;
   sent(api: ApiName): void;
-  completed(api: ApiName, at: number): void;
+  completed(api: ApiName): void;
 }

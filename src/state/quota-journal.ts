@@ -1,44 +1,77 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { systemClock, type Clock } from '../clock.js';
 import type { ApiName } from '../http/errors.js';
-import type { CallJournal } from '../limit/types.js';
+import type { CallHistory, CallJournal } from '../limit/types.js';
+import { KEEP, loadJournal, type Entries, type Entry, type LoadedJournal } from './quota-journal-file.js';
 
 const FILE = 'quota-calls.json';
-/** More than any quota's N needs; older completions no longer count anyway. */
-const KEEP = 500;
 
-interface Entry {
-  /** Completion times of recent calls (epoch ms). */
-  done: number[];
-  /** Calls sent and not yet completed; after a crash their completion is unknown. */
-  inFlight: number;
+/** What the journal has to report; runtime.ts turns these into log lines and the /healthz condition. */
+export type JournalEvent =
+  /** The file could not be used; a copy was kept (unless even that failed) and every window is counted full. */
+  | { type: 'damaged'; path: string; problem: string; copy: string | undefined }
+  /** Completion times lay in the future (wall clock set back?) and were clamped to now. */
+  | { type: 'future'; path: string; count: number; aheadMs: number }
+  /** A write failed (full disk, read-only mount); reported once until a write succeeds again. */
+  | { type: 'write-failed'; path: string; error: unknown }
+  /** A write succeeded after failures. */
+  | { type: 'write-recovered'; path: string };
+
+export interface QuotaJournalOptions {
+  /** Wall clock of the persisted times. Default: system time. */
+  clock?: Clock;
+  /** Replaces the file with `data` (tests inject failures). Default: write a temp file, rename it over. */
+  write?: (path: string, data: string) => Promise<void>;
+  onEvent?: (event: JournalEvent) => void;
 }
 
 /**
  * Remembers the API calls of this process across restarts, so that a collector restarted right after a crash (or a
- * kill -9) does not spend a quota the previous process already spent in the same window. Written before each send
- * (write-ahead) and after each completion; no fsync: a killed process loses nothing the kernel has, and a machine
- * crash takes longer to recover from than any quota period.
+ * kill -9) does not spend a quota the previous process already spent in the same window.
+ *
+ * Best effort by design: writes are asynchronous and coalesced (at most one in flight; changes made meanwhile go into
+ * the next, which writes the latest state), so the "sent" record may trail the request slightly, and a failing write
+ * is reported (onEvent) and retried with the next change, never thrown at the limiter. No fsync: a killed process
+ * loses nothing the kernel has, and a machine crash takes longer to recover from than any quota period.
+ *
+ * Times are persisted as wall-clock times (another process has another monotonic base) and converted to the
+ * limiter's clock when read back.
  */
 export class QuotaJournal implements CallJournal {
-  private readonly path: string;
-  private readonly entries: Partial<Record<ApiName, Entry>>;
-  private readonly loadedAt: number;
+  readonly path: string;
+  private readonly clock: Clock;
+  private readonly write: (path: string, data: string) => Promise<void>;
+  private readonly onEvent: ((event: JournalEvent) => void) | undefined;
+  private readonly loaded: LoadedJournal;
+  private readonly entries: Entries;
+  private dirty = false;
+  private writing: Promise<void> | undefined;
+  private failing = false;
 
-  constructor(dir: string, now: number) {
+  /** Reads the previous process's journal; throws StateIoError when it exists but cannot be read. */
+  constructor(dir: string, options: QuotaJournalOptions = {}) {
     this.path = join(dir, FILE);
-    this.loadedAt = now;
-    this.entries = readEntries(this.path);
-    // Calls in flight when the last process died may have reached the server up to now: count them as just completed.
-    for (const entry of Object.values(this.entries)) {
-      if (!entry) continue;
-      for (let i = 0; i < entry.inFlight; i++) entry.done.push(now);
-      entry.inFlight = 0;
+    this.clock = options.clock ?? systemClock;
+    this.write = options.write ?? replaceFile;
+    this.onEvent = options.onEvent;
+    this.loaded = loadJournal(this.path, this.clock.now());
+    // A damaged file is replaced by this process's calls alone (its copy is kept).
+    this.entries = this.loaded.kind === 'ok' ? this.loaded.entries : {};
+    if (this.loaded.kind === 'damaged') {
+      this.emit({ type: 'damaged', path: this.path, problem: this.loaded.problem, copy: this.loaded.copy });
+    } else if (this.loaded.future.count > 0) {
+      this.emit({ type: 'future', path: this.path, ...this.loaded.future });
     }
   }
 
-  history(api: ApiName): number[] {
-    return [...(this.entries[api]?.done ?? [])];
+  history(api: ApiName, clock: Clock): CallHistory {
+    if (this.loaded.kind === 'damaged') return { completedAt: [], unsettled: Number.POSITIVE_INFINITY };
+    // A completion `age` ms ago in wall time happened `age` ms ago on the limiter's clock too.
+    const wallNow = this.clock.now();
+    const now = clock.now();
+    const completedAt = (this.loaded.entries[api]?.done ?? []).map((at) => now - Math.max(0, wallNow - at));
+    return { completedAt, unsettled: 0 };
   }
 
   sent(api: ApiName): void {
@@ -46,12 +79,18 @@ export class QuotaJournal implements CallJournal {
     this.save();
   }
 
-  completed(api: ApiName, at: number): void {
+  completed(api: ApiName): void {
     const entry = this.entry(api);
     entry.inFlight = Math.max(0, entry.inFlight - 1);
-    entry.done.push(at);
+    entry.done.push(this.clock.now());
     if (entry.done.length > KEEP) entry.done.splice(0, entry.done.length - KEEP);
     this.save();
+  }
+
+  /** Waits for the write in flight and, if changes are still unwritten, tries once more. Never rejects. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.dirty) await (this.writing = this.writeLoop());
   }
 
   private entry(api: ApiName): Entry {
@@ -59,27 +98,45 @@ export class QuotaJournal implements CallJournal {
   }
 
   private save(): void {
-    const tmp = `${this.path}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.entries));
-    renameSync(tmp, this.path);
+    this.dirty = true;
+    this.writing ??= this.writeLoop();
   }
 
-  get since(): number {
-    return this.loadedAt;
+  private async writeLoop(): Promise<void> {
+    // Changes made in the same tick (a send right after a completion) share the first write.
+    await Promise.resolve();
+    try {
+      while (this.dirty) {
+        this.dirty = false;
+        try {
+          await this.write(this.path, JSON.stringify(this.entries));
+        } catch (error) {
+          // Left dirty: the next change (or flush) tries again, so the file catches up once space is back.
+          this.dirty = true;
+          if (!this.failing) this.emit({ type: 'write-failed', path: this.path, error });
+          this.failing = true;
+          return;
+        }
+        if (this.failing) this.emit({ type: 'write-recovered', path: this.path });
+        this.failing = false;
+      }
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  private emit(event: JournalEvent): void {
+    try {
+      this.onEvent?.(event);
+    } catch {
+      // Reporting must never break the journal.
+    }
   }
 }
 
-function readEntries(path: string): Partial<Record<ApiName, Entry>> {
-  try {
-    const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, Partial<Entry>>;
-    const out: Partial<Record<ApiName, Entry>> = {};
-    for (const [api, e] of Object.entries(raw)) {
-      const done = Array.isArray(e?.done) ? e.done.filter((t): t is number => typeof t === 'number') : [];
-      out[api as ApiName] = { done, inFlight: typeof e?.inFlight === 'number' ? e.inFlight : 0 };
-    }
-    return out;
-  } catch {
-    // Missing or unreadable (first start, or torn by a crash before rename): nothing to remember.
-    return {};
-  }
+/** Readers see the old or the new file, never a torn one. */
+async function replaceFile(path: string, data: string): Promise<void> {
+  const temp = `${path}.tmp`;
+  await writeFile(temp, data);
+  await rename(temp, path);
 }

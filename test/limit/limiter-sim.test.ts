@@ -113,7 +113,7 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
       expect((err as ApiError).status).toBe(401);
       expect(String(err)).not.toContain('not-a-token');
       expect(sim.stats.apis.statistic.requests).toBe(1);
-      expect(events).toContainEqual({ type: 'error', api: 'statistic', attempt: 1, status: 401, error: 'ApiError' });
+      expect(events).toContainEqual({ type: 'error', api: 'statistic', attempt: 1, reason: 'final', status: 401, error: 'ApiError' });
       expect(events.filter((e) => e.type === 'retry')).toEqual([]);
     } finally {
       await wrongToken.close();

@@ -7,33 +7,67 @@ import { Limiter } from '../../src/limit/index.js';
 import { QuotaJournal } from '../../src/state/quota-journal.js';
 
 describe('quota journal', () => {
-  it('a new process counts the calls of the previous one, in-flight ones as completed at restart', () => {
+  it('a new process counts the calls of the previous one, in-flight ones as completed at restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qj-'));
-    const before = new QuotaJournal(dir, 1000);
+    const clock = new ManualClock(1000);
+    const before = new QuotaJournal(dir, { clock });
     before.sent('statistic');
-    before.completed('statistic', 1100);
+    clock.set(1100);
+    before.completed('statistic');
     before.sent('statistic'); // killed while this call was in flight
-    const after = new QuotaJournal(dir, 5000);
-    expect(after.history('statistic')).toEqual([1100, 5000]);
-    expect(after.history('metrics')).toEqual([]);
+    await before.flush();
+    clock.set(5000);
+    const after = new QuotaJournal(dir, { clock });
+    expect(after.history('statistic', clock)).toEqual({ completedAt: [1100, 5000], unsettled: 0 });
+    expect(after.history('metrics', clock)).toEqual({ completedAt: [], unsettled: 0 });
   });
 
-  it('a limiter started on a journal waits for the remembered calls to age out', () => {
+  it('a limiter started on a journal waits for the remembered calls to age out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qj-'));
-    const journal = new QuotaJournal(dir, 0);
+    const clock = new ManualClock(10_000);
+    const journal = new QuotaJournal(dir, { clock });
     for (let i = 0; i < 5; i++) {
       journal.sent('statistic');
-      journal.completed('statistic', 10_000 + i);
+      clock.advance(1);
+      journal.completed('statistic');
     }
-    const clock = new ManualClock(20_000);
-    const limiter = new Limiter('statistic', { calls: 5, periodMs: 60_000 }, { clock, marginMs: 0, journal: new QuotaJournal(dir, 20_000) });
+    await journal.flush();
+    clock.set(20_000);
+    const limiter = new Limiter('statistic', { calls: 5, periodMs: 60_000 }, { clock, marginMs: 0, journal: new QuotaJournal(dir, { clock }) });
     expect(limiter.snapshot().recentCompletions).toBe(5);
-    clock.set(70_000); // the call completed at 10 000 has aged out
+    clock.set(70_001); // the call completed at 10 001 has aged out
     expect(limiter.snapshot().recentCompletions).toBe(4);
   });
 
-  it('tolerates a missing or torn file', () => {
+  it('starts empty without a file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'qj-'));
-    expect(new QuotaJournal(join(dir, 'nope'), 0).history('dvr')).toEqual([]);
+    expect(new QuotaJournal(join(dir, 'nope')).history('dvr', new ManualClock(0))).toEqual({ completedAt: [], unsettled: 0 });
+  });
+
+  it('coalesces writes: a burst of changes costs one write in flight plus one with the latest state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qj-'));
+    const clock = new ManualClock(1000);
+    const written: string[] = [];
+    let release: () => void = () => {};
+    const journal = new QuotaJournal(dir, {
+      clock,
+      write: async (_path, data) => {
+        written.push(data);
+        await new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    journal.sent('dvr');
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 50; i++) {
+      journal.completed('dvr');
+      journal.sent('dvr');
+    }
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await journal.flush();
+    expect(written).toHaveLength(2);
+    expect(JSON.parse(written[1]!)).toMatchObject({ dvr: { inFlight: 1 } });
+    expect(JSON.parse(written[1]!).dvr.done).toHaveLength(50);
   });
 });

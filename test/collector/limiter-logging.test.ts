@@ -1,0 +1,53 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { createRuntime } from '../../src/collector/runtime.js';
+import { parseConfig } from '../../src/config/loader.js';
+import { ApiError } from '../../src/http/errors.js';
+import { createLogger } from '../../src/log.js';
+
+const TOKEN = 'limiter-log-secret-token';
+
+describe('limiter retries and give-ups are logged', () => {
+  it('each retry at debug and the give-up at warn, with API, status and wait, never the token or body', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'limlog-'));
+    const config = parseConfig(
+      {
+        api: { baseUrl: 'http://127.0.0.1:9', token: TOKEN },
+        accounts: ['acme'],
+        sink: { type: 'file', path: join(dir, 'out.lp') },
+        state: { dir: join(dir, 'state') },
+      },
+      {},
+    );
+    const lines: string[] = [];
+    const log = createLogger('debug', { pretty: false, destination: { write: (s: string) => lines.push(s) } as never });
+    const rt = await createRuntime(config, systemClock, log);
+    let attempts = 0;
+    const failing = async () => {
+      attempts++;
+      throw new ApiError({
+        status: 503,
+        body: { status: 'error', data: `overloaded, token ${TOKEN}` },
+        request: { api: 'statistic', method: 'GET', url: `http://127.0.0.1:9/app/statistic/v3/?cdnauthtoken=${TOKEN}` },
+      });
+    };
+    try {
+      await expect(rt.limiters.run('statistic', failing, { deadlineMs: 1200 })).rejects.toBeInstanceOf(ApiError);
+    } finally {
+      await rt.close();
+    }
+    expect(attempts).toBeGreaterThan(1);
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const retries = records.filter((r) => r.msg === 'API call failed; retrying');
+    expect(retries).toHaveLength(attempts - 1);
+    for (const r of retries) expect(r).toMatchObject({ level: 20, api: 'statistic', status: 503, error: 'ApiError', waitMs: expect.any(Number) });
+    const giveUps = records.filter((r) => r.level === 40 && r.api === 'statistic');
+    expect(giveUps).toHaveLength(1);
+    expect(giveUps[0]).toMatchObject({ status: 503, attempt: attempts });
+    expect(lines.join('')).not.toContain(TOKEN);
+    expect(lines.join('')).not.toContain('overloaded');
+  });
+});
