@@ -57,7 +57,7 @@ export class Collector {
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
-    for (const key of this.aside.keys()) deps.telemetry.spansSetAside(key, this.aside.list(key).length);
+    for (const job of deps.jobs) deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
   }
 
   get jobs(): readonly CollectJob[] {

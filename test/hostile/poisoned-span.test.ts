@@ -162,4 +162,28 @@ describe('a poisoned window does not block its job', () => {
     await second.rt.aside.flush();
     expect((await status()).setAside).toEqual([]);
   });
+
+  it('a backfill that set a span aside says so and exits 1; the windows around it are collected', async () => {
+    const base = Math.floor(clock.now() / HOUR) * HOUR - 6 * HOUR;
+    poisoned = { from: base + 10 * MINUTE, to: base + 20 * MINUTE };
+    healed = false;
+    const backfillConfig = join(dir, 'backfill.yaml');
+    writeFileSync(
+      backfillConfig,
+      stringify({
+        api: { baseUrl: proxy.url, token: sim.token },
+        accounts: ['acme'],
+        jobs: { metrics: { byResource: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
+        sink: { type: 'file', path: join(dir, 'backfill.lp') },
+        state: { dir: join(dir, 'state-backfill') },
+        log: { level: 'error' },
+      }),
+    );
+    const range = ['--from', new Date(base).toISOString(), '--to', new Date(base + 30 * MINUTE).toISOString()];
+    const out = await cli(['backfill', '-c', backfillConfig, ...range]);
+    expect(out.stderr).toMatch(/1 span\(s\) failed for a permanent reason and were set aside/);
+    expect(out.code).toBe(1);
+    expect(callsAt.get(formatMinute(poisoned.from))).toBe(1);
+    for (const t of [base, base + 20 * MINUTE]) expect(callsAt.get(formatMinute(t))).toBe(1);
+  });
 });
