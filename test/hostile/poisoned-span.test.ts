@@ -127,6 +127,8 @@ describe('a poisoned window does not block its job', () => {
     expect(listed.setAside[0]!.from).toBe(new Date(poisoned.from).toISOString());
     expect(listed.setAside[0]!.reason).toMatch(/malformed response: .*number/i);
     expect(Date.parse(listed.setAside[0]!.nextRetryAt)).toBe(clock.now() + 10 * MINUTE);
+    const text = await cli(['status', '-c', configPath]);
+    expect(text.stdout).toMatch(/metrics\/acme +watermark \S+ +set aside: 1\n +\S+ +attempts 1, next retry \S+: .*Expected number/);
 
     // /healthz lists it without going 503 for it (the job's lag would exceed 30 min if measured from the hole).
     const health = await startTelemetryServer({ telemetry: rt.telemetry, maxLagMs: 30 * MINUTE });
