@@ -46,9 +46,15 @@ export function backfillCommand(): Command {
         const plan = planBackfill(rt.collector, { from, to }, o.jobs ?? []);
         if (plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
         if (o.dryRun) return printPlan(plan, rt, o.json === true);
-        const failed = await execute(plan, rt, log);
+        const { failed, setAside } = await execute(plan, rt, log);
         if (failed.length > 0) {
           throw new CliError(`backfill incomplete; rerun to resume. Failed jobs: ${failed.join(', ')}`);
+        }
+        if (setAside > 0) {
+          throw new CliError(
+            `backfill incomplete: ${setAside} span(s) failed for a permanent reason and were set aside ` +
+              '(`cdn-collector status` lists them with the reason); they are retried from 10 minutes up to every 6 hours',
+          );
         }
       } finally {
         await rt.close();
@@ -80,8 +86,11 @@ function printPlan(plan: BackfillPlan, rt: Runtime, json: boolean): void {
   process.stdout.write(`  at least ${summary.minimumDurationSec} s under the configured quotas\n`);
 }
 
-/** Runs the plan with a progress bar on a TTY (log lines otherwise); reruns failed jobs while they make progress. */
-async function execute(plan: BackfillPlan, rt: Runtime, log: Logger): Promise<string[]> {
+/**
+ * Runs the plan with a progress bar on a TTY (log lines otherwise); reruns failed jobs while they make progress.
+ * Returns the jobs that still failed and how many spans were set aside.
+ */
+async function execute(plan: BackfillPlan, rt: Runtime, log: Logger): Promise<{ failed: string[]; setAside: number }> {
   const tty = Boolean(process.stderr.isTTY);
   const bar = tty ? new SingleBar({ format: 'backfill [{bar}] {value}/{total} spans | ETA {eta_formatted}' }, Presets.shades_classic) : undefined;
   bar?.start(plan.spans, 0);
@@ -96,12 +105,14 @@ async function execute(plan: BackfillPlan, rt: Runtime, log: Logger): Promise<st
     }
   };
   let failed: string[] = [];
+  let setAside = 0;
   for (let round = 0; round < 3; round++) {
     const results = await runBackfill(rt.collector, round === 0 ? plan : planBackfill(rt.collector, plan.range, failed), onSpan);
     failed = results.filter((r) => r.error).map((r) => r.key);
+    setAside += results.reduce((n, r) => n + r.setAside, 0);
     if (failed.length === 0 || results.every((r) => r.spans === 0)) break;
   }
   bar?.stop();
-  log.info({ spans: done, failed }, 'backfill finished');
-  return failed;
+  log.info({ spans: done, failed, setAside }, 'backfill finished');
+  return { failed, setAside };
 }

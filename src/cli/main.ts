@@ -10,6 +10,7 @@ import { dvrCommand } from './dvr.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simCommand } from './sim.js';
+import { statusCommand } from './status.js';
 
 const program = new Command('cdn-collector')
   .description('Collects CDN analytics (metrics, statistics, stream views, DVR) into InfluxDB')
@@ -17,7 +18,7 @@ const program = new Command('cdn-collector')
   .exitOverride()
   .showHelpAfterError('(add --help for usage)');
 
-for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand(), configCommand()]) {
+for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand(), configCommand(), statusCommand()]) {
   program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));
 }
 

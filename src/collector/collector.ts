@@ -7,9 +7,11 @@ import type { Point } from '../points.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
+import { SetAsideStore } from '../state/set-aside.js';
+import { advanceWatermark, mergeSpan, subtractSpans } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { floorTo } from '../time.js';
-import { describeError } from './errors.js';
+import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
 
 export type Priority = 'live' | 'backfill';
@@ -20,6 +22,8 @@ export interface CollectorDeps {
   limiters: LimiterSet;
   sink: Sink;
   store: CheckpointStore;
+  /** Spans set aside for a permanent failure (default: an unsaved list). */
+  aside?: SetAsideStore;
   telemetry: Telemetry;
   clock: Clock;
   log: Logger;
@@ -35,6 +39,8 @@ export interface PassResult {
   key: string;
   spans: number;
   points: number;
+  /** Spans that failed for a permanent reason in this pass and were set aside (the pass went on after them). */
+  setAside: number;
   /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
   error?: string;
 }
@@ -47,8 +53,12 @@ export interface PassResult {
 export class Collector {
   private readonly running = new Map<string, Promise<PassResult>>();
   private stopping = false;
+  private readonly aside: SetAsideStore;
 
-  constructor(private readonly deps: CollectorDeps) {}
+  constructor(private readonly deps: CollectorDeps) {
+    this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
+    for (const job of deps.jobs) deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+  }
 
   get jobs(): readonly CollectJob[] {
     return this.deps.jobs;
@@ -83,22 +93,29 @@ export class Collector {
     }
     const newest = collectableEnd(rule, now);
     const end = Math.min(newest, range?.to ?? Infinity);
-    const confirmed = store.confirmed(job.key);
     // A new job starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
-    // the lookback, it would never start); once it has confirmed a span, that span fixes its origin.
-    const origin = range?.from ?? confirmed[0]?.from ?? newest - initialLookbackMs;
+    // the lookback, it would never start); once it has confirmed or set aside a span, the oldest of those fixes its
+    // origin (a set-aside first span stays pending for its retry).
+    const first = Math.min(store.confirmed(job.key)[0]?.from ?? Infinity, this.aside.list(job.key)[0]?.from ?? Infinity);
+    const origin = range?.from ?? (Number.isFinite(first) ? first : newest - initialLookbackMs);
     const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
     if (start >= end) return [];
-    return store.missing(job.key, start, end).flatMap((gap) => cutSpans(rule, gap.from, gap.to));
+    // Set-aside spans are skipped until their slow retry is due: every pass would otherwise spend a call on each.
+    const waiting = this.aside.waiting(job.key, now);
+    return store
+      .missing(job.key, start, end)
+      .flatMap((gap) => subtractSpans(waiting, gap.from, gap.to))
+      .flatMap((gap) => cutSpans(rule, gap.from, gap.to));
   }
 
   /**
    * Fetches span n+1 while span n is being written: API and database latencies overlap instead of adding up. Writes
    * and checkpoint confirmations stay in span order (a write starts once the previous one is confirmed), so a job holds
-   * at most two spans' points. The first failure ends the pass; its span and all later ones stay missing.
+   * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
+   * on; any other failure ends the pass, and its span and all later ones stay missing.
    */
   private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
-    const result: PassResult = { key: job.key, spans: 0, points: 0 };
+    const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
     let failure: { span: Span; err: unknown } | undefined;
@@ -110,12 +127,21 @@ export class Collector {
     };
     for (const span of this.pending(job, range)) {
       if (this.stopping) break;
+      let collectError: unknown;
       const points = await job.collect(span, http).catch((err: unknown) => {
-        failure = { span, err };
+        collectError = err;
         return undefined;
       });
       await settleWrite();
-      if (failure || !points) break;
+      if (failure) break;
+      if (!points) {
+        if (job.backfill && isSpanFault(collectError) && (await this.setAside(job, span, collectError))) {
+          result.setAside++;
+          continue;
+        }
+        failure = { span, err: collectError };
+        break;
+      }
       const done = this.writeSpan(job, span, points).then(() => {
         result.points += points.length;
         result.spans++;
@@ -143,13 +169,51 @@ export class Collector {
     });
     if (job.backfill) await this.deps.store.confirm(job.key, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
+    if (job.backfill && (await this.aside.resolve(job.key, span)) > 0) {
+      this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+      this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
+    }
   }
 
-  /** Now minus the watermark; 0 for snapshot jobs. */
+  /**
+   * Sets `span` aside (see SetAsideStore) and reports it; false when the job's list is full, and then the failure
+   * ends the pass like a transient one: the job stops advancing rather than drop or skip data.
+   */
+  private async setAside(job: CollectJob, span: Span, err: unknown): Promise<boolean> {
+    const reason = describeError(err);
+    const entry = await this.aside.add(job.key, span, reason);
+    const { log, telemetry } = this.deps;
+    if (!entry) {
+      log.error({ job: job.key, span: spanText(span), reason }, 'set-aside list of the job is full: the job stops advancing');
+      return false;
+    }
+    telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+    const nextRetryAt = new Date(entry.nextRetryAt).toISOString();
+    log.warn({ job: job.key, span: spanText(span), reason, attempts: entry.attempts, nextRetryAt }, 'span set aside; later spans go on');
+    return true;
+  }
+
+  /**
+   * Now minus the end of the contiguous prefix of spans that are confirmed or set aside; 0 for snapshot jobs. The
+   * checkpoint's watermark itself stops at a set-aside span (it is not collected); lag measures how far collection is
+   * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`).
+   */
   lagMs(job: CollectJob): number {
     if (!job.backfill) return 0;
     const mark = this.deps.store.watermark(job.key);
-    return mark === undefined ? 0 : Math.max(0, this.deps.clock.now() - mark);
+    if (mark === undefined) return 0;
+    const handled = this.aside.list(job.key).reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
+    return Math.max(0, this.deps.clock.now() - (advanceWatermark(handled, mark) ?? mark));
+  }
+
+  /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction); logs each. */
+  async compactSetAside(job: CollectJob, before: number): Promise<void> {
+    const dropped = await this.aside.dropBefore(job.key, before);
+    if (dropped.length === 0) return;
+    this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+    for (const e of dropped) {
+      this.deps.log.warn({ job: job.key, span: spanText(e), reason: e.reason }, 'set-aside span abandoned: older than the horizon');
+    }
   }
 
   /** Graceful stop: no new spans start; in-flight spans finish and are confirmed. */

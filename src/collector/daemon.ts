@@ -31,12 +31,14 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const passOf = (api: ApiName) => async () => {
     const results = await Promise.all(collector.jobs.filter((j) => j.api === api).map((j) => collector.runOnce(j, 'live')));
     // One line per API and pass (a job per line would be hundreds a minute); per-job detail at debug.
-    for (const r of results) log.debug({ job: r.key, spans: r.spans, points: r.points, error: r.error }, 'job pass');
+    for (const r of results) log.debug({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'job pass');
     const spans = results.reduce((n, r) => n + r.spans, 0);
     const failed = results.filter((r) => r.error).map((r) => r.key);
-    if (spans > 0 || failed.length > 0) {
+    const setAside = results.filter((r) => r.setAside > 0).map((r) => r.key);
+    if (spans > 0 || failed.length > 0 || setAside.length > 0) {
       const points = results.reduce((n, r) => n + r.points, 0);
-      log.info({ api, jobs: results.length, spans, points, ...(failed.length > 0 ? { failed } : {}) }, 'pass');
+      const problems = { ...(failed.length > 0 ? { failed } : {}), ...(setAside.length > 0 ? { setAside } : {}) };
+      log.info({ api, jobs: results.length, spans, points, ...problems }, 'pass');
     }
   };
   for (const api of APIS) {
@@ -69,8 +71,9 @@ async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
     rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
     if (job.backfill) {
       rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
-      // Gaps beyond the horizon are abandoned: drop their spans so state stays bounded.
+      // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.
       await rt.store.compact(job.key, Date.now() - rt.config.state.horizon);
+      await rt.collector.compactSetAside(job, Date.now() - rt.config.state.horizon);
     }
   }
   try {

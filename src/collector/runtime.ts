@@ -9,6 +9,7 @@ import type { Sink } from '../sink/types.js';
 import { buildJobs } from '../sources/registry.js';
 import { CheckpointStore } from '../state/checkpoints.js';
 import { QuotaJournal } from '../state/quota-journal.js';
+import { SetAsideStore } from '../state/set-aside.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { Collector } from './collector.js';
 import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
@@ -21,6 +22,7 @@ export interface Runtime {
   limiters: LimiterSet;
   sink: Sink;
   store: CheckpointStore;
+  aside: SetAsideStore;
   telemetry: Telemetry;
   close(): Promise<void>;
 }
@@ -36,6 +38,12 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     await store.close();
     throw err;
   }
+  // Opened under the checkpoint store's lock. A list that cannot be read or saved loses no data (see SetAsideStore).
+  const { store: aside, problem } = await SetAsideStore.open(config.state.dir, {
+    clock,
+    onSaveError: (err) => log.warn({ err: (err as Error).message }, 'set-aside list not saved; after a restart its spans are collected again'),
+  });
+  if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
   const limiters = new LimiterSet(
     {
       metrics: { calls: config.quotas.metrics.calls, periodMs: config.quotas.metrics.period },
@@ -63,6 +71,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     limiters,
     sink,
     store,
+    aside,
     telemetry,
     clock,
     log,
@@ -76,9 +85,11 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     limiters,
     sink,
     store,
+    aside,
     telemetry,
     async close() {
       await collector.stop();
+      await aside.flush();
       await limiters.close();
       await journal.flush();
       await sink.close();

@@ -150,7 +150,7 @@ export class HttpClient {
         retryAfterSec: parseRetryAfter(responseHeaders['retry-after']),
       });
     }
-    if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, this.token)));
+    if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, this.token)), 'not-json');
     const checked = spec.schema.safeParse(parsed.value);
     if (!checked.success) {
       const issue = checked.error.issues[0];

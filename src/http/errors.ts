@@ -105,17 +105,26 @@ export class TimeoutError extends CollectorError {
   }
 }
 
+/**
+ * What was wrong with a 2xx body: `not-json` (cut off, an HTML page from a proxy: usually transient) or `schema` (valid
+ * JSON that does not fit the API's schema or echoes another request: the same answer again, so permanent for that
+ * request).
+ */
+export type ResponseFormatKind = 'not-json' | 'schema';
+
 /** A 2xx response whose body is not JSON or does not match the API's schema. */
 export class ResponseFormatError extends CollectorError {
   override name = 'ResponseFormatError';
-  /** Malformed bodies are usually transient (truncated proxies); a retry is reasonable. */
-  readonly retryable = true;
+  /** Only a body that is not JSON is worth retrying at once: a schema mismatch would come back the same. */
+  readonly retryable: boolean;
   constructor(
     readonly request: RequestInfo,
     readonly problem: string,
     readonly bodyExcerpt: string,
+    readonly kind: ResponseFormatKind = 'schema',
   ) {
     super(`${request.method} ${request.url}: malformed response: ${problem}`);
+    this.retryable = kind === 'not-json';
   }
 }
 
@@ -124,6 +133,6 @@ export function isRetryable(err: unknown): boolean {
     (err instanceof ApiError && err.retryable) ||
     err instanceof NetworkError ||
     err instanceof TimeoutError ||
-    err instanceof ResponseFormatError
+    (err instanceof ResponseFormatError && err.retryable)
   );
 }
