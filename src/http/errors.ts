@@ -119,6 +119,31 @@ export class ResponseFormatError extends CollectorError {
   }
 }
 
+/**
+ * A response body larger than the configured cap (`api.maxBodyBytes`): refused on its content-length or abandoned once
+ * the bytes read passed the cap, so one huge answer cannot exhaust memory. Not retryable: the same call would get the
+ * same body; the span fails with this reason.
+ */
+export class BodyTooLargeError extends CollectorError {
+  override name = 'BodyTooLargeError';
+  readonly retryable = false;
+  constructor(
+    readonly request: RequestInfo,
+    readonly status: number,
+    readonly maxBytes: number,
+    /** The content-length the server declared, when it declared one over the cap. */
+    readonly declaredBytes: number | undefined,
+    /** Bytes read before giving up (0 when refused on the declared length). */
+    readonly readBytes: number,
+  ) {
+    super(
+      `${request.method} ${request.url} → HTTP ${status}: response body ` +
+        (declaredBytes !== undefined ? `declares ${declaredBytes} bytes` : `passed ${readBytes} bytes`) +
+        `, over the ${maxBytes}-byte cap (api.maxBodyBytes)`,
+    );
+  }
+}
+
 export function isRetryable(err: unknown): boolean {
   return (
     (err instanceof ApiError && err.retryable) ||
