@@ -144,6 +144,24 @@ export class BodyTooLargeError extends CollectorError {
   }
 }
 
+/**
+ * A paged read that would not end or would be incomplete: the server repeated a page (it ignores `offset`), or the
+ * read passed `api.maxPages`. Not retryable: the same server answers the same way; the span fails with this reason.
+ */
+export class PagingError extends CollectorError {
+  override name = 'PagingError';
+  readonly retryable = false;
+  constructor(
+    readonly api: ApiName,
+    readonly endpoint: string,
+    readonly reason: 'repeated' | 'too-many-pages',
+    readonly pages: number,
+    detail: string,
+  ) {
+    super(`${api} ${endpoint}: paging stopped: ${detail}`);
+  }
+}
+
 export function isRetryable(err: unknown): boolean {
   return (
     (err instanceof ApiError && err.retryable) ||
