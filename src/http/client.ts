@@ -10,6 +10,7 @@ import {
   type ApiName,
   type RequestInfo,
 } from './errors.js';
+import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from './server-paging.js';
 
@@ -86,6 +87,9 @@ export class HttpClient {
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.token = options.token;
+    // However the client was configured (config file, CLI flag, test), its secrets are redacted from all output.
+    registerSecret(options.token);
+    registerUrlSecrets(options.baseUrl);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.tokenPlacement = options.tokenPlacement ?? 'header';
     this.ownsDispatcher = !options.dispatcher;
@@ -119,7 +123,7 @@ export class HttpClient {
     const info: RequestInfo = {
       api: spec.api,
       method: spec.method,
-      url: `${this.baseUrl}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
+      url: `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
     };
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
     if (!useQueryToken) headers[TOKEN_HEADER] = this.token;
@@ -223,7 +227,7 @@ function errorCode(err: unknown): string | undefined {
 /** Keeps the cause's message for debugging, minus any trace of the token. */
 function sanitizeCause(err: unknown, token: string): Error {
   const message = err instanceof Error ? err.message : String(err);
-  return new Error(redact(message, token));
+  return new Error(redactSecrets(redact(message, token)));
 }
 
 function excerpt(text: string): string {
