@@ -14,14 +14,13 @@ export interface PagedRead<P extends Page> {
   /** Named in errors, e.g. `/times/countries`. */
   endpoint: string;
   fetchPage(offset: number, limit: number): Promise<P>;
-  toPoints(page: NoInfer<P>): Point[];
   /** How many rows a page carried: `flatRows` or `largestBucket` below. */
   rows(page: NoInfer<P>): number;
 }
 
 /**
- * Pages an offset/limit endpoint, mapping each page to points as it arrives. The server is not trusted to honour
- * `limit` or `offset` (the largest limit it honours is not shown):
+ * Every non-empty page of an offset/limit endpoint, from `start`. The server is not trusted to honour `limit` or
+ * `offset` (the largest limit it honours is not shown):
  * - the next offset advances by the rows actually received, so a server that caps pages below `limit` is paged
  *   through, never cut short;
  * - a non-empty page shorter than `limit` ends the read only when it is also shorter than the largest page this server
@@ -29,30 +28,42 @@ export interface PagedRead<P extends Page> {
  *   page as large as any seen so far may be a capped one, so one more page is read (an empty one ends the read);
  * - a page equal to the previous one means the server ignored `offset`: PagingError, never an endless loop;
  * - more than `http.paging.maxPages` pages: PagingError.
- * Either error fails the span (nothing of it is written); it stays pending.
  */
-export async function collectPages<P extends Page>(http: HttpClient, read: PagedRead<P>, pageSize = PAGE_SIZE): Promise<Point[]> {
-  const points: Point[] = [];
+export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRead<P>, start = 0, pageSize = PAGE_SIZE): AsyncGenerator<P> {
   let previous: string | undefined;
-  let offset = 0;
+  let offset = start;
   for (let pages = 1; ; pages++) {
     const page = await read.fetchPage(offset, pageSize);
     const rows = read.rows(page);
-    if (rows === 0) return points;
+    if (rows === 0) return;
     const print = fingerprint(page.result);
     if (print === previous) {
       throw new PagingError(read.api, read.endpoint, 'repeated', pages, `page ${pages} (offset ${offset}) repeats the previous page: the server ignores offset`);
     }
     previous = print;
-    points.push(...read.toPoints(page));
+    yield page;
     const largest = http.paging.largestPage(read.api);
     http.paging.observe(read.api, rows);
-    if (rows < pageSize && rows < largest) return points;
+    if (rows < pageSize && rows < largest) return;
     if (pages >= http.paging.maxPages) {
       throw new PagingError(read.api, read.endpoint, 'too-many-pages', pages, `still not at the end after ${pages} pages (api.maxPages), ${rows} rows on the last`);
     }
     offset += rows;
   }
+}
+
+/**
+ * A whole paged read mapped to points page by page (see walkPages). A PagingError fails the span (nothing of it is
+ * written); it stays pending.
+ */
+export async function collectPages<P extends Page>(
+  http: HttpClient,
+  read: PagedRead<P> & { toPoints(page: NoInfer<P>): Point[] },
+  pageSize = PAGE_SIZE,
+): Promise<Point[]> {
+  const points: Point[] = [];
+  for await (const page of walkPages(http, read, 0, pageSize)) points.push(...read.toPoints(page));
+  return points;
 }
 
 /** A flat list (e.g. the buckets of statistic `/times`). */

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { parseFaultFlag, type FaultPlan } from '../../src/sim/faults.js';
 import { buildJobs } from '../../src/sources/registry.js';
+import { StatisticClient } from '../../src/sources/statistic/client.js';
+import { StreamstatClient } from '../../src/sources/streamstat/client.js';
 import { HOUR } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
 import { useSimulator } from '../helpers/sim.js';
@@ -71,6 +73,25 @@ describe('paging against a server that does not honour limit or offset', () => {
     await jobs.find((j) => j.key === keyOf('statistic', 'codes'))!.collect(span, http);
     expect(calls() - before).toBe(1);
     await http.close();
+  });
+
+  it('the clients\' pages() generators page through a capped server too', async () => {
+    const q = { account: s.sim.accounts[0]!, start: new Date(span.from).toISOString(), end: new Date(span.to).toISOString() };
+    const all = async (api: 'statistic' | 'streamstat', plan: FaultPlan | undefined) => {
+      s.sim.faults.set(api, plan);
+      const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+      const rows: unknown[] = [];
+      const pages = api === 'statistic' ? new StatisticClient(http).pages('countries', q) : new StreamstatClient(http).pages('streams', q);
+      for await (const page of pages) rows.push(...page);
+      s.sim.faults.set(api, undefined);
+      await http.close();
+      return rows;
+    };
+    for (const api of ['statistic', 'streamstat'] as const) {
+      const honest = await all(api, undefined);
+      expect(honest.length).toBeGreaterThan(2);
+      expect(await all(api, { rate: 1, kinds: ['page-cap'], pageCap: 2 })).toEqual(honest);
+    }
   });
 
   it('the simulator takes the paging faults from --fault and the control API', async () => {
