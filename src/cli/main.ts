@@ -7,10 +7,15 @@ import { CliError, EXIT_USAGE } from './common.js';
 import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
 import { dvrCommand } from './dvr.js';
+import { redactWrites } from './redacted-output.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simCommand } from './sim.js';
 import { statusCommand } from './status.js';
+
+// Secrets never reach the terminal, whatever quotes them (an error repeating a server's answer, a config value).
+redactWrites(process.stdout);
+redactWrites(process.stderr);
 
 const program = new Command('cdn-collector')
   .description('Collects CDN analytics (metrics, statistics, stream views, DVR) into InfluxDB')

@@ -63,6 +63,9 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     token: config.api.token,
     timeoutMs: config.api.timeout,
     tokenPlacement: config.api.tokenPlacement,
+    maxBodyBytes: config.api.maxBodyBytes,
+    maxBodyBytesPerApi: config.api.maxBodyBytesPerApi,
+    maxPages: config.api.maxPages,
   });
   const sink = createSink({ ...config.sink, ...config.output, telemetry });
   const collector = new Collector({

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { CollectorError } from '../http/errors.js';
+import { registerConfigSecrets } from '../secrets.js';
 import { configSchema, type CollectorConfig } from './schema.js';
 
 /** The configuration is invalid; `field` is its dotted path (e.g. `jobs.metrics.window`). Commands exit 2. */
@@ -59,6 +60,8 @@ export function applyEnv(raw: Obj, env: Env): Obj {
 /** Validates a raw config object; the first problem is reported with its field path. */
 export function parseConfig(raw: unknown, env: Env = process.env): CollectorConfig {
   const merged = applyEnv(isObj(raw) ? raw : {}, env);
+  // Before validation: its errors quote values, which must not show a secret pasted into the wrong field.
+  registerConfigSecrets(merged);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const issue = result.error.issues[0]!;

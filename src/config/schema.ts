@@ -23,6 +23,9 @@ const STREAMSTAT_GRANULARITIES = ['PT1M', 'PT5M', 'PT15M', 'PT1H', 'P1D'] as con
 const gzipLevel = (byDefault: number) =>
   z.number().int().min(0).max(9).default(byDefault).describe('gzip level (1–9) of write requests; 0 sends them uncompressed');
 
+/** A response body cap in bytes: at least 1 KiB, so that an ordinary error body always fits. */
+const bodyBytes = z.number().int().min(1024);
+
 const cron = z.string().min(1).describe('node-cron expression of the live schedule (with seconds field optional)');
 
 export const configSchema = z
@@ -42,6 +45,25 @@ export const configSchema = z
         maxRetryAfter: duration
           .default('5m')
           .describe('longest Retry-After honoured; a longer one is cut to this (and logged)'),
+        maxBodyBytes: bodyBytes
+          .default(32 * 1024 * 1024)
+          .describe('largest response body read, in bytes (default 32 MiB); a larger one fails the call, never buffered whole'),
+        maxBodyBytesPerApi: z
+          .object({
+            metrics: bodyBytes.optional().describe('metrics API'),
+            statistic: bodyBytes.optional().describe('traffic statistics v3'),
+            streamstat: bodyBytes.optional().describe('stream view statistics v2'),
+            dvr: bodyBytes.optional().describe('DVR API'),
+          })
+          .strict()
+          .default({})
+          .describe('per-API overrides of maxBodyBytes'),
+        maxPages: z
+          .number()
+          .int()
+          .positive()
+          .default(200)
+          .describe('most pages one paged read may take; a span that needs more fails naming the endpoint'),
       })
       .strict()
       .describe('the provider API and its token'),

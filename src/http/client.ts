@@ -1,14 +1,18 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
+import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import {
   ApiError,
+  BodyTooLargeError,
   NetworkError,
   ResponseFormatError,
   TimeoutError,
   type ApiName,
   type RequestInfo,
 } from './errors.js';
+import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
+import { ServerPaging } from './server-paging.js';
 
 /** Where the token travels. The statistics APIs also accept it as the `cdnauthtoken` query parameter. */
 export type TokenPlacement = 'header' | 'query';
@@ -28,6 +32,11 @@ export interface HttpClientOptions {
    * limiter is the only gate to the network. Without it calls go straight out (CLI, tests of the clients).
    */
   gate?: Gate;
+  /** Largest response body read, in bytes (default 32 MiB); per API overrides in `maxBodyBytesPerApi`. */
+  maxBodyBytes?: number;
+  maxBodyBytesPerApi?: Partial<Record<ApiName, number>>;
+  /** Bound on the pages of one paged read (default 200). */
+  maxPages?: number;
 }
 
 export type Gate = <R>(api: ApiName, send: () => Promise<R>) => Promise<R>;
@@ -63,6 +72,8 @@ const TOKEN_QUERY = 'cdnauthtoken';
  */
 export class HttpClient {
   readonly baseUrl: string;
+  /** What paged reads have learned about this server's page sizes; shared by `withGate` copies. */
+  readonly paging: ServerPaging;
   private readonly token: string;
   private readonly timeoutMs: number;
   private readonly tokenPlacement: TokenPlacement;
@@ -70,10 +81,15 @@ export class HttpClient {
   private readonly ownsDispatcher: boolean;
   private readonly userAgent: string;
   private readonly gate: Gate | undefined;
+  private readonly maxBodyBytes: number;
+  private readonly maxBodyBytesPerApi: Partial<Record<ApiName, number>>;
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.token = options.token;
+    // However the client was configured (config file, CLI flag, test), its secrets are redacted from all output.
+    registerSecret(options.token);
+    registerUrlSecrets(options.baseUrl);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.tokenPlacement = options.tokenPlacement ?? 'header';
     this.ownsDispatcher = !options.dispatcher;
@@ -81,6 +97,9 @@ export class HttpClient {
       options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 16, connect: { timeout: 10_000 } });
     this.userAgent = options.userAgent ?? 'cdn-collector';
     this.gate = options.gate;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxBodyBytesPerApi = options.maxBodyBytesPerApi ?? {};
+    this.paging = new ServerPaging(options.maxPages);
   }
 
   /** Same connection pool, token and settings, another gate (e.g. the same limiter at a lower priority). */
@@ -104,7 +123,7 @@ export class HttpClient {
     const info: RequestInfo = {
       api: spec.api,
       method: spec.method,
-      url: `${this.baseUrl}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
+      url: `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
     };
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
     if (!useQueryToken) headers[TOKEN_HEADER] = this.token;
@@ -119,7 +138,8 @@ export class HttpClient {
 
     let status: number;
     let responseHeaders: Record<string, string>;
-    let text: string;
+    const maxBytes = this.maxBodyBytesPerApi[spec.api] ?? this.maxBodyBytes;
+    let read: Awaited<ReturnType<typeof readCapped>>;
     try {
       const res = await undiciRequest(url, {
         method: spec.method,
@@ -132,7 +152,7 @@ export class HttpClient {
       });
       status = res.statusCode;
       responseHeaders = flattenHeaders(res.headers);
-      text = await res.body.text();
+      read = await readCapped(res, maxBytes);
     } catch (err) {
       if (deadline.aborted) throw new TimeoutError(info, timeoutMs);
       if (spec.signal?.aborted) throw err;
@@ -141,6 +161,11 @@ export class HttpClient {
       throw new NetworkError(info, code, { cause: sanitizeCause(err, this.token) });
     }
 
+    if ('oversize' in read) {
+      const o = read.oversize;
+      throw new BodyTooLargeError(info, status, maxBytes, 'declared' in o ? o.declared : undefined, 'read' in o ? o.read : 0);
+    }
+    const text = read.text;
     const parsed = parseJson(text);
     if (status < 200 || status >= 300) {
       throw new ApiError({
@@ -207,7 +232,7 @@ function errorCode(err: unknown): string | undefined {
 /** Keeps the cause's message for debugging, minus any trace of the token. */
 function sanitizeCause(err: unknown, token: string): Error {
   const message = err instanceof Error ? err.message : String(err);
-  return new Error(redact(message, token));
+  return new Error(redactSecrets(redact(message, token)));
 }
 
 function excerpt(text: string): string {

@@ -1,6 +1,10 @@
+import { redactSecrets, redactValue } from '../secrets.js';
+
 /**
  * Typed errors of the request layer. Each carries what a caller needs to decide (retry, skip, report),
- * and never the token: `request` holds a redacted description of the call that failed.
+ * and never the token: `request` holds a redacted description of the call that failed, and every message and every
+ * piece of a server's answer kept on an error passes through the secret redactor (src/secrets.ts) — a server may
+ * repeat the token back.
  */
 export type ApiName = 'metrics' | 'statistic' | 'streamstat' | 'dvr';
 
@@ -13,6 +17,9 @@ export interface RequestInfo {
 
 export class CollectorError extends Error {
   override name = 'CollectorError';
+  constructor(message?: string, options?: ErrorOptions) {
+    super(redactSecrets(message ?? ''), options);
+  }
 }
 
 /** A parameter broke a rule of the spec; raised before any request is made. */
@@ -47,7 +54,8 @@ export class ApiError extends CollectorError {
     request: RequestInfo;
     retryAfterSec?: number | undefined;
   }) {
-    const b = (typeof init.body === 'object' && init.body !== null ? init.body : {}) as Record<string, unknown>;
+    const body = redactValue(init.body);
+    const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     const apiStatus = typeof b.status === 'string' ? b.status : undefined;
     const description =
       typeof b.description === 'string'
@@ -56,8 +64,8 @@ export class ApiError extends CollectorError {
           ? b.data
           : typeof b.message === 'string'
             ? b.message
-            : typeof init.body === 'string' && init.body.length > 0
-              ? init.body.slice(0, 300)
+            : typeof body === 'string' && body.length > 0
+              ? body.slice(0, 300)
               : undefined;
     const failed = Array.isArray(b.failed_hosts) ? b.failed_hosts.map(String) : undefined;
     super(
@@ -70,7 +78,7 @@ export class ApiError extends CollectorError {
     this.description = description;
     this.failedHosts = failed;
     this.retryAfterSec = init.retryAfterSec;
-    this.body = init.body;
+    this.body = body;
     this.request = init.request;
   }
 
@@ -117,14 +125,62 @@ export class ResponseFormatError extends CollectorError {
   override name = 'ResponseFormatError';
   /** Only a body that is not JSON is worth retrying at once: a schema mismatch would come back the same. */
   readonly retryable: boolean;
+  readonly problem: string;
+  readonly bodyExcerpt: string;
   constructor(
     readonly request: RequestInfo,
-    readonly problem: string,
-    readonly bodyExcerpt: string,
+    problem: string,
+    bodyExcerpt: string,
     readonly kind: ResponseFormatKind = 'schema',
   ) {
     super(`${request.method} ${request.url}: malformed response: ${problem}`);
     this.retryable = kind === 'not-json';
+    // Schema messages quote received values (`received '…'`), which may be anything the server sent.
+    this.problem = redactSecrets(problem);
+    this.bodyExcerpt = redactSecrets(bodyExcerpt);
+  }
+}
+
+/**
+ * A response body larger than the configured cap (`api.maxBodyBytes`): refused on its content-length or abandoned once
+ * the bytes read passed the cap, so one huge answer cannot exhaust memory. Not retryable: the same call would get the
+ * same body; the span fails with this reason.
+ */
+export class BodyTooLargeError extends CollectorError {
+  override name = 'BodyTooLargeError';
+  readonly retryable = false;
+  constructor(
+    readonly request: RequestInfo,
+    readonly status: number,
+    readonly maxBytes: number,
+    /** The content-length the server declared, when it declared one over the cap. */
+    readonly declaredBytes: number | undefined,
+    /** Bytes read before giving up (0 when refused on the declared length). */
+    readonly readBytes: number,
+  ) {
+    super(
+      `${request.method} ${request.url} → HTTP ${status}: response body ` +
+        (declaredBytes !== undefined ? `declares ${declaredBytes} bytes` : `passed ${readBytes} bytes`) +
+        `, over the ${maxBytes}-byte cap (api.maxBodyBytes)`,
+    );
+  }
+}
+
+/**
+ * A paged read that would not end or would be incomplete: the server repeated a page (it ignores `offset`), or the
+ * read passed `api.maxPages`. Not retryable: the same server answers the same way; the span fails with this reason.
+ */
+export class PagingError extends CollectorError {
+  override name = 'PagingError';
+  readonly retryable = false;
+  constructor(
+    readonly api: ApiName,
+    readonly endpoint: string,
+    readonly reason: 'repeated' | 'too-many-pages',
+    readonly pages: number,
+    detail: string,
+  ) {
+    super(`${api} ${endpoint}: paging stopped: ${detail}`);
   }
 }
 

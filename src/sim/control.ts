@@ -1,5 +1,5 @@
 import type { ApiName } from '../http/errors.js';
-import { FAULT_KINDS, type FaultPlan } from './faults.js';
+import { isFaultKind, type FaultPlan } from './faults.js';
 import type { Simulator } from './server.js';
 import type { SimReply } from './types.js';
 
@@ -35,7 +35,7 @@ export function handleControl(path: string, method: string, rawBody: string, sim
       return { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } };
     }
     const bad = [...(plan?.kinds ?? []), ...(plan?.script ?? [])].find(
-      (k) => k !== 'ok' && !(FAULT_KINDS as readonly string[]).includes(k),
+      (k) => k !== 'ok' && !isFaultKind(k),
     );
     if (bad) return { status: 400, body: { status: 'Bad Request', description: `unknown fault kind ${bad}` } };
     sim.faults.set(api, plan && Object.keys(plan).length > 0 ? plan : undefined);

@@ -1,8 +1,20 @@
 import type { ApiName } from '../http/errors.js';
 import { sequence } from './model/rng.js';
 
+/** Faults of one response; a plan without `kinds` draws from these. */
 export const FAULT_KINDS = ['429', '500', '504', 'reset', 'slow', 'malformed'] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+/**
+ * Paging faults: the request is answered, but `page-cap` serves at most `pageCap` rows per page (per bucket) whatever
+ * the limit, and `ignore-offset` serves every page from the first row (see paging.ts). Only drawn when named.
+ */
+export const PAGING_FAULT_KINDS = ['page-cap', 'ignore-offset'] as const;
+/** Every kind `--fault` and `PUT /_sim/faults/<api>` accept. */
+export const ALL_FAULT_KINDS = [...FAULT_KINDS, ...PAGING_FAULT_KINDS] as const;
+export type FaultKind = (typeof ALL_FAULT_KINDS)[number];
+
+export function isFaultKind(text: string): text is FaultKind {
+  return (ALL_FAULT_KINDS as readonly string[]).includes(text);
+}
 
 /**
  * Faults of one API: a `script` is consumed first, one entry per request (`ok` lets a request through), then each
@@ -16,6 +28,8 @@ export interface FaultPlan {
   slowMs?: number;
   /** Retry-After seconds sent with an injected 429. */
   retryAfterSec?: number;
+  /** Rows per page (per bucket) a `page-cap` fault serves; default 2. */
+  pageCap?: number;
 }
 
 export class FaultInjector {
@@ -60,12 +74,12 @@ export class FaultInjector {
 
 /** Parses `api=kind[,kind…][:rate]`, e.g. `statistic=500,504:0.2` or `all=429:0.1` (CLI `--fault`). */
 export function parseFaultFlag(text: string): { apis: ApiName[]; plan: FaultPlan } {
-  const m = /^(metrics|statistic|streamstat|dvr|all)=([a-z0-9,]+)(?::([0-9.]+))?$/.exec(text.trim());
+  const m = /^(metrics|statistic|streamstat|dvr|all)=([a-z0-9,-]+)(?::([0-9.]+))?$/.exec(text.trim());
   if (!m) throw new Error(`--fault: expected api=kind[,kind]:rate (e.g. statistic=500:0.2), got "${text}"`);
   const kinds = m[2]!.split(',');
   for (const k of kinds) {
-    if (!(FAULT_KINDS as readonly string[]).includes(k)) {
-      throw new Error(`--fault: unknown fault kind "${k}" (one of ${FAULT_KINDS.join(', ')})`);
+    if (!isFaultKind(k)) {
+      throw new Error(`--fault: unknown fault kind "${k}" (one of ${ALL_FAULT_KINDS.join(', ')})`);
     }
   }
   const rate = m[3] === undefined ? 1 : Number(m[3]);

@@ -92,6 +92,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     // A slow fault delays the answer, not the arrival: the quota counts the call now, as a real gateway would (a
     // client that gives up early must still see its call counted at arrival, never later).
     if (fault && fault !== 'slow' && (await applyFault(fault, api, req, res))) return;
+    const paging = fault === 'page-cap' ? { cap: faults.get(api)?.pageCap ?? 2 } : fault === 'ignore-offset' ? { ignoreOffset: true } : undefined;
 
     const auth = authenticate(api, tokens, req.headers, url.searchParams);
     if (!auth.ok) return reply(api, res, auth.reply);
@@ -118,6 +119,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       headers: req.headers,
       body,
       accounts: auth.accounts,
+      ...(paging ? { paging } : {}),
     };
     reply(api, res, await route.handle(simReq, ctx));
   }
@@ -145,6 +147,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       case '504':
         reply(api, res, { status: 504, body: errorBody(api, 'Gateway Timeout', 'Gateway Timeout error') });
         return true;
+      case 'page-cap':
+      case 'ignore-offset':
+        return false; // answered, with the page cut wrongly (SimRequest.paging)
     }
   }
 

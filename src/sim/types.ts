@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../clock.js';
 import type { ApiName } from '../http/errors.js';
 import type { World } from './model/world.js';
+import type { PagingFault } from './paging.js';
 
 /** A parsed request as a route module sees it, after faults, authentication and quota have passed. */
 export interface SimRequest {
@@ -14,6 +15,8 @@ export interface SimRequest {
   body: unknown;
   /** Accounts the caller's token may read. */
   accounts: readonly string[];
+  /** An injected paging fault (`page-cap`, `ignore-offset`) for this request. */
+  paging?: PagingFault;
 }
 
 export interface SimReply {

@@ -1,5 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { redactSecrets } from '../secrets.js';
 
 /** One permanently rejected batch (or point), as a JSON line: enough to inspect, fix and replay by hand. */
 export interface DeadLetter {
@@ -25,6 +26,7 @@ export class DeadLetterFile {
       this.dirReady = true;
     }
     const entry: DeadLetter = { time: now.toISOString(), ...letter };
-    await appendFile(this.path, JSON.stringify(entry) + '\n');
+    // The reason quotes the database's answer, which may repeat anything it was sent.
+    await appendFile(this.path, redactSecrets(JSON.stringify(entry)) + '\n');
   }
 }

@@ -1,31 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { HttpClient } from '../http/client.js';
+import { PagingError, type ApiName } from '../http/errors.js';
 import type { Point } from '../points.js';
 
-/** Elements per call; the services' maximum limit is not shown (the simulator's is 1000). */
+/** Rows (or rows per bucket) asked for per call; the services' maximum limit is not shown (the simulator's is 1000). */
 export const PAGE_SIZE = 1000;
 
 type Page = { result: readonly unknown[] };
 type BucketPage = { result: ReadonlyArray<{ result: readonly unknown[] }> };
 
+export interface PagedRead<P extends Page> {
+  api: ApiName;
+  /** Named in errors, e.g. `/times/countries`. */
+  endpoint: string;
+  fetchPage(offset: number, limit: number): Promise<P>;
+  /** How many rows a page carried: `flatRows` or `largestBucket` below. */
+  rows(page: NoInfer<P>): number;
+}
+
 /**
- * Pages an offset/limit endpoint, mapping each page to points as it arrives, until `more(page)` says the result is
- * exhausted. The two kinds of `more` below cover the APIs' two paging shapes.
+ * Every non-empty page of an offset/limit endpoint, from `start`. The server is not trusted to honour `limit` or
+ * `offset` (the largest limit it honours is not shown):
+ * - the next offset advances by the rows actually received, so a server that caps pages below `limit` is paged
+ *   through, never cut short;
+ * - a non-empty page shorter than `limit` ends the read only when it is also shorter than the largest page this server
+ *   has returned for the API (`http.paging`): a server that once served more rows per page does not cap at fewer. A
+ *   page as large as any seen so far may be a capped one, so one more page is read (an empty one ends the read);
+ * - a page equal to the previous one means the server ignored `offset`: PagingError, never an endless loop;
+ * - more than `http.paging.maxPages` pages: PagingError.
  */
-export async function collectPages<P>(
-  fetchPage: (offset: number, limit: number) => Promise<P>,
-  toPoints: (page: P) => Point[],
-  more: (page: P, limit: number) => boolean,
-  pageSize = PAGE_SIZE,
-): Promise<Point[]> {
-  const points: Point[] = [];
-  for (let offset = 0; ; offset += pageSize) {
-    const page = await fetchPage(offset, pageSize);
-    points.push(...toPoints(page));
-    if (!more(page, pageSize)) return points;
+export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRead<P>, start = 0, pageSize = PAGE_SIZE): AsyncGenerator<P> {
+  let previous: string | undefined;
+  let offset = start;
+  for (let pages = 1; ; pages++) {
+    const page = await read.fetchPage(offset, pageSize);
+    const rows = read.rows(page);
+    if (rows === 0) return;
+    const print = fingerprint(page.result);
+    if (print === previous) {
+      throw new PagingError(read.api, read.endpoint, 'repeated', pages, `page ${pages} (offset ${offset}) repeats the previous page: the server ignores offset`);
+    }
+    previous = print;
+    yield page;
+    const largest = http.paging.largestPage(read.api);
+    http.paging.observe(read.api, rows);
+    if (rows < pageSize && rows < largest) return;
+    if (pages >= http.paging.maxPages) {
+      throw new PagingError(read.api, read.endpoint, 'too-many-pages', pages, `still not at the end after ${pages} pages (api.maxPages), ${rows} rows on the last`);
+    }
+    offset += rows;
   }
 }
 
-/** A flat list (e.g. the buckets of statistic `/times`): more while a page comes back full. */
-export const fullPage = (page: Page, limit: number): boolean => page.result.length >= limit;
+/**
+ * A whole paged read mapped to points page by page (see walkPages). A PagingError fails the span (nothing of it is
+ * written); it stays pending.
+ */
+export async function collectPages<P extends Page>(
+  http: HttpClient,
+  read: PagedRead<P> & { toPoints(page: NoInfer<P>): Point[] },
+  pageSize = PAGE_SIZE,
+): Promise<Point[]> {
+  const points: Point[] = [];
+  for await (const page of walkPages(http, read, 0, pageSize)) points.push(...read.toPoints(page));
+  return points;
+}
 
-/** Grouped buckets (`/times/<g>`, streamstat with granularity), limit per bucket: more while any bucket is full. */
-export const anyFullBucket = (page: BucketPage, limit: number): boolean => page.result.some((b) => b.result.length >= limit);
+/** A flat list (e.g. the buckets of statistic `/times`). */
+export const flatRows = (page: Page): number => page.result.length;
+
+/** Grouped buckets (`/times/<g>`, streamstat with granularity): the limit applies per bucket, so the fullest counts. */
+export const largestBucket = (page: BucketPage): number => page.result.reduce((max, b) => Math.max(max, b.result.length), 0);
+
+/** A digest of a page's rows: enough to see a repeat without holding the previous page. */
+function fingerprint(result: readonly unknown[]): string {
+  return createHash('sha1').update(JSON.stringify(result)).digest('base64');
+}

@@ -1,3 +1,4 @@
+import { redactSecrets } from '../secrets.js';
 import { METRICS, type Sample } from './metrics.js';
 
 /** Content-Type of the text exposition format. */
@@ -20,9 +21,12 @@ function renderLabels(labels: Record<string, string>): string {
   return pairs.length > 0 ? `{${pairs.join(',')}}` : '';
 }
 
-/** Label values escape backslash, double quote and line feed (job keys carry user-chosen names). */
+/**
+ * Label values escape backslash, double quote and line feed (job keys carry user-chosen names), after secrets are
+ * redacted (a token pasted into `accounts` would otherwise be a label).
+ */
 export function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+  return redactSecrets(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
 function escapeHelp(text: string): string {

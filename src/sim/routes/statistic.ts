@@ -6,6 +6,7 @@ import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type
 import { statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
 import { visibleShare } from '../model/views.js';
 import type { SimResource } from '../model/world.js';
+import { pageOf, type PagingFault } from '../paging.js';
 import { errorBody } from '../server.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
 
@@ -37,14 +38,20 @@ function handle(req: SimRequest, ctx: SimContext): SimReply {
   if (!endpoint) return reject(new StatisticReject('unknown path'), language);
   const parsed = parseStatisticQuery(endpoint, req.query, ctx.settings);
   if (parsed instanceof StatisticReject) return reject(parsed, language);
-  return { status: 200, body: respond(parsed, req.accounts, ctx, language), headers: { 'accept-language': language } };
+  return { status: 200, body: respond(parsed, req.accounts, ctx, language, req.paging), headers: { 'accept-language': language } };
 }
 
 function reject(r: StatisticReject, language: Language): SimReply {
   return { status: r.status, body: errorBody('statistic', 'error', r.text), headers: { 'accept-language': language } };
 }
 
-function respond(r: StatisticRequest, tokenAccounts: readonly string[], ctx: SimContext, language: Language): Record<string, unknown> {
+function respond(
+  r: StatisticRequest,
+  tokenAccounts: readonly string[],
+  ctx: SimContext,
+  language: Language,
+  paging: PagingFault | undefined,
+): Record<string, unknown> {
   const { grouping, times } = r.endpoint;
   const now = ctx.clock.now();
   const series = unitSeries(ctx.world, selectUnits(r, tokenAccounts, ctx), r.start, r.end, (t) =>
@@ -54,7 +61,7 @@ function respond(r: StatisticRequest, tokenAccounts: readonly string[], ctx: Sim
   const stat = statGrouping(grouping);
   const show = (ms: number) => DateTime.fromMillis(ms, { zone: r.timeZone }).toISO({ suppressMilliseconds: true })!;
   const compute = (from: number, to: number) => statValues(ctx.world, series, from, to, filters, stat);
-  const rowsOf = (values: Map<string, StatValues>) => rows(r, grouping!, values, ctx, language);
+  const rowsOf = (values: Map<string, StatValues>) => rows(r, grouping!, values, ctx, language, paging);
   const echoed = { ...r.filters, ...(r.filters.code !== undefined ? { code: Number(r.filters.code) } : {}) };
   const envelope = { start: show(r.start), end: show(r.end), account: null, ...echoed };
   if (!times) {
@@ -63,8 +70,7 @@ function respond(r: StatisticRequest, tokenAccounts: readonly string[], ctx: Sim
     return { ...envelope, result: rowsOf(values) };
   }
   let spans = bucketSpans(r.start, r.end, r.granularity!, r.timeZone);
-  if (!grouping && r.limitSent) spans = spans.slice(r.offset, r.offset + r.limit);
-  else if (!grouping) spans = spans.slice(r.offset);
+  if (!grouping) spans = pageOf(spans, r.offset, r.limitSent ? r.limit : Infinity, paging);
   const buckets = spans.map(({ from, to }) => {
     const values = compute(from, to);
     const span = { start: show(from), end: show(to) };
@@ -113,7 +119,14 @@ function rowKeys(grouping: StatisticGrouping, key: string, ctx: SimContext, lang
   return { [grouping === 'hosts' ? 'host' : 'account']: key };
 }
 
-function rows(r: StatisticRequest, grouping: StatisticGrouping, values: Map<string, StatValues>, ctx: SimContext, language: Language) {
+function rows(
+  r: StatisticRequest,
+  grouping: StatisticGrouping,
+  values: Map<string, StatValues>,
+  ctx: SimContext,
+  language: Language,
+  paging: PagingFault | undefined,
+) {
   const list = [...values]
     .filter(([, v]) => v.traffic > 0 || v.hits > 0)
     .map(([key, v]) => ({ keys: rowKeys(grouping, key, ctx, language), values: v, key }));
@@ -123,7 +136,7 @@ function rows(r: StatisticRequest, grouping: StatisticGrouping, values: Map<stri
     const by = sort ? compare(sortValue(a, sort.key), sortValue(b, sort.key)) * (sort.descending ? -1 : 1) : 0;
     return by || compare(a.key, b.key);
   });
-  return list.slice(r.offset, r.offset + r.limit).map((row) => ({ ...row.keys, ...pick(r, row.values) }));
+  return pageOf(list, r.offset, r.limit, paging).map((row) => ({ ...row.keys, ...pick(r, row.values) }));
 }
 
 function sortValue(row: { keys: Record<string, string | number>; values: StatValues }, key: string): string | number {

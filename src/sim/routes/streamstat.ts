@@ -2,6 +2,7 @@ import { bucketSpans } from '../../sources/streamstat/granularity.js';
 import type { StreamstatGrouping, StreamstatLanguage } from '../../sources/streamstat/params.js';
 import { formatMinuteUtc } from '../../time.js';
 import { visibleShare, viewsByGroup, type StreamRef, type ViewGrouping, type ViewValues } from '../model/views.js';
+import { pageOf, type PagingFault } from '../paging.js';
 import { errorBody } from '../server.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
 import { parsePath, parseStreamstatQuery, pickLanguage, StreamstatReject, type StreamstatRequest } from './streamstat-request.js';
@@ -33,14 +34,14 @@ function handle(req: SimRequest, ctx: SimContext): SimReply {
   if (!endpoint) return reject(new StreamstatReject(404, 'unknown path'), language);
   const parsed = parseStreamstatQuery(endpoint, req.query, ctx.settings);
   if (parsed instanceof StreamstatReject) return reject(parsed, language);
-  return { status: 200, body: respond(parsed, req.accounts, ctx), headers: { 'accept-language': language } };
+  return { status: 200, body: respond(parsed, req.accounts, ctx, req.paging), headers: { 'accept-language': language } };
 }
 
 function reject(r: StreamstatReject, language: StreamstatLanguage): SimReply {
   return { status: r.status, body: errorBody('streamstat', 'error', r.text), headers: { 'accept-language': language } };
 }
 
-function respond(r: StreamstatRequest, tokenAccounts: readonly string[], ctx: SimContext): Record<string, unknown> {
+function respond(r: StreamstatRequest, tokenAccounts: readonly string[], ctx: SimContext, paging: PagingFault | undefined): Record<string, unknown> {
   const streams = selectStreams(r, tokenAccounts, ctx);
   const now = ctx.clock.now();
   const visible = (minuteMs: number) => visibleShare(minuteMs, now, ctx.settings.streamstatLagMs);
@@ -57,12 +58,12 @@ function respond(r: StreamstatRequest, tokenAccounts: readonly string[], ctx: Si
   };
   if (!r.granularity) {
     const groups = compute(r.start, r.end);
-    return r.endpoint === 'total' ? { ...envelope, ...totalValues(r, groups) } : { ...envelope, result: elements(r, groups, ctx) };
+    return r.endpoint === 'total' ? { ...envelope, ...totalValues(r, groups) } : { ...envelope, result: elements(r, groups, ctx, paging) };
   }
   const buckets = bucketSpans(r.granularity, r.start, r.end).map(({ from, to }) => {
     const groups = compute(from, to);
     const span = { start: formatMinuteUtc(from), end: formatMinuteUtc(to) };
-    return r.endpoint === 'total' ? { ...span, ...totalValues(r, groups) } : { ...span, result: elements(r, groups, ctx) };
+    return r.endpoint === 'total' ? { ...span, ...totalValues(r, groups) } : { ...span, result: elements(r, groups, ctx, paging) };
   });
   return { ...envelope, result: buckets };
 }
@@ -120,7 +121,12 @@ function totalValues(r: StreamstatRequest, groups: Map<string, ViewValues>): Rec
   return pick(r, groups.get('total') ?? { views: 0, users: 0, views_max: 0 });
 }
 
-function elements(r: StreamstatRequest, groups: Map<string, ViewValues>, ctx: SimContext): Array<Record<string, unknown>> {
+function elements(
+  r: StreamstatRequest,
+  groups: Map<string, ViewValues>,
+  ctx: SimContext,
+  paging: PagingFault | undefined,
+): Array<Record<string, unknown>> {
   const grouping = r.endpoint as StreamstatGrouping;
   const rows = [...groups].filter(([, v]) => v.views > 0);
   const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -130,5 +136,5 @@ function elements(r: StreamstatRequest, groups: Map<string, ViewValues>, ctx: Si
     return byValue || byKey(ka, kb);
   });
   const limit = r.limit ?? ctx.settings.defaultLimit;
-  return rows.slice(r.offset, r.offset + limit).map(([key, v]) => ({ ...resultKeys(grouping, key), ...pick(r, v) }));
+  return pageOf(rows, r.offset, limit, paging).map(([key, v]) => ({ ...resultKeys(grouping, key), ...pick(r, v) }));
 }

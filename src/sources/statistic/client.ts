@@ -1,6 +1,7 @@
 import type { ZodType } from 'zod';
 import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../http/errors.js';
+import { flatRows, largestBucket, walkPages } from '../paging.js';
 import { buildStatisticQuery, endpointPath, type StatisticEndpoint, type StatisticGrouping, type StatisticQuery } from './params.js';
 import {
   statisticGroupedSchema,
@@ -59,28 +60,26 @@ export class StatisticClient {
     return this.get({ grouping, times: true }, q, statisticTimesGroupedSchema);
   }
 
-  /** Every group of `/<grouping>`, page by page (offset + pageSize) until a short page. Starts at `q.offset` (or 0). */
+  /**
+   * Every group of `/<grouping>`, page by page from `q.offset` (or 0), without trusting the server's paging
+   * (see walkPages: capped pages are paged through, a repeated page or too many pages is a PagingError).
+   */
   async *pages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticRow[]> {
     checkPaging(q, pageSize);
-    for (let offset = q.offset ?? 0; ; offset += pageSize) {
-      const page = await this.grouped(grouping, { ...q, offset, limit: pageSize });
-      if (page.body.result.length > 0) yield page.body.result;
-      if (page.body.result.length < pageSize) return;
-    }
+    const fetchPage = async (offset: number, limit: number) => (await this.grouped(grouping, { ...q, offset, limit })).body;
+    const read = { api: 'statistic' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
+    for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
   /**
-   * Every group of `/times/<grouping>`: the limit applies inside each bucket, so pages continue until every bucket
-   * returned fewer than `pageSize` groups. Each yielded page holds the buckets with the groups of that page.
+   * Every group of `/times/<grouping>`: the limit applies inside each bucket, so pages continue until no bucket can
+   * have more (see walkPages). Each yielded page holds the buckets with the groups of that page.
    */
   async *timesPages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticGroupedBucket[]> {
     checkPaging(q, pageSize);
-    for (let offset = q.offset ?? 0; ; offset += pageSize) {
-      const page = await this.timesGrouped(grouping, { ...q, offset, limit: pageSize });
-      const buckets = page.body.result;
-      if (buckets.some((b) => b.result.length > 0)) yield buckets;
-      if (buckets.every((b) => b.result.length < pageSize)) return;
-    }
+    const fetchPage = async (offset: number, limit: number) => (await this.timesGrouped(grouping, { ...q, offset, limit })).body;
+    const read = { api: 'statistic' as const, endpoint: `/times/${grouping}`, fetchPage, rows: largestBucket };
+    for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
   private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T>): Promise<StatisticResponse<T>> {

@@ -3,7 +3,7 @@ import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { provisionalSpans, statisticRule } from '../../plan/windows.js';
 import { fixedLengthMs, parseGranularity } from '../granularity.js';
-import { anyFullBucket, collectPages, fullPage } from '../paging.js';
+import { collectPages, flatRows, largestBucket } from '../paging.js';
 import type { CollectJob, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import type { StatisticGrouping } from './params.js';
@@ -24,7 +24,7 @@ export function statisticJobs(config: CollectorConfig): CollectJob[] {
   const stepMs = fixedLengthMs(parseGranularity(c.granularity)!)!;
   const rule = statisticRule(stepMs, c.lag, c.span);
   const read = (account: string, grouping: Grouping) => (span: Span, http: HttpClient) =>
-    readSpan(new StatisticClient(http, { language: config.api.language }), account, grouping, c.granularity, span);
+    readSpan(http, new StatisticClient(http, { language: config.api.language }), account, grouping, c.granularity, span);
   return config.accounts.flatMap((account) =>
     c.groupings.flatMap((grouping): CollectJob[] => {
       const final: CollectJob = {
@@ -47,15 +47,30 @@ export function statisticJobs(config: CollectorConfig): CollectJob[] {
   );
 }
 
-function readSpan(client: StatisticClient, account: string, grouping: Grouping, granularity: string, span: Span): Promise<Point[]> {
+function readSpan(
+  http: HttpClient,
+  client: StatisticClient,
+  account: string,
+  grouping: Grouping,
+  granularity: string,
+  span: Span,
+): Promise<Point[]> {
   const q = { account, start: span.from, end: span.to, granularity };
   if (grouping === 'total') {
     // offset/limit of /times page the buckets themselves.
-    return collectPages(async (offset, limit) => (await client.times({ ...q, offset, limit })).body, timesToPoints, fullPage);
+    return collectPages(http, {
+      api: 'statistic',
+      endpoint: '/times',
+      fetchPage: async (offset, limit) => (await client.times({ ...q, offset, limit })).body,
+      toPoints: timesToPoints,
+      rows: flatRows,
+    });
   }
-  return collectPages(
-    async (offset, limit) => (await client.timesGrouped(grouping, { ...q, offset, limit })).body,
-    (body) => timesGroupedToPoints(grouping, body),
-    anyFullBucket,
-  );
+  return collectPages(http, {
+    api: 'statistic',
+    endpoint: `/times/${grouping}`,
+    fetchPage: async (offset, limit) => (await client.timesGrouped(grouping, { ...q, offset, limit })).body,
+    toPoints: (body) => timesGroupedToPoints(grouping, body),
+    rows: largestBucket,
+  });
 }

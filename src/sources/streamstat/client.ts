@@ -2,6 +2,7 @@ import type { ZodType } from 'zod';
 import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../http/errors.js';
 import type { Query } from '../../http/query.js';
+import { flatRows, walkPages } from '../paging.js';
 import { buildStreamstatQuery, type StreamstatGrouping, type StreamstatLanguage, type StreamstatQuery } from './params.js';
 import {
   streamstatGroupedSchema,
@@ -46,17 +47,15 @@ export class StreamstatClient {
   }
 
   /**
-   * Every element of a grouping, page by page (offset + limit) until a short page. Starts at `q.offset` (default 0);
-   * the page size is `pageSize`, so `q.limit` must be left unset.
+   * Every element of a grouping, page by page from `q.offset` (default 0), without trusting the server's paging (see
+   * walkPages); the page size is `pageSize`, so `q.limit` must be left unset.
    */
   async *pages(grouping: StreamstatGrouping, q: StreamstatQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StreamstatElement[]> {
     if (q.limit !== undefined) throw new ParameterError('limit', 'pages() sets limit itself; pass pageSize instead');
     if (!Number.isInteger(pageSize) || pageSize < 1) throw new ParameterError('limit', 'pageSize must be a positive integer');
-    for (let offset = q.offset ?? 0; ; offset += pageSize) {
-      const page = await this.grouped(grouping, { ...q, offset, limit: pageSize });
-      if (page.result.length > 0) yield page.result;
-      if (page.result.length < pageSize) return;
-    }
+    const fetchPage = (offset: number, limit: number) => this.grouped(grouping, { ...q, offset, limit });
+    const read = { api: 'streamstat' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
+    for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
   /** `GET /?granularity=…`: the window as buckets (shape not shown in the spec; see schemas.ts). */

@@ -1,8 +1,8 @@
 import type { CollectorConfig } from '../../config/schema.js';
-
+import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { streamstatRule } from '../../plan/windows.js';
-import { anyFullBucket, collectPages } from '../paging.js';
+import { collectPages, largestBucket } from '../paging.js';
 import type { CollectJob, Span } from '../types.js';
 import { StreamstatClient } from './client.js';
 import { fixedStepMs, type StreamstatGranularity } from './granularity.js';
@@ -27,13 +27,14 @@ export function streamstatJobs(config: CollectorConfig): CollectJob[] {
         rule,
         backfill: true,
         callsPerSpan: 1,
-        collect: (span, http) => collectViews(new StreamstatClient(http, { language: config.api.language }), account, grouping, granularity, span),
+        collect: (span, http) => collectViews(http, new StreamstatClient(http, { language: config.api.language }), account, grouping, granularity, span),
       }),
     ),
   );
 }
 
 async function collectViews(
+  http: HttpClient,
   client: StreamstatClient,
   account: string,
   grouping: 'total' | StreamstatGrouping,
@@ -43,11 +44,13 @@ async function collectViews(
   const q = { account, start: span.from, end: span.to, granularity };
   if (grouping === 'total') return timesToPoints(await client.times(q), { account });
   const g = grouping as StreamstatGrouping;
-  return collectPages(
-    (offset, limit) => client.timesGrouped(g, { ...q, offset, limit }),
-    (body) => timesGroupedToPoints(g, body, { account }),
-    anyFullBucket,
-  );
+  return collectPages(http, {
+    api: 'streamstat',
+    endpoint: `/${g}`,
+    fetchPage: (offset, limit) => client.timesGrouped(g, { ...q, offset, limit }),
+    toPoints: (body) => timesGroupedToPoints(g, body, { account }),
+    rows: largestBucket,
+  });
 }
 
 

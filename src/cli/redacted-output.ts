@@ -1,0 +1,19 @@
+import { redactSecrets } from '../secrets.js';
+
+/**
+ * Routes everything written to `stream` through the secret redactor: error messages, `--json` output, help, commander's
+ * own messages, whatever a command prints. The CLI applies it to stdout and stderr before anything runs, so a secret
+ * registered at any point (config loading, `--token`) is redacted from then on.
+ */
+export function redactWrites(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string') return write(redactSecrets(chunk), ...rest);
+    if (chunk instanceof Uint8Array) {
+      const text = Buffer.from(chunk).toString('utf8');
+      const clean = redactSecrets(text);
+      return write(clean === text ? chunk : Buffer.from(clean), ...rest); // bytes untouched unless a secret was in them
+    }
+    return write(chunk, ...rest);
+  }) as typeof stream.write;
+}

@@ -1,0 +1,34 @@
+import type { Dispatcher } from 'undici';
+
+/** Default cap of one response body: far above any page the collector asks for, far below what hurts the process. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Why a body was refused: the size it declared (content-length) or the bytes read when the cap was passed. */
+export type Oversize = { declared: number } | { read: number };
+
+/**
+ * Reads a response body as UTF-8 text, holding at most `maxBytes` of it: a declared content-length over the cap is
+ * refused before a byte is read, and a streamed body is abandoned (its connection destroyed) as soon as it passes the
+ * cap. Memory per call is bounded by the cap whatever the server sends. Returns the text or what broke the cap.
+ */
+export async function readCapped(
+  res: Dispatcher.ResponseData,
+  maxBytes: number,
+): Promise<{ text: string } | { oversize: Oversize }> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    res.body.destroy();
+    return { oversize: { declared } };
+  }
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of res.body) {
+    read += (chunk as Buffer).length;
+    if (read > maxBytes) {
+      res.body.destroy();
+      return { oversize: { read } };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { text: Buffer.concat(chunks, read).toString('utf8') };
+}

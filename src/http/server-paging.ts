@@ -1,0 +1,24 @@
+import type { ApiName } from './errors.js';
+
+/** Default bound on the pages of one paged read (`api.maxPages`). */
+export const DEFAULT_MAX_PAGES = 200;
+
+/**
+ * What paging has learned about the server behind one HttpClient (shared by its `withGate` copies): the largest page
+ * — or, for bucketed answers, the largest bucket — each API has returned. The largest `limit` the APIs honour is not
+ * shown in the spec; a page at least this large might have been cut by a server cap, a smaller one cannot have been
+ * (see src/sources/paging.ts). Also carries the bound on pages per read.
+ */
+export class ServerPaging {
+  private readonly largest = new Map<ApiName, number>();
+
+  constructor(readonly maxPages: number = DEFAULT_MAX_PAGES) {}
+
+  largestPage(api: ApiName): number {
+    return this.largest.get(api) ?? 0;
+  }
+
+  observe(api: ApiName, rows: number): void {
+    if (rows > this.largestPage(api)) this.largest.set(api, rows);
+  }
+}
