@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type OutputConfiguration } from 'commander';
 import { ParameterError } from '../http/errors.js';
-import { toMs } from '../time.js';
+import { parseIsoTime } from '../time.js';
 import { CliError, EXIT_USAGE, parseDuration } from './common.js';
 
 /** Where the `dvr` command writes and what it reads; injectable so tests run it in-process. */
@@ -28,11 +28,14 @@ export function resolveConnection(o: ConnectionOptions, env: DvrIo['env']): { ba
   return { baseUrl, token };
 }
 
-/** Unix seconds (`1767225600`) or ISO 8601 (`2026-01-01T00:00:00Z`; no zone = UTC), to the second. */
+/**
+ * Unix seconds (`1767225600`) or strict ISO 8601 (`2026-01-01T00:00:00Z`; no zone = UTC), to the second. Nothing else
+ * (`-5`, `1.5`, `Nov 23`, `yesterday 5`): JavaScript's date parser guesses, and a guessed start deletes a whole DVR.
+ */
 export function parseTimestamp(name: string): (text: string) => number {
   return (text) => {
-    const ms = /^\d+$/.test(text) ? Number(text) * 1000 : toMs(text);
-    if (!Number.isFinite(ms) || ms < 0) {
+    const ms = /^\d+$/.test(text) ? Number(text) * 1000 : (parseIsoTime(text) ?? Number.NaN);
+    if (!Number.isSafeInteger(ms) || ms < 0) {
       throw new InvalidArgumentError(`${name} must be unix seconds or ISO 8601 (e.g. 2026-01-01T00:00:00Z)`);
     }
     if (ms % 1000 !== 0) throw new InvalidArgumentError(`${name} must be a whole second`);

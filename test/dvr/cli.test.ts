@@ -122,6 +122,39 @@ describe('dvr delete', () => {
   });
 });
 
+describe('times are ISO 8601 or unix seconds, never guessed', () => {
+  it('--from "yesterday 5" with --yes exits 2 naming --from, and deletes nothing', async () => {
+    const before = await node('node-01');
+    const now = String(Math.floor(f.clock.now() / 1000));
+    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', 'yesterday 5', '--to', now, '--yes']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--from/);
+    expect(await node('node-01')).toEqual(before);
+  });
+
+  it.each(['-5', '1.5', 'Nov 23', '01/11/2026', 'yesterday 5', '2026-02-30T00:00:00Z'])('--from %j exits 2', async (from) => {
+    const requests = f.sim.stats.apis.dvr.requests;
+    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', from, '--duration', '60', '--yes']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--from/);
+    expect(f.sim.stats.apis.dvr.requests).toBe(requests);
+  });
+
+  it('the preview gives the cut as absolute times and the recorded seconds it removes', async () => {
+    const args = ['delete', 'acme', 'live/main', '--host', '*', '--from', String(T0 - 100), '--to', String(T0 + 100)];
+    const report = JSON.parse((await dvr(args)).stdout);
+    expect(report.deletes).toEqual({
+      from_ts: T0 - 100,
+      to_ts: T0 + 100,
+      from: new Date((T0 - 100) * 1000).toISOString().replace('.000', ''),
+      to: new Date((T0 + 100) * 1000).toISOString().replace('.000', ''),
+    });
+    expect(report.seconds).toBe(200);
+    const table = await dvr(args, { tty: true });
+    expect(table.stdout).toContain(`[${report.deletes.from}, ${report.deletes.to}) (200 recorded seconds)`);
+  });
+});
+
 describe('bad arguments exit 2, before any request', () => {
   it.each([
     ['missing token', ['get', 'acme', 'live/main'], { CDN_BASE_URL: 'http://127.0.0.1:9' }, /CDN_TOKEN/],
