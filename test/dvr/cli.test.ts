@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/common.js';
@@ -169,6 +172,13 @@ describe('bad arguments exit 2, before any request', () => {
     ['empty --host', ['delete-all', 'a', 's', '--host', '', '--yes'], undefined, /host/],
     ['missing stream', ['get', 'acme'], undefined, /stream/],
     ['stream with ..', ['get', 'acme', 'live/..'], undefined, /stream/],
+    ['account ..', ['get', '..', 'live/main'], undefined, /account/],
+    ['account .', ['delete-all', '.', 'live/main', '--host', '*', '--yes'], undefined, /account/],
+    ['stream with an empty segment', ['get', 'acme', 'live//main'], undefined, /stream/],
+    ['stream with a leading /', ['get', 'acme', '/live/main'], undefined, /stream/],
+    ['stream with a trailing /', ['get', 'acme', 'live/'], undefined, /stream/],
+    ['--token and --token-file', ['get', 'acme', 'live/main', '--token', 't', '--token-file', '/x'], undefined, /--token-file/],
+    ['an unreadable --token-file', ['get', 'acme', 'live/main', '--token-file', '/nonexistent/token'], undefined, /--token-file/],
   ])('%s', async (_label, args, env, message) => {
     const requests = f.sim.stats.apis.dvr.requests;
     const run = await dvr(args, env ? { env } : {});
@@ -193,6 +203,19 @@ describe('help and secrets', () => {
     if (name !== 'get') expect(run.stdout).toContain('--yes');
   });
 
+  it('--token still works but warns that ps shows it; --token-file and CDN_TOKEN do not warn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dvr-token-'));
+    const file = join(dir, 'token');
+    writeFileSync(file, `${f.sim.token}\n`);
+    const viaArg = await dvr(['get', 'acme', 'live/main', '--token', f.sim.token, '--base-url', f.sim.url], { env: {} });
+    const viaFile = await dvr(['get', 'acme', 'live/main', '--token-file', file, '--base-url', f.sim.url], { env: {} });
+    const viaEnv = await dvr(['get', 'acme', 'live/main']);
+    expect([viaArg.code, viaFile.code, viaEnv.code]).toEqual([0, 0, 0]);
+    expect(viaArg.stderr).toMatch(/warning: --token is visible .*CDN_TOKEN or --token-file/);
+    expect(viaFile.stderr + viaEnv.stderr).toBe('');
+    expect(viaArg.stderr).not.toContain(f.sim.token);
+  });
+
   it('never prints the token, neither on success nor on a rejected token', async () => {
     const token = f.sim.token;
     const ok = await dvr(['get', 'acme', 'live/main', '--token', token, '--base-url', f.sim.url], { env: {} });
@@ -201,5 +224,20 @@ describe('help and secrets', () => {
     expect(rejected.stderr).toContain('403');
     expect(`${ok.stdout}${ok.stderr}`).not.toContain(token);
     expect(`${rejected.stdout}${rejected.stderr}`).not.toContain('wrong-secret-token');
+  });
+});
+
+describe('the DVR client refuses paths that escape the stream', () => {
+  it.each([
+    ['..', 'live/main', 'account'],
+    ['.', 'live/main', 'account'],
+    ['', 'live/main', 'account'],
+    ['acme', '../../metrics', 'stream'],
+    ['acme', 'live//main', 'stream'],
+  ])('%j / %j names the %s', async (account, stream, parameter) => {
+    const requests = f.sim.stats.apis.dvr.requests;
+    await expect(f.dvr.get(account, stream)).rejects.toMatchObject({ name: 'ParameterError', parameter });
+    await expect(f.dvr.deleteAll(account, stream, { host: '*' })).rejects.toMatchObject({ parameter });
+    expect(f.sim.stats.apis.dvr.requests).toBe(requests);
   });
 });
