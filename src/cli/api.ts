@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HttpClient } from '../http/client.js';
 import type { ApiName } from '../http/errors.js';
 import { collect } from './common.js';
-import { resolveConnection } from './dvr-args.js';
+import { resolveConnection, type ConnectionOptions } from './dvr-args.js';
 
 const PREFIXES: Record<ApiName, string> = {
   metrics: '/app/metrics/v1',
@@ -30,8 +30,9 @@ export function apiCommand(): Command {
     .argument('[path]', 'path below the API prefix, e.g. /resources, /times/countries, /acme/streams/live/main', '/')
     .option('-q, --query <key=value>', 'query parameter, repeatable (metric=a -q metric=b repeats it)', parseParam)
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
-    .option('--token <token>', 'access token (default: env CDN_TOKEN); never printed');
-  return command.action(async (api: string, path: string, o: { query?: string[]; baseUrl?: string; token?: string }) => {
+    .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file); never printed')
+    .option('--token-file <path>', 'read the access token from this file (first line)');
+  return command.action(async (api: string, path: string, o: { query?: string[] } & ConnectionOptions) => {
     if (!(api in PREFIXES)) throw new InvalidArgumentError(`<api> must be one of ${Object.keys(PREFIXES).join(', ')}`);
     const { baseUrl, token } = resolveConnection(o, process.env);
     const query: Record<string, string[]> = {};

@@ -9,13 +9,12 @@ import { applyShard, shardOption, type Shard } from '../config/shard.js';
 import type { ApiName } from '../http/errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { estimateDuration } from '../plan/planner.js';
-import { toMs } from '../time.js';
-import { CliError, collect, EXIT_USAGE } from './common.js';
+import { CliError, collect, EXIT_USAGE, parseTimeOption } from './common.js';
 
 interface BackfillOptions {
   config: string;
-  from: string;
-  to?: string;
+  from: number;
+  to?: number;
   jobs?: string[];
   dryRun?: boolean;
   json?: boolean;
@@ -26,17 +25,15 @@ export function backfillCommand(): Command {
   return new Command('backfill')
     .description('Collect a historical range once, within the quotas; resumable (shares checkpoints with the daemon)')
     .requiredOption('-c, --config <file>', 'YAML configuration')
-    .requiredOption('--from <time>', 'start (ISO 8601, UTC when no zone)')
-    .option('--to <time>', 'end, exclusive (default: now; capped at the newest final window)')
+    .requiredOption('--from <time>', 'start (ISO 8601, UTC when no zone)', parseTimeOption('--from'))
+    .option('--to <time>', 'end, exclusive, ISO 8601 (default: now; capped at the newest final window)', parseTimeOption('--to'))
     .option('--jobs <prefix>', 'only jobs whose key starts with this (metrics, statistic/acme, …); repeatable', collect)
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
     .option('--json', 'print the plan or the result as JSON')
     .addOption(shardOption())
     .action(async (o: BackfillOptions) => {
-      const from = toMs(o.from);
-      const to = o.to === undefined ? Date.now() : toMs(o.to);
-      if (Number.isNaN(from)) throw new CliError(`--from: "${o.from}" is not a time`, EXIT_USAGE);
-      if (Number.isNaN(to)) throw new CliError(`--to: "${o.to}" is not a time`, EXIT_USAGE);
+      const from = o.from;
+      const to = o.to ?? Date.now();
       if (from >= to) throw new CliError('--from must be before --to', EXIT_USAGE);
       const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);

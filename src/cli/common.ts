@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { parseIsoTime } from '../time.js';
 
 /** Exit code for bad input (arguments, config): nothing was called, written or deleted. */
 export const EXIT_USAGE = 2;
@@ -28,6 +29,18 @@ export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
   if (!m) throw new InvalidArgumentError(`"${text}" is not a duration (e.g. 500ms, 2s, 5m, 1h, 7d)`);
   return Number(m[1]) * UNITS[m[2] ?? 'ms']!;
+}
+
+/**
+ * A time option: strict ISO 8601 only (`2026-11-23T10:00:00Z`, an offset, or no zone = UTC), to epoch ms. Anything
+ * else (`-5`, `Nov 23`, `01/11/2026`, `yesterday 5`) is a usage error naming the option, never a guessed date.
+ */
+export function parseTimeOption(name: string): (text: string) => number {
+  return (text) => {
+    const ms = parseIsoTime(text);
+    if (ms === undefined) throw new InvalidArgumentError(`${name} must be ISO 8601, e.g. 2026-11-23T10:00:00Z (UTC when no zone)`);
+    return ms;
+  };
 }
 
 /** Collects a repeatable option into an array. */

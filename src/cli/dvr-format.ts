@@ -35,15 +35,25 @@ export interface PreviewReport {
   nodes: NodeDeletionPreview[];
 }
 
+/** Recorded seconds the deletion removes, over every addressed node. */
+function removedSeconds(report: PreviewReport): number {
+  return report.nodes.reduce((sum, node) => sum + node.seconds, 0);
+}
+
+/** The cut as absolute UTC times next to the unix seconds sent: what the user meant is checked before `--yes`. */
 export function previewJson(report: PreviewReport): string {
-  return json({ dry_run: true, ...report, deleted: false });
+  const { deletes } = report;
+  const absolute = deletes === 'all' ? 'all' : { ...deletes, from: isoSeconds(deletes.from_ts), to: isoSeconds(deletes.to_ts) };
+  return json({ dry_run: true, ...report, deletes: absolute, seconds: removedSeconds(report), deleted: false });
 }
 
 export function formatPreviewTable(report: PreviewReport): string {
-  const what =
+  const range =
     report.deletes === 'all'
       ? 'all recorded DVR'
       : `[${isoSeconds(report.deletes.from_ts)}, ${isoSeconds(report.deletes.to_ts)})`;
+  const seconds = removedSeconds(report);
+  const what = `${range} (${seconds} recorded seconds${seconds >= 3600 ? `, ${(seconds / 3600).toFixed(1)} h` : ''})`;
   const table = new Table({ head: ['host', 'from', 'to', 'seconds'] });
   for (const node of report.nodes) {
     if (node.parts.length === 0) table.push([node.host, { colSpan: 2, content: 'nothing recorded there' }, 0]);

@@ -45,7 +45,8 @@ const processIo: DvrIo = { stdout: process.stdout, env: process.env };
 
 const OUTPUT_HELP = `
 Output: a table on a terminal; JSON with --json, and also by default when stdout is not a terminal (pipe, file).
-Connection: --base-url/--token or the environment variables CDN_BASE_URL and CDN_TOKEN (the token is never printed).
+Connection: --base-url or CDN_BASE_URL; the token from CDN_TOKEN or --token-file (--token works, but ps shows it).
+The token is never printed.
 Exit codes: 0 done (or dry run), 1 API error or deletion failed on some host (failed_hosts printed), 2 bad arguments.`;
 
 /** `cdn-collector dvr get|delete|delete-all`: DVR management (spec 000). Deleting needs --yes; otherwise a dry run. */
@@ -87,7 +88,8 @@ export function dvrCommand(io: DvrIo = processIo): Command {
 function withCommonOptions(command: Command): Command {
   return command
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
-    .option('--token <token>', 'access token (default: env CDN_TOKEN)')
+    .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file)')
+    .option('--token-file <path>', 'read the access token from this file (first line)')
     .addOption(new Option('--json', 'print JSON').conflicts('table'))
     .option('--table', 'print a table even when stdout is not a terminal');
 }
@@ -165,7 +167,7 @@ async function reportDeletion(io: DvrIo, o: DeleteOptions, remove: () => Promise
 }
 
 async function withClient(io: DvrIo, o: ConnectionOptions, run: (client: DvrClient) => Promise<void>): Promise<void> {
-  const { baseUrl, token } = resolveConnection(o, io.env);
+  const { baseUrl, token } = resolveConnection(o, io.env, io.output?.writeErr);
   const http = new HttpClient({ baseUrl, token });
   try {
     await run(new DvrClient(http));

@@ -6,6 +6,7 @@ import { isMetricName } from '../sources/metrics/names.js';
 import { fixedStepMs } from '../sources/streamstat/granularity.js';
 import { MINUTE } from '../time.js';
 import { ConfigError } from './loader.js';
+import { checkStateDir } from './paths.js';
 import type { CollectorConfig } from './schema.js';
 
 /**
@@ -33,6 +34,35 @@ export function checkConfig(config: CollectorConfig): void {
     if (!validCron(expression)) throw new ConfigError(`jobs.${api}.schedule`, `"${expression}" is not a cron expression`);
   }
   if (dvr.enabled && dvr.interval % 1000 !== 0) throw new ConfigError('jobs.dvr.interval', 'must be whole seconds');
+
+  unique('accounts', config.accounts);
+  unique('jobs.metrics.metrics', metrics.metrics);
+  unique('jobs.statistic.groupings', statistic.groupings);
+  unique('jobs.streamstat.groupings', streamstat.groupings);
+  unique('jobs.dvr.streams', dvr.streams.map((s) => `${s.account} ${s.stream}`));
+
+  // A horizon shorter than a job's delay plus one window ends before the newest collectable window: nothing is
+  // ever collected, silently.
+  const reach: Array<[string, boolean, number]> = [
+    ['jobs.metrics', metrics.enabled, metrics.delay + metrics.window],
+    ['jobs.statistic', statistic.enabled, statistic.lag + gMs],
+    ['jobs.streamstat', streamstat.enabled, streamstat.lag + fixedStepMs(streamstat.granularity)!],
+  ];
+  for (const [job, enabled, ms] of reach) {
+    if (enabled && config.state.horizon < ms) {
+      throw new ConfigError('state.horizon', `must be at least ${ms / MINUTE} min (${job}: lag/delay plus one window), or nothing is collected`);
+    }
+  }
+  checkStateDir(config.state.dir);
+}
+
+/** Duplicates would collect (and count against the quota) twice; `accounts` also feeds sharding. */
+function unique(field: string, values: readonly string[]): void {
+  const seen = new Set<string>();
+  values.forEach((value, i) => {
+    if (seen.has(value)) throw new ConfigError(`${field}.${i}`, `duplicate "${value}"`);
+    seen.add(value);
+  });
 }
 
 function at(field: string, check: () => unknown): void {

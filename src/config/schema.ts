@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { duration } from './duration.js';
+import { httpUrl, listenHost } from './fields.js';
 
 /**
  * The collector's configuration: the one source of truth for validation, defaults and the reference in
@@ -8,7 +9,8 @@ import { duration } from './duration.js';
  */
 const quota = z
   .object({
-    calls: z.number().int().positive().describe('calls allowed per period'),
+    // A bound far above any real quota: 1e20 would pass as an integer and break the limiter's arithmetic later.
+    calls: z.number().int().positive().max(100_000).describe('calls allowed per period'),
     period: duration.describe('length of the sliding quota window'),
   })
   .strict();
@@ -32,7 +34,7 @@ export const configSchema = z
   .object({
     api: z
       .object({
-        baseUrl: z.string().url().describe('base URL of the provider API (env CDN_BASE_URL)'),
+        baseUrl: httpUrl.describe('base URL of the provider API (env CDN_BASE_URL)'),
         token: z.string().min(1).describe('API token (env CDN_TOKEN); never logged'),
         tokenPlacement: z.enum(['header', 'query']).default('header').describe('statistics APIs: token in header or cdnauthtoken query'),
         timeout: duration
@@ -67,7 +69,7 @@ export const configSchema = z
       })
       .strict()
       .describe('the provider API and its token'),
-    accounts: z.array(z.string().min(1)).min(1).describe('accounts this instance collects (split accounts across instances to scale out)'),
+    accounts: z.array(z.string().min(1).regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces')).min(1).describe('accounts this instance collects (split accounts across instances to scale out)'),
     quotas: z
       .object({
         metrics: quota.default({ calls: 120, period: '1m' }).describe('metrics API quota (not published; default 120/min)'),
@@ -157,7 +159,7 @@ export const configSchema = z
         z
           .object({
             type: z.literal('influx-v2').describe('InfluxDB 2.x/3, VictoriaMetrics and other /api/v2/write servers'),
-            url: z.string().url().describe('env INFLUX_URL'),
+            url: httpUrl.describe('env INFLUX_URL'),
             token: z.string().min(1).describe('env INFLUX_TOKEN; never logged'),
             org: z.string().min(1).describe('env INFLUX_ORG'),
             bucket: z.string().min(1).describe('env INFLUX_BUCKET'),
@@ -171,7 +173,7 @@ export const configSchema = z
         z
           .object({
             type: z.literal('influx-v1').describe('InfluxDB 1.x /write'),
-            url: z.string().url().describe('env INFLUX_URL'),
+            url: httpUrl.describe('env INFLUX_URL'),
             database: z.string().min(1).describe('env INFLUX_DATABASE'),
             retentionPolicy: z.string().optional().describe('env INFLUX_RETENTION_POLICY; default: the database default'),
             username: z.string().optional().describe('env INFLUX_USERNAME'),
@@ -184,7 +186,8 @@ export const configSchema = z
       .describe('where points go'),
     output: z
       .object({
-        batchSize: z.number().int().positive().default(5000).describe('lines per write request'),
+        // The batch is held in memory: the bound is what keeps memory bounded.
+        batchSize: z.number().int().positive().max(100_000).default(5000).describe('lines per write request'),
         deadLetterPath: z.string().default('./state/dead-letters.jsonl').describe('permanently rejected lines'),
       })
       .strict()
@@ -193,7 +196,7 @@ export const configSchema = z
     state: z
       .object({
         dir: z.string().min(1).default('./state').describe('checkpoint directory (keep it on a volume)'),
-        horizon: duration.default('7d').describe('gaps older than this are not backfilled automatically'),
+        horizon: duration.default('7d').describe("gaps older than this are not backfilled automatically; at least each job's lag plus one window"),
         initialLookback: duration.default('1h').describe('how far back a job with no checkpoint starts'),
       })
       .strict()
@@ -212,7 +215,9 @@ export const configSchema = z
     http: z
       .object({
         port: z.number().int().min(0).max(65535).optional().describe('health/metrics listener port; off when unset'),
-        host: z.string().default('0.0.0.0').describe('listener address'),
+        host: listenHost
+          .default('127.0.0.1')
+          .describe('listener address; containers set 0.0.0.0 so their health checks reach it'),
         maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
       })
       .strict()

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { syncDirectory } from './durable-file.js';
@@ -13,21 +13,39 @@ interface LockOwner {
   since: string;
 }
 
+/** The owner touches the lock file this often; a lock untouched for STALE_AFTER heartbeats is abandoned. */
+export const LOCK_HEARTBEAT_MS = 10_000;
+const STALE_AFTER = 3;
+
+export interface LockOptions {
+  /** Tests shorten it; the staleness limit scales with it. */
+  heartbeatMs?: number;
+}
+
 /** Locks held by this process, so a second `open` of the same directory fails like a second process would. */
 const heldHere = new Set<string>();
 
 /**
  * `state.lock` in the state directory: one collector per directory. Created with link(2), which fails atomically when
  * the file exists, from a fully written temp file, so the lock never appears half written. A lock whose pid is dead on
- * this host (kill -9, power loss) is taken over.
+ * this host (kill -9, power loss) is taken over. The owner refreshes the file's mtime every heartbeat, so a lock from
+ * another host (a re-created container gets a new host name) is taken over once it has not been refreshed for three
+ * heartbeats, and held while it is: a live owner anywhere keeps it.
  */
 export class StateLock {
+  private readonly heartbeat: NodeJS.Timeout;
+
   private constructor(
     readonly path: string,
     private readonly owner: LockOwner,
-  ) {}
+    heartbeatMs: number,
+  ) {
+    this.heartbeat = setInterval(() => void this.touch(), heartbeatMs);
+    this.heartbeat.unref();
+  }
 
-  static async acquire(dir: string): Promise<StateLock> {
+  static async acquire(dir: string, opts: LockOptions = {}): Promise<StateLock> {
+    const heartbeatMs = opts.heartbeatMs ?? LOCK_HEARTBEAT_MS;
     const path = resolve(join(dir, 'state.lock'));
     if (heldHere.has(path)) throw new StateLockedError(path, undefined);
     const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomUUID(), since: new Date().toISOString() };
@@ -39,12 +57,12 @@ export class StateLock {
         if (await tryLink(temp, path)) {
           await syncDirectory(dir);
           heldHere.add(path);
-          return new StateLock(path, owner);
+          return new StateLock(path, owner, heartbeatMs);
         }
         const existing = await readIfExists(path);
         if (existing === undefined) continue;
         const other = parseOwner(existing);
-        if (other && isAlive(other)) throw new StateLockedError(path, other.pid);
+        if (other && isAlive(other, await ageMs(path), heartbeatMs * STALE_AFTER)) throw new StateLockedError(path, other.pid);
         await removeIfUnchanged(path, existing);
       }
       throw new StateLockedError(path, undefined);
@@ -55,9 +73,35 @@ export class StateLock {
 
   /** Removes the lock if it is still ours (never another instance's lock that took over meanwhile). */
   async release(): Promise<void> {
+    clearInterval(this.heartbeat);
     heldHere.delete(this.path);
+    if (await this.isOurs()) await rm(this.path, { force: true });
+  }
+
+  /** The heartbeat: refreshes the mtime of our lock; never touches a lock that is no longer ours. */
+  private async touch(): Promise<void> {
+    try {
+      if (await this.isOurs()) {
+        const now = new Date();
+        await utimes(this.path, now, now);
+      }
+    } catch {
+      // A missed beat is retried on the next one; three in a row make the lock look stale, as they should.
+    }
+  }
+
+  private async isOurs(): Promise<boolean> {
     const existing = await readIfExists(this.path);
-    if (existing !== undefined && parseOwner(existing)?.nonce === this.owner.nonce) await rm(this.path, { force: true });
+    return existing !== undefined && parseOwner(existing)?.nonce === this.owner.nonce;
+  }
+}
+
+/** Milliseconds since the lock file was last refreshed (0 if it vanished meanwhile: the next round decides). */
+async function ageMs(path: string): Promise<number> {
+  try {
+    return Math.max(0, Date.now() - (await stat(path)).mtimeMs);
+  } catch {
+    return 0;
   }
 }
 
@@ -91,9 +135,9 @@ function parseOwner(text: string): LockOwner | undefined {
   }
 }
 
-function isAlive(owner: LockOwner): boolean {
-  // A pid on another host (shared volume) cannot be checked: assume it is alive rather than run two collectors.
-  if (owner.host !== hostname()) return true;
+function isAlive(owner: LockOwner, ageMs: number, staleAfterMs: number): boolean {
+  // A pid on another host (shared volume, re-created container) cannot be checked: its heartbeat tells.
+  if (owner.host !== hostname()) return ageMs < staleAfterMs;
   // Our own pid in a lock we do not hold is a previous incarnation (e.g. a restarted container, pid 1 again).
   if (owner.pid === process.pid) return false;
   try {

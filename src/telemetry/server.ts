@@ -10,7 +10,37 @@ export interface TelemetryServerOptions extends HealthThresholds {
   host?: string;
   /** 0 = any free port. */
   port?: number;
+  /** Bounds on what one client can hold (tests shorten them). */
+  limits?: Partial<ServerLimits>;
 }
+
+/**
+ * The port may face anything that can reach it, so no client holds more than a bounded share: a header or body that
+ * never finishes is cut off (408), oversized headers get 431, connections beyond the cap are dropped at accept.
+ */
+export interface ServerLimits {
+  /** Whole request headers must arrive within this (slowloris). */
+  headersTimeoutMs: number;
+  /** The whole request, body included. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Larger request headers are answered 431. */
+  maxHeaderBytes: number;
+  /** Connections beyond this are closed as soon as accepted. */
+  maxConnections: number;
+  /** Requests served on one keep-alive connection before it is closed. */
+  maxRequestsPerSocket: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxHeaderBytes: 8 * 1024,
+  maxConnections: 64,
+  maxRequestsPerSocket: 1_000,
+};
 
 export interface TelemetryServer {
   url: string;
@@ -20,9 +50,23 @@ export interface TelemetryServer {
 
 /** `/healthz` (200 ok, 503 with a reason per lagging job), `/metrics` (Prometheus text), 404 for anything else. */
 export async function startTelemetryServer(opts: TelemetryServerOptions): Promise<TelemetryServer> {
-  const server = createServer((req, res) => handle(opts, req, res));
+  const limits = { ...DEFAULT_SERVER_LIMITS, ...opts.limits };
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      // How often node looks for connections past those deadlines (its default, 30 s, would outlast them).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, limits.headersTimeoutMs / 2)),
+    },
+    (req, res) => handle(opts, req, res),
+  );
   // Scrapers keep connections alive; don't let them hold close() open.
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  server.maxConnections = limits.maxConnections;
+  // A client that stops reading its response stalls the socket's writes: drop it once idle that long.
+  server.timeout = limits.requestTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
@@ -43,8 +87,19 @@ export async function startTelemetryServer(opts: TelemetryServerOptions): Promis
   };
 }
 
+/** Never throws: whatever the request, the client gets an answer and the process goes on. */
 function handle(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerResponse): void {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  try {
+    route(opts, req, res);
+  } catch {
+    if (!res.headersSent) send(res, 500, 'application/json', { error: 'internal error' });
+    else res.destroy();
+  }
+}
+
+function route(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerResponse): void {
+  const path = pathOf(req.url);
+  if (path === undefined) return send(res, 400, 'application/json', { error: 'malformed request target' });
   if (path !== '/healthz' && path !== '/metrics') return send(res, 404, 'application/json', { error: `no route ${path}` });
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');
@@ -53,6 +108,16 @@ function handle(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerR
   if (path === '/metrics') return send(res, 200, PROMETHEUS_CONTENT_TYPE, opts.telemetry.prometheus());
   const report = evaluateHealth(opts.telemetry, opts);
   send(res, report.status === 'ok' ? 200 : 503, 'application/json', report);
+}
+
+/**
+ * The path of a request target, undefined when it is neither a path nor a URL. Clients may send the absolute form
+ * (`GET http://host:port/healthz`), whose host and port are whatever they typed: `http://x:99999/` must not throw.
+ */
+function pathOf(target: string | undefined): string | undefined {
+  // Origin form is taken literally: `//evil/healthz` is a path, not a host.
+  if (target?.startsWith('/')) return target.replace(/[?#].*$/s, '');
+  return target && URL.canParse(target) ? new URL(target).pathname : undefined;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: unknown): void {

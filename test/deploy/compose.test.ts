@@ -19,6 +19,7 @@ interface Service {
   healthcheck?: { test?: unknown; disable?: boolean };
   depends_on?: Record<string, { condition?: string }> | string[];
   volumes?: string[];
+  hostname?: string;
 }
 interface ComposeFile { services: Record<string, Service> }
 
@@ -144,5 +145,9 @@ describe('docker compose files', () => {
     const grafana = env(compose('docker-compose.yml').services.grafana!);
     const datasource = text('config/grafana/provisioning/datasources/influxdb.yaml');
     for (const [, v] of datasource.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)) expect(grafana, v).toHaveProperty(v!);
+  });
+
+  it('gives the collector a stable host name, so its state.lock is taken over after a container re-create', () => {
+    expect(compose('docker-compose.yml').services.collector!.hostname).toMatch(/^[a-z][a-z0-9-]*$/);
   });
 });

@@ -73,8 +73,9 @@ describe('Dockerfile', () => {
     expect(port).toBeDefined();
     expect(Number(port)).toBe(DOCKER_CONFIG.http.port);
     expect(Number(port)).toBe(loadConfigFile('config/collector.sim.yaml', ENV).http.port);
-    // Reachable from the container's own loopback.
+    // The default listener is loopback only: container configs must open it to the pod/compose network explicitly.
     expect(DOCKER_CONFIG.http.host).toBe('0.0.0.0');
+    expect(loadConfigFile('config/collector.sim.yaml', ENV).http.host).toBe('0.0.0.0');
     expect(of('EXPOSE').map((i) => i.args)).toContain(port);
   });
 

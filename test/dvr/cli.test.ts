@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/common.js';
@@ -122,6 +125,39 @@ describe('dvr delete', () => {
   });
 });
 
+describe('times are ISO 8601 or unix seconds, never guessed', () => {
+  it('--from "yesterday 5" with --yes exits 2 naming --from, and deletes nothing', async () => {
+    const before = await node('node-01');
+    const now = String(Math.floor(f.clock.now() / 1000));
+    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', 'yesterday 5', '--to', now, '--yes']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--from/);
+    expect(await node('node-01')).toEqual(before);
+  });
+
+  it.each(['-5', '1.5', 'Nov 23', '01/11/2026', 'yesterday 5', '2026-02-30T00:00:00Z'])('--from %j exits 2', async (from) => {
+    const requests = f.sim.stats.apis.dvr.requests;
+    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', from, '--duration', '60', '--yes']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--from/);
+    expect(f.sim.stats.apis.dvr.requests).toBe(requests);
+  });
+
+  it('the preview gives the cut as absolute times and the recorded seconds it removes', async () => {
+    const args = ['delete', 'acme', 'live/main', '--host', '*', '--from', String(T0 - 100), '--to', String(T0 + 100)];
+    const report = JSON.parse((await dvr(args)).stdout);
+    expect(report.deletes).toEqual({
+      from_ts: T0 - 100,
+      to_ts: T0 + 100,
+      from: new Date((T0 - 100) * 1000).toISOString().replace('.000', ''),
+      to: new Date((T0 + 100) * 1000).toISOString().replace('.000', ''),
+    });
+    expect(report.seconds).toBe(200);
+    const table = await dvr(args, { tty: true });
+    expect(table.stdout).toContain(`[${report.deletes.from}, ${report.deletes.to}) (200 recorded seconds)`);
+  });
+});
+
 describe('bad arguments exit 2, before any request', () => {
   it.each([
     ['missing token', ['get', 'acme', 'live/main'], { CDN_BASE_URL: 'http://127.0.0.1:9' }, /CDN_TOKEN/],
@@ -136,6 +172,13 @@ describe('bad arguments exit 2, before any request', () => {
     ['empty --host', ['delete-all', 'a', 's', '--host', '', '--yes'], undefined, /host/],
     ['missing stream', ['get', 'acme'], undefined, /stream/],
     ['stream with ..', ['get', 'acme', 'live/..'], undefined, /stream/],
+    ['account ..', ['get', '..', 'live/main'], undefined, /account/],
+    ['account .', ['delete-all', '.', 'live/main', '--host', '*', '--yes'], undefined, /account/],
+    ['stream with an empty segment', ['get', 'acme', 'live//main'], undefined, /stream/],
+    ['stream with a leading /', ['get', 'acme', '/live/main'], undefined, /stream/],
+    ['stream with a trailing /', ['get', 'acme', 'live/'], undefined, /stream/],
+    ['--token and --token-file', ['get', 'acme', 'live/main', '--token', 't', '--token-file', '/x'], undefined, /--token-file/],
+    ['an unreadable --token-file', ['get', 'acme', 'live/main', '--token-file', '/nonexistent/token'], undefined, /--token-file/],
   ])('%s', async (_label, args, env, message) => {
     const requests = f.sim.stats.apis.dvr.requests;
     const run = await dvr(args, env ? { env } : {});
@@ -160,6 +203,19 @@ describe('help and secrets', () => {
     if (name !== 'get') expect(run.stdout).toContain('--yes');
   });
 
+  it('--token still works but warns that ps shows it; --token-file and CDN_TOKEN do not warn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dvr-token-'));
+    const file = join(dir, 'token');
+    writeFileSync(file, `${f.sim.token}\n`);
+    const viaArg = await dvr(['get', 'acme', 'live/main', '--token', f.sim.token, '--base-url', f.sim.url], { env: {} });
+    const viaFile = await dvr(['get', 'acme', 'live/main', '--token-file', file, '--base-url', f.sim.url], { env: {} });
+    const viaEnv = await dvr(['get', 'acme', 'live/main']);
+    expect([viaArg.code, viaFile.code, viaEnv.code]).toEqual([0, 0, 0]);
+    expect(viaArg.stderr).toMatch(/warning: --token is visible .*CDN_TOKEN or --token-file/);
+    expect(viaFile.stderr + viaEnv.stderr).toBe('');
+    expect(viaArg.stderr).not.toContain(f.sim.token);
+  });
+
   it('never prints the token, neither on success nor on a rejected token', async () => {
     const token = f.sim.token;
     const ok = await dvr(['get', 'acme', 'live/main', '--token', token, '--base-url', f.sim.url], { env: {} });
@@ -168,5 +224,20 @@ describe('help and secrets', () => {
     expect(rejected.stderr).toContain('403');
     expect(`${ok.stdout}${ok.stderr}`).not.toContain(token);
     expect(`${rejected.stdout}${rejected.stderr}`).not.toContain('wrong-secret-token');
+  });
+});
+
+describe('the DVR client refuses paths that escape the stream', () => {
+  it.each([
+    ['..', 'live/main', 'account'],
+    ['.', 'live/main', 'account'],
+    ['', 'live/main', 'account'],
+    ['acme', '../../metrics', 'stream'],
+    ['acme', 'live//main', 'stream'],
+  ])('%j / %j names the %s', async (account, stream, parameter) => {
+    const requests = f.sim.stats.apis.dvr.requests;
+    await expect(f.dvr.get(account, stream)).rejects.toMatchObject({ name: 'ParameterError', parameter });
+    await expect(f.dvr.deleteAll(account, stream, { host: '*' })).rejects.toMatchObject({ parameter });
+    expect(f.sim.stats.apis.dvr.requests).toBe(requests);
   });
 });

@@ -6,6 +6,7 @@ import { runCli } from '../chaos/child.js';
 
 const TOKEN = 'config-secret-token';
 const dir = mkdtempSync(join(tmpdir(), 'badcfg-'));
+writeFileSync(join(dir, 'a-file'), '');
 const valid = {
   api: { baseUrl: 'http://127.0.0.1:9', token: TOKEN },
   accounts: ['acme'],
@@ -35,6 +36,9 @@ describe('run --check on bad configuration', () => {
     ['a zero quota period', { ...valid, quotas: { dvr: { calls: 5, period: '0s' } } }, /quotas\.dvr\.period/],
     ['a metrics window over 10 minutes', { ...valid, jobs: { metrics: { window: '15m' } } }, /jobs\.metrics\.window/],
     ['a metrics window under 1 minute', { ...valid, jobs: { metrics: { window: '30s' } } }, /jobs\.metrics\.window/],
+    ['a quota of 1e20 calls', { ...valid, quotas: { metrics: { calls: 1e20, period: '1m' } } }, /quotas\.metrics\.calls/],
+    ['a state.dir that is a file', { ...valid, state: { dir: join(dir, 'a-file') } }, /state\.dir/],
+    ['a blank account', { ...valid, accounts: ['  '] }, /accounts\.0/],
   ])('%s exits 2 naming the field', async (_name, config, field) => {
     const { code, out } = await check(config);
     expect(code).toBe(2);

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { StateLockedError } from '../../src/state/errors.js';
+import { LOCK_HEARTBEAT_MS, StateLock } from '../../src/state/lock.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -65,8 +66,26 @@ describe('state.lock', () => {
     await store.close();
   });
 
-  it('assumes a lock from another host is alive', async () => {
+  it('assumes a lock from another host is alive while it is refreshed', async () => {
     await writeFile(lockPath(), lockOf(1, 'some-other-host'));
     await expect(CheckpointStore.open(dir)).rejects.toThrow(StateLockedError);
+    expect(await readFile(lockPath(), 'utf8')).toBe(lockOf(1, 'some-other-host'));
+  });
+
+  it('takes over a lock from another host not refreshed for three heartbeats (a re-created container)', async () => {
+    await writeFile(lockPath(), lockOf(1, 'old-container-id'));
+    const past = new Date(Date.now() - 3 * LOCK_HEARTBEAT_MS - 1000);
+    await utimes(lockPath(), past, past);
+    const store = await CheckpointStore.open(dir);
+    expect(JSON.parse(await readFile(lockPath(), 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+    await store.close();
+  });
+
+  it('the owner refreshes its lock, so another host never sees it stale while it lives', async () => {
+    const lock = await StateLock.acquire(dir, { heartbeatMs: 20 });
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(lockPath(), past, past);
+    await vi.waitFor(async () => expect((await stat(lockPath())).mtimeMs).toBeGreaterThan(past.getTime() + 1000));
+    await lock.release();
   });
 });
