@@ -67,9 +67,15 @@ export function parseTimestamp(name: string): (text: string) => number {
       throw new InvalidArgumentError(`${name} must be unix seconds or ISO 8601 (e.g. 2026-01-01T00:00:00Z)`);
     }
     if (ms % 1000 !== 0) throw new InvalidArgumentError(`${name} must be a whole second`);
+    // A year typed as seconds (`2026` → 1970) would reach back before any recording: a deletion of everything.
+    if (ms < EARLIEST_DVR_MS) {
+      throw new InvalidArgumentError(`${name} is before 2000-01-01 (${new Date(ms).toISOString()}): unix seconds have 10 digits, e.g. 1767225600`);
+    }
     return ms / 1000;
   };
 }
+
+const EARLIEST_DVR_MS = Date.UTC(2000, 0, 1);
 
 /** Whole seconds: `90`, or with a unit `90s`, `5m`, `1h`. */
 export function parseSeconds(name: string): (text: string) => number {

@@ -1,6 +1,7 @@
 import { validate as validCron } from 'node-cron';
 import { ParameterError } from '../http/errors.js';
 import { metricsRule, statisticRule, streamstatRule } from '../plan/windows.js';
+import { dvrStreamPath } from '../sources/dvr/path.js';
 import { fixedLengthMs, parseGranularity } from '../sources/granularity.js';
 import { isMetricName } from '../sources/metrics/names.js';
 import { fixedStepMs } from '../sources/streamstat/granularity.js';
@@ -34,6 +35,8 @@ export function checkConfig(config: CollectorConfig): void {
     if (!validCron(expression)) throw new ConfigError(`jobs.${api}.schedule`, `"${expression}" is not a cron expression`);
   }
   if (dvr.enabled && dvr.interval % 1000 !== 0) throw new ConfigError('jobs.dvr.interval', 'must be whole seconds');
+  // The path rules the DVR client applies to every call (no `..`, no empty segment), checked before the first one.
+  dvr.streams.forEach((s, i) => at(`jobs.dvr.streams.${i}`, () => dvrStreamPath(s.account, s.stream)));
 
   unique('accounts', config.accounts);
   unique('jobs.metrics.metrics', metrics.metrics);

@@ -51,6 +51,8 @@ describe('configuration refused at --check', () => {
       { jobs: { dvr: { streams: [{ account: 'acme', stream: 'live/a' }, { account: 'acme', stream: 'live/a' }] } } },
       'jobs.dvr.streams.1',
     ],
+    ['a DVR stream name that climbs out of its path', { jobs: { dvr: { streams: [{ account: 'acme', stream: 'live/../x' }] } } }, 'jobs.dvr.streams.0'],
+    ['a DVR account "."', { jobs: { dvr: { streams: [{ account: '.', stream: 'live/a' }] } } }, 'jobs.dvr.streams.0'],
     ['output.batchSize 1e300', { output: { batchSize: 1e300 } }, 'output.batchSize'],
     ['output.batchSize over 100000', { output: { batchSize: 100_001 } }, 'output.batchSize'],
     ['a 1 ms horizon', { state: { dir: join(dir, 'state'), horizon: '1ms' } }, 'state.horizon'],
