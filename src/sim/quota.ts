@@ -56,7 +56,7 @@ export function configQuotasOf(quota: SlidingQuota): Record<ApiName, { calls: nu
   return Object.fromEntries(
     apis.map((api) => {
       const rule = quota.rule(api);
-      return [api, rule ? { calls: rule.calls, period: `${rule.periodMs}ms` } : { calls: 1_000_000, period: '1s' }];
+      return [api, rule ? { calls: rule.calls, period: `${rule.periodMs}ms` } : { calls: 100_000, period: '1ms' }];
     }),
   ) as Record<ApiName, { calls: number; period: string }>;
 }
