@@ -4,7 +4,7 @@
  */
 import type { MeasurementSchema, Point } from '../points.js';
 import type { DeadLetterFile } from './dead-letter.js';
-import { SinkError, UnrepresentableError } from './errors.js';
+import { InvalidValueError, SinkError, UnrepresentableError } from './errors.js';
 import { createEncoder, type PointEncoder } from './line-protocol.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver, WriteResult } from './types.js';
 
@@ -173,7 +173,7 @@ export class BatchingSink implements Sink {
     try {
       return this.encode(point) ?? { reason: 'no field has a finite value' };
     } catch (err) {
-      if (!(err instanceof UnrepresentableError)) throw err;
+      if (!(err instanceof UnrepresentableError || err instanceof InvalidValueError)) throw err;
       return { reason: err.message };
     }
   }
