@@ -4,7 +4,7 @@
  */
 export interface Point {
   measurement: string;
-  /** Tag values are written exactly; an empty value becomes EMPTY_TAG (InfluxDB would drop the tag otherwise). */
+  /** Tag values as the API gave them (empty included); the sink writes each as `tagText` says. */
   tags: Record<string, string>;
   fields: Record<string, number | boolean | string>;
   /** Epoch milliseconds: the start of the window or bucket the values describe. */
@@ -17,6 +17,8 @@ export interface FieldSchema {
   type: FieldType;
   description: string;
   unit?: string;
+  /** A count, size, ratio or duration: a negative value is not a measurement (the point is dead-lettered). */
+  nonNegative?: boolean;
 }
 
 export interface MeasurementSchema {
@@ -32,3 +34,18 @@ export interface MeasurementSchema {
 
 /** Placeholder for an empty tag value (e.g. an empty region_name), so the series is not silently merged. */
 export const EMPTY_TAG = '(empty)';
+
+/** `(empty)`, `((empty))`, …: a name that looks like the placeholder, balanced parentheses around `empty`. */
+const PLACEHOLDER_LIKE = /^(\(+)empty(\)+)$/;
+
+/**
+ * The text a tag value is written as. InfluxDB drops an empty tag, so an empty value is written as EMPTY_TAG; a
+ * value that itself reads like the placeholder gets one more pair of parentheses (`(empty)` → `((empty))`,
+ * `((empty))` → `(((empty)))`), so a resource really named `(empty)` never merges with one that has no name.
+ * Reading back: strip one pair from a placeholder-like value; EMPTY_TAG alone means empty.
+ */
+export function tagText(value: string): string {
+  if (value === '') return EMPTY_TAG;
+  const m = PLACEHOLDER_LIKE.exec(value);
+  return m && m[1]!.length === m[2]!.length ? `(${value})` : value;
+}

@@ -18,7 +18,7 @@ function renderMeasurement(m: MeasurementSchema): string {
   const rows = [
     ...Object.entries(m.tags).map(([name, meaning]) => `| tag | \`${name}\` | string | — | ${cell(meaning)} |`),
     ...Object.entries(m.fields).map(
-      ([name, f]) => `| field | \`${name}\` | ${f.type} | ${cell(f.unit ?? '—')} | ${cell(f.description)} |`,
+      ([name, f]) => `| field | \`${name}\` | ${f.type}${f.nonNegative ? ' ≥ 0' : ''} | ${cell(f.unit ?? '—')} | ${cell(f.description)} |`,
     ),
   ];
   return [
@@ -50,13 +50,19 @@ export function renderSchemaDocument(schema: SchemaInput): string {
     `Measurements: ${names.join(', ')}.`,
     '',
     `- **Tags** are strings. An empty tag value (e.g. an empty region name) is written as \`${EMPTY_TAG}\`: InfluxDB drops`,
-    '  empty tags, which would silently merge that series into another one.',
+    '  empty tags, which would silently merge that series into another one. A value that itself reads like the',
+    `  placeholder gets one more pair of parentheses, so it never merges with an empty one: \`${EMPTY_TAG}\` is written as`,
+    `  \`(${EMPTY_TAG})\`, \`(${EMPTY_TAG})\` as \`((${EMPTY_TAG}))\`. Reading back: \`${EMPTY_TAG}\` alone means empty; otherwise strip one`,
+    '  pair of parentheses from a value of the form `(…(empty)…)`.',
     '- **Timestamps** are the start of the window or bucket the values describe (UTC, millisecond precision), never',
     '  the time the collector ran; re-collecting a window overwrites the same points instead of duplicating them.',
     '  Exception: `cdn_collector` (self-monitoring) is stamped with the moment of the snapshot.',
     '- **Field types are fixed** per measurement and field as listed here (integer fields are written with the `i`',
     '  suffix), whatever a value looks like, so InfluxDB never rejects a write for a field type conflict.',
     '- A point may carry a subset of the listed tags and fields, never one outside them.',
+    '- **Values that are no measurement are not written**: a negative value in a field marked `≥ 0` (counts, sizes,',
+    '  ratios, durations) or an integer outside int64 (±2^63). That point goes to the dead-letter file',
+    '  (`output.deadLetterPath`) with the reason, naming the field; the rest of the span is written.',
     '',
     renderSchemaMarkdown(schema),
   ].join('\n');

@@ -4,7 +4,7 @@
  */
 import type { MeasurementSchema, Point } from '../points.js';
 import type { DeadLetterFile } from './dead-letter.js';
-import { SinkError, UnrepresentableError } from './errors.js';
+import { InvalidValueError, SinkError, UnrepresentableError } from './errors.js';
 import { createEncoder, type PointEncoder } from './line-protocol.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver, WriteResult } from './types.js';
 
@@ -127,7 +127,8 @@ export class BatchingSink implements Sink {
           await this.reject(0, line.reason, [JSON.stringify(point)], [ticket]);
           continue;
         }
-        while (this.queue.length >= this.capacity) await new Promise<void>((r) => this.spaceWaiters.push(r));
+        if (this.queue.length >= this.capacity) await this.spaceFor(ticket); // no await (no turn) while there is room
+        if (ticket.failure) break;
         ticket.open++;
         this.queue.push({ line, measurement: point.measurement, ticket });
         if (this.queue.length >= this.batchSize) this.pump();
@@ -148,7 +149,23 @@ export class BatchingSink implements Sink {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.wakeWriters(); // a writer waiting for space fails instead of waiting for requests that will not be sent
     await this.transport.close();
+  }
+
+  /**
+   * Waits while the queue is full. Every change that can end the wait wakes all waiters (space freed, a ticket failed,
+   * close), and each re-checks: a writer whose ticket failed stops queueing, so no failure leaves a writer unsettled.
+   */
+  private async spaceFor(ticket: Ticket): Promise<void> {
+    while (this.queue.length >= this.capacity && !ticket.failure) {
+      if (this.closed) throw new SinkError(this.name, undefined, true, 'closed while the write was queued');
+      await new Promise<void>((wake) => this.spaceWaiters.push(wake));
+    }
+  }
+
+  private wakeWriters(): void {
+    for (const wake of this.spaceWaiters.splice(0)) wake();
   }
 
   /** The line of a point, or why no line can express it (it then goes to the dead letters). */
@@ -156,7 +173,7 @@ export class BatchingSink implements Sink {
     try {
       return this.encode(point) ?? { reason: 'no field has a finite value' };
     } catch (err) {
-      if (!(err instanceof UnrepresentableError)) throw err;
+      if (!(err instanceof UnrepresentableError || err instanceof InvalidValueError)) throw err;
       return { reason: err.message };
     }
   }
@@ -165,7 +182,7 @@ export class BatchingSink implements Sink {
   private pump(): void {
     while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.batchSize);
-      for (const wake of this.spaceWaiters.splice(0)) wake();
+      this.wakeWriters();
       this.inFlight++;
       this.deliver(batch, { budget: this.maxSplitRequests })
         .catch((error: unknown) => this.failTickets(ticketsOf(batch), error))
@@ -220,6 +237,8 @@ export class BatchingSink implements Sink {
     for (const t of tickets) if (t.fail(error)) failed.add(t);
     if (failed.size === 0) return;
     for (let i = this.queue.length - 1; i >= 0; i--) if (failed.has(this.queue[i]!.ticket)) this.queue.splice(i, 1);
+    // Freed space lets other writers go on, and a writer of a failed ticket must learn it instead of waiting on.
+    this.wakeWriters();
     failed.forEach(() => this.observer?.writeFailed());
   }
 

@@ -46,6 +46,22 @@ export class UnrepresentableError extends CollectorError {
   }
 }
 
+/**
+ * A value that is not a measurement: negative where the field is a count, size or duration, or an integer outside
+ * int64. Bad data from the API, not a bug: the point is dead-lettered with this reason and the rest is written.
+ */
+export class InvalidValueError extends CollectorError {
+  override name = 'InvalidValueError';
+  constructor(
+    readonly measurement: string,
+    readonly field: string,
+    readonly value: number,
+    message: string,
+  ) {
+    super(`${measurement}.${field}: ${message}`);
+  }
+}
+
 /** HTTP statuses that mean "this content will never be accepted": dead-letter, don't retry. */
 export function isPermanentRejection(status: number): boolean {
   return status === 400 || status === 422 || status === 413;

@@ -51,6 +51,6 @@ export function createSink(config: SinkConfig): Sink {
 }
 
 export type { Sink, WriteResult, Precision, BackslashDialect, SinkObserver } from './types.js';
-export { SinkError, EncodeError, UnrepresentableError } from './errors.js';
+export { SinkError, EncodeError, InvalidValueError, UnrepresentableError } from './errors.js';
 export { createEncoder, encodePoint } from './line-protocol.js';
 export { createInfluxV1Sink, createInfluxV2Sink, createFileSink };

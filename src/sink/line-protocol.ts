@@ -2,9 +2,9 @@
  * InfluxDB line protocol: `measurement,tag=v,… field=v,… time`. Field types come from the measurement schema, never
  * from how a value looks (a float 1 must not become an integer field, or later writes conflict).
  */
-import { EMPTY_TAG, type FieldType, type MeasurementSchema, type Point } from '../points.js';
+import { tagText, type FieldSchema, type FieldType, type MeasurementSchema, type Point } from '../points.js';
 import { SCHEMA } from '../schema.js';
-import { EncodeError, UnrepresentableError } from './errors.js';
+import { EncodeError, InvalidValueError, UnrepresentableError } from './errors.js';
 import type { BackslashDialect, Precision } from './types.js';
 
 export interface EncodeOptions {
@@ -24,8 +24,9 @@ const NEEDS_WORK = /[, =\\\n]/;
 
 /**
  * Builds an encoder (caches escaped names per measurement, so encoding is a few string joins per point).
- * Throws EncodeError for a point outside the schema (a bug) and UnrepresentableError for a name the target's parser
- * cannot read back exactly (a newline anywhere; with `verbatim`, a trailing backslash).
+ * Throws EncodeError for a point outside the schema (a bug), UnrepresentableError for a name the target's parser
+ * cannot read back exactly (a newline anywhere; with `verbatim`, a trailing backslash) and InvalidValueError for a
+ * value that is no measurement (a negative count, an integer beyond int64); the sink dead-letters the latter two.
  */
 export function createEncoder(precision: Precision = 's', options: EncodeOptions = {}): PointEncoder {
   const schema = options.schema ?? SCHEMA;
@@ -39,7 +40,7 @@ export function createEncoder(precision: Precision = 's', options: EncodeOptions
     if (!def) throw new EncodeError(name, undefined, 'unknown measurement (not in the schema)');
     const fields = new Map<string, CompiledField>();
     for (const [key, field] of Object.entries(def.fields)) {
-      fields.set(key, { key: escapeName('field key', key, KEY_SPECIALS), type: field.type });
+      fields.set(key, { key: escapeName('field key', key, KEY_SPECIALS), type: field.type, nonNegative: field.nonNegative === true });
     }
     const compiled = { name: escapeName('measurement', name, MEASUREMENT_SPECIALS), fields };
     measurements.set(name, compiled);
@@ -61,7 +62,7 @@ export function createEncoder(precision: Precision = 's', options: EncodeOptions
     for (const key in point.fields) {
       const field = m.fields.get(key);
       if (!field) throw new EncodeError(point.measurement, key, 'unknown field (not in the schema)');
-      const value = encodeFieldValue(point.measurement, key, field.type, point.fields[key]);
+      const value = encodeFieldValue(point.measurement, key, field, point.fields[key]);
       if (value === undefined) continue;
       fields += (fields === '' ? '' : ',') + field.key + '=' + value;
     }
@@ -69,7 +70,7 @@ export function createEncoder(precision: Precision = 's', options: EncodeOptions
     let line = m.name;
     for (const key of Object.keys(point.tags).sort()) {
       const value = point.tags[key];
-      line += ',' + tag('tag key', key) + '=' + tag('tag value', value === undefined || value === '' ? EMPTY_TAG : value);
+      line += ',' + tag('tag key', key) + '=' + tag('tag value', tagText(value ?? ''));
     }
     if (!Number.isFinite(point.time)) throw new EncodeError(point.measurement, undefined, `invalid time ${point.time}`);
     return line + ' ' + fields + ' ' + Math.floor(point.time / divisor);
@@ -84,6 +85,7 @@ export function encodePoint(point: Point, precision: Precision = 's', options: E
 interface CompiledField {
   key: string;
   type: FieldType;
+  nonNegative: boolean;
 }
 
 interface CompiledMeasurement {
@@ -91,16 +93,26 @@ interface CompiledMeasurement {
   fields: Map<string, CompiledField>;
 }
 
+/** An int64 field holds [-2^63, 2^63 - 1]; as a double, 2^63 - 1 rounds up to 2^63, so that is the first misfit. */
+const INT64_LIMIT = 2 ** 63;
+
 /**
  * Field value literal; undefined for a non-finite number, which line protocol cannot express: the field is left out
  * of the point (a missing value, not a fake 0).
  */
-function encodeFieldValue(measurement: string, key: string, type: FieldType, value: unknown): string | undefined {
+function encodeFieldValue(measurement: string, key: string, field: Pick<FieldSchema, 'type' | 'nonNegative'>, value: unknown): string | undefined {
+  const { type } = field;
+  if (field.nonNegative && typeof value === 'number' && Number.isFinite(value) && value < 0) {
+    throw new InvalidValueError(measurement, key, value, `${value} is negative, which this ${type} field cannot be`);
+  }
   switch (type) {
     case 'integer':
       if (typeof value !== 'number') break;
       if (!Number.isFinite(value)) return undefined;
       if (!Number.isInteger(value)) throw new EncodeError(measurement, key, `integer field got ${value}`);
+      if (value >= INT64_LIMIT || value < -INT64_LIMIT) {
+        throw new InvalidValueError(measurement, key, value, `${BigInt(value)} does not fit an int64 field`);
+      }
       // String() would print 1e+21 for large values; BigInt prints every digit.
       return (Number.isSafeInteger(value) ? String(value) : BigInt(value).toString()) + 'i';
     case 'float':

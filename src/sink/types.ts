@@ -15,7 +15,7 @@ export interface WriteResult {
 export interface Sink {
   readonly name: string;
   write(points: readonly Point[]): Promise<WriteResult>;
-  /** Makes confirmed data durable where the sink buffers (file: fsync). */
+  /** A last sync where the sink writes locally (file); confirmed data is durable already, `write` syncs before it resolves. */
   flush(): Promise<void>;
   close(): Promise<void>;
 }

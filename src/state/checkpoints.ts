@@ -2,10 +2,12 @@ import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError, ParameterError } from '../http/errors.js';
-import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, type KeyState } from './checkpoint-file.js';
+import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, keepCorruptCopy, type KeyState } from './checkpoint-file.js';
+import { CheckpointCorruptError } from './errors.js';
 import { removeStrayTemps, writeFileDurably } from './durable-file.js';
 import { asStateIoError } from './errors.js';
 import { StateLock } from './lock.js';
+import { implausibleTime } from './plausible.js';
 import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from './spans.js';
 
 export type { Span } from './spans.js';
@@ -104,6 +106,8 @@ export class CheckpointStore {
     assertKey(key);
     assertSpan(span);
     const at = this.clock.now();
+    assertPlausible('span', span.from, at);
+    assertPlausible('span', span.to, at);
     return this.enqueue(key, (state) => {
       if (subtractSpans(state.spans, span.from, span.to).length === 0) return state;
       const spans = mergeSpan(state.spans, span);
@@ -118,6 +122,7 @@ export class CheckpointStore {
   async compact(key: string, before: number): Promise<void> {
     assertKey(key);
     if (!Number.isSafeInteger(before)) throw new ParameterError('before', `must be integer epoch milliseconds (got ${before})`);
+    assertPlausible('before', before, this.clock.now());
     return this.enqueue(key, (state) => {
       const aboveMark = state.watermark === undefined || before <= state.watermark;
       const hasOlder = state.spans.some((s) => s.from < before);
@@ -146,10 +151,17 @@ export class CheckpointStore {
 
   private async load(): Promise<void> {
     const names = (await readdir(this.dir)).filter(isCheckpointFile);
+    const now = this.clock.now();
     for (const name of names) {
       const path = join(this.dir, name);
-      const { key, state } = decodeState(path, name, await readFile(path, 'utf8'));
-      this.journals.set(key, { state, queue: [], draining: undefined });
+      const text = await readFile(path, 'utf8');
+      try {
+        const { key, state } = decodeState(path, name, text, now);
+        this.journals.set(key, { state, queue: [], draining: undefined });
+      } catch (err) {
+        if (!(err instanceof CheckpointCorruptError)) throw err;
+        throw new CheckpointCorruptError(path, err.problem, await keepCorruptCopy(path, text));
+      }
     }
   }
 
@@ -183,6 +195,12 @@ export class CheckpointStore {
     }
     journal.draining = undefined;
   }
+}
+
+/** What loading would refuse is refused when written, so the store never writes a file it cannot read back. */
+function assertPlausible(parameter: string, ms: number, now: number): void {
+  const problem = implausibleTime(ms, now);
+  if (problem) throw new ParameterError(parameter, problem);
 }
 
 function assertKey(key: string): void {

@@ -34,7 +34,7 @@ export async function readStateSnapshot(dir: string): Promise<StateSnapshot> {
   for (const name of names) {
     const path = join(dir, name);
     try {
-      const { key, state } = decodeState(path, name, await readFile(path, 'utf8'));
+      const { key, state } = decodeState(path, name, await readFile(path, 'utf8'), Date.now());
       Object.assign(entry(key), { watermark: state.watermark, lastConfirmedAt: state.confirmedAt });
     } catch (err) {
       // A file removed between readdir and read (compaction never removes; an operator may) is not a defect.

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_TAG } from '../../src/points.js';
 import { encodePoint } from '../../src/sink/line-protocol.js';
 import { metricsMeasurements } from '../../src/sources/metrics/measurements.js';
 import { isMetricName } from '../../src/sources/metrics/names.js';
@@ -28,7 +27,7 @@ describe('metrics points', () => {
     expect(aggregateToPoints({ ...envelope, data: [{ edge_hit_ratio: null }] }, START_MS)).toEqual([]);
   });
 
-  it('maps each resource to a cdn_metrics_resource point; empty tag values become EMPTY_TAG, hostile ones stay exact', () => {
+  it('maps each resource to a cdn_metrics_resource point; tag values stay exact, empty ones too (the sink writes the placeholder)', () => {
     // Built through the schema, as the client does: the element type mixes string tags with numeric metrics.
     const body = metricsByResourceSchema.parse({
       ...envelope,
@@ -40,8 +39,8 @@ describe('metrics points', () => {
     });
     const points = byResourceToPoints(body, START_MS);
     expect(points.map((p) => p.tags)).toEqual([
-      { account: EMPTY_TAG, resource: '101', resource_name: EMPTY_TAG, cname: EMPTY_TAG },
-      { account: EMPTY_TAG, resource: '102', resource_name: 'static,assets "q" \\', cname: 'r.example' },
+      { account: '', resource: '101', resource_name: '', cname: '' },
+      { account: '', resource: '102', resource_name: 'static,assets "q" \\', cname: 'r.example' },
     ]);
     expect(points.map((p) => p.fields)).toEqual([{ edge_status_200: 7 }, { edge_status_200: 8 }]);
     expect(points.every((p) => p.measurement === 'cdn_metrics_resource' && p.time === START_MS)).toBe(true);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import type { Point } from '../../src/points.js';
-import { createEncoder, UnrepresentableError } from '../../src/sink/index.js';
+import { createEncoder, InvalidValueError, UnrepresentableError } from '../../src/sink/index.js';
 import { dvrToPoints } from '../../src/sources/dvr/points.js';
 import { dvrGetResponseSchema } from '../../src/sources/dvr/schemas.js';
 import { aggregateToPoints, byResourceToPoints } from '../../src/sources/metrics/points.js';
@@ -22,7 +22,8 @@ const WINDOW = Date.UTC(2026, 0, 1);
 const encoders = [createEncoder('s', { backslashes: 'verbatim' }), createEncoder('s', { backslashes: 'escaped' }), createEncoder('ms')];
 
 /**
- * Every point made from a schema-valid body encodes, or is refused as unrepresentable (the dead-letter path) — never
+ * Every point made from a schema-valid body encodes, or is refused as unrepresentable or as no measurement (a negative
+ * count, an integer beyond int64: the dead-letter path) — never
  * with an EncodeError, which would mean the source produced a point outside the measurement schema and fail the write.
  */
 function assertEncodable(points: Point[]): void {
@@ -31,7 +32,7 @@ function assertEncodable(points: Point[]): void {
       try {
         encode(point);
       } catch (err) {
-        if (!(err instanceof UnrepresentableError)) throw err;
+        if (!(err instanceof UnrepresentableError || err instanceof InvalidValueError)) throw err;
       }
     }
   }

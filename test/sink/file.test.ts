@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -32,6 +32,26 @@ describe('file sink', () => {
     await sink.flush();
     const s = T0 / 1000;
     expect(await readFile(path, 'utf8')).toBe(`m,host=a\\ b v=0i ${s}\nm v=1i ${s + 60}\nm v=2i ${s + 120}\nm s="say \\"hi\\"" ${s}\n`);
+    await sink.close();
+  });
+
+  it('a write resolves only after its lines are synced to disk, one sync per batch (its confirmation advances the checkpoint)', async () => {
+    const probe = await open(join(dir, 'probe'), 'w');
+    const handleType = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const events: string[] = [];
+    for (const method of ['appendFile', 'sync', 'datasync'] as const) {
+      const original = handleType[method] as (...args: unknown[]) => Promise<void>;
+      vi.spyOn(handleType, method).mockImplementation(async function (this: FileHandle, ...args: unknown[]) {
+        await original.apply(this, args);
+        events.push(method === 'appendFile' ? 'append' : 'sync');
+      });
+    }
+    const sink = fileSink(join(dir, 'points.lp'), 2);
+    await sink.write([point(0), point(1), point(2), point(3), point(4)]);
+    events.push('confirmed');
+    // Syncs before the first append make the new file's directory entry durable; from then on each batch is synced.
+    expect(events.slice(events.indexOf('append'))).toEqual(['append', 'sync', 'append', 'sync', 'append', 'sync', 'confirmed']);
     await sink.close();
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_TAG, type Point } from '../../src/points.js';
-import { EncodeError, UnrepresentableError } from '../../src/sink/errors.js';
+import { EMPTY_TAG, tagText, type Point } from '../../src/points.js';
+import { EncodeError, InvalidValueError, UnrepresentableError } from '../../src/sink/errors.js';
 import { createEncoder, encodePoint, type EncodeOptions } from '../../src/sink/line-protocol.js';
 import { testSchema } from './schema.js';
 
@@ -58,7 +58,49 @@ describe('field types follow the schema, not the value', () => {
   });
 });
 
+describe('values that are no measurement', () => {
+  const counts: EncodeOptions = {
+    schema: new Map([['c', { name: 'c', description: '', source: '', tags: {}, fields: { n: { type: 'integer', description: '', nonNegative: true }, r: { type: 'float', description: '', nonNegative: true } } }]]),
+  };
+  const line = (fields: Point['fields']) => encodePoint({ measurement: 'c', tags: {}, fields, time: T }, 's', counts);
+
+  it('a negative value in a non-negative field is an InvalidValueError naming the field', () => {
+    for (const fields of [{ n: -1 }, { r: -0.001 }] as Array<Point['fields']>) {
+      const err = (() => {
+        try {
+          line(fields);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(InvalidValueError);
+      expect((err as InvalidValueError).field).toBe(Object.keys(fields)[0]);
+    }
+    expect(line({ n: 0, r: -0 })).toBe(`c n=0i,r=0 ${T / 1000}`);
+  });
+
+  it('an integer outside int64 is an InvalidValueError; the int64 edges are written', () => {
+    expect(() => encodePoint(point({ fields: { i: 2 ** 63 } }), 's', verbatim)).toThrow(InvalidValueError);
+    expect(() => encodePoint(point({ fields: { i: -(2 ** 64) } }), 's', verbatim)).toThrow(/does not fit an int64/);
+    expect(encodePoint(point({ fields: { i: -(2 ** 63) } }), 's', verbatim)).toContain('i=-9223372036854775808i');
+    expect(encodePoint(point({ fields: { i: 2 ** 63 - 1024 } }), 's', verbatim)).toContain('i=9223372036854774784i');
+  });
+});
+
 describe('names and tags', () => {
+  it.each([
+    ['', '(empty)'],
+    ['(empty)', '((empty))'],
+    ['((empty))', '(((empty)))'],
+    ['(empty', '(empty'],
+    ['((empty)', '((empty)'],
+    ['empty', 'empty'],
+    ['x(empty)', 'x(empty)'],
+  ])('tag value %j is written as %j: one more pair of parentheses for a placeholder look-alike', (value, text) => {
+    expect(tagText(value)).toBe(text);
+    expect(encodePoint(point({ tags: { t: value } }), 's', verbatim)).toBe(`m,t=${text} i=1i ${T / 1000}`);
+  });
+
   it('sorts tag keys and replaces empty values with EMPTY_TAG', () => {
     const line = encodePoint(point({ tags: { zone: 'eu', account: '', host: 'h1' } }), 's', verbatim);
     expect(line).toBe(`m,account=${EMPTY_TAG.replace(/ /g, '\\ ')},host=h1,zone=eu i=1i ${T / 1000}`);

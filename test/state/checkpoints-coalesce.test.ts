@@ -12,6 +12,8 @@ vi.mock('../../src/state/durable-file.js', async (importOriginal) => {
 const { writeFileDurably } = await import('../../src/state/durable-file.js');
 const { CheckpointStore } = await import('../../src/state/checkpoints.js');
 
+/** Checkpoint times must be plausible (after 2000, not in the future). */
+const T = Date.UTC(2024, 0, 1);
 let dir: string | undefined;
 afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -23,24 +25,24 @@ describe('write coalescing', () => {
     const store = await CheckpointStore.open(dir);
     const write = vi.mocked(writeFileDurably);
     write.mockClear();
-    const confirms = Array.from({ length: 100 }, (_, i) => store.confirm('k', { from: i * 10, to: i * 10 + 10 }));
+    const confirms = Array.from({ length: 100 }, (_, i) => store.confirm('k', { from: T + i * 10, to: T + i * 10 + 10 }));
     await Promise.all(confirms);
     expect(write.mock.calls.length).toBeGreaterThanOrEqual(1);
     expect(write.mock.calls.length).toBeLessThanOrEqual(2);
-    expect(store.watermark('k')).toBe(1000);
+    expect(store.watermark('k')).toBe(T + 1000);
     await store.close();
   });
 
   it('a failed write rejects exactly the confirmations of its batch and records none of them', async () => {
     dir = await mkdtemp(join(tmpdir(), 'coalesce-'));
     const store = await CheckpointStore.open(dir);
-    await store.confirm('k', { from: 0, to: 10 });
+    await store.confirm('k', { from: T, to: T + 10 });
     vi.mocked(writeFileDurably).mockRejectedValueOnce(Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' }));
-    await expect(store.confirm('k', { from: 10, to: 20 })).rejects.toThrow(/ENOSPC/);
-    expect(store.watermark('k')).toBe(10);
-    expect(store.missing('k', 0, 20)).toEqual([{ from: 10, to: 20 }]);
-    await store.confirm('k', { from: 10, to: 20 });
-    expect(store.watermark('k')).toBe(20);
+    await expect(store.confirm('k', { from: T + 10, to: T + 20 })).rejects.toThrow(/ENOSPC/);
+    expect(store.watermark('k')).toBe(T + 10);
+    expect(store.missing('k', T, T + 20)).toEqual([{ from: T + 10, to: T + 20 }]);
+    await store.confirm('k', { from: T + 10, to: T + 20 });
+    expect(store.watermark('k')).toBe(T + 20);
     await store.close();
   });
 });

@@ -8,7 +8,9 @@ const STEP = 60_000;
 const BATCH = 8;
 
 const store = await CheckpointStore.open(dir);
-let next = store.watermark(key) ?? 0;
+// Far enough in the past that the loop never reaches the future (checkpoints refuse implausible times).
+const START = Date.UTC(2001, 0, 1);
+let next = store.watermark(key) ?? START;
 process.stdout.write(`ready ${next}\n`);
 for (;;) {
   const spans = Array.from({ length: BATCH }, (_, i) => ({ from: next + i * STEP, to: next + (i + 1) * STEP }));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_TAG } from '../../src/points.js';
+import { encodePoint } from '../../src/sink/line-protocol.js';
 import { SCHEMA } from '../../src/schema.js';
 import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from '../../src/sources/streamstat/points.js';
 import { useSimulator } from '../helpers/sim.js';
@@ -46,9 +47,11 @@ describe('streamstat points (cdn_views)', () => {
     expect(new Set(points.map((p) => p.time)).size).toBe(4);
   });
 
-  it('empty tag values become EMPTY_TAG', () => {
+  it('empty tag values stay empty in the point; the sink writes them as EMPTY_TAG', () => {
     const body = { start: WINDOW.start, end: WINDOW.end, fields: ['views' as const], result: [{ browser: '', views: 3 }] };
-    expect(groupedToPoints('browsers', body)[0]!.tags.browser).toBe(EMPTY_TAG);
+    const [point] = groupedToPoints('browsers', body);
+    expect(point!.tags.browser).toBe('');
+    expect(encodePoint(point!)).toContain(`browser=${EMPTY_TAG}`);
   });
 
   it('points use only tags and fields of the cdn_views schema, fields as integers', async () => {

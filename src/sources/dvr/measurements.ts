@@ -19,14 +19,15 @@ export const dvrMeasurements: MeasurementSchema[] = [
     fields: {
       is_alive: { type: 'boolean', description: 'Whether the stream is alive' },
       enabled: { type: 'boolean', description: 'Whether DVR is enabled for the stream on this node' },
-      window: { type: 'integer', description: 'DVR depth (unit not shown in the spec; seconds assumed)', unit: 's' },
-      duration: { type: 'integer', description: 'Total recorded duration, excluding breaks', unit: 's' },
+      window: { type: 'integer', description: 'DVR depth (unit not shown in the spec; seconds assumed)', unit: 's', nonNegative: true },
+      duration: { type: 'integer', description: 'Total recorded duration, excluding breaks', unit: 's', nonNegative: true },
       from: {
         type: 'integer',
         description: 'Start of the first recording (absent when nothing is recorded)',
         unit: 'unix seconds',
+        nonNegative: true,
       },
-      ranges: { type: 'integer', description: 'Number of recorded DVR periods' },
+      ranges: { type: 'integer', description: 'Number of recorded DVR periods', nonNegative: true },
     },
   },
   {
@@ -35,8 +36,8 @@ export const dvrMeasurements: MeasurementSchema[] = [
     source: SOURCE,
     tags: TAGS,
     fields: {
-      duration: { type: 'integer', description: 'Duration of the period (grows while it is recorded)', unit: 's' },
-      end: { type: 'integer', description: 'End of the period (exclusive)', unit: 'unix seconds' },
+      duration: { type: 'integer', description: 'Duration of the period (grows while it is recorded)', unit: 's', nonNegative: true },
+      end: { type: 'integer', description: 'End of the period (exclusive)', unit: 'unix seconds', nonNegative: true },
     },
   },
 ];

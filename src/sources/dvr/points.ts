@@ -1,4 +1,4 @@
-import { EMPTY_TAG, type Point } from '../../points.js';
+import type { Point } from '../../points.js';
 import { DVR_MEASUREMENT, DVR_RANGE_MEASUREMENT } from './measurements.js';
 import type { DvrGetResponse, DvrRecord } from './schemas.js';
 
@@ -8,11 +8,8 @@ import type { DvrGetResponse, DvrRecord } from './schemas.js';
  */
 export function dvrToPoints(account: string, body: DvrGetResponse, snapshotMs: number): Point[] {
   return body.data.flatMap((record) => {
-    const tags = {
-      account: tagValue(account),
-      stream: tagValue(record.stream_name || body.stream_name),
-      host: tagValue(record.host),
-    };
+    // Empty values stay empty: the sink writes the placeholder (see tagText).
+    const tags = { account, stream: record.stream_name || body.stream_name, host: record.host };
     return [snapshotPoint(record, tags, snapshotMs), ...rangePoints(record, tags)];
   });
 }
@@ -38,8 +35,4 @@ function rangePoints(record: DvrRecord, tags: Record<string, string>): Point[] {
     fields: { duration: Math.round(range.duration), end: Math.round(range.from + range.duration) },
     time: range.from * 1000,
   }));
-}
-
-function tagValue(value: string): string {
-  return value.length > 0 ? value : EMPTY_TAG;
 }

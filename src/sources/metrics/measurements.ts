@@ -46,7 +46,8 @@ function describeMetric(name: MetricName): string {
 }
 
 function metricField(name: MetricName): FieldSchema {
-  return { type: metricFieldType(name), description: describeMetric(name), unit: UNITS[metricKind(name)] };
+  // Every kind is a count, rate, ratio, size or time: none can be negative.
+  return { type: metricFieldType(name), description: describeMetric(name), unit: UNITS[metricKind(name)], nonNegative: true };
 }
 
 const METRIC_FIELDS: Record<string, FieldSchema> = Object.fromEntries(METRIC_NAMES.map((n) => [n, metricField(n)]));

@@ -1,4 +1,4 @@
-import { EMPTY_TAG, type Point } from '../../points.js';
+import type { Point } from '../../points.js';
 import { METRICS_MEASUREMENT, METRICS_RESOURCE_MEASUREMENT } from './measurements.js';
 import { isMetricName } from './names.js';
 import type { MetricsAggregateBody, MetricsByResourceBody } from './schema.js';
@@ -23,7 +23,7 @@ export function byResourceToPoints(body: MetricsByResourceBody, windowStartMs: n
 function point(measurement: string, tags: Record<string, string>, values: Record<string, unknown>, time: number): Point[] {
   const fields = metricFields(values);
   if (Object.keys(fields).length === 0) return [];
-  return [{ measurement, tags: tagValues(tags), fields, time }];
+  return [{ measurement, tags, fields, time }];
 }
 
 /**
@@ -36,8 +36,4 @@ function metricFields(values: Record<string, unknown>): Record<string, number> {
     if (isMetricName(name) && typeof value === 'number' && Number.isFinite(value)) fields[name] = value;
   }
   return fields;
-}
-
-function tagValues(tags: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, v === '' ? EMPTY_TAG : v]));
 }

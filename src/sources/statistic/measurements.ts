@@ -27,10 +27,10 @@ export const statisticMeasurements: MeasurementSchema[] = [
       path: 'path part of the URL (grouping paths, or the path filter)',
     },
     fields: {
-      traffic: { type: 'integer', description: 'traffic in the bucket', unit: 'bytes' },
-      hits: { type: 'integer', description: 'number of connections in the bucket', unit: 'hits' },
-      cache_ratio: { type: 'float', description: 'share served from cache, 0..1, unrounded', unit: 'ratio' },
-      bandwidth: { type: 'integer', description: 'peak speed in the bucket', unit: 'bits/s' },
+      traffic: { type: 'integer', description: 'traffic in the bucket', unit: 'bytes', nonNegative: true },
+      hits: { type: 'integer', description: 'number of connections in the bucket', unit: 'hits', nonNegative: true },
+      cache_ratio: { type: 'float', description: 'share served from cache, 0..1, unrounded', unit: 'ratio', nonNegative: true },
+      bandwidth: { type: 'integer', description: 'peak speed in the bucket', unit: 'bits/s', nonNegative: true },
     },
   },
 ];

@@ -1,4 +1,4 @@
-import { EMPTY_TAG, type Point } from '../../points.js';
+import type { Point } from '../../points.js';
 import { toMs } from '../../time.js';
 import { TRAFFIC_MEASUREMENT } from './measurements.js';
 import type { StatisticGrouping } from './params.js';
@@ -68,6 +68,5 @@ function point(grouping: string, start: string, envelope: Envelope, row: Keyed |
 
 function tagValue(v: string | number | null | undefined): string | undefined {
   if (v === null || v === undefined) return undefined;
-  const s = String(v);
-  return s === '' ? EMPTY_TAG : s;
+  return String(v); // empty stays empty: the sink writes the placeholder
 }

@@ -17,9 +17,9 @@ export const streamstatMeasurements: MeasurementSchema[] = [
       platform: 'platform / OS (grouping platforms, or the platform filter of the call)',
     },
     fields: {
-      views: { type: 'integer', description: 'number of views observed in the interval', unit: 'views' },
-      users: { type: 'integer', description: 'unique users (IP + User-Agent) in the interval', unit: 'users' },
-      views_max: { type: 'integer', description: 'peak simultaneous views in the interval', unit: 'views' },
+      views: { type: 'integer', description: 'number of views observed in the interval', unit: 'views', nonNegative: true },
+      users: { type: 'integer', description: 'unique users (IP + User-Agent) in the interval', unit: 'users', nonNegative: true },
+      views_max: { type: 'integer', description: 'peak simultaneous views in the interval', unit: 'views', nonNegative: true },
     },
   },
 ];

@@ -1,4 +1,4 @@
-import { EMPTY_TAG, type Point } from '../../points.js';
+import type { Point } from '../../points.js';
 import { toMs } from '../../time.js';
 import { VIEWS_MEASUREMENT } from './measurements.js';
 import type { StreamstatGrouping } from './params.js';
@@ -50,6 +50,6 @@ function point(grouping: string, start: string, tags: CallTags, values: Partial<
   const fields: Record<string, number> = {};
   for (const f of VALUE_FIELDS) if (values[f] !== undefined) fields[f] = values[f];
   const allTags: Record<string, string> = { grouping };
-  for (const [k, v] of Object.entries(tags)) if (v !== undefined) allTags[k] = v === '' ? EMPTY_TAG : v;
+  for (const [k, v] of Object.entries(tags)) if (v !== undefined) allTags[k] = v; // empty stays empty: the sink writes the placeholder
   return { measurement: VIEWS_MEASUREMENT, tags: allTags, fields, time };
 }

@@ -6,7 +6,8 @@ import { STREAM_TYPES, STREAMSTAT_FIELDS, type StreamstatGrouping } from './para
  * Response bodies of stream view statistics (spec B2). Only the requested fields are present, so every value is
  * optional. Echoed filters other than account are not needed and are stripped.
  */
-const count = z.number().int().nonnegative();
+/** Sign and int64 range are left to the sink, which dead-letters just the bad row (see statistic/schemas.ts). */
+const count = z.number().int();
 /** Window and bucket bounds become point times, so they must parse (UTC, with or without Z). */
 const utcTime = z.string().refine((t) => Number.isFinite(toMs(t)), 'not an ISO 8601 time');
 const values = { views: count.optional(), users: count.optional(), views_max: count.optional() };

@@ -1,0 +1,69 @@
+/**
+ * A damaged checkpoint (here one claiming [0, 8e15) is collected, which would make its job collect nothing, silently)
+ * stops every command that opens the state: exit 1, one line naming the file and the repair, no stack trace, and
+ * state.lock released.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { configQuotasOf } from '../../src/sim/quota.js';
+import { fileNameOf } from '../../src/state/checkpoint-file.js';
+import { DAY } from '../../src/time.js';
+import { useSimulator } from '../helpers/sim.js';
+
+const CLI = join(import.meta.dirname, '../../bin/cdn-collector.js');
+
+/** Runs the CLI; a command still running after `limitMs` (a daemon that did not refuse) is stopped and reports null. */
+function run(args: string[], limitMs = 8000): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const stop = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.once('exit', (code) => {
+      clearTimeout(stop);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe('a corrupt checkpoint stops the CLI with one line', () => {
+  const s = useSimulator();
+
+  it.each([
+    ['run', []],
+    ['run --once', ['--once']],
+    ['backfill', ['--from', new Date(Date.now() - 2 * DAY).toISOString()]],
+  ])('%s exits 1 naming the file, the copy kept and the repair', async (name, extra) => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostile-cp-'));
+    const state = join(dir, 'state');
+    mkdirSync(state);
+    const key = 'metrics/acme';
+    const file = join(state, fileNameOf(key));
+    writeFileSync(file, JSON.stringify({ version: 1, key, watermark: 8e15, confirmedAt: null, spans: [[0, 8e15]] }));
+    const config = join(dir, 'collector.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        api: { baseUrl: s.sim.url, token: s.sim.token },
+        accounts: ['acme'],
+        quotas: configQuotasOf(s.sim.quota),
+        jobs: { dvr: { enabled: false } },
+        sink: { type: 'file', path: join(dir, 'out.lp') },
+        state: { dir: state },
+        log: { level: 'error' },
+      }),
+    );
+    const r = await run([name.split(' ')[0]!, '--config', config, ...extra]);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: checkpoint file .* is corrupt \(.*\); a copy is kept as .*\.corrupt-[0-9a-f]+\. To repair: move it away/);
+    expect(lines[0]).toContain(file);
+    expect(existsSync(join(state, 'state.lock'))).toBe(false);
+    expect(readdirSync(state).filter((n) => n.includes('.corrupt-'))).toHaveLength(1);
+  }, 15_000);
+});
