@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planBackfill, runBackfill } from '../src/collector/backfill.js';
-import type { ApiName } from '../src/http/errors.js';
+import type { ApiName } from '../src/spec/apis.js';
 import { defaultQuotas, type QuotaRule } from '../src/sim/quota.js';
 import { maxInSlidingWindow } from '../src/sim/stats.js';
 import { DAY, HOUR } from '../src/time.js';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
-import type { ApiName } from '../../src/http/errors.js';
+import type { ApiName } from '../../src/spec/apis.js';
 import type { ApiStats } from '../../src/sim/stats.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { SlidingQuota, type QuotaRule } from '../../src/sim/quota.js';

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { HttpClient } from '../http/client.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { collect } from './common.js';
 import { resolveConnection, type ConnectionOptions } from './dvr-args.js';
 

@@ -6,7 +6,7 @@ import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { applyShard, shardOption, type Shard } from '../config/shard.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { createLogger, type Logger } from '../log.js';
 import { estimateDuration } from '../plan/planner.js';
 import { CliError, collect, EXIT_USAGE, parseTimeOption } from './common.js';

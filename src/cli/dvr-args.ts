@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type OutputConfiguration } from 'commander';
-import { ParameterError } from '../http/errors.js';
+import { ParameterError } from '../errors.js';
 import { parseIsoTime } from '../time.js';
 import { CliError, EXIT_USAGE, parseDuration } from './common.js';
 

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/loader.js';
-import { CollectorError } from '../http/errors.js';
+import { CollectorError } from '../errors.js';
 import { apiCommand } from './api.js';
 import { backfillCommand } from './backfill.js';
 import { CliError, EXIT_USAGE } from './common.js';

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ScaledClock, systemClock } from '../clock.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { parseFaultFlag, type FaultPlan } from '../sim/faults.js';
 import type { QuotaRule } from '../sim/quota.js';
 import { startSimulator } from '../sim/server.js';

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { Collector, PassResult } from './collector.js';
 

@@ -1,5 +1,5 @@
 import { schedule, setLogger, validate, type ScheduledTask } from 'node-cron';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import { ConfigError } from '../config/loader.js';
 import type { Runtime } from './runtime.js';

@@ -1,4 +1,5 @@
-import { ApiError, BodyTooLargeError, PagingError, ParameterError, ResponseFormatError } from '../http/errors.js';
+import { ApiError, BodyTooLargeError, PagingError, ResponseFormatError } from '../http/errors.js';
+import { ParameterError } from '../errors.js';
 
 /** A one-line description of a failure for logs: typed errors already carry a redacted request. */
 export function describeError(err: unknown): string {

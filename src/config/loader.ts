@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { CollectorError } from '../http/errors.js';
+import { CollectorError } from '../errors.js';
 import { registerConfigSecrets } from '../secrets.js';
 import { configSchema, type CollectorConfig } from './schema.js';
 

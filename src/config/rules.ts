@@ -1,5 +1,5 @@
 import { validate as validCron } from 'node-cron';
-import { ParameterError } from '../http/errors.js';
+import { ParameterError } from '../errors.js';
 import { metricsRule, statisticRule, streamstatRule } from '../plan/windows.js';
 import { dvrStreamPath } from '../sources/dvr/path.js';
 import { fixedLengthMs, parseGranularity } from '../sources/granularity.js';

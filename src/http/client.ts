@@ -1,15 +1,8 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
-import {
-  ApiError,
-  BodyTooLargeError,
-  NetworkError,
-  ResponseFormatError,
-  TimeoutError,
-  type ApiName,
-  type RequestInfo,
-} from './errors.js';
+import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
+import { type ApiName } from '../spec/apis.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from './server-paging.js';

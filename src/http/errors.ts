@@ -1,3 +1,5 @@
+import { CollectorError } from '../errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { redactSecrets, redactValue } from '../secrets.js';
 
 /**
@@ -6,31 +8,12 @@ import { redactSecrets, redactValue } from '../secrets.js';
  * piece of a server's answer kept on an error passes through the secret redactor (src/secrets.ts) — a server may
  * repeat the token back.
  */
-export type ApiName = 'metrics' | 'statistic' | 'streamstat' | 'dvr';
 
 /** The call that failed, as safe to log: method, redacted URL, API. */
 export interface RequestInfo {
   api: ApiName;
   method: string;
   url: string;
-}
-
-export class CollectorError extends Error {
-  override name = 'CollectorError';
-  constructor(message?: string, options?: ErrorOptions) {
-    super(redactSecrets(message ?? ''), options);
-  }
-}
-
-/** A parameter broke a rule of the spec; raised before any request is made. */
-export class ParameterError extends CollectorError {
-  override name = 'ParameterError';
-  constructor(
-    readonly parameter: string,
-    message: string,
-  ) {
-    super(`${parameter}: ${message}`);
-  }
 }
 
 /** The API answered with a non-2xx status. */

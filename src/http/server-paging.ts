@@ -1,4 +1,4 @@
-import type { ApiName } from './errors.js';
+import type { ApiName } from '../spec/apis.js';
 
 /** Default bound on the pages of one paged read (`api.maxPages`). */
 export const DEFAULT_MAX_PAGES = 200;

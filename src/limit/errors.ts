@@ -1,4 +1,5 @@
-import { CollectorError, type ApiName } from '../http/errors.js';
+import { CollectorError } from '../errors.js';
+import { type ApiName } from '../spec/apis.js';
 
 /** The limiter is shutting down: the call was queued (or waiting to retry) and will not be sent. */
 export class LimiterClosedError extends CollectorError {

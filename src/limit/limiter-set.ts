@@ -1,5 +1,5 @@
 import type { Gate } from '../http/client.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
 import type { Priority, QuotaSet, RunOptions } from './types.js';
 

@@ -1,5 +1,6 @@
 import { intervalClock, systemClock, type Clock } from '../clock.js';
-import { ApiError, isRetryable, type ApiName } from '../http/errors.js';
+import { ApiError, isRetryable } from '../http/errors.js';
+import { type ApiName } from '../spec/apis.js';
 import { backoffDelay, DEFAULT_BACKOFF, isQuotaRejection, retryAfterMs, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';

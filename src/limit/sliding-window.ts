@@ -1,4 +1,4 @@
-import { ParameterError } from '../http/errors.js';
+import { ParameterError } from '../errors.js';
 import type { QuotaRule } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 
 /** At most `calls` calls in any sliding window of `periodMs`, per API and token. */
 export interface QuotaRule {

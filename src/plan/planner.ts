@@ -1,7 +1,7 @@
 /**
  * Planning of a collection range: which calls to make (oldest first) and what they cost under the quotas. Pure.
  */
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import type { QuotaRule, QuotaSet } from '../limit/types.js';
 import { missingSpans, validateRule, type Span, type WindowRule } from './windows.js';
 

@@ -5,7 +5,7 @@
  * once `now ≥ window.to + delayMs`. One API call reads up to `maxSpanMs` of consecutive windows (a "span").
  * Windows are read whole or not at all: a range end that is not aligned is rounded inwards, never into half a window.
  */
-import { ParameterError } from '../http/errors.js';
+import { ParameterError } from '../errors.js';
 import { mergeSpan, subtractSpans, type Span } from '../state/spans.js';
 import { MINUTE } from '../time.js';
 

@@ -1,4 +1,4 @@
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SimReply } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { isFaultKind, type FaultPlan } from './faults.js';
 import type { Simulator } from './server.js';
 import type { SimReply } from './types.js';

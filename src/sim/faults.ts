@@ -1,4 +1,4 @@
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { sequence } from './model/rng.js';
 
 /** Faults of one response; a plan without `kinds` draws from these. */

@@ -1,4 +1,4 @@
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 
 export interface QuotaRule {
   calls: number;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { authenticate, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
 import { handleControl } from './control.js';
 import { FaultInjector, type FaultKind, type FaultPlan } from './faults.js';

@@ -1,4 +1,4 @@
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 
 const API_NAMES: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
 /** Admitted-call timestamps kept per API for quota verification; older ones are dropped to bound memory. */

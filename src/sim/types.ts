@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../clock.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import type { World } from './model/world.js';
 import type { PagingFault } from './paging.js';
 

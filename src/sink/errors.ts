@@ -1,4 +1,4 @@
-import { CollectorError } from '../http/errors.js';
+import { CollectorError } from '../errors.js';
 
 /**
  * A write the sink could not complete. `retryable` failures (network, timeout, 5xx, 429, local I/O) leave the data

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HttpClient } from '../http/client.js';
-import { PagingError, type ApiName } from '../http/errors.js';
+import { PagingError } from '../http/errors.js';
+import { type ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 
 /** Rows (or rows per bucket) asked for per call; the services' maximum limit is not shown (the simulator's is 1000). */

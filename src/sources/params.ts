@@ -1,4 +1,4 @@
-import { ParameterError } from '../http/errors.js';
+import { ParameterError } from '../errors.js';
 import { isWholeMinute, toMs, type TimeInput } from '../time.js';
 
 /** Parameter checks shared by the statistics APIs (traffic v3 and stream views v2). */

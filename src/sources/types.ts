@@ -1,5 +1,5 @@
 import type { HttpClient } from '../http/client.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 
 /** Half-open time span [from, to) in epoch ms. */

@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
-import { CollectorError, ParameterError } from '../http/errors.js';
+import { CollectorError, ParameterError } from '../errors.js';
 import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, keepCorruptCopy, type KeyState } from './checkpoint-file.js';
 import { CheckpointCorruptError } from './errors.js';
 import { removeStrayTemps, writeFileDurably } from './durable-file.js';

@@ -1,4 +1,4 @@
-import { CollectorError } from '../http/errors.js';
+import { CollectorError } from '../errors.js';
 
 /**
  * A checkpoint file exists but cannot be read back, or holds times no job writes. Never reset silently: that would

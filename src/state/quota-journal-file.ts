@@ -1,6 +1,6 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import { asStateIoError } from './errors.js';
 
 /** More than any quota's N needs; older completions no longer count anyway. */

@@ -1,7 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
-import type { ApiName } from '../http/errors.js';
+import type { ApiName } from '../spec/apis.js';
 import type { CallHistory, CallJournal } from '../limit/types.js';
 import { KEEP, loadJournal, type Entries, type Entry, type LoadedJournal } from './quota-journal-file.js';
 

@@ -1,4 +1,4 @@
-import { ParameterError } from '../http/errors.js';
+import { ParameterError } from '../errors.js';
 
 /** Half-open time span [from, to) in epoch ms. Structurally the same as the collector's `Span`. */
 export interface Span {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import type { ApiName } from '../../src/http/errors.js';
+import type { ApiName } from '../../src/spec/apis.js';
 import { FAULT_KINDS, type FaultPlan } from '../../src/sim/faults.js';
 import { configQuotasOf } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';

@@ -5,7 +5,7 @@ import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/common.js';
 import { dvrCommand } from '../../src/cli/dvr.js';
-import { CollectorError } from '../../src/http/errors.js';
+import { CollectorError } from '../../src/errors.js';
 import { rangesOf, startDvrFixture, T0, type DvrFixture } from './helpers.js';
 
 // acme/live/main: node-01 and node-03 record, node-02 has DVR disabled; deletions fail on node-03.

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { ParameterError } from '../../src/http/errors.js';
+import { ParameterError } from '../../src/errors.js';
 import { DvrClient } from '../../src/sources/dvr/client.js';
 import type { DvrDeleteRange } from '../../src/sources/dvr/params.js';
 import { dvrStreamPath } from '../../src/sources/dvr/path.js';

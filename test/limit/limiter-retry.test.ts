@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, NetworkError, ParameterError, TimeoutError } from '../../src/http/errors.js';
+import { ApiError, NetworkError, TimeoutError } from '../../src/http/errors.js';
+import { ParameterError } from '../../src/errors.js';
 import { LimiterDeadlineError } from '../../src/limit/errors.js';
 import { apiError, scriptedSend, virtualLimiter } from './helpers.js';
 

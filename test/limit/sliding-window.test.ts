@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/http/errors.js';
+import { ParameterError } from '../../src/errors.js';
 import { SlidingWindow } from '../../src/limit/sliding-window.js';
 
 describe('SlidingWindow', () => {

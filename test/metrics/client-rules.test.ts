@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/http/errors.js';
+import { ParameterError } from '../../src/errors.js';
 import type { MetricsQuery } from '../../src/sources/metrics/client.js';
 import { MINUTE } from '../../src/time.js';
 import { useSimulator } from '../helpers/sim.js';

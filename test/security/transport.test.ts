@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HttpClient } from '../../src/http/client.js';
-import { ApiError, NetworkError, type ApiName } from '../../src/http/errors.js';
+import { ApiError, NetworkError } from '../../src/http/errors.js';
+import { type ApiName } from '../../src/spec/apis.js';
 
 const TOKEN = 'transport-secret-token';
 

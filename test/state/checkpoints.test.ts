@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ParameterError } from '../../src/http/errors.js';
+import { ParameterError } from '../../src/errors.js';
 import { fileNameOf } from '../../src/state/checkpoint-file.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { CheckpointCorruptError } from '../../src/state/errors.js';

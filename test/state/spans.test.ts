@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/http/errors.js';
+import { ParameterError } from '../../src/errors.js';
 import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from '../../src/state/spans.js';
 
 const span = (from: number, to: number): Span => ({ from, to });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/http/errors.js';
+import { ParameterError } from '../../src/errors.js';
 import type { StatisticClient } from '../../src/sources/statistic/client.js';
 import type { StatisticQuery } from '../../src/sources/statistic/params.js';
 import { useSimulator } from '../helpers/sim.js';

@@ -1,4 +1,4 @@
-import { ParameterError } from '../../http/errors.js';
+import { ParameterError } from '../../errors.js';
 
 /** Node identifier; `*` means every node. */
 export const ALL_HOSTS = '*';

@@ -1,4 +1,4 @@
-import { ParameterError } from '../../http/errors.js';
+import { ParameterError } from '../../errors.js';
 
 export const DVR_PREFIX = '/app/dvr-net/v1';
 

@@ -1,6 +1,7 @@
 import type { ZodType } from 'zod';
 import type { HttpClient } from '../../http/client.js';
-import { ParameterError, ResponseFormatError, type RequestInfo } from '../../http/errors.js';
+import { ResponseFormatError, type RequestInfo } from '../../http/errors.js';
+import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
 import { formatMinute, isWholeMinute, MINUTE, toMs, type TimeInput } from '../../time.js';
 import { isMetricName } from './names.js';

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { HttpClient } from '../../http/client.js';
-import { ParameterError } from '../../http/errors.js';
+import { ParameterError } from '../../errors.js';
 import { flatRows, largestBucket, walkPages } from '../paging.js';
 import { buildStatisticQuery, endpointPath, type StatisticEndpoint, type StatisticGrouping, type StatisticQuery } from './params.js';
 import {

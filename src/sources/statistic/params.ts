@@ -1,6 +1,6 @@
 import { checkFieldList, checkMinuteTime } from '../params.js';
 import { IANAZone } from 'luxon';
-import { ParameterError } from '../../http/errors.js';
+import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
 import { formatMinuteUtc, type TimeInput } from '../../time.js';
 import { parseGranularity } from '../granularity.js';

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { HttpClient } from '../../http/client.js';
-import { ParameterError } from '../../http/errors.js';
+import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
 import { flatRows, walkPages } from '../paging.js';
 import { buildStreamstatQuery, type StreamstatGrouping, type StreamstatLanguage, type StreamstatQuery } from './params.js';

@@ -1,5 +1,5 @@
 import { checkFieldList, checkMinuteTime } from '../params.js';
-import { ParameterError } from '../../http/errors.js';
+import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
 import { formatMinuteUtc, type TimeInput } from '../../time.js';
 import { isStreamstatGranularity, type StreamstatGranularity } from './granularity.js';
