@@ -11,21 +11,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planBackfill, runBackfill } from '../src/collector/backfill.js';
-import type { ApiName } from '../src/spec/apis.js';
-import { defaultQuotas, type QuotaRule } from '../src/sim/quota.js';
+import { API_NAMES, type ApiName } from '../src/spec/apis.js';
+import { scaledQuotas } from '../src/sim/quota.js';
 import { maxInSlidingWindow } from '../src/sim/stats.js';
 import { DAY, HOUR } from '../src/time.js';
 import { runtimeFor } from '../test/helpers/collector.js';
 import { configForProcess, startSimProcess } from './lib/sim-process.js';
 import { quick, report, round, target } from './lib/results.js';
 
-const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
 const PERIOD_MS = Number(process.env.BENCH_QUOTA_PERIOD_MS ?? 2000);
 const DAYS = Number(process.env.BENCH_DAYS ?? (quick() ? 1 : 7));
 
-const quotas = Object.fromEntries(
-  APIS.map((api) => [api, { calls: defaultQuotas[api]!.calls, periodMs: PERIOD_MS }]),
-) as Record<ApiName, QuotaRule>;
+const quotas = scaledQuotas(PERIOD_MS);
 
 interface ApiFigures {
   planned: number;
@@ -62,7 +59,7 @@ try {
 
   const stats = await sim.stats();
   const perApi: Partial<Record<ApiName, ApiFigures>> = {};
-  for (const api of APIS.filter((a) => plan.calls[a])) {
+  for (const api of API_NAMES.filter((a) => plan.calls[a])) {
     const s = stats.apis[api];
     const rule = quotas[api];
     const made = s.admittedAt.length;

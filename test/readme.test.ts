@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { APIS } from '../src/spec/apis.js';
 import { useSimulator } from './helpers/sim.js';
 
 const run = promisify(execFile);
@@ -37,8 +38,8 @@ describe('README examples', () => {
   const commands = readmeCommands();
 
   it('has curl examples for every API and CLI examples for each', () => {
-    for (const api of ['metrics/v1', 'statistic/v3', 'streamstat/v2', 'dvr-net/v1']) {
-      expect(commands.some((c) => c.startsWith('curl') && c.includes(`/app/${api}/`))).toBe(true);
+    for (const { prefix } of Object.values(APIS)) {
+      expect(commands.some((c) => c.startsWith('curl') && c.includes(`${prefix}/`)), prefix).toBe(true);
     }
     for (const cli of ['api metrics', 'api statistic', 'api streamstat', 'dvr get']) {
       expect(commands.some((c) => c.startsWith(`npx cdn-collector ${cli}`))).toBe(true);

@@ -11,7 +11,7 @@ import { request } from 'undici';
 import type { ApiName } from '../../src/spec/apis.js';
 import type { ApiStats } from '../../src/sim/stats.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
-import { SlidingQuota, type QuotaRule } from '../../src/sim/quota.js';
+import { NO_QUOTAS, SlidingQuota, type QuotaRule } from '../../src/sim/quota.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { configFor } from '../../test/helpers/collector.js';
 import { ROOT } from './results.js';
@@ -71,6 +71,6 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
  * url, token, accounts, streams and quota), a temp state dir, and `sink`.
  */
 export function configForProcess(sim: SimProcess, quotas: SimProcessOptions['quotas'], sink: Record<string, unknown>, overrides: Record<string, unknown> = {}): CollectorConfig {
-  const quota = new SlidingQuota({ metrics: null, statistic: null, streamstat: null, dvr: null, ...quotas });
+  const quota = new SlidingQuota({ ...NO_QUOTAS, ...quotas });
   return configFor({ ...sim, quota } as unknown as Simulator, sink, overrides);
 }

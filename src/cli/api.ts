@@ -1,16 +1,9 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { HttpClient } from '../http/client.js';
-import type { ApiName } from '../spec/apis.js';
+import { API_NAMES, APIS, isApiName } from '../spec/apis.js';
 import { collect } from './common.js';
 import { resolveConnection, type ConnectionOptions } from './dvr-args.js';
-
-const PREFIXES: Record<ApiName, string> = {
-  metrics: '/app/metrics/v1',
-  statistic: '/app/statistic/v3',
-  streamstat: '/app/streamstat/v2',
-  dvr: '/app/dvr-net/v1',
-};
 
 /** `key=value` → [key, value]; repeated keys become repeated parameters. */
 function parseParam(text: string, previous: string[] = []): string[] {
@@ -26,14 +19,14 @@ function parseParam(text: string, previous: string[] = []): string[] {
 export function apiCommand(): Command {
   const command = new Command('api')
     .description('GET any API path, e.g. `api metrics / -q account=acme -q start=2026-11-23T10:00:00 -q end=2026-11-23T10:10:00`')
-    .argument('<api>', 'metrics | statistic | streamstat | dvr')
+    .argument('<api>', API_NAMES.join(' | '))
     .argument('[path]', 'path below the API prefix, e.g. /resources, /times/countries, /acme/streams/live/main', '/')
     .option('-q, --query <key=value>', 'query parameter, repeatable (metric=a -q metric=b repeats it)', parseParam)
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
     .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file); never printed')
     .option('--token-file <path>', 'read the access token from this file (first line)');
   return command.action(async (api: string, path: string, o: { query?: string[] } & ConnectionOptions) => {
-    if (!(api in PREFIXES)) throw new InvalidArgumentError(`<api> must be one of ${Object.keys(PREFIXES).join(', ')}`);
+    if (!isApiName(api)) throw new InvalidArgumentError(`<api> must be one of ${API_NAMES.join(', ')}`);
     const { baseUrl, token } = resolveConnection(o, process.env);
     const query: Record<string, string[]> = {};
     for (const pair of o.query ?? []) {
@@ -43,9 +36,9 @@ export function apiCommand(): Command {
     const http = new HttpClient({ baseUrl, token });
     try {
       const res = await http.request({
-        api: api as ApiName,
+        api,
         method: 'GET',
-        path: `${PREFIXES[api as ApiName]}${path.startsWith('/') ? path : `/${path}`}`,
+        path: `${APIS[api].prefix}${path.startsWith('/') ? path : `/${path}`}`,
         query,
         schema: z.unknown(),
       });

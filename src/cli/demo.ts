@@ -8,7 +8,7 @@ import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { parseConfig } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { createLogger } from '../log.js';
-import { configQuotasOf, defaultQuotas } from '../sim/quota.js';
+import { configQuotasOf, scaledQuotas } from '../sim/quota.js';
 import { startSimulator, type Simulator } from '../sim/server.js';
 import { HOUR } from '../time.js';
 import { parseDuration, parseIntArg } from './common.js';
@@ -30,9 +30,7 @@ export function demoCommand(): Command {
       mkdirSync(o.dataDir, { recursive: true });
       const sim = await startSimulator({
         seed: o.seed,
-        quotas: Object.fromEntries(
-          Object.entries(defaultQuotas).map(([api, rule]) => [api, rule && { calls: rule.calls, periodMs: DEMO_PERIOD_MS }]),
-        ),
+        quotas: scaledQuotas(DEMO_PERIOD_MS),
       });
       const config = parseConfig({
         api: { baseUrl: sim.url, token: sim.token },

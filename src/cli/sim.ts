@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ScaledClock, systemClock } from '../clock.js';
-import type { ApiName } from '../spec/apis.js';
+import { isApiName, type ApiName } from '../spec/apis.js';
 import { parseFaultFlag, type FaultPlan } from '../sim/faults.js';
 import type { QuotaRule } from '../sim/quota.js';
 import { startSimulator } from '../sim/server.js';
@@ -8,8 +8,8 @@ import { collect, parseDuration, parseIntArg } from './common.js';
 
 /** `api=N/period`, e.g. `statistic=5/2s` or `metrics=off`. */
 function parseQuota(text: string, previous: Record<string, QuotaRule | null> = {}): Record<string, QuotaRule | null> {
-  const m = /^(metrics|statistic|streamstat|dvr)=(?:(off)|(\d+)\/(\S+))$/.exec(text);
-  if (!m) throw new InvalidArgumentError(`--quota: expected api=N/period (e.g. statistic=5/2s) or api=off, got "${text}"`);
+  const m = /^([a-z0-9-]+)=(?:(off)|(\d+)\/(\S+))$/.exec(text);
+  if (!m || !isApiName(m[1]!)) throw new InvalidArgumentError(`--quota: expected api=N/period (e.g. statistic=5/2s) or api=off, got "${text}"`);
   const rule = m[2] ? null : { calls: Number(m[3]), periodMs: parseDuration(m[4]!) };
   if (rule && (rule.calls < 1 || rule.periodMs <= 0)) throw new InvalidArgumentError('--quota: calls and period must be positive');
   return { ...previous, [m[1]!]: rule };

@@ -1,5 +1,5 @@
 import { schedule, setLogger, validate, type ScheduledTask } from 'node-cron';
-import type { ApiName } from '../spec/apis.js';
+import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import { ConfigError } from '../config/loader.js';
 import type { Runtime } from './runtime.js';
@@ -10,8 +10,6 @@ export interface Daemon {
   /** Stops scheduling, lets in-flight spans finish and be confirmed, flushes, saves checkpoints. */
   stop(): Promise<void>;
 }
-
-const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
 
 /**
  * The long-running collector: one node-cron schedule per API (from the config) triggers a pass of that API's jobs;
@@ -41,7 +39,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
       log.info({ api, jobs: results.length, spans, points, ...problems }, 'pass');
     }
   };
-  for (const api of APIS) {
+  for (const api of API_NAMES) {
     if (!config.jobs[api].enabled) continue;
     const expression = config.jobs[api].schedule;
     if (!validate(expression)) throw new ConfigError(`jobs.${api}.schedule`, `"${expression}" is not a cron expression`);
@@ -49,7 +47,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   }
   tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
 
-  const firstPass = Promise.all(APIS.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)())).then(() => {
+  const firstPass = Promise.all(API_NAMES.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)())).then(() => {
     log.info('startup pass done: gaps since the checkpoints are filled');
   });
 

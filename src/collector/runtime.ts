@@ -10,6 +10,7 @@ import { buildJobs } from '../sources/registry.js';
 import { CheckpointStore } from '../state/checkpoints.js';
 import { QuotaJournal } from '../state/quota-journal.js';
 import { SetAsideStore } from '../state/set-aside.js';
+import { perApi } from '../spec/apis.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { Collector } from './collector.js';
 import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
@@ -45,12 +46,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   });
   if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
   const limiters = new LimiterSet(
-    {
-      metrics: { calls: config.quotas.metrics.calls, periodMs: config.quotas.metrics.period },
-      statistic: { calls: config.quotas.statistic.calls, periodMs: config.quotas.statistic.period },
-      streamstat: { calls: config.quotas.streamstat.calls, periodMs: config.quotas.streamstat.period },
-      dvr: { calls: config.quotas.dvr.calls, periodMs: config.quotas.dvr.period },
-    },
+    perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
     {
       clock,
       journal,

@@ -8,6 +8,12 @@ export function durationMs(text: string): number | undefined {
   return m ? Number(m[1]) * UNITS[m[2]!]! : undefined;
 }
 
+/** The shortest text of `ms` that `durationMs` reads back exactly: 60000 → `1m`, 1500 → `1500ms`. */
+export function durationText(ms: number): string {
+  const [unit, size] = Object.entries(UNITS).findLast(([, size]) => ms % size === 0) ?? ['ms', 1];
+  return `${ms / size}${unit}`;
+}
+
 /** A config duration: a string such as `10m`, parsed to ms; must be positive. */
 export const duration = z.string().transform((text, ctx) => {
   const ms = durationMs(text);

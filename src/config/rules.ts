@@ -1,5 +1,6 @@
 import { validate as validCron } from 'node-cron';
 import { ParameterError } from '../errors.js';
+import { API_NAMES } from '../spec/apis.js';
 import { metricsRule, statisticRule, streamstatRule } from '../plan/windows.js';
 import { dvrStreamPath } from '../sources/dvr/path.js';
 import { fixedLengthMs, parseGranularity } from '../sources/granularity.js';
@@ -30,7 +31,7 @@ export function checkConfig(config: CollectorConfig): void {
   at('jobs.statistic.span', () => statisticRule(gMs, statistic.lag, statistic.span));
   at('jobs.streamstat.span', () => streamstatRule(fixedStepMs(streamstat.granularity)!, streamstat.lag, streamstat.span));
 
-  for (const api of ['metrics', 'statistic', 'streamstat', 'dvr'] as const) {
+  for (const api of API_NAMES) {
     const expression = config.jobs[api].schedule;
     if (!validCron(expression)) throw new ConfigError(`jobs.${api}.schedule`, `"${expression}" is not a cron expression`);
   }

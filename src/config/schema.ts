@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { duration } from './duration.js';
+import { perApi, type ApiDescriptor } from '../spec/apis.js';
+import { MINUTE } from '../time.js';
+import { duration, durationText } from './duration.js';
 import { httpUrl, listenHost } from './fields.js';
 
 /**
@@ -14,6 +16,14 @@ const quota = z
     period: duration.describe('length of the sliding quota window'),
   })
   .strict();
+
+/** An API's quota with the descriptor's default, and whether the spec publishes it or the figure is ours. */
+function quotaOf({ title, quota: { calls, periodMs, published } }: ApiDescriptor) {
+  const rate = `${calls}${published ? ' calls' : ''}/${periodMs === MINUTE ? 'min' : durationText(periodMs)}`;
+  return quota
+    .default({ calls, period: durationText(periodMs) })
+    .describe(published ? `${title}: ${rate} per spec` : `${title} quota (not published; default ${rate})`);
+}
 
 const GROUPINGS_STATISTIC = [
   'total', 'customs', 'referrers', 'codes', 'regions', 'browsers', 'platforms', 'resources', 'hosts', 'countries', 'accounts',
@@ -51,12 +61,7 @@ export const configSchema = z
           .default(32 * 1024 * 1024)
           .describe('largest response body read, in bytes (default 32 MiB); a larger one fails the call, never buffered whole'),
         maxBodyBytesPerApi: z
-          .object({
-            metrics: bodyBytes.optional().describe('metrics API'),
-            statistic: bodyBytes.optional().describe('traffic statistics v3'),
-            streamstat: bodyBytes.optional().describe('stream view statistics v2'),
-            dvr: bodyBytes.optional().describe('DVR API'),
-          })
+          .object(perApi((_, { title }) => bodyBytes.optional().describe(title)))
           .strict()
           .default({})
           .describe('per-API overrides of maxBodyBytes'),
@@ -71,12 +76,7 @@ export const configSchema = z
       .describe('the provider API and its token'),
     accounts: z.array(z.string().min(1).regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces')).min(1).describe('accounts this instance collects (split accounts across instances to scale out)'),
     quotas: z
-      .object({
-        metrics: quota.default({ calls: 120, period: '1m' }).describe('metrics API quota (not published; default 120/min)'),
-        statistic: quota.default({ calls: 5, period: '1m' }).describe('traffic statistics v3: 5 calls/min per spec'),
-        streamstat: quota.default({ calls: 30, period: '1m' }).describe('stream view statistics v2: 30 calls/min per spec'),
-        dvr: quota.default({ calls: 60, period: '1m' }).describe('DVR API quota (not published; default 60/min)'),
-      })
+      .object(perApi((_, descriptor) => quotaOf(descriptor)))
       .strict()
       .default({})
       .describe('per token: the limiter never exceeds them in any sliding window'),

@@ -2,12 +2,12 @@ import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
-import { type ApiName } from '../spec/apis.js';
+import { APIS, type ApiName } from '../spec/apis.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from './server-paging.js';
 
-/** Where the token travels. The statistics APIs also accept it as the `cdnauthtoken` query parameter. */
+/** Where the token travels; only APIs whose descriptor allows it (the statistics APIs) take it in the query. */
 export type TokenPlacement = 'header' | 'query';
 
 export interface HttpClientOptions {
@@ -15,7 +15,7 @@ export interface HttpClientOptions {
   token: string;
   /** Whole-request deadline in ms (connect + headers + body). */
   timeoutMs?: number;
-  /** Statistics APIs only; metrics and DVR always use the header. */
+  /** For the APIs that accept it (`APIS[api].token`); the others always get the header. */
   tokenPlacement?: TokenPlacement;
   /** Shared connection pool; one is created (keep-alive) when omitted. */
   dispatcher?: Dispatcher;
@@ -108,7 +108,7 @@ export class HttpClient {
 
   private async send<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
     const params = toSearchParams(spec.query ?? {});
-    const useQueryToken = this.tokenPlacement === 'query' && (spec.api === 'statistic' || spec.api === 'streamstat');
+    const useQueryToken = this.tokenPlacement === 'query' && APIS[spec.api].token === 'header-or-query';
     const safeQs = params.toString();
     if (useQueryToken) params.set(TOKEN_QUERY, this.token);
     const qs = params.toString();

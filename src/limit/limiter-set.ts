@@ -1,9 +1,7 @@
 import type { Gate } from '../http/client.js';
-import type { ApiName } from '../spec/apis.js';
+import { API_NAMES, perApi, type ApiName } from '../spec/apis.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
 import type { Priority, QuotaSet, RunOptions } from './types.js';
-
-const API_NAMES: readonly ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
 
 /**
  * One limiter per API for one token, shared by every job of the process. APIs missing from `quotas` or set to null
@@ -13,9 +11,7 @@ export class LimiterSet {
   private readonly limiters: Record<ApiName, Limiter>;
 
   constructor(quotas: QuotaSet, options: LimiterOptions = {}) {
-    this.limiters = Object.fromEntries(
-      API_NAMES.map((api) => [api, new Limiter(api, quotas[api] ?? null, options)]),
-    ) as Record<ApiName, Limiter>;
+    this.limiters = perApi((api) => new Limiter(api, quotas[api] ?? null, options));
   }
 
   get(api: ApiName): Limiter {

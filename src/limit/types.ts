@@ -1,11 +1,7 @@
 import type { Clock } from '../clock.js';
-import type { ApiName } from '../spec/apis.js';
+import type { ApiName, QuotaRule } from '../spec/apis.js';
 
-/** At most `calls` calls in any sliding window of `periodMs`, per API and token. */
-export interface QuotaRule {
-  calls: number;
-  periodMs: number;
-}
+export type { QuotaRule };
 
 /** One quota per API; `null` = no quota (calls still get retries, priorities and the concurrency cap). */
 export type QuotaSet = Partial<Record<ApiName, QuotaRule | null>>;

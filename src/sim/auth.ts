@@ -1,4 +1,4 @@
-import type { ApiName } from '../spec/apis.js';
+import { APIS, type ApiName } from '../spec/apis.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SimReply } from './types.js';
 
@@ -29,7 +29,7 @@ export function authenticate(
 ): AuthResult {
   const header = headers['cdn-auth-token'];
   const headerToken = Array.isArray(header) ? header[0] : header;
-  if (api === 'metrics' || api === 'dvr') {
+  if (APIS[api].token === 'header') {
     const grant = headerToken ? tokens.get(headerToken) : undefined;
     if (!headerToken || !grant) return forbidden('Invalid or missing CDN-AUTH-TOKEN');
     if (grant.expired) return forbidden('Token expired');

@@ -1,9 +1,7 @@
-import type { ApiName } from '../spec/apis.js';
+import { isApiName } from '../spec/apis.js';
 import { isFaultKind, type FaultPlan } from './faults.js';
 import type { Simulator } from './server.js';
 import type { SimReply } from './types.js';
-
-const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
 
 /**
  * Control endpoints under `/_sim/` for tests and tools in another process (no token needed; the simulator listens
@@ -26,8 +24,8 @@ export function handleControl(path: string, method: string, rawBody: string, sim
   }
   const fault = /^\/_sim\/faults\/([a-z]+)$/.exec(path);
   if (fault && method === 'PUT') {
-    const api = fault[1] as ApiName;
-    if (!APIS.includes(api)) return { status: 404, body: { status: 'Not Found', description: `unknown api ${api}` } };
+    const api = fault[1]!;
+    if (!isApiName(api)) return { status: 404, body: { status: 'Not Found', description: `unknown api ${api}` } };
     let plan: FaultPlan | null;
     try {
       plan = rawBody ? (JSON.parse(rawBody) as FaultPlan | null) : null;

@@ -1,4 +1,4 @@
-import type { ApiName } from '../spec/apis.js';
+import { API_NAMES, isApiName, perApi, type ApiName } from '../spec/apis.js';
 import { sequence } from './model/rng.js';
 
 /** Faults of one response; a plan without `kinds` draws from these. */
@@ -35,12 +35,7 @@ export interface FaultPlan {
 export class FaultInjector {
   private readonly plans = new Map<ApiName, FaultPlan>();
   private readonly random: () => number;
-  readonly injected: Record<ApiName, Partial<Record<FaultKind, number>>> = {
-    metrics: {},
-    statistic: {},
-    streamstat: {},
-    dvr: {},
-  };
+  readonly injected: Record<ApiName, Partial<Record<FaultKind, number>>> = perApi(() => ({}));
 
   constructor(seed: number) {
     this.random = sequence(seed ^ 0x5eed);
@@ -74,8 +69,8 @@ export class FaultInjector {
 
 /** Parses `api=kind[,kind…][:rate]`, e.g. `statistic=500,504:0.2` or `all=429:0.1` (CLI `--fault`). */
 export function parseFaultFlag(text: string): { apis: ApiName[]; plan: FaultPlan } {
-  const m = /^(metrics|statistic|streamstat|dvr|all)=([a-z0-9,-]+)(?::([0-9.]+))?$/.exec(text.trim());
-  if (!m) throw new Error(`--fault: expected api=kind[,kind]:rate (e.g. statistic=500:0.2), got "${text}"`);
+  const m = /^([a-z0-9-]+)=([a-z0-9,-]+)(?::([0-9.]+))?$/.exec(text.trim());
+  if (!m || !(m[1] === 'all' || isApiName(m[1]!))) throw new Error(`--fault: expected api=kind[,kind]:rate (e.g. statistic=500:0.2), got "${text}"`);
   const kinds = m[2]!.split(',');
   for (const k of kinds) {
     if (!isFaultKind(k)) {
@@ -84,6 +79,6 @@ export function parseFaultFlag(text: string): { apis: ApiName[]; plan: FaultPlan
   }
   const rate = m[3] === undefined ? 1 : Number(m[3]);
   if (!(rate >= 0 && rate <= 1)) throw new Error(`--fault: rate must be between 0 and 1, got "${m[3]}"`);
-  const apis: ApiName[] = m[1] === 'all' ? ['metrics', 'statistic', 'streamstat', 'dvr'] : [m[1] as ApiName];
+  const apis: ApiName[] = m[1] === 'all' ? [...API_NAMES] : [m[1] as ApiName];
   return { apis, plan: { rate, kinds: kinds as FaultKind[] } };
 }

@@ -1,17 +1,20 @@
-import type { ApiName } from '../spec/apis.js';
+import { perApi, type ApiName, type QuotaRule } from '../spec/apis.js';
 
-export interface QuotaRule {
-  calls: number;
-  periodMs: number;
+export type { QuotaRule };
+
+/** The descriptors' quotas (spec: statistics 5/min, stream views 30/min; metrics and DVR not shown, chosen). */
+export const defaultQuotas: Readonly<Record<ApiName, QuotaRule | null>> = perApi((_, { quota }) => ({
+  calls: quota.calls,
+  periodMs: quota.periodMs,
+}));
+
+/** Every quota off: for tests that are about the data, not the limits. */
+export const NO_QUOTAS: Readonly<Record<ApiName, null>> = perApi(() => null);
+
+/** The default quotas' calls over a shorter period, so that days of history collect in seconds (demo, tests, bench). */
+export function scaledQuotas(periodMs: number): Record<ApiName, QuotaRule> {
+  return perApi((_, { quota }) => ({ calls: quota.calls, periodMs }));
 }
-
-/** Spec: statistics 5/min, stream views 30/min. Metrics and DVR quotas are not shown; chosen: 120/min and 60/min. */
-export const defaultQuotas: Record<ApiName, QuotaRule | null> = {
-  statistic: { calls: 5, periodMs: 60_000 },
-  streamstat: { calls: 30, periodMs: 60_000 },
-  metrics: { calls: 120, periodMs: 60_000 },
-  dvr: { calls: 60, periodMs: 60_000 },
-};
 
 /**
  * Exact sliding-window quota per API and token: a call is admitted only if fewer than `calls` admitted calls lie in
@@ -52,11 +55,8 @@ export class SlidingQuota {
  * exactly the server's limits (demo, tests). An API without a quota gets a limit too high to matter.
  */
 export function configQuotasOf(quota: SlidingQuota): Record<ApiName, { calls: number; period: string }> {
-  const apis: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
-  return Object.fromEntries(
-    apis.map((api) => {
-      const rule = quota.rule(api);
-      return [api, rule ? { calls: rule.calls, period: `${rule.periodMs}ms` } : { calls: 100_000, period: '1ms' }];
-    }),
-  ) as Record<ApiName, { calls: number; period: string }>;
+  return perApi((api) => {
+    const rule = quota.rule(api);
+    return rule ? { calls: rule.calls, period: `${rule.periodMs}ms` } : { calls: 100_000, period: '1ms' };
+  });
 }

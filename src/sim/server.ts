@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
-import type { ApiName } from '../spec/apis.js';
+import { APIS, type ApiName } from '../spec/apis.js';
 import { authenticate, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
 import { handleControl } from './control.js';
 import { FaultInjector, type FaultKind, type FaultPlan } from './faults.js';
@@ -188,7 +188,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 /** Error bodies: metrics and DVR use `{status, description}`; the statistics APIs `{status, data}` (see auth.ts). */
 export function errorBody(api: ApiName, status: string, text: string): Record<string, string> {
-  return api === 'metrics' || api === 'dvr' ? { status, description: text } : { status: 'error', data: text };
+  return APIS[api].errorText === 'description' ? { status, description: text } : { status: 'error', data: text };
 }
 
 function tooManyRequests(api: ApiName, retryAfterSec: number): SimReply {

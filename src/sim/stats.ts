@@ -1,6 +1,5 @@
-import type { ApiName } from '../spec/apis.js';
+import { API_NAMES, perApi, type ApiName } from '../spec/apis.js';
 
-const API_NAMES: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
 /** Admitted-call timestamps kept per API for quota verification; older ones are dropped to bound memory. */
 const MAX_TIMES = 100_000;
 
@@ -15,9 +14,7 @@ export interface ApiStats {
 
 /** What the simulator saw, for tests and benchmarks: calls, statuses, quota rejections. */
 export class SimStats {
-  readonly apis: Record<ApiName, ApiStats> = Object.fromEntries(
-    API_NAMES.map((a) => [a, { requests: 0, byStatus: {}, quotaRejections: 0, admittedAt: [] }]),
-  ) as unknown as Record<ApiName, ApiStats>;
+  readonly apis: Record<ApiName, ApiStats> = perApi(emptyStats);
 
   request(api: ApiName): void {
     this.apis[api].requests++;
@@ -39,8 +36,12 @@ export class SimStats {
   }
 
   reset(): void {
-    for (const a of API_NAMES) this.apis[a] = { requests: 0, byStatus: {}, quotaRejections: 0, admittedAt: [] };
+    for (const a of API_NAMES) this.apis[a] = emptyStats();
   }
+}
+
+function emptyStats(): ApiStats {
+  return { requests: 0, byStatus: {}, quotaRejections: 0, admittedAt: [] };
 }
 
 /** The largest number of timestamps inside any window of `periodMs` (a half-open window starting at a call). */

@@ -1,7 +1,76 @@
-/**
- * The provider's APIs by name: the one list every other list of APIs derives from (limiters, schedules, simulator,
- * telemetry, CLI). See the descriptor per API for what is known about each.
- */
-export const API_NAMES = ['metrics', 'statistic', 'streamstat', 'dvr'] as const;
+import { MINUTE } from '../time.js';
 
-export type ApiName = (typeof API_NAMES)[number];
+/** At most `calls` calls in any sliding window of `periodMs`, per API and token. */
+export interface QuotaRule {
+  calls: number;
+  periodMs: number;
+}
+
+/**
+ * What the spec (or, where it is silent, our choice) says about one API. Every list or map of APIs in the code —
+ * limiters, schedules, simulator routes and stats, CLI flags, config sections, telemetry — derives from these.
+ * Adding an API: one entry here and one folder under src/sources/ (and a route of the simulator).
+ */
+export interface ApiDescriptor {
+  /** Human name, as the config reference and help texts show it. */
+  title: string;
+  /** Path prefix below the base URL; every path of the API starts with it. */
+  prefix: string;
+  /**
+   * Where the token may travel: the statistics APIs also read the `cdnauthtoken` query parameter (first) and answer
+   * a bad token with 401; the others take only the CDN-AUTH-TOKEN header and answer 403.
+   */
+  token: 'header' | 'header-or-query';
+  /** The key of an error body's text: `{status, description}`, or the statistics APIs' `{status: "error", data}`. */
+  errorText: 'description' | 'data';
+  /** The default quota; `published: false` where the spec does not show one and the figure is our guess. */
+  quota: QuotaRule & { published: boolean };
+}
+
+const DESCRIPTORS = {
+  metrics: {
+    title: 'metrics API',
+    prefix: '/app/metrics/v1',
+    token: 'header',
+    errorText: 'description',
+    quota: { calls: 120, periodMs: MINUTE, published: false },
+  },
+  statistic: {
+    title: 'traffic statistics v3',
+    prefix: '/app/statistic/v3',
+    token: 'header-or-query',
+    errorText: 'data',
+    quota: { calls: 5, periodMs: MINUTE, published: true },
+  },
+  streamstat: {
+    title: 'stream view statistics v2',
+    prefix: '/app/streamstat/v2',
+    token: 'header-or-query',
+    errorText: 'data',
+    quota: { calls: 30, periodMs: MINUTE, published: true },
+  },
+  dvr: {
+    title: 'DVR API',
+    prefix: '/app/dvr-net/v1',
+    token: 'header',
+    errorText: 'description',
+    quota: { calls: 60, periodMs: MINUTE, published: false },
+  },
+} as const satisfies Record<string, ApiDescriptor>;
+
+export type ApiName = keyof typeof DESCRIPTORS;
+
+/** Every API's descriptor, by name. */
+export const APIS: Readonly<Record<ApiName, ApiDescriptor>> = DESCRIPTORS;
+
+/** The provider's APIs by name, in a stable order (metrics, statistic, streamstat, dvr). */
+export const API_NAMES = Object.keys(DESCRIPTORS) as readonly ApiName[];
+
+export function isApiName(text: string): text is ApiName {
+  return Object.hasOwn(DESCRIPTORS, text);
+}
+
+/** A record with one entry per API, e.g. `perApi((api) => new Limiter(api))`. */
+export function perApi<T>(value: (api: ApiName, descriptor: ApiDescriptor) => T): Record<ApiName, T> {
+  return Object.fromEntries(API_NAMES.map((api) => [api, value(api, APIS[api])])) as Record<ApiName, T>;
+}

@@ -1,6 +1,6 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ApiName } from '../spec/apis.js';
+import { perApi, type ApiName } from '../spec/apis.js';
 import { asStateIoError } from './errors.js';
 
 /** More than any quota's N needs; older completions no longer count anyway. */
@@ -29,7 +29,7 @@ const entrySchema = z
   })
   .strict();
 const fileSchema = z
-  .object({ metrics: entrySchema, statistic: entrySchema, streamstat: entrySchema, dvr: entrySchema })
+  .object(perApi(() => entrySchema))
   .partial()
   .strict();
 

@@ -1,9 +1,10 @@
 import type { FieldSchema, MeasurementSchema } from '../points.js';
+import { API_NAMES } from '../spec/apis.js';
 import { METRIC_PREFIX, METRICS } from './metrics.js';
 
 const TAG_MEANINGS: Record<string, string> = {
   kind: `which metric the point carries: ${Object.keys(METRICS).join(', ')}`,
-  api: 'API called: metrics, statistic, streamstat, dvr (api_* kinds)',
+  api: `API called: ${API_NAMES.join(', ')} (api_* kinds)`,
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
   measurement: 'measurement the points went to (points_written)',
   job: 'collection job key, e.g. statistic/ACCOUNT/countries (job_*, checkpoint_age)',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import type { ApiName } from '../../src/spec/apis.js';
+import { API_NAMES, perApi, type ApiName } from '../../src/spec/apis.js';
 import { FAULT_KINDS, type FaultPlan } from '../../src/sim/faults.js';
 import { configQuotasOf } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
@@ -17,7 +17,6 @@ import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } fro
 import { confirmedMs, readCheckpoints, readDeadLetters, regressions, runCli, type Checkpoint } from './child.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
-const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
 /** 20 % of the calls of every API fail, with every kind; a slow answer (3 s) outlasts the collector's 2 s timeout. */
 const FAULTS: FaultPlan = { rate: 0.2, kinds: [...FAULT_KINDS], slowMs: 3000, retryAfterSec: 1 };
 /** Fractions of the work (confirmed time in the checkpoints) at which the collector is killed, then InfluxDB restarted. */
@@ -45,7 +44,7 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
 
   beforeAll(async () => {
     [sim, db] = await Promise.all([
-      startSimulator({ quotas: FAST_QUOTAS, faults: Object.fromEntries(APIS.map((api) => [api, FAULTS])) }),
+      startSimulator({ quotas: FAST_QUOTAS, faults: perApi(() => FAULTS) }),
       startInfluxV1(),
     ]);
     // 1 h shards: field types are per shard, so the conflict stays inside one hour.
@@ -109,9 +108,9 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
   });
 
   it('injected every kind of fault on the APIs it called', () => {
-    const seen = new Set(APIS.flatMap((api) => Object.keys(sim.faults.injected[api])));
+    const seen = new Set(API_NAMES.flatMap((api) => Object.keys(sim.faults.injected[api])));
     expect([...seen].sort()).toEqual([...FAULT_KINDS].sort());
-    for (const api of ['metrics', 'statistic', 'streamstat'] as const) {
+    for (const api of API_NAMES.filter((a) => a !== 'dvr')) {
       expect(Object.values(sim.faults.injected[api]).reduce((a, b) => a + b, 0), api).toBeGreaterThan(0);
     }
   });
@@ -134,7 +133,7 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
   });
 
   it('holds every window with the simulator’s exact totals, per account', async () => {
-    for (const api of APIS) sim.faults.set(api, undefined);
+    for (const api of API_NAMES) sim.faults.set(api, undefined);
     const http = new HttpClient({ baseUrl: sim.url, token: sim.token });
     const statistic = new StatisticClient(http);
     const streamstat = new StreamstatClient(http);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
@@ -19,7 +20,7 @@ describe('gaps after downtime', () => {
 
   beforeAll(async () => {
     // No quotas: a frozen manual clock would make a quota wait forever.
-    sim = await startSimulator({ clock, quotas: { metrics: null, statistic: null, streamstat: null, dvr: null } });
+    sim = await startSimulator({ clock, quotas: NO_QUOTAS });
   });
   afterAll(() => sim.close());
 

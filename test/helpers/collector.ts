@@ -7,16 +7,11 @@ import { parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import { configQuotasOf } from '../../src/sim/quota.js';
+import { configQuotasOf, scaledQuotas } from '../../src/sim/quota.js';
 import type { Simulator } from '../../src/sim/server.js';
 
 /** Quota periods scaled down so that days of history backfill in seconds (same calls per period as the spec). */
-export const FAST_QUOTAS = {
-  metrics: { calls: 120, periodMs: 1000 },
-  statistic: { calls: 5, periodMs: 1000 },
-  streamstat: { calls: 30, periodMs: 1000 },
-  dvr: { calls: 60, periodMs: 1000 },
-};
+export const FAST_QUOTAS = scaledQuotas(1000);
 
 /** A validated collector config pointed at `sim`, with the same (scaled) quotas, a temp state dir and `sink`. */
 export function configFor(sim: Simulator, sink: Record<string, unknown>, overrides: Record<string, unknown> = {}): CollectorConfig {

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { ManualClock } from '../../src/clock.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { loadConfigFile } from '../../src/config/loader.js';
+import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 import { startTelemetryServer } from '../../src/telemetry/server.js';
@@ -46,7 +47,7 @@ describe('a poisoned window does not block its job', () => {
   const runtimes: Runtime[] = [];
 
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: { metrics: null, statistic: null, streamstat: null, dvr: null } });
+    sim = await startSimulator({ clock, quotas: NO_QUOTAS });
     proxy = await loopbackServer(async (req, res) => {
       const url = new URL(req.url ?? '/', sim.url);
       const upstream = await fetch(url, { headers: { 'cdn-auth-token': String(req.headers['cdn-auth-token'] ?? '') } });

@@ -4,14 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { LimiterSet } from '../../src/limit/index.js';
+import { perApi } from '../../src/spec/apis.js';
 import { QuotaJournal, type JournalEvent } from '../../src/state/quota-journal.js';
 
-const QUOTAS = {
-  metrics: { calls: 120, periodMs: 60_000 },
-  statistic: { calls: 5, periodMs: 60_000 },
-  streamstat: { calls: 30, periodMs: 60_000 },
-  dvr: { calls: 60, periodMs: 60_000 },
-};
+const QUOTAS = perApi((_, { quota }) => quota);
 
 /** A journal file with `content`, loaded as a restarted process would: the events, the copies kept, the limiters. */
 function restartOn(content: string) {

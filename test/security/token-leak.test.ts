@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_KINDS, type FaultPlan } from '../../src/sim/faults.js';
 import { configQuotasOf } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import { perApi } from '../../src/spec/apis.js';
 import { HOUR } from '../../src/time.js';
 import { runCli } from '../chaos/child.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
@@ -40,7 +41,7 @@ describe('the token never leaks', () => {
   const range = ['--from', new Date(to - HOUR).toISOString(), '--to', new Date(to).toISOString()];
 
   beforeAll(async () => {
-    const faults = Object.fromEntries((['metrics', 'statistic', 'streamstat', 'dvr'] as const).map((api) => [api, FAULTS]));
+    const faults = perApi(() => FAULTS);
     sim = await startSimulator({ token: TOKEN, quotas: FAST_QUOTAS, faults });
     // The database refuses stream views for good, so dead letters are written.
     influx = await startFakeWriteServer((req) =>

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError, NetworkError, ResponseFormatError, TimeoutError } from '../../src/http/errors.js';
 import { parseFaultFlag, type FaultKind } from '../../src/sim/faults.js';
+import { API_NAMES } from '../../src/spec/apis.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { useSimulator } from '../helpers/sim.js';
@@ -55,7 +56,7 @@ describe('injected faults reach the client as typed errors', () => {
 
   it('parses the --fault flag and names what is wrong', () => {
     expect(parseFaultFlag('all=reset,slow:0.2')).toEqual({
-      apis: ['metrics', 'statistic', 'streamstat', 'dvr'],
+      apis: API_NAMES,
       plan: { rate: 0.2, kinds: ['reset', 'slow'] },
     });
     expect(() => parseFaultFlag('statistic=boom')).toThrow(/unknown fault kind "boom"/);

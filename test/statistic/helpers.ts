@@ -1,7 +1,8 @@
 import { ManualClock } from '../../src/clock.js';
 import { HttpClient, type TokenPlacement } from '../../src/http/client.js';
 import type { Simulator } from '../../src/sim/server.js';
-import { StatisticClient, STATISTIC_PREFIX } from '../../src/sources/statistic/client.js';
+import { StatisticClient } from '../../src/sources/statistic/client.js';
+import { APIS } from '../../src/spec/apis.js';
 import { DAY, HOUR } from '../../src/time.js';
 
 /** A fixed "now" well after the test windows, so their data is final unless a test moves the clock. */
@@ -30,7 +31,7 @@ export async function raw(
   const placement = init.token ?? 'header';
   if (placement === 'header') headers['cdn-auth-token'] ??= sim.token;
   if (placement === 'query' && !params.has('cdnauthtoken')) params.set('cdnauthtoken', sim.token);
-  const res = await fetch(`${sim.url}${STATISTIC_PREFIX}${path}?${params.toString()}`, { headers });
+  const res = await fetch(`${sim.url}${APIS.statistic.prefix}${path}?${params.toString()}`, { headers });
   return { status: res.status, body: (await res.json()) as never, headers: res.headers };
 }
 

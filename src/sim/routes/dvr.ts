@@ -1,4 +1,4 @@
-import { DVR_PREFIX } from '../../sources/dvr/path.js';
+import { APIS } from '../../spec/apis.js';
 import { ALL_HOSTS } from '../../sources/dvr/params.js';
 import { totalSeconds, type SecondsInterval } from '../../sources/dvr/intervals.js';
 import { dvrModelFor, nowSeconds, type DvrNodeSnapshot } from '../model/dvr.js';
@@ -13,7 +13,7 @@ import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
  */
 export const dvrRoute: ApiRoute = {
   api: 'dvr',
-  prefix: DVR_PREFIX,
+  prefix: APIS.dvr.prefix,
   handle: (req, ctx) => {
     const target = resolveStream(req, ctx);
     if ('status' in target) return target;

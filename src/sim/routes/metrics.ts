@@ -1,4 +1,5 @@
 import { isMetricName, METRIC_NAMES, type MetricName } from '../../sources/metrics/names.js';
+import { APIS } from '../../spec/apis.js';
 import { formatMinute, MINUTE } from '../../time.js';
 import { aggregatePeriods, pickMetrics, resourcePeriod } from '../model/metrics.js';
 import { findAccount, type SimAccount } from '../model/world.js';
@@ -29,7 +30,7 @@ type Operation = 'aggregate' | 'resources';
 /** Traffic metrics (spec 001): `GET /` (aggregate) and `GET /resources` (per resource). */
 export const metricsRoute: ApiRoute = {
   api: 'metrics',
-  prefix: '/app/metrics/v1',
+  prefix: APIS.metrics.prefix,
   handle(req: SimRequest, ctx: SimContext): SimReply {
     const operation = operationOf(req.path);
     if (!operation) return fail(404, 'Not Found', `Unknown path: ${req.path}`);

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { bucketSpans } from '../../sources/granularity.js';
 import type { StatisticGrouping } from '../../sources/statistic/params.js';
+import { APIS } from '../../spec/apis.js';
 import { dimensionRowKeys, GROUPING_DIMENSION, type DimensionFilters, type DimensionGrouping, type Language } from '../model/statistic-dimensions.js';
 import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
 import { statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
@@ -26,7 +27,7 @@ import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
  */
 export const statisticRoute: ApiRoute = {
   api: 'statistic',
-  prefix: '/app/statistic/v3',
+  prefix: APIS.statistic.prefix,
   handle,
 };
 

@@ -1,5 +1,6 @@
 import { bucketSpans } from '../../sources/streamstat/granularity.js';
 import type { StreamstatGrouping, StreamstatLanguage } from '../../sources/streamstat/params.js';
+import { APIS } from '../../spec/apis.js';
 import { formatMinuteUtc } from '../../time.js';
 import { visibleShare, viewsByGroup, type StreamRef, type ViewGrouping, type ViewValues } from '../model/views.js';
 import { pageOf, type PagingFault } from '../paging.js';
@@ -22,7 +23,7 @@ import { parsePath, parseStreamstatQuery, pickLanguage, StreamstatReject, type S
  */
 export const streamstatRoute: ApiRoute = {
   api: 'streamstat',
-  prefix: '/app/streamstat/v2',
+  prefix: APIS.streamstat.prefix,
   handle,
 };
 

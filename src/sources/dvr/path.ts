@@ -1,6 +1,5 @@
 import { ParameterError } from '../../errors.js';
-
-export const DVR_PREFIX = '/app/dvr-net/v1';
+import { APIS } from '../../spec/apis.js';
 
 /**
  * `/app/dvr-net/v1/<account>/streams/<stream>`. A stream name may contain `/` (spec), which stays literal; every
@@ -15,7 +14,7 @@ export function dvrStreamPath(account: string, stream: string): string {
   requireSegment('account', account);
   const segments = stream.split('/');
   segments.forEach((segment) => requireSegment('stream', segment));
-  return `${DVR_PREFIX}/${encodeURIComponent(account)}/streams/${segments.map(encodeURIComponent).join('/')}`;
+  return `${APIS.dvr.prefix}/${encodeURIComponent(account)}/streams/${segments.map(encodeURIComponent).join('/')}`;
 }
 
 function requireName(parameter: string, value: string): void {

@@ -3,6 +3,7 @@ import type { HttpClient } from '../../http/client.js';
 import { ResponseFormatError, type RequestInfo } from '../../http/errors.js';
 import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
+import { APIS } from '../../spec/apis.js';
 import { formatMinute, isWholeMinute, MINUTE, toMs, type TimeInput } from '../../time.js';
 import { isMetricName } from './names.js';
 import {
@@ -12,7 +13,6 @@ import {
   type MetricsByResourceBody,
 } from './schema.js';
 
-export const METRICS_PREFIX = '/app/metrics/v1';
 /** Spec rule 1: the period is 1 to 10 minutes. */
 export const MIN_PERIOD_MS = MINUTE;
 export const MAX_PERIOD_MS = 10 * MINUTE;
@@ -50,7 +50,7 @@ export class MetricsClient {
     const res = await this.http.request({
       api: 'metrics',
       method: 'GET',
-      path: `${METRICS_PREFIX}${path}`,
+      path: `${APIS.metrics.prefix}${path}`,
       query: checked.query,
       schema,
       ...(q.signal ? { signal: q.signal } : {}),

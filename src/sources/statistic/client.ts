@@ -1,6 +1,7 @@
 import type { ZodType } from 'zod';
 import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../errors.js';
+import { APIS } from '../../spec/apis.js';
 import { flatRows, largestBucket, walkPages } from '../paging.js';
 import { buildStatisticQuery, endpointPath, type StatisticEndpoint, type StatisticGrouping, type StatisticQuery } from './params.js';
 import {
@@ -16,7 +17,6 @@ import {
   type StatisticTotal,
 } from './schemas.js';
 
-export const STATISTIC_PREFIX = '/app/statistic/v3';
 const DEFAULT_PAGE_SIZE = 100;
 
 export interface StatisticClientOptions {
@@ -84,7 +84,7 @@ export class StatisticClient {
 
   private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T>): Promise<StatisticResponse<T>> {
     const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);
-    const path = `${STATISTIC_PREFIX}${endpointPath(e)}`;
+    const path = `${APIS.statistic.prefix}${endpointPath(e)}`;
     const res = await this.http.request({ api: 'statistic', method: 'GET', path, query, schema });
     return { body: res.body, language: res.headers['accept-language'] };
   }

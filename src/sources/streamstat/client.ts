@@ -2,6 +2,7 @@ import type { ZodType } from 'zod';
 import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
+import { APIS } from '../../spec/apis.js';
 import { flatRows, walkPages } from '../paging.js';
 import { buildStreamstatQuery, type StreamstatGrouping, type StreamstatLanguage, type StreamstatQuery } from './params.js';
 import {
@@ -16,7 +17,6 @@ import {
   type StreamstatTotal,
 } from './schemas.js';
 
-export const STREAMSTAT_PREFIX = '/app/streamstat/v2';
 const DEFAULT_PAGE_SIZE = 100;
 
 export interface StreamstatClientOptions {
@@ -72,7 +72,7 @@ export class StreamstatClient {
 
   private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T>): Promise<T> {
     const query: Query = buildStreamstatQuery({ language: this.options.language, ...withoutUndefined(q) }, kind);
-    const res = await this.http.request({ api: 'streamstat', method: 'GET', path: `${STREAMSTAT_PREFIX}${path}`, query, schema });
+    const res = await this.http.request({ api: 'streamstat', method: 'GET', path: `${APIS.streamstat.prefix}${path}`, query, schema });
     return res.body;
   }
 }
