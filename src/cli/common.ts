@@ -1,17 +1,34 @@
 import { InvalidArgumentError } from 'commander';
+import { CollectorError, type ErrorCode } from '../errors.js';
 import { parseIsoTime } from '../time.js';
 
 /** Exit code for bad input (arguments, config): nothing was called, written or deleted. */
 export const EXIT_USAGE = 2;
+/** Exit code of every other failure. */
+export const EXIT_FAILURE = 1;
 
-/** A command failed with a message meant for the user; main prints it and exits with `exitCode`. */
-export class CliError extends Error {
+/**
+ * A command failed with a message meant for the user; main prints it and exits with `exitCode`: bad input
+ * (`CDN_ERR_USAGE`, exit 2) or a command that could not finish (`CDN_ERR_COMMAND`, exit 1).
+ */
+export class CliError extends CollectorError {
+  override name = 'CliError';
+  override readonly code: 'CDN_ERR_USAGE' | 'CDN_ERR_COMMAND';
   constructor(
     message: string,
-    readonly exitCode = 1,
+    readonly exitCode: typeof EXIT_FAILURE | typeof EXIT_USAGE = EXIT_FAILURE,
   ) {
     super(message);
+    this.code = exitCode === EXIT_USAGE ? 'CDN_ERR_USAGE' : 'CDN_ERR_COMMAND';
   }
+}
+
+/** Codes whose exit code is not EXIT_FAILURE: input refused before anything was called, written or deleted. */
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = { CDN_ERR_USAGE: EXIT_USAGE, CDN_ERR_CONFIG: EXIT_USAGE };
+
+/** The process exit code for an error of the collector's family, by its code. */
+export function exitCodeOf(err: CollectorError): number {
+  return EXIT_CODES[err.code] ?? EXIT_FAILURE;
 }
 
 export function parseIntArg(name: string, min = 0): (value: string) => number {

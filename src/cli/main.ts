@@ -1,9 +1,8 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/loader.js';
 import { CollectorError } from '../errors.js';
 import { apiCommand } from './api.js';
 import { backfillCommand } from './backfill.js';
-import { CliError, EXIT_USAGE } from './common.js';
+import { EXIT_FAILURE, EXIT_USAGE, exitCodeOf } from './common.js';
 import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
 import { dvrCommand } from './dvr.js';
@@ -30,26 +29,19 @@ for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrComman
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  process.exitCode = exitCodeOf(err);
+  process.exitCode = report(err);
 }
 
-function exitCodeOf(err: unknown): number {
+/** Prints a failure (a stack only for one that is not ours: a bug) and returns the exit code (see exitCodeOf). */
+function report(err: unknown): number {
   if (err instanceof CommanderError) {
     // --help and --version exit 0; every argument error exits 2 (commander itself would use 1).
     return err.exitCode === 0 ? 0 : EXIT_USAGE;
   }
-  if (err instanceof ConfigError) {
-    process.stderr.write(`error: ${err.message}\n`);
-    return EXIT_USAGE;
-  }
-  if (err instanceof CliError) {
-    process.stderr.write(`error: ${err.message}\n`);
-    return err.exitCode;
-  }
   if (err instanceof CollectorError) {
     process.stderr.write(`error: ${err.message}\n`);
-    return 1;
+    return exitCodeOf(err);
   }
   process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  return 1;
+  return EXIT_FAILURE;
 }

@@ -2,20 +2,21 @@ import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import { ioProblem } from '../state/errors.js';
 import type { JournalEvent } from '../state/quota-journal.js';
+import { callOutcome } from '../telemetry/outcome.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
 /** The /healthz condition set while the quota journal cannot be written. */
 export const JOURNAL_CONDITION = 'state:quota-journal';
 
 /**
- * Limiter events to telemetry and the log. Lines carry the API, status, error name and waits only — never an error's
+ * Limiter events to telemetry and the log. Lines carry the API, status, error code and waits only — never an error's
  * message or body, which may quote a URL or a server's text.
  */
 export function reportLimiterEvent(telemetry: Telemetry, log: Logger, e: LimiterEvent): void {
-  const fields = { api: e.api, attempt: e.attempt, status: e.status, error: e.error, waitMs: e.waitMs };
+  const fields = { api: e.api, attempt: e.attempt, status: e.status, code: e.code, waitMs: e.waitMs };
   switch (e.type) {
     case 'call':
-      telemetry.apiCall(e.api, e.status ?? e.error ?? 'error');
+      telemetry.apiCall(e.api, callOutcome(e.status, e.code));
       break;
     case 'retry':
       telemetry.apiRetry(e.api);

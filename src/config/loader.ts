@@ -7,6 +7,7 @@ import { configSchema, type CollectorConfig } from './schema.js';
 /** The configuration is invalid; `field` is its dotted path (e.g. `jobs.metrics.window`). Commands exit 2. */
 export class ConfigError extends CollectorError {
   override name = 'ConfigError';
+  override readonly code = 'CDN_ERR_CONFIG';
   constructor(
     readonly field: string,
     message: string,

@@ -19,6 +19,7 @@ export interface RequestInfo {
 /** The API answered with a non-2xx status. */
 export class ApiError extends CollectorError {
   override name = 'ApiError';
+  override readonly code = 'CDN_ERR_API';
   readonly status: number;
   /** The API's own `status` text (e.g. `Forbidden`), when the body had one. */
   readonly apiStatus: string | undefined;
@@ -74,19 +75,22 @@ export class ApiError extends CollectorError {
 /** The connection failed (reset, refused, DNS) before a complete response arrived. */
 export class NetworkError extends CollectorError {
   override name = 'NetworkError';
+  override readonly code = 'CDN_ERR_NETWORK';
   readonly retryable = true;
   constructor(
     readonly request: RequestInfo,
-    readonly code: string | undefined,
+    /** The failure's own code (`ECONNRESET`, `UND_ERR_SOCKET`), when it had one. */
+    readonly causeCode: string | undefined,
     options?: { cause?: unknown },
   ) {
-    super(`${request.method} ${request.url} failed: ${code ?? 'network error'}`, options);
+    super(`${request.method} ${request.url} failed: ${causeCode ?? 'network error'}`, options);
   }
 }
 
 /** No complete response within the configured timeout. */
 export class TimeoutError extends CollectorError {
   override name = 'TimeoutError';
+  override readonly code = 'CDN_ERR_TIMEOUT';
   readonly retryable = true;
   constructor(
     readonly request: RequestInfo,
@@ -106,6 +110,7 @@ export type ResponseFormatKind = 'not-json' | 'schema';
 /** A 2xx response whose body is not JSON or does not match the API's schema. */
 export class ResponseFormatError extends CollectorError {
   override name = 'ResponseFormatError';
+  override readonly code = 'CDN_ERR_RESPONSE_FORMAT';
   /** Only a body that is not JSON is worth retrying at once: a schema mismatch would come back the same. */
   readonly retryable: boolean;
   readonly problem: string;
@@ -131,6 +136,7 @@ export class ResponseFormatError extends CollectorError {
  */
 export class BodyTooLargeError extends CollectorError {
   override name = 'BodyTooLargeError';
+  override readonly code = 'CDN_ERR_BODY_TOO_LARGE';
   readonly retryable = false;
   constructor(
     readonly request: RequestInfo,
@@ -155,6 +161,7 @@ export class BodyTooLargeError extends CollectorError {
  */
 export class PagingError extends CollectorError {
   override name = 'PagingError';
+  override readonly code = 'CDN_ERR_PAGING';
   readonly retryable = false;
   constructor(
     readonly api: ApiName,

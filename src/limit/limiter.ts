@@ -1,4 +1,5 @@
 import { intervalClock, systemClock, type Clock } from '../clock.js';
+import { errorCodeOf, type ErrorCode } from '../errors.js';
 import { ApiError, isRetryable } from '../http/errors.js';
 import { type ApiName } from '../spec/apis.js';
 import { backoffDelay, DEFAULT_BACKOFF, isQuotaRejection, retryAfterMs, type BackoffOptions } from './backoff.js';
@@ -287,8 +288,8 @@ async function settle<T>(send: () => Promise<T>): Promise<Outcome<T>> {
   }
 }
 
-/** Status (when an HTTP response came back) and error name of an attempt, for events. */
-function describeOutcome(outcome: Outcome<unknown>): { status?: number; error?: string } {
+/** Status (when an HTTP response came back) and error code of an attempt, for events. */
+function describeOutcome(outcome: Outcome<unknown>): { status?: number; code?: ErrorCode } {
   if (outcome.ok) {
     const v = outcome.value as { status?: unknown } | null;
     return typeof v === 'object' && v !== null && typeof v.status === 'number' ? { status: v.status } : {};
@@ -296,7 +297,7 @@ function describeOutcome(outcome: Outcome<unknown>): { status?: number; error?: 
   return describeError(outcome.error);
 }
 
-function describeError(err: unknown): { status?: number; error?: string } {
-  const name = err instanceof Error ? err.name : 'Error';
-  return err instanceof ApiError ? { status: err.status, error: name } : { error: name };
+function describeError(err: unknown): { status?: number; code: ErrorCode } {
+  const code = errorCodeOf(err);
+  return err instanceof ApiError ? { status: err.status, code } : { code };
 }

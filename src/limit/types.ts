@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { ErrorCode } from '../errors.js';
 import type { ApiName, QuotaRule } from '../spec/apis.js';
 
 export type { QuotaRule };
@@ -11,7 +12,7 @@ export type Priority = 'live' | 'backfill';
 
 /**
  * Telemetry of a limiter:
- * - `call`: an attempt finished; `status` when an HTTP response came back, `error` (error name) when it failed.
+ * - `call`: an attempt finished; `status` when an HTTP response came back, `code` (the error's code) when it failed.
  * - `retry`: a failed attempt will be retried after `waitMs`.
  * - `throttled`: a call waited `waitMs` in the queue before it was sent, or a 429 blocked the API for `waitMs`.
  * - `error`: the call gave up (`reason`: `final` error, or the `deadline` came first); its error is thrown.
@@ -23,7 +24,7 @@ export interface LimiterEvent {
   /** The attempt the event is about (1 = first); for `error`, the attempts made (0: the call never got a slot). */
   attempt: number;
   status?: number;
-  error?: string;
+  code?: ErrorCode;
   waitMs?: number;
   reason?: 'final' | 'deadline';
   requestedMs?: number;

@@ -7,6 +7,7 @@ import { CollectorError } from '../errors.js';
  */
 export class SinkError extends CollectorError {
   override name = 'SinkError';
+  override readonly code = 'CDN_ERR_SINK';
   constructor(
     readonly sink: string,
     /** HTTP status, or undefined when no response arrived. */
@@ -25,6 +26,7 @@ export class SinkError extends CollectorError {
  */
 export class EncodeError extends CollectorError {
   override name = 'EncodeError';
+  override readonly code = 'CDN_ERR_SINK_ENCODE';
   constructor(
     readonly measurement: string,
     readonly field: string | undefined,
@@ -37,6 +39,7 @@ export class EncodeError extends CollectorError {
 /** A value the target's line protocol cannot express exactly (e.g. a trailing backslash for InfluxDB 1.x). */
 export class UnrepresentableError extends CollectorError {
   override name = 'UnrepresentableError';
+  override readonly code = 'CDN_ERR_SINK_UNREPRESENTABLE';
   constructor(
     readonly part: string,
     readonly value: string,
@@ -52,6 +55,7 @@ export class UnrepresentableError extends CollectorError {
  */
 export class InvalidValueError extends CollectorError {
   override name = 'InvalidValueError';
+  override readonly code = 'CDN_ERR_INVALID_VALUE';
   constructor(
     readonly measurement: string,
     readonly field: string,

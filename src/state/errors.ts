@@ -6,6 +6,7 @@ import { CollectorError } from '../errors.js';
  */
 export class CheckpointCorruptError extends CollectorError {
   override name = 'CheckpointCorruptError';
+  override readonly code = 'CDN_ERR_STATE_CORRUPT';
   constructor(
     readonly path: string,
     readonly problem: string,
@@ -28,6 +29,7 @@ function oneLine(text: string): string {
 /** Another live process holds the state directory. */
 export class StateLockedError extends CollectorError {
   override name = 'StateLockedError';
+  override readonly code = 'CDN_ERR_STATE_LOCKED';
   constructor(
     readonly lockPath: string,
     readonly ownerPid: number | undefined,
@@ -57,12 +59,14 @@ const IO_PROBLEMS: Record<string, string> = {
  */
 export class StateIoError extends CollectorError {
   override name = 'StateIoError';
+  override readonly code = 'CDN_ERR_STATE_IO';
   constructor(
     readonly path: string,
-    readonly code: string,
+    /** The file-system error (`ENOSPC`, `EROFS`, …). */
+    readonly causeCode: string,
     options?: { cause?: unknown },
   ) {
-    super(`state directory: cannot use ${path}: ${IO_PROBLEMS[code] ?? 'file system error'} (${code})`, options);
+    super(`state directory: cannot use ${path}: ${IO_PROBLEMS[causeCode] ?? 'file system error'} (${causeCode})`, options);
   }
 }
 
@@ -76,7 +80,7 @@ export function asStateIoError(err: unknown, fallbackPath: string): StateIoError
 
 /** A short, secret-free description of a file-system failure, for logs and /healthz. */
 export function ioProblem(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const code = err instanceof StateIoError ? err.causeCode : (err as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code === 'string') return `${IO_PROBLEMS[code] ?? 'file system error'} (${code})`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Point } from '../points.js';
+import type { FailureKind } from './outcome.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { renderPrometheus } from './prometheus.js';
 
@@ -46,10 +47,10 @@ export class Telemetry {
     this.checkpoints = view;
   }
 
-  /** One finished HTTP call: `outcome` is the HTTP status or an error kind (see outcomeOf). 429 also counts as throttled. */
-  apiCall(api: string, outcome: number | string): void {
+  /** One finished HTTP call: `outcome` is the HTTP status or a failure kind (see callOutcome). 429 also counts as throttled. */
+  apiCall(api: string, outcome: number | FailureKind): void {
     this.count('api_calls', { api, status: String(outcome) });
-    if (outcome === 429 || outcome === '429') this.count('api_throttled', { api });
+    if (outcome === 429) this.count('api_throttled', { api });
   }
 
   apiRetry(api: string): void {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/common.js';
+import { exitCodeOf } from '../../src/cli/common.js';
 import { dvrCommand } from '../../src/cli/dvr.js';
 import { CollectorError } from '../../src/errors.js';
 import { rangesOf, startDvrFixture, T0, type DvrFixture } from './helpers.js';
@@ -23,7 +23,7 @@ interface Run {
 
 /**
  * Runs `dvr …` in-process, with the exit-code rule of src/cli/main.ts: commander's argument errors → 2 (help → 0),
- * CliError → its code, other collector errors → 1, each printed as `error: …` on stderr.
+ * collector errors → exitCodeOf (by their code), each printed as `error: …` on stderr.
  */
 async function dvr(args: string[], options: { env?: Record<string, string>; tty?: boolean } = {}): Promise<Run> {
   const run: Run = { code: 0, stdout: '', stderr: '' };
@@ -37,8 +37,8 @@ async function dvr(args: string[], options: { env?: Record<string, string>; tty?
     await command.parseAsync(args, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) run.code = err.exitCode === 0 ? 0 : 2;
-    else if (err instanceof CliError || err instanceof CollectorError) {
-      run.code = err instanceof CliError ? err.exitCode : 1;
+    else if (err instanceof CollectorError) {
+      run.code = exitCodeOf(err);
       run.stderr += `error: ${err.message}\n`;
     } else throw err;
   }

@@ -16,11 +16,11 @@ describe('Limiter retries (virtual time)', () => {
     // random = 0.5, base 100 doubling, cap 1000: waits of 50, 100, 200, 400.
     expect(attempts.slice(1).map((t, i) => t - attempts[i]!)).toEqual([50, 100, 200, 400]);
     const retries = events.filter((e) => e.type === 'retry');
-    expect(retries.map((e) => [e.attempt, e.status, e.error, e.waitMs])).toEqual([
-      [1, 500, 'ApiError', 50],
-      [2, 504, 'ApiError', 100],
-      [3, undefined, 'NetworkError', 200],
-      [4, undefined, 'TimeoutError', 400],
+    expect(retries.map((e) => [e.attempt, e.status, e.code, e.waitMs])).toEqual([
+      [1, 500, 'CDN_ERR_API', 50],
+      [2, 504, 'CDN_ERR_API', 100],
+      [3, undefined, 'CDN_ERR_NETWORK', 200],
+      [4, undefined, 'CDN_ERR_TIMEOUT', 400],
     ]);
     expect(events.filter((e) => e.type === 'call').map((e) => e.status)).toEqual([500, 504, undefined, undefined, 200]);
     expect(events.some((e) => e.type === 'error')).toBe(false);

@@ -92,7 +92,7 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
     expect(sim.stats.apis.statistic.requests).toBe(4);
     expect(sim.stats.apis.statistic.admittedAt).toHaveLength(1);
     const retries = events.filter((e) => e.type === 'retry');
-    expect(retries.map((e) => e.status ?? e.error)).toEqual([500, 504, 'NetworkError']);
+    expect(retries.map((e) => e.status ?? e.code)).toEqual([500, 504, 'CDN_ERR_NETWORK']);
   });
 
   it('throws the last typed error when the deadline passes', async () => {
@@ -101,7 +101,7 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
     const err = await limiters.run('statistic', () => statisticCall(http), { deadlineMs: 300 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(sim.stats.apis.statistic.requests).toBeGreaterThan(1);
-    expect(events.at(-1)).toMatchObject({ type: 'error', error: 'NetworkError' });
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'CDN_ERR_NETWORK' });
   });
 
   it('through the HttpClient gate, does not retry a non-retryable answer (401: no valid token)', async () => {
@@ -113,7 +113,7 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
       expect((err as ApiError).status).toBe(401);
       expect(String(err)).not.toContain('not-a-token');
       expect(sim.stats.apis.statistic.requests).toBe(1);
-      expect(events).toContainEqual({ type: 'error', api: 'statistic', attempt: 1, reason: 'final', status: 401, error: 'ApiError' });
+      expect(events).toContainEqual({ type: 'error', api: 'statistic', attempt: 1, reason: 'final', status: 401, code: 'CDN_ERR_API' });
       expect(events.filter((e) => e.type === 'retry')).toEqual([]);
     } finally {
       await wrongToken.close();

@@ -86,7 +86,7 @@ describe.skipIf(opensslMissing)('TLS verification is on by default', () => {
     const err = await call(http, 'metrics').catch((e: unknown) => e);
     await http.close();
     expect(err).toBeInstanceOf(NetworkError);
-    expect((err as NetworkError).code).toMatch(/CERT|SELF_SIGNED/);
+    expect((err as NetworkError).causeCode).toMatch(/CERT|SELF_SIGNED/);
     expect((err as NetworkError).message).not.toContain(TOKEN);
     expect(https.seen).toEqual([]);
   });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ApiError, NetworkError, TimeoutError } from '../../src/http/errors.js';
+import { errorCodeOf } from '../../src/errors.js';
+import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError } from '../../src/http/errors.js';
 import { SCHEMA } from '../../src/schema.js';
 import { METRICS } from '../../src/telemetry/metrics.js';
-import { outcomeOf } from '../../src/telemetry/outcome.js';
+import { callOutcome } from '../../src/telemetry/outcome.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { parsePrometheus } from './prometheus-parse.js';
 
@@ -106,13 +107,16 @@ describe('Telemetry.prometheus', () => {
   });
 });
 
-describe('outcomeOf', () => {
+describe('callOutcome', () => {
   const request = { api: 'metrics' as const, method: 'GET', url: 'http://x/' };
-  it('uses the HTTP status when the API answered, else the failure kind', () => {
-    expect(outcomeOf(new ApiError({ status: 503, body: {}, request }))).toBe(503);
-    expect(outcomeOf(new TimeoutError(request, 1000))).toBe('timeout');
-    expect(outcomeOf(new NetworkError(request, 'ECONNRESET'))).toBe('network');
-    expect(outcomeOf(new Error('x'))).toBe('error');
+  const outcome = (err: unknown, status?: number) => callOutcome(status, errorCodeOf(err));
+  it('uses the HTTP status when the API answered, else the failure kind of the error code', () => {
+    expect(outcome(new ApiError({ status: 503, body: {}, request }), 503)).toBe(503);
+    expect(outcome(new TimeoutError(request, 1000))).toBe('timeout');
+    expect(outcome(new NetworkError(request, 'ECONNRESET'))).toBe('network');
+    expect(outcome(new ResponseFormatError(request, 'not JSON', '<html>', 'not-json'))).toBe('bad_response');
+    expect(outcome(new BodyTooLargeError(request, 200, 1024, 4096, 0))).toBe('bad_response');
+    expect(outcome(new Error('x'))).toBe('error');
   });
 });
 
