@@ -163,6 +163,7 @@ export class Collector {
   /** Records first, state after: the checkpoint moves only once the sink has confirmed the span's points. */
   private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<void> {
     await writeWithRetry(this.deps.sink, points, {
+      clock: this.deps.clock,
       deadlineMs: this.deps.sinkRetryMs ?? 60_000,
       stopping: () => this.stopping,
       onRetry: (err, waitMs) => this.deps.log.warn({ job: job.key, err: err.message, waitMs }, 'write failed; retrying'),

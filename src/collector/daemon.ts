@@ -70,12 +70,13 @@ async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
     if (job.backfill) {
       rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.
-      await rt.store.compact(job.key, Date.now() - rt.config.state.horizon);
-      await rt.collector.compactSetAside(job, Date.now() - rt.config.state.horizon);
+      const horizon = rt.clock.now() - rt.config.state.horizon;
+      await rt.store.compact(job.key, horizon);
+      await rt.collector.compactSetAside(job, horizon);
     }
   }
   try {
-    await rt.sink.write(rt.telemetry.toPoints(Date.now()));
+    await rt.sink.write(rt.telemetry.toPoints(rt.clock.now()));
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'self-monitoring points not written');
   }

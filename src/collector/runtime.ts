@@ -18,6 +18,8 @@ import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
   config: CollectorConfig;
+  /** The clock everything of this runtime reads (limiters, checkpoints, telemetry, the daemon's housekeeping). */
+  clock: Clock;
   collector: Collector;
   http: HttpClient;
   limiters: LimiterSet;
@@ -79,6 +81,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   });
   return {
     config,
+    clock,
     collector,
     http,
     limiters,

@@ -1,27 +1,38 @@
+import { intervalClock, type Clock } from '../clock.js';
 import { backoffDelay, DEFAULT_BACKOFF } from '../limit/backoff.js';
+import { sleeperFor, sleepUntil } from '../limit/sleep.js';
+import type { Sleeper } from '../limit/types.js';
 import type { Point } from '../points.js';
 import { SinkError } from '../sink/errors.js';
 import type { Sink, WriteResult } from '../sink/types.js';
+
+export interface WriteRetryOptions {
+  /** The collector's clock: the deadline and the waits run on it (its monotonic twin for the system clock). */
+  clock: Clock;
+  /** How waiting is done (tests pass virtual time). Default: `sleeperFor(clock)`, as the limiter does. */
+  sleep?: Sleeper;
+  deadlineMs: number;
+  stopping: () => boolean;
+  onRetry?: (err: SinkError, waitMs: number) => void;
+}
 
 /**
  * Writes through a short database outage: a retryable SinkError (network, 5xx, 429, timeout) is retried with
  * full-jitter backoff until `deadlineMs` has passed or `stopping()` says to give up; then the last error is thrown
  * and the span stays unconfirmed (collected again on the next pass). Replays are idempotent: same series and time.
  */
-export async function writeWithRetry(
-  sink: Sink,
-  points: readonly Point[],
-  options: { deadlineMs: number; stopping: () => boolean; onRetry?: (err: SinkError, waitMs: number) => void },
-): Promise<WriteResult> {
-  const giveUpAt = Date.now() + options.deadlineMs;
+export async function writeWithRetry(sink: Sink, points: readonly Point[], options: WriteRetryOptions): Promise<WriteResult> {
+  const clock = intervalClock(options.clock);
+  const sleep = options.sleep ?? sleeperFor(clock);
+  const giveUpAt = clock.now() + options.deadlineMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await sink.write(points);
     } catch (err) {
       const waitMs = Math.max(200, backoffDelay(attempt, { ...DEFAULT_BACKOFF, baseMs: 1000 }, Math.random));
-      if (!(err instanceof SinkError) || !err.retryable || options.stopping() || Date.now() + waitMs > giveUpAt) throw err;
+      if (!(err instanceof SinkError) || !err.retryable || options.stopping() || clock.now() + waitMs > giveUpAt) throw err;
       options.onRetry?.(err, waitMs);
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      await sleepUntil(clock, sleep, clock.now() + waitMs);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { writeWithRetry } from '../../src/collector/write-retry.js';
+import { ManualClock } from '../../src/clock.js';
+import { writeWithRetry, type WriteRetryOptions } from '../../src/collector/write-retry.js';
 import { SinkError } from '../../src/sink/errors.js';
 import type { Sink } from '../../src/sink/types.js';
 
@@ -19,13 +20,19 @@ function flakySink(errors: SinkError[]): Sink & { calls: number } {
   return sink;
 }
 
+/** Retries on virtual time: each wait moves the injected clock instead of sleeping. */
+function virtualTime(options: Omit<WriteRetryOptions, 'clock' | 'sleep'>): WriteRetryOptions & { clock: ManualClock } {
+  const clock = new ManualClock(0);
+  return { ...options, clock, sleep: async (ms) => clock.advance(ms) };
+}
+
 describe('writes through a database outage', () => {
   const down = () => new SinkError('fake', undefined, true, 'ECONNREFUSED');
 
   it('retries retryable failures until the database answers', async () => {
     const sink = flakySink([down(), down()]);
     const retries: number[] = [];
-    const result = await writeWithRetry(sink, [], { deadlineMs: 10_000, stopping: () => false, onRetry: (_e, ms) => retries.push(ms) });
+    const result = await writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => false, onRetry: (_e, ms) => retries.push(ms) }));
     expect(result).toEqual({ written: 1, rejected: 0 });
     expect(sink.calls).toBe(3);
     expect(retries).toHaveLength(2);
@@ -33,14 +40,23 @@ describe('writes through a database outage', () => {
 
   it('throws a non-retryable failure at once', async () => {
     const sink = flakySink([new SinkError('fake', 401, false, 'unauthorized')]);
-    await expect(writeWithRetry(sink, [], { deadlineMs: 10_000, stopping: () => false })).rejects.toThrow(/unauthorized/);
+    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => false }))).rejects.toThrow(/unauthorized/);
     expect(sink.calls).toBe(1);
   });
 
   it('gives up at the deadline or when stopping, so the span stays unconfirmed', async () => {
     const sink = flakySink([down(), down(), down()]);
-    await expect(writeWithRetry(sink, [], { deadlineMs: 0, stopping: () => false })).rejects.toThrow(/ECONNREFUSED/);
-    await expect(writeWithRetry(sink, [], { deadlineMs: 10_000, stopping: () => true })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 0, stopping: () => false }))).rejects.toThrow(/ECONNREFUSED/);
+    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => true }))).rejects.toThrow(/ECONNREFUSED/);
     expect(sink.calls).toBe(2);
+  });
+
+  it('measures the deadline and the waits on the injected clock', async () => {
+    const sink = flakySink(Array.from({ length: 100 }, down));
+    const options = virtualTime({ deadlineMs: 60_000, stopping: () => false });
+    await expect(writeWithRetry(sink, [], options)).rejects.toThrow(/ECONNREFUSED/);
+    expect(sink.calls).toBeGreaterThan(2);
+    expect(options.clock.now()).toBeGreaterThan(0);
+    expect(options.clock.now()).toBeLessThanOrEqual(60_000);
   });
 });
