@@ -4,11 +4,12 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError, NetworkError } from '../../src/http/errors.js';
 import { LimiterSet } from '../../src/limit/limiter-set.js';
 import type { LimiterEvent } from '../../src/limit/types.js';
+import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { maxInSlidingWindow } from '../../src/sim/stats.js';
 import { useSimulator } from '../helpers/sim.js';
 
 const ctx = useSimulator({
-  quotas: { statistic: { calls: 5, periodMs: 1000 }, streamstat: null, metrics: null, dvr: null },
+  quotas: { ...NO_QUOTAS, statistic: { calls: 5, periodMs: 1000 } },
 });
 
 /** Statuses the simulator's faults inject; any other answer means the call passed the quota and reached the route. */
