@@ -2,15 +2,14 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
-import { collectableEnd, spans as cutSpans } from '../plan/windows.js';
+import { pendingSpans } from '../plan/pending.js';
 import type { Point } from '../points.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
-import { advanceWatermark, mergeSpan, subtractSpans } from '../state/spans.js';
+import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { floorTo } from '../time.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
 
@@ -84,28 +83,7 @@ export class Collector {
    * since then do not count as missing.
    */
   pending(job: CollectJob, range?: Span, now = this.deps.clock.now()): Span[] {
-    const { store, horizonMs, initialLookbackMs } = this.deps;
-    const rule = job.rule;
-    if (!job.backfill) {
-      if (job.currentSpans) return job.currentSpans(now);
-      const from = floorTo(now, rule.stepMs);
-      return [{ from, to: from + rule.stepMs }];
-    }
-    const newest = collectableEnd(rule, now);
-    const end = Math.min(newest, range?.to ?? Infinity);
-    // A new job starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
-    // the lookback, it would never start); once it has confirmed or set aside a span, the oldest of those fixes its
-    // origin (a set-aside first span stays pending for its retry).
-    const first = Math.min(store.confirmed(job.key)[0]?.from ?? Infinity, this.aside.list(job.key)[0]?.from ?? Infinity);
-    const origin = range?.from ?? (Number.isFinite(first) ? first : newest - initialLookbackMs);
-    const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
-    if (start >= end) return [];
-    // Set-aside spans are skipped until their slow retry is due: every pass would otherwise spend a call on each.
-    const waiting = this.aside.waiting(job.key, now);
-    return store
-      .missing(job.key, start, end)
-      .flatMap((gap) => subtractSpans(waiting, gap.from, gap.to))
-      .flatMap((gap) => cutSpans(rule, gap.from, gap.to));
+    return pendingSpans(job, { ...this.deps, aside: this.aside }, now, range);
   }
 
   /**
@@ -135,7 +113,7 @@ export class Collector {
       await settleWrite();
       if (failure) break;
       if (!points) {
-        if (job.backfill && isSpanFault(collectError) && (await this.setAside(job, span, collectError))) {
+        if (job.checkpointed && isSpanFault(collectError) && (await this.setAside(job, span, collectError))) {
           result.setAside++;
           continue;
         }
@@ -167,9 +145,9 @@ export class Collector {
       stopping: () => this.stopping,
       onRetry: (err, waitMs) => this.deps.log.warn({ job: job.key, err: err.message, waitMs }, 'write failed; retrying'),
     });
-    if (job.backfill) await this.deps.store.confirm(job.key, span);
+    if (job.checkpointed) await this.deps.store.confirm(job.key, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
-    if (job.backfill && (await this.aside.resolve(job.key, span)) > 0) {
+    if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
       this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
     }
@@ -199,7 +177,7 @@ export class Collector {
    * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`).
    */
   lagMs(job: CollectJob): number {
-    if (!job.backfill) return 0;
+    if (!job.checkpointed) return 0;
     const mark = this.deps.store.watermark(job.key);
     if (mark === undefined) return 0;
     const handled = this.aside.list(job.key).reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));

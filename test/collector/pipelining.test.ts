@@ -10,6 +10,7 @@ import type { LimiterSet } from '../../src/limit/index.js';
 import type { Point } from '../../src/points.js';
 import { SinkError } from '../../src/sink/errors.js';
 import type { Sink } from '../../src/sink/types.js';
+import { SINGLE_CALL } from '../../src/sources/paging.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
@@ -38,8 +39,8 @@ async function setup(writeGates: Array<ReturnType<typeof deferred>>) {
     key: 'fake/job',
     api: 'metrics',
     rule: { stepMs: MIN, delayMs: 0, maxSpanMs: MIN },
-    backfill: true,
-    callsPerSpan: 1,
+    checkpointed: true,
+    callsFor: () => SINGLE_CALL,
     async collect(span) {
       events.push(`fetch ${index(span)}`);
       return [{ measurement: 'm', tags: {}, fields: { v: index(span) }, time: span.from } as Point];
