@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
+import type { Priority } from '../limit/types.js';
 import { pendingSpans } from '../plan/pending.js';
 import type { Point } from '../points.js';
 import type { Sink } from '../sink/types.js';
@@ -12,8 +13,6 @@ import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
-
-export type Priority = 'live' | 'backfill';
 
 export interface CollectorDeps {
   jobs: CollectJob[];
@@ -50,7 +49,8 @@ export interface PassResult {
  * its points. One failing job or API never stops the others.
  */
 export class Collector {
-  private readonly running = new Map<string, Promise<PassResult>>();
+  /** The newest pass of each job that runs or waits to run (each one waits for the one before it). */
+  private readonly running = new Map<string, RunningPass>();
   private stopping = false;
   private readonly aside: SetAsideStore;
 
@@ -68,13 +68,22 @@ export class Collector {
     return Promise.all(this.deps.jobs.map((job) => this.runOnce(job, 'live')));
   }
 
-  /** Collects what is missing of `job` in [range.from, range.to) (default: origin … newest collectable window). */
+  /**
+   * Collects what is missing of `job` in [range.from, range.to) (default: origin … newest collectable window). Single
+   * flight per job: a request equal to the job's newest pass (same priority and range, no `onSpan` of its own) shares
+   * that pass and its result; any other request waits for it to end, then runs its own pass — it never gets a result
+   * about another range or priority.
+   */
   runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
-    const existing = this.running.get(job.key);
-    if (existing) return existing;
-    const pass = this.pass(job, priority, range, onSpan).finally(() => this.running.delete(job.key));
-    this.running.set(job.key, pass);
-    return pass;
+    const newest = this.running.get(job.key);
+    if (newest && !onSpan && newest.priority === priority && sameRange(newest.range, range)) return newest.result;
+    const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
+    const entry: RunningPass = { priority, range, result: after.then(() => this.pass(job, priority, range, onSpan)) };
+    this.running.set(job.key, entry);
+    void entry.result.finally(() => {
+      if (this.running.get(job.key) === entry) this.running.delete(job.key);
+    }).catch(noop);
+    return entry.result;
   }
 
   /**
@@ -197,9 +206,21 @@ export class Collector {
   /** Graceful stop: no new spans start; in-flight spans finish and are confirmed. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.allSettled([...this.running.values()]);
+    await Promise.allSettled([...this.running.values()].map((p) => p.result));
   }
 }
+
+interface RunningPass {
+  priority: Priority;
+  range: Span | undefined;
+  result: Promise<PassResult>;
+}
+
+function sameRange(a: Span | undefined, b: Span | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.from === b.from && a.to === b.to);
+}
+
+function noop(): void {}
 
 export function spanText(span: Span): string {
   return `${new Date(span.from).toISOString()}/${new Date(span.to).toISOString()}`;
