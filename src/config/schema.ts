@@ -234,5 +234,4 @@ export const configSchema = z
 
 export type CollectorConfig = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
-export type SinkConfig = CollectorConfig['sink'];
 export { GROUPINGS_STATISTIC, GROUPINGS_STREAMSTAT };
