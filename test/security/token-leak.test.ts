@@ -6,7 +6,7 @@ import { FAULT_KINDS, type FaultPlan } from '../../src/sim/faults.js';
 import { configQuotasOf } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { HOUR } from '../../src/time.js';
-import { runCli } from '../chaos/child.js';
+import { runCli } from '../helpers/cli.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import { startFakeWriteServer } from '../sink/fake-server.js';
 
