@@ -15,7 +15,7 @@ import { HOUR, MINUTE } from '../../src/time.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
 import { runCli } from '../helpers/cli.js';
-import { confirmedMs, readCheckpoints, readDeadLetters, regressions, type Checkpoint } from './child.js';
+import { confirmedMs, readCheckpoints, readDeadLetters, regressions, type Checkpoint } from '../helpers/state-files.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
 const APIS: ApiName[] = ['metrics', 'statistic', 'streamstat', 'dvr'];
