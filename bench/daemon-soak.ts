@@ -52,7 +52,7 @@ async function jobLoop(job: (typeof rt.collector.jobs)[number]): Promise<void> {
     await rt.collector.runOnce(job, 'live');
     const now = clock.now();
     const next = rt.store.watermark(job.key);
-    if (job.backfill && next !== undefined && next !== mark) {
+    if (job.checkpointed && next !== undefined && next !== mark) {
       // The newest confirmed window ends at the watermark; it became collectable `delayMs` later.
       const collectableAt = next + job.rule.delayMs;
       if (collectableAt >= warmUntil) freshnessS.push((now - collectableAt) / SPEED / 1000);
@@ -69,7 +69,7 @@ async function housekeeping(): Promise<void> {
     await delay(MINUTE / SPEED);
     for (const job of rt.collector.jobs) {
       rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
-      if (job.backfill) await rt.store.compact(job.key, clock.now() - config.state.horizon);
+      if (job.checkpointed) await rt.store.compact(job.key, clock.now() - config.state.horizon);
     }
     await rt.sink.write(rt.telemetry.toPoints(clock.now()));
   }

@@ -1,7 +1,7 @@
 /**
  * Quota efficiency: a backfill of every job over 7 simulated days against the simulator, with every quota period
  * scaled from 1 minute to 2 s (same calls per period as the spec; metrics 120, statistic 5, streamstat 30, dvr 60).
- * Reports, per API, the calls planned (spans × callsPerSpan) and made (what the simulator admitted; paging may add
+ * Reports, per API, the calls planned (the least calls of planBackfill) and made (what the simulator admitted; paging may add
  * calls), the 429s (must be 0), and for the binding API — the one whose quota needs longest — wall time ÷ (calls ÷
  * quota rate). Target ≤ 1.05.
  *
@@ -10,7 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planBackfill, runBackfill } from '../src/collector/backfill.js';
+import { runBackfill } from '../src/collector/backfill.js';
+import { planBackfill } from '../src/plan/planner.js';
 import { API_NAMES, type ApiName } from '../src/spec/apis.js';
 import { scaledQuotas } from '../src/sim/quota.js';
 import { maxInSlidingWindow } from '../src/sim/stats.js';

@@ -1,14 +1,14 @@
 import { Command } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { systemClock } from '../clock.js';
-import { planBackfill, runBackfill, type BackfillPlan } from '../collector/backfill.js';
+import { runBackfill } from '../collector/backfill.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { applyShard, shardOption, type Shard } from '../config/shard.js';
 import type { ApiName } from '../spec/apis.js';
 import { createLogger, type Logger } from '../log.js';
-import { estimateDuration } from '../plan/planner.js';
+import { estimateDuration, planBackfill, type BackfillPlan } from '../plan/planner.js';
 import { CliError, collect, EXIT_USAGE, parseTimeOption } from './common.js';
 
 interface BackfillOptions {
@@ -61,12 +61,10 @@ export function backfillCommand(): Command {
 
 function quotaDuration(plan: BackfillPlan, rt: Runtime): number {
   const q = rt.config.quotas;
-  return Math.max(
-    0,
-    ...(Object.entries(plan.calls) as Array<[ApiName, number]>).map(([api, calls]) =>
-      estimateDuration(calls, { calls: q[api].calls, periodMs: q[api].period }),
-    ),
+  const quotas = Object.fromEntries(
+    (Object.keys(plan.calls) as ApiName[]).map((api) => [api, { calls: q[api].calls, periodMs: q[api].period }]),
   );
+  return estimateDuration(plan.calls, quotas);
 }
 
 function printPlan(plan: BackfillPlan, rt: Runtime, json: boolean): void {
@@ -75,11 +73,15 @@ function printPlan(plan: BackfillPlan, rt: Runtime, json: boolean): void {
     to: new Date(plan.range.to).toISOString(),
     jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })),
     calls: plan.calls,
+    pagingMayAdd: plan.pagingMayAdd,
     minimumDurationSec: Math.round(quotaDuration(plan, rt) / 1000),
   };
   if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs\n`);
-  for (const [api, calls] of Object.entries(plan.calls)) process.stdout.write(`  ${api}: ${calls} calls\n`);
+  for (const [api, calls] of Object.entries(plan.calls) as Array<[ApiName, number]>) {
+    const more = plan.pagingMayAdd.includes(api) ? ' at least (paging can add calls)' : '';
+    process.stdout.write(`  ${api}: ${calls} calls${more}\n`);
+  }
   process.stdout.write(`  at least ${summary.minimumDurationSec} s under the configured quotas\n`);
 }
 

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { systemClock } from '../clock.js';
-import { planBackfill, runBackfill } from '../collector/backfill.js';
+import { runBackfill } from '../collector/backfill.js';
+import { planBackfill } from '../plan/planner.js';
 import { startDaemon } from '../collector/daemon.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { parseConfig } from '../config/loader.js';
@@ -73,7 +74,7 @@ function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: nu
   // Missing of what was collectable when the range was planned: a window that became collectable since (say a
   // 5-minute statistics bucket) is the live schedule's, and may still wait for its quota when the demo stops.
   const missing = rt.collector.jobs
-    .filter((j) => j.backfill)
+    .filter((j) => j.checkpointed)
     .reduce((n, job) => n + rt.collector.pending(job, range, range.to).length, 0);
   const lines = [
     'Summary',

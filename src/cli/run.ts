@@ -33,6 +33,9 @@ export function runCommand(): Command {
         return;
       }
       const health = config.http.port !== undefined ? await startHealthServer(rt, config.http) : undefined;
+      // A mistyped key would silently leave that job on the general limit.
+      const unknownLagKeys = Object.keys(config.http.jobMaxLag).filter((key) => !rt.collector.jobs.some((j) => j.key === key));
+      if (unknownLagKeys.length > 0) log.warn({ keys: unknownLagKeys }, 'http.jobMaxLag names no job of this collector (or shard)');
       const daemon = startDaemon(rt, log);
       log.info({ jobs: rt.collector.jobs.length, health: health?.url }, 'collector started');
       await new Promise<void>((resolve) => {

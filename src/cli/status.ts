@@ -23,7 +23,7 @@ export function statusCommand(): Command {
     .action(async (o: { config: string; json?: boolean }) => {
       const config = loadConfigFile(o.config);
       const snapshot = await readStateSnapshot(config.state.dir);
-      const jobs = statusOf(snapshot, buildJobs(config).filter((j) => j.backfill).map((j) => j.key));
+      const jobs = statusOf(snapshot, buildJobs(config).filter((j) => j.checkpointed).map((j) => j.key));
       if (o.json) process.stdout.write(`${JSON.stringify({ stateDir: config.state.dir, jobs, problems: snapshot.problems }, null, 2)}\n`);
       else process.stdout.write(renderText(config.state.dir, jobs, snapshot.problems));
       // A state file that cannot be read is worth a non-zero exit (monitoring scripts); set-aside spans are not.

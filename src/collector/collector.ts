@@ -2,19 +2,17 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
-import { collectableEnd, spans as cutSpans } from '../plan/windows.js';
+import type { Priority } from '../limit/types.js';
+import { pendingSpans } from '../plan/pending.js';
 import type { Point } from '../points.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
-import { advanceWatermark, mergeSpan, subtractSpans } from '../state/spans.js';
+import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { floorTo } from '../time.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
-
-export type Priority = 'live' | 'backfill';
 
 export interface CollectorDeps {
   jobs: CollectJob[];
@@ -51,7 +49,8 @@ export interface PassResult {
  * its points. One failing job or API never stops the others.
  */
 export class Collector {
-  private readonly running = new Map<string, Promise<PassResult>>();
+  /** The newest pass of each job that runs or waits to run (each one waits for the one before it). */
+  private readonly running = new Map<string, RunningPass>();
   private stopping = false;
   private readonly aside: SetAsideStore;
 
@@ -69,13 +68,22 @@ export class Collector {
     return Promise.all(this.deps.jobs.map((job) => this.runOnce(job, 'live')));
   }
 
-  /** Collects what is missing of `job` in [range.from, range.to) (default: origin … newest collectable window). */
+  /**
+   * Collects what is missing of `job` in [range.from, range.to) (default: origin … newest collectable window). Single
+   * flight per job: a request equal to the job's newest pass (same priority and range, no `onSpan` of its own) shares
+   * that pass and its result; any other request waits for it to end, then runs its own pass — it never gets a result
+   * about another range or priority.
+   */
   runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
-    const existing = this.running.get(job.key);
-    if (existing) return existing;
-    const pass = this.pass(job, priority, range, onSpan).finally(() => this.running.delete(job.key));
-    this.running.set(job.key, pass);
-    return pass;
+    const newest = this.running.get(job.key);
+    if (newest && !onSpan && newest.priority === priority && sameRange(newest.range, range)) return newest.result;
+    const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
+    const entry: RunningPass = { priority, range, result: after.then(() => this.pass(job, priority, range, onSpan)) };
+    this.running.set(job.key, entry);
+    void entry.result.finally(() => {
+      if (this.running.get(job.key) === entry) this.running.delete(job.key);
+    }).catch(noop);
+    return entry.result;
   }
 
   /**
@@ -84,28 +92,7 @@ export class Collector {
    * since then do not count as missing.
    */
   pending(job: CollectJob, range?: Span, now = this.deps.clock.now()): Span[] {
-    const { store, horizonMs, initialLookbackMs } = this.deps;
-    const rule = job.rule;
-    if (!job.backfill) {
-      if (job.currentSpans) return job.currentSpans(now);
-      const from = floorTo(now, rule.stepMs);
-      return [{ from, to: from + rule.stepMs }];
-    }
-    const newest = collectableEnd(rule, now);
-    const end = Math.min(newest, range?.to ?? Infinity);
-    // A new job starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
-    // the lookback, it would never start); once it has confirmed or set aside a span, the oldest of those fixes its
-    // origin (a set-aside first span stays pending for its retry).
-    const first = Math.min(store.confirmed(job.key)[0]?.from ?? Infinity, this.aside.list(job.key)[0]?.from ?? Infinity);
-    const origin = range?.from ?? (Number.isFinite(first) ? first : newest - initialLookbackMs);
-    const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
-    if (start >= end) return [];
-    // Set-aside spans are skipped until their slow retry is due: every pass would otherwise spend a call on each.
-    const waiting = this.aside.waiting(job.key, now);
-    return store
-      .missing(job.key, start, end)
-      .flatMap((gap) => subtractSpans(waiting, gap.from, gap.to))
-      .flatMap((gap) => cutSpans(rule, gap.from, gap.to));
+    return pendingSpans(job, { ...this.deps, aside: this.aside }, now, range);
   }
 
   /**
@@ -135,7 +122,7 @@ export class Collector {
       await settleWrite();
       if (failure) break;
       if (!points) {
-        if (job.backfill && isSpanFault(collectError) && (await this.setAside(job, span, collectError))) {
+        if (job.checkpointed && isSpanFault(collectError) && (await this.setAside(job, span, collectError))) {
           result.setAside++;
           continue;
         }
@@ -168,9 +155,9 @@ export class Collector {
       stopping: () => this.stopping,
       onRetry: (err, waitMs) => this.deps.log.warn({ job: job.key, err: err.message, waitMs }, 'write failed; retrying'),
     });
-    if (job.backfill) await this.deps.store.confirm(job.key, span);
+    if (job.checkpointed) await this.deps.store.confirm(job.key, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
-    if (job.backfill && (await this.aside.resolve(job.key, span)) > 0) {
+    if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
       this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
     }
@@ -200,7 +187,7 @@ export class Collector {
    * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`).
    */
   lagMs(job: CollectJob): number {
-    if (!job.backfill) return 0;
+    if (!job.checkpointed) return 0;
     const mark = this.deps.store.watermark(job.key);
     if (mark === undefined) return 0;
     const handled = this.aside.list(job.key).reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
@@ -220,9 +207,21 @@ export class Collector {
   /** Graceful stop: no new spans start; in-flight spans finish and are confirmed. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.allSettled([...this.running.values()]);
+    await Promise.allSettled([...this.running.values()].map((p) => p.result));
   }
 }
+
+interface RunningPass {
+  priority: Priority;
+  range: Span | undefined;
+  result: Promise<PassResult>;
+}
+
+function sameRange(a: Span | undefined, b: Span | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.from === b.from && a.to === b.to);
+}
+
+function noop(): void {}
 
 export function spanText(span: Span): string {
   return `${new Date(span.from).toISOString()}/${new Date(span.to).toISOString()}`;

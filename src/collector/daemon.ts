@@ -67,7 +67,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
     rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
-    if (job.backfill) {
+    if (job.checkpointed) {
       rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.
       const horizon = rt.clock.now() - rt.config.state.horizon;

@@ -84,6 +84,9 @@ function typeName(node: ZodTypeAny, path: string): string {
     const of = item instanceof z.ZodObject ? `objects (see \`${path}[]\`)` : typeName(item, `${path}[]`);
     return `${node._def.minLength ? 'non-empty ' : ''}list of ${of}`;
   }
+  if (node instanceof z.ZodRecord) {
+    return `map of ${typeName(unwrap(node._def.keyType as ZodTypeAny).inner, path)} → ${typeName(unwrap(node._def.valueType as ZodTypeAny).inner, path)}`;
+  }
   if (node instanceof z.ZodObject) return `object (see \`${path}\`)`;
   if (node instanceof z.ZodDiscriminatedUnion) return `object, by \`${String(node._def.discriminator)}\` (see \`${path}\`)`;
   throw new Error(`config reference: no rendering for ${String(node._def.typeName)} at ${path}`);

@@ -219,6 +219,12 @@ export const configSchema = z
           .default('127.0.0.1')
           .describe('listener address; containers set 0.0.0.0 so their health checks reach it'),
         maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
+        jobMaxLag: z
+          .record(z.string().min(1), duration)
+          .default({})
+          .describe(
+            'per-job lag limits replacing maxLag, by job key (e.g. statistic/acme/countries: 3h — statistics are read an hour late by design)',
+          ),
       })
       .strict()
       .default({})
@@ -228,5 +234,4 @@ export const configSchema = z
 
 export type CollectorConfig = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
-export type SinkConfig = CollectorConfig['sink'];
 export { GROUPINGS_STATISTIC, GROUPINGS_STREAMSTAT };

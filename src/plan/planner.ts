@@ -1,68 +1,43 @@
 /**
- * Planning of a collection range: which calls to make (oldest first) and what they cost under the quotas. Pure.
+ * The backfill planner: which spans of which jobs a range still lacks (the same `pending` a pass runs), what they cost
+ * in calls per API, and the least time the quotas impose on them. `backfill --dry-run` prints it; `runBackfill` runs it.
  */
-import type { ApiName } from '../spec/apis.js';
 import type { QuotaRule, QuotaSet } from '../limit/types.js';
-import { missingSpans, validateRule, type Span, type WindowRule } from './windows.js';
+import type { CollectJob, Span } from '../sources/types.js';
+import type { ApiName } from '../spec/apis.js';
 
-export interface JobDescriptor {
-  key: string;
-  api: ApiName;
-  rule: WindowRule;
-  /** HTTP calls one span costs (pages, per-account fan-out); default 1. */
-  callsPerSpan?: number;
+/** Where the planner reads jobs and their pending spans: the Collector, so the plan is what a pass would do. */
+export interface PendingSource {
+  readonly jobs: readonly CollectJob[];
+  pending(job: CollectJob, range?: Span): Span[];
 }
 
-/** One span of one job to read. It costs its job's `callsPerSpan` calls. */
-export interface PlannedCall {
-  key: string;
-  api: ApiName;
-  span: Span;
+export interface BackfillPlan {
+  range: Span;
+  jobs: Array<{ job: CollectJob; spans: Span[] }>;
+  /** The least calls per API: spans × calls per span, the pages of reads whose length is known included. */
+  calls: Partial<Record<ApiName, number>>;
+  /** APIs whose reads are paged by rows not known in advance: paging can add calls to their count. */
+  pagingMayAdd: ApiName[];
+  spans: number;
 }
 
-export interface Plan {
-  /** Oldest span first; jobs in the order given when spans start together. */
-  calls: PlannedCall[];
-  /** HTTP calls per API (spans × callsPerSpan). */
-  callsPerApi: Partial<Record<ApiName, number>>;
-  /** The least time each API's quota imposes on its calls (see `estimateDuration`). */
-  durationPerApiMs: Partial<Record<ApiName, number>>;
-  /** The least time the whole plan takes: APIs have separate quotas and run side by side, so the slowest API. */
-  minDurationMs: number;
-}
-
-/**
- * The calls that fill what `confirmed` (spans per job key) lacks of [from, to), and their estimate under `quotas`.
- * Only whole windows are planned; windows not yet collectable are the caller's concern (clip `to` with collectableEnd).
- */
-export function planCalls(
-  jobs: readonly JobDescriptor[],
-  range: Span,
-  confirmed: Readonly<Record<string, readonly Span[]>> | ReadonlyMap<string, readonly Span[]>,
-  quotas: QuotaSet = {},
-): Plan {
-  const confirmedOf = (key: string): readonly Span[] =>
-    (confirmed instanceof Map ? confirmed.get(key) : (confirmed as Record<string, readonly Span[]>)[key]) ?? [];
-  const calls: Array<PlannedCall & { order: number }> = [];
-  const callsPerApi: Partial<Record<ApiName, number>> = {};
-  jobs.forEach((job, order) => {
-    validateRule(job.rule, { name: job.key });
-    const perSpan = job.callsPerSpan ?? 1;
-    const jobSpans = missingSpans(job.rule, confirmedOf(job.key), range.from, range.to);
-    for (const span of jobSpans) calls.push({ key: job.key, api: job.api, span, order });
-    if (jobSpans.length > 0) callsPerApi[job.api] = (callsPerApi[job.api] ?? 0) + jobSpans.length * perSpan;
-  });
-  calls.sort((a, b) => a.span.from - b.span.from || a.order - b.order);
-  const durationPerApiMs: Partial<Record<ApiName, number>> = {};
-  for (const [api, count] of Object.entries(callsPerApi) as Array<[ApiName, number]>) {
-    durationPerApiMs[api] = estimateDuration(count, quotas[api] ?? null);
+/** Checkpointed jobs whose key is or starts with one of `filters` (all when empty), and their missing spans. */
+export function planBackfill(source: PendingSource, range: Span, filters: readonly string[] = []): BackfillPlan {
+  const selected = source.jobs.filter(
+    (j) => j.checkpointed && (filters.length === 0 || filters.some((f) => j.key === f || j.key.startsWith(`${f}/`))),
+  );
+  const jobs = selected.map((job) => ({ job, spans: source.pending(job, range) }));
+  const calls: Partial<Record<ApiName, number>> = {};
+  const paged = new Set<ApiName>();
+  for (const { job, spans } of jobs) {
+    for (const span of spans) {
+      const cost = job.callsFor(span);
+      calls[job.api] = (calls[job.api] ?? 0) + cost.least;
+      if (cost.paged) paged.add(job.api);
+    }
   }
-  return {
-    calls: calls.map(({ key, api, span }) => ({ key, api, span })),
-    callsPerApi,
-    durationPerApiMs,
-    minDurationMs: Math.max(0, ...Object.values(durationPerApiMs)),
-  };
+  return { range, jobs, calls, pagingMayAdd: [...paged], spans: jobs.reduce((n, j) => n + j.spans.length, 0) };
 }
 
 /**

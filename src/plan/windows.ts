@@ -6,7 +6,7 @@
  * Windows are read whole or not at all: a range end that is not aligned is rounded inwards, never into half a window.
  */
 import { ParameterError } from '../errors.js';
-import { mergeSpan, subtractSpans, type Span } from '../state/spans.js';
+import type { Span } from '../state/spans.js';
 import { MINUTE } from '../time.js';
 
 export type { Span } from '../state/spans.js';
@@ -57,15 +57,6 @@ export function ceilToStep(ms: number, stepMs: number): number {
   return Math.ceil(ms / stepMs) * stepMs;
 }
 
-/** The aligned windows that lie wholly inside [from, to), oldest first. */
-export function alignedWindows(from: number, to: number, stepMs: number): Span[] {
-  const windows: Span[] = [];
-  for (let start = ceilToStep(from, stepMs); start + stepMs <= to; start += stepMs) {
-    windows.push({ from: start, to: start + stepMs });
-  }
-  return windows;
-}
-
 /**
  * The end of the newest collectable window at `now`: window [a, a + step) is collectable iff a + step + delay ≤ now,
  * so the answer is floor((now − delay) / step) · step. Everything before it may be read.
@@ -87,22 +78,6 @@ export function spans(rule: WindowRule, from: number, to: number): Span[] {
     out.push({ from: cursor, to: Math.min(cursor + rule.maxSpanMs, end) });
   }
   return out;
-}
-
-/**
- * What is not yet confirmed among the whole windows of [from, to), as spans ready to call (gap filling).
- * `confirmed` may be unsorted and overlapping. A window that is only partly confirmed is missing as a whole.
- */
-export function missingSpans(rule: WindowRule, confirmed: readonly Span[], from: number, to: number): Span[] {
-  const start = ceilToStep(from, rule.stepMs);
-  const end = floorToStep(to, rule.stepMs);
-  if (start >= end) return [];
-  const covered = confirmed.filter((s) => s.from < s.to).reduce<Span[]>(mergeSpan, []);
-  // Widening each gap to whole windows can make neighbours touch; merging them again keeps calls few.
-  const gaps = subtractSpans(covered, start, end)
-    .map((gap) => ({ from: floorToStep(gap.from, rule.stepMs), to: ceilToStep(gap.to, rule.stepMs) }))
-    .reduce<Span[]>(mergeSpan, []);
-  return gaps.flatMap((gap) => spans(rule, gap.from, gap.to));
 }
 
 // ——— Rules of the four APIs ———

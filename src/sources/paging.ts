@@ -3,6 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import { PagingError } from '../http/errors.js';
 import { type ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
+import type { SpanCalls } from './types.js';
 
 /** Rows (or rows per bucket) asked for per call; the services' maximum limit is not shown (the simulator's is 1000). */
 export const PAGE_SIZE = 1000;
@@ -65,6 +66,17 @@ export async function collectPages<P extends Page>(
   const points: Point[] = [];
   for await (const page of walkPages(http, read, 0, pageSize)) points.push(...read.toPoints(page));
   return points;
+}
+
+/** A read that is one call whatever it returns. */
+export const SINGLE_CALL: SpanCalls = { least: 1, paged: false };
+
+/**
+ * A paged read (walkPages): at least the full pages of `knownRows` (a flat list whose length the span fixes, such as
+ * statistic buckets) plus the short or empty page that ends it; paging can add calls for rows not known in advance.
+ */
+export function pagedCalls(knownRows = 0, pageSize = PAGE_SIZE): SpanCalls {
+  return { least: Math.floor(knownRows / pageSize) + 1, paged: true };
 }
 
 /** A flat list (e.g. the buckets of statistic `/times`). */

@@ -1,18 +1,17 @@
 import type { HttpClient } from '../http/client.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
+import type { WindowRule } from '../plan/windows.js';
+import type { Span } from '../state/spans.js';
 
-/** Half-open time span [from, to) in epoch ms. */
-export interface Span {
-  from: number;
-  to: number;
-}
+export type { Span } from '../state/spans.js';
 
-/** How a job's time is cut: aligned windows of `stepMs`, readable `delayMs` after they close, ≤ `maxSpanMs` per call. */
-export interface JobRule {
-  stepMs: number;
-  delayMs: number;
-  maxSpanMs: number;
+/** What reading one span costs in HTTP calls, for planning (see planBackfill). */
+export interface SpanCalls {
+  /** Calls it takes at least: one, or the pages of a list whose length is known (statistic buckets). */
+  least: number;
+  /** Paging can add calls: how many rows come back is not known before the answer. */
+  paged: boolean;
 }
 
 /**
@@ -23,16 +22,17 @@ export interface CollectJob {
   /** Stable key of the checkpoint, e.g. `statistic/acme/countries`. */
   key: string;
   api: ApiName;
-  rule: JobRule;
+  rule: WindowRule;
   /**
-   * False for jobs without checkpoints: state snapshots (DVR: the past cannot be read) and provisional early reads of
-   * statistics (re-read once final by the checkpointed job). Such a job reads `currentSpans(now)` on every pass.
+   * True when the job keeps checkpoints: its gaps are filled and it can be backfilled. False for state snapshots (DVR:
+   * the past cannot be read) and provisional early reads of statistics (re-read once final by the checkpointed job);
+   * such a job reads `currentSpans(now)` on every pass.
    */
-  backfill: boolean;
+  checkpointed: boolean;
   /** Spans a non-checkpointed job reads now; default: the step window that contains `now`. */
   currentSpans?(now: number): Span[];
-  /** HTTP calls one span costs (paging excluded): for planning. */
-  callsPerSpan: number;
+  /** HTTP calls reading `span` costs: for planning. */
+  callsFor(span: Span): SpanCalls;
   /** Reads one span and maps it to points. Paging calls go through the same client. */
   collect(span: Span, http: HttpClient): Promise<Point[]>;
 }

@@ -1,6 +1,6 @@
 import { ParameterError } from '../errors.js';
 
-/** Half-open time span [from, to) in epoch ms. Structurally the same as the collector's `Span`. */
+/** Half-open time span [from, to) in epoch ms: the one span type of checkpoints, plans and jobs. */
 export interface Span {
   from: number;
   to: number;

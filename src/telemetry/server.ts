@@ -129,13 +129,13 @@ function send(res: ServerResponse, status: number, contentType: string, body: un
 /** The daemon's entry point: listener settings as in the `http` section of the configuration. */
 export function startHealthServer(
   deps: { telemetry: Telemetry },
-  http: { host?: string; port?: number; maxLag: number; jobMaxLag?: Record<string, number> },
+  http: { host?: string; port?: number; maxLag: number; jobMaxLag: Record<string, number> },
 ): Promise<TelemetryServer> {
   return startTelemetryServer({
     telemetry: deps.telemetry,
     ...(http.host !== undefined ? { host: http.host } : {}),
     ...(http.port !== undefined ? { port: http.port } : {}),
     maxLagMs: http.maxLag,
-    ...(http.jobMaxLag ? { jobMaxLagMs: http.jobMaxLag } : {}),
+    jobMaxLagMs: http.jobMaxLag,
   });
 }

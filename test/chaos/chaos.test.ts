@@ -14,7 +14,8 @@ import { StreamstatClient } from '../../src/sources/streamstat/client.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
-import { confirmedMs, readCheckpoints, readDeadLetters, regressions, runCli, type Checkpoint } from './child.js';
+import { runCli } from '../helpers/cli.js';
+import { confirmedMs, readCheckpoints, readDeadLetters, regressions, type Checkpoint } from '../helpers/state-files.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
 /** 20 % of the calls of every API fail, with every kind; a slow answer (3 s) outlasts the collector's 2 s timeout. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asStateIoError } from '../../src/state/errors.js';
-import { runCli } from './child.js';
+import { runCli } from '../helpers/cli.js';
 
 /** `backfill --dry-run` with `stateDir`: it opens the state dir (lock, checkpoints, quota journal) before planning. */
 async function backfillWithState(dir: string, stateDir: string) {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,20 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { configQuotasOf } from '../../src/sim/quota.js';
 import { DAY, HOUR } from '../../src/time.js';
+import { runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
-
-const CLI = join(import.meta.dirname, '../../bin/cdn-collector.js');
-
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('cdn-collector backfill (CLI)', () => {
   const s = useSimulator();
@@ -44,12 +31,15 @@ describe('cdn-collector backfill (CLI)', () => {
 
   it('--dry-run prints the plan (calls per API, minimum duration under the quotas) and calls nothing', async () => {
     const before = s.sim.stats.apis.statistic.requests + s.sim.stats.apis.metrics.requests;
-    const r = await run(['backfill', '--config', config(), '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString(), '--dry-run', '--json']);
+    const r = await runCli(['backfill', '--config', config(), '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString(), '--dry-run', '--json']).exited;
     expect(r.code, r.stderr).toBe(0);
-    const plan = JSON.parse(r.stdout) as { calls: Record<string, number>; minimumDurationSec: number; jobs: unknown[] };
+    const plan = JSON.parse(r.stdout) as { calls: Record<string, number>; pagingMayAdd: string[]; minimumDurationSec: number; jobs: unknown[] };
     // Metrics: 2 days of 10-minute windows, aggregate + by resource. Statistics: one call per day per grouping (4).
     expect(plan.calls.metrics).toBe(2 * 288);
     expect(plan.calls.statistic).toBe(2 * 4);
+    // Grouped reads are paged by rows not known in advance; metrics reads are one call each.
+    expect(plan.pagingMayAdd).toContain('statistic');
+    expect(plan.pagingMayAdd).not.toContain('metrics');
     // 8 statistic calls at 5 per minute need at least one full period.
     expect(plan.minimumDurationSec).toBeGreaterThanOrEqual(60);
     expect(s.sim.stats.apis.statistic.requests + s.sim.stats.apis.metrics.requests).toBe(before);
@@ -61,7 +51,7 @@ describe('cdn-collector backfill (CLI)', () => {
     [['--from', '2026-01-02', '--to', '2026-01-01'], /--from must be before --to/],
     [['--from', '2026-01-01', '--jobs', 'nope'], /--jobs/],
   ])('bad arguments exit 2 naming them (%#)', async (args, message) => {
-    const r = await run(['backfill', '--config', config(), ...args]);
+    const r = await runCli(['backfill', '--config', config(), ...args]).exited;
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planBackfill, runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/collector/backfill.js';
+import { planBackfill } from '../../src/plan/planner.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { HttpClient } from '../../src/http/client.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
@@ -49,7 +50,7 @@ describe.skipIf(skip)('backfill → InfluxDB 1.6.7', () => {
   };
 
   it('lands every window: no span is missing afterwards', () => {
-    const missing = rt.collector.jobs.filter((j) => j.backfill).flatMap((j) => rt.collector.pending(j, range));
+    const missing = rt.collector.jobs.filter((j) => j.checkpointed).flatMap((j) => rt.collector.pending(j, range));
     expect(missing).toEqual([]);
   });
 

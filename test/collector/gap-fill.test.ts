@@ -39,7 +39,7 @@ describe('gaps after downtime', () => {
     expect(second.collector.pending(metricsJob).length).toBeGreaterThan(25);
     const results = await second.collector.tick();
     expect(results.filter((r) => r.error)).toEqual([]);
-    for (const job of second.collector.jobs.filter((j) => j.backfill)) {
+    for (const job of second.collector.jobs.filter((j) => j.checkpointed)) {
       expect(second.collector.pending(job), job.key).toEqual([]);
     }
     // Every 10-minute window from the origin to the newest collectable one is in the output exactly once.

@@ -1,7 +1,8 @@
 import { InfluxDB } from '@influxdata/influxdb-client';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planBackfill, runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/collector/backfill.js';
+import { planBackfill } from '../../src/plan/planner.js';
 import { HttpClient } from '../../src/http/client.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';

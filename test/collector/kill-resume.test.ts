@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { HttpClient } from '../../src/http/client.js';
 import { configQuotasOf } from '../../src/sim/quota.js';
@@ -11,11 +10,12 @@ import { maxInSlidingWindow } from '../../src/sim/stats.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
+import { confirmedMs, readCheckpoints } from '../helpers/state-files.js';
+import { runCli } from '../helpers/cli.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import { serverSkipReason, startVictoriaMetrics, VICTORIA_BIN, type VictoriaMetricsServer } from '../helpers/servers.js';
 
 const skip = serverSkipReason(VICTORIA_BIN);
-const CLI = join(import.meta.dirname, '../../bin/cdn-collector.js');
 
 /**
  * `backfill` killed with -9 mid-run and started again resumes from its checkpoints and finishes with every window in
@@ -47,29 +47,20 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
     await Promise.all([sim?.close(), vm?.stop()]);
   });
 
-  const backfill = () =>
-    spawn(process.execPath, [CLI, 'backfill', '--config', configPath, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+  const backfill = () => runCli(['backfill', '--config', configPath, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()]);
 
   it('is killed twice, then completes with every window and exact totals', async () => {
+    const stateDir = join(dir, 'state');
     for (let kill = 0; kill < 2; kill++) {
-      const child = backfill();
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-      // Wait until it has confirmed some spans (checkpoint files appear), then pull the plug.
-      const stateDir = join(dir, 'state');
-      const before = countCheckpoints(stateDir);
-      const deadline = Date.now() + 30_000;
-      while (countCheckpoints(stateDir) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      await new Promise((r) => setTimeout(r, 300 * (kill + 1)));
+      const { child, exited } = backfill();
+      // Pull the plug once this run has confirmed spans of its own: more collected time than any run before it.
+      const before = confirmedMs(readCheckpoints(stateDir));
+      await vi.waitFor(() => expect(confirmedMs(readCheckpoints(stateDir))).toBeGreaterThan(before), { timeout: 30_000, interval: 50 });
       child.kill('SIGKILL');
-      expect(await exited).toBe('SIGKILL');
+      expect((await exited).signal).toBe('SIGKILL');
     }
 
-    const final = backfill();
-    let stderr = '';
-    final.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => final.once('exit', (c) => resolve(c)));
+    const { code, stderr } = await backfill().exited;
     expect(code, stderr).toBe(0);
 
     const store = await CheckpointStore.open(join(dir, 'state'));
@@ -97,14 +88,6 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
     }
   }, 120_000);
 });
-
-function countCheckpoints(stateDir: string): number {
-  try {
-    return readdirSync(stateDir).filter((f) => f.endsWith('.json')).length;
-  } catch {
-    return 0;
-  }
-}
 
 /** Replays write the same point again; a TSDB keeps one value per series and time, so count each time once. */
 function distinctTimes(series: Array<{ values: number[]; timestamps: number[] }>, from: number, to: number): Map<number, number> {

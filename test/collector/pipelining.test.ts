@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { Collector } from '../../src/collector/collector.js';
 import type { HttpClient } from '../../src/http/client.js';
@@ -10,6 +10,7 @@ import type { LimiterSet } from '../../src/limit/index.js';
 import type { Point } from '../../src/points.js';
 import { SinkError } from '../../src/sink/errors.js';
 import type { Sink } from '../../src/sink/types.js';
+import { SINGLE_CALL } from '../../src/sources/paging.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
@@ -28,6 +29,9 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: 
   return { promise, resolve, reject };
 }
 
+/** Resolves once every promise callback that can run has run: nothing here waits on I/O before the gates open. */
+const everyPromiseSettled = () => new Promise((resolve) => setImmediate(resolve));
+
 /** The order things happen in: `fetch N` starts, `write N` starts, `write N done`. */
 async function setup(writeGates: Array<ReturnType<typeof deferred>>) {
   const dir = mkdtempSync(join(tmpdir(), 'pipelining-'));
@@ -38,8 +42,8 @@ async function setup(writeGates: Array<ReturnType<typeof deferred>>) {
     key: 'fake/job',
     api: 'metrics',
     rule: { stepMs: MIN, delayMs: 0, maxSpanMs: MIN },
-    backfill: true,
-    callsPerSpan: 1,
+    checkpointed: true,
+    callsFor: () => SINGLE_CALL,
     async collect(span) {
       events.push(`fetch ${index(span)}`);
       return [{ measurement: 'm', tags: {}, fields: { v: index(span) }, time: span.from } as Point];
@@ -80,13 +84,12 @@ describe('a pass overlaps fetching with writing, in span order', () => {
     const gates = [deferred(), deferred(), deferred()];
     const { collector, job, store, events, range } = await setup(gates);
     const pass = collector.runOnce(job, 'backfill', range);
-    await new Promise((r) => setTimeout(r, 20));
     // Span 1 is fetched while span 0 is still being written, but not written before span 0 is confirmed.
-    expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1']);
+    await vi.waitFor(() => expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1']));
     expect(store.confirmed(job.key)).toEqual([]);
     gates[1]!.resolve();
     gates[2]!.resolve();
-    await new Promise((r) => setTimeout(r, 20));
+    await everyPromiseSettled();
     expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1']);
     gates[0]!.resolve();
     const result = await pass;
@@ -106,6 +109,24 @@ describe('a pass overlaps fetching with writing, in span order', () => {
     expect(result.error).toMatch(/bad request/);
     expect(events).not.toContain('write 2');
     expect(store.confirmed(job.key)).toEqual([{ from: T0, to: T0 + MIN }]);
+  });
+});
+
+describe('runOnce: one pass at a time per job', () => {
+  it('an equal request shares the running pass; another range or priority waits for it, then runs its own', async () => {
+    const gates = Array.from({ length: 10 }, () => deferred());
+    const { collector, job, events, range } = await setup(gates);
+    const first = collector.runOnce(job, 'backfill', range);
+    expect(collector.runOnce(job, 'backfill', { ...range })).toBe(first);
+    const other = collector.runOnce(job, 'backfill', { from: T0 + 3 * MIN, to: T0 + 5 * MIN });
+    const live = collector.runOnce(job, 'live');
+    await vi.waitFor(() => expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1']));
+    for (const gate of gates) gate.resolve();
+    expect(await first).toMatchObject({ spans: 3 });
+    expect(await other).toMatchObject({ spans: 2 });
+    // Live: from the job's origin to the newest collectable window (10 min), what the two backfills left.
+    expect(await live).toMatchObject({ spans: 5 });
+    expect(events.filter((e) => e.startsWith('fetch'))).toEqual(Array.from({ length: 10 }, (_, i) => `fetch ${i}`));
   });
 });
 

@@ -11,6 +11,7 @@ import { ParameterError } from '../../src/errors.js';
 import type { LimiterSet } from '../../src/limit/index.js';
 import type { Point } from '../../src/points.js';
 import type { Sink } from '../../src/sink/types.js';
+import { SINGLE_CALL } from '../../src/sources/paging.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { MAX_SET_ASIDE_PER_JOB, SetAsideStore } from '../../src/state/set-aside.js';
@@ -32,8 +33,8 @@ async function setup(fail: (i: number) => Error | undefined, lookbackMin = 4) {
     key: 'fake/job',
     api: 'metrics',
     rule: { stepMs: MIN, delayMs: 0, maxSpanMs: MIN },
-    backfill: true,
-    callsPerSpan: 1,
+    checkpointed: true,
+    callsFor: () => SINGLE_CALL,
     async collect(span) {
       calls.push(index(span));
       const err = fail(index(span));

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planBackfill, runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/collector/backfill.js';
+import { planBackfill } from '../../src/plan/planner.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { loadConfigFile } from '../../src/config/loader.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
@@ -61,7 +62,7 @@ describe.skipIf(skip)('dashboard queries on InfluxDB 1.6.7 filled by the collect
     await rt.collector.tick();
     const now = Date.now();
     for (const job of rt.collector.jobs) rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
-    for (const job of rt.collector.jobs.filter((j) => j.backfill)) rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
+    for (const job of rt.collector.jobs.filter((j) => j.checkpointed)) rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
     await rt.sink.write(rt.telemetry.toPoints(now - 2 * MINUTE));
     await rt.sink.write(rt.telemetry.toPoints(now));
     await rt.sink.flush();

@@ -3,7 +3,9 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
 import { DvrClient } from '../../src/sources/dvr/client.js';
+import { rawRequest } from '../helpers/raw-request.js';
 import { rangesOf, startDvrFixture, T0, type DvrFixture } from './helpers.js';
+import { APIS } from '../../src/spec/apis.js';
 
 let f: DvrFixture;
 beforeAll(async () => {
@@ -27,13 +29,8 @@ function clientWith(token: string): { dvr: DvrClient; http: HttpClient } {
 }
 
 /** A raw call, for what the client refuses to send. */
-async function raw(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${f.sim.url}/app/dvr-net/v1${path}`, {
-    method,
-    headers: { 'cdn-auth-token': f.sim.token, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+function raw(method: string, path: string, body?: unknown) {
+  return rawRequest(f.sim, APIS.dvr.prefix, path, {}, { method, body });
 }
 
 describe('failed_hosts', () => {
@@ -133,12 +130,9 @@ describe('not found, bad requests, methods (choices where the spec is silent)', 
   });
 
   it('other methods are 405 with Allow', async () => {
-    const res = await fetch(`${f.sim.url}/app/dvr-net/v1/acme/streams/live/main`, {
-      method: 'POST',
-      headers: { 'cdn-auth-token': f.sim.token },
-    });
+    const res = await rawRequest(f.sim, APIS.dvr.prefix, '/acme/streams/live/main', {}, { method: 'POST' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, DELETE');
-    expect(await res.json()).toMatchObject({ status: 'Method Not Allowed' });
+    expect(res.body).toMatchObject({ status: 'Method Not Allowed' });
   });
 });

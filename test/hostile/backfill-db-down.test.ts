@@ -2,7 +2,6 @@
  * `backfill` against a database that refuses every write, with spans larger than the sink's queue: the process must
  * end with a message and exit 1 (not 13, "unsettled top-level await", silently) and release state.lock.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,18 +10,8 @@ import { stringify } from 'yaml';
 import { configQuotasOf } from '../../src/sim/quota.js';
 import { DAY, HOUR } from '../../src/time.js';
 import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
+import { runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
-
-const CLI = join(import.meta.dirname, '../../bin/cdn-collector.js');
-
-function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code) => resolve({ code, stderr }));
-  });
-}
 
 describe('backfill with the database refusing writes', () => {
   const s = useSimulator();
@@ -54,7 +43,7 @@ describe('backfill with the database refusing writes', () => {
       }),
     );
     const to = Math.floor((Date.now() - 2 * HOUR) / DAY) * DAY;
-    const r = await run(['backfill', '--config', config, '--from', new Date(to - DAY).toISOString(), '--to', new Date(to).toISOString()]);
+    const r = await runCli(['backfill', '--config', config, '--from', new Date(to - DAY).toISOString(), '--to', new Date(to).toISOString()]).exited;
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/backfill incomplete.*statistic/);
     expect(existsSync(join(dir, 'state', 'state.lock'))).toBe(false);

@@ -3,7 +3,6 @@
  * stops every command that opens the state: exit 1, one line naming the file and the repair, no stack trace, and
  * state.lock released.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,23 +11,8 @@ import { stringify } from 'yaml';
 import { configQuotasOf } from '../../src/sim/quota.js';
 import { fileNameOf } from '../../src/state/checkpoint-file.js';
 import { DAY } from '../../src/time.js';
+import { runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
-
-const CLI = join(import.meta.dirname, '../../bin/cdn-collector.js');
-
-/** Runs the CLI; a command still running after `limitMs` (a daemon that did not refuse) is stopped and reports null. */
-function run(args: string[], limitMs = 8000): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const stop = setTimeout(() => child.kill('SIGKILL'), limitMs);
-    child.once('exit', (code) => {
-      clearTimeout(stop);
-      resolve({ code, stderr });
-    });
-  });
-}
 
 describe('a corrupt checkpoint stops the CLI with one line', () => {
   const s = useSimulator();
@@ -57,7 +41,8 @@ describe('a corrupt checkpoint stops the CLI with one line', () => {
         log: { level: 'error' },
       }),
     );
-    const r = await run([name.split(' ')[0]!, '--config', config, ...extra]);
+    // A command still running after 8 s (a daemon that did not refuse) is killed: code null.
+    const r = await runCli([name.split(' ')[0]!, '--config', config, ...extra], {}, { killAfterMs: 8000 }).exited;
     expect(r.code, r.stderr).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -1,6 +1,8 @@
 import { HttpClient } from '../../src/http/client.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
 import type { Simulator } from '../../src/sim/server.js';
+import { rawRequest } from '../helpers/raw-request.js';
+import { APIS } from '../../src/spec/apis.js';
 
 /** A finished window in the past, so every minute of it has traffic whatever the wall clock says. */
 export const START = '2024-05-01T10:00:00';
@@ -13,18 +15,16 @@ export function metricsClient(sim: Simulator, token = sim.token): MetricsClient 
 }
 
 /** Calls the simulator directly, bypassing the client's checks, to see the simulator's own answers. */
-export async function rawGet(
+export function rawGet(
   sim: Simulator,
   path: string,
   query: Array<[string, string]>,
   /** `null`: send no token at all. */
   token: string | null = sim.token,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const qs = new URLSearchParams(query).toString();
-  const res = await fetch(`${sim.url}/app/metrics/v1${path}${qs ? `?${qs}` : ''}`, {
-    headers: token === null ? {} : { 'cdn-auth-token': token },
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+) {
+  const init = token === null ? ({ token: 'none' } as const) : { tokenValue: token };
+  // Status and body only: the tests compare the whole reply.
+  return rawRequest(sim, APIS.metrics.prefix, path, query, init).then(({ status, body }) => ({ status, body }));
 }
 
 /** `[['account', a], ['start', START], ['end', END]]` plus extra pairs. */

@@ -62,8 +62,13 @@ describe('the configuration reference', () => {
   });
 
   it('fails loudly on a zod type it cannot render, naming the field', () => {
-    const schema = z.object({ a: z.object({ weird: z.record(z.string()) }) });
-    expect(() => configReference(schema)).toThrow('config reference: no rendering for ZodRecord at a.weird');
+    const schema = z.object({ a: z.object({ weird: z.tuple([z.string()]) }) });
+    expect(() => configReference(schema)).toThrow('config reference: no rendering for ZodTuple at a.weird');
+  });
+
+  it('renders a map with its key and value types', () => {
+    const [, a] = configReference(z.object({ a: z.object({ lags: z.record(z.string().min(1), z.number().int()) }) }));
+    expect(a!.fields[0]!.type).toBe('map of non-empty string → integer');
   });
 
   it('writes defaults as YAML flow (quoted strings, so a cron * is not an alias)', () => {

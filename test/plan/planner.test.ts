@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { estimateDuration, planCalls, type JobDescriptor } from '../../src/plan/planner.js';
-import { metricsRule, statisticRule } from '../../src/plan/windows.js';
-import { HOUR, MINUTE } from '../../src/time.js';
+import { pendingSpans } from '../../src/plan/pending.js';
+import { estimateDuration, planBackfill, type PendingSource } from '../../src/plan/planner.js';
+import { metricsRule, statisticRule, type WindowRule } from '../../src/plan/windows.js';
+import { pagedCalls, SINGLE_CALL } from '../../src/sources/paging.js';
+import type { CollectJob, Span } from '../../src/sources/types.js';
+import type { ApiName } from '../../src/spec/apis.js';
+import { DAY, HOUR, MINUTE } from '../../src/time.js';
+import { pendingState } from '../helpers/pending-state.js';
 
 const T0 = Date.UTC(2024, 0, 15, 0, 0);
 
@@ -31,57 +36,63 @@ describe('estimateDuration', () => {
   });
 });
 
-describe('planCalls', () => {
-  const jobs: JobDescriptor[] = [
-    { key: 'metrics/total', api: 'metrics', rule: metricsRule(10, 2 * MINUTE) },
-    { key: 'statistic/acme/countries', api: 'statistic', rule: statisticRule(5 * MINUTE, HOUR, 6 * HOUR), callsPerSpan: 2 },
-  ];
-
-  it('plans what is missing per job, oldest first, and counts calls per API', () => {
-    const confirmed = {
-      'metrics/total': [{ from: T0, to: T0 + 40 * MINUTE }],
-      'statistic/acme/countries': [{ from: T0 + 6 * HOUR, to: T0 + 12 * HOUR }],
-    };
-    const plan = planCalls(jobs, { from: T0, to: T0 + 12 * HOUR }, confirmed, {
-      metrics: { calls: 120, periodMs: MINUTE },
-      statistic: { calls: 5, periodMs: MINUTE },
-    });
-    const metricsCalls = plan.calls.filter((c) => c.key === 'metrics/total');
-    const statisticCalls = plan.calls.filter((c) => c.api === 'statistic');
-    expect(metricsCalls).toHaveLength(12 * 6 - 4);
-    expect(metricsCalls[0]!.span).toEqual({ from: T0 + 40 * MINUTE, to: T0 + 50 * MINUTE });
-    expect(statisticCalls.map((c) => c.span)).toEqual([{ from: T0, to: T0 + 6 * HOUR }]);
-    expect(plan.callsPerApi).toEqual({ metrics: 68, statistic: 2 });
-    for (let i = 1; i < plan.calls.length; i++) {
-      expect(plan.calls[i]!.span.from).toBeGreaterThanOrEqual(plan.calls[i - 1]!.span.from);
-    }
-    // Spans starting together keep the jobs' order.
-    expect(plan.calls[0]!.key).toBe('statistic/acme/countries');
-    expect(plan.durationPerApiMs).toEqual({ metrics: 0, statistic: 0 });
-    expect(plan.minDurationMs).toBe(0);
+describe('planBackfill', () => {
+  const metrics = job('metrics/total', 'metrics', metricsRule(10, 2 * MINUTE), () => SINGLE_CALL);
+  // 5-minute buckets, 6 h per call (72 buckets, one page), and /times/<grouping>: paged by groups.
+  const statistic = job('statistic/acme/countries', 'statistic', statisticRule(5 * MINUTE, HOUR, 6 * HOUR), () => pagedCalls());
+  const dvr = { ...job('dvr/acme/s', 'dvr', metricsRule(1), () => SINGLE_CALL), checkpointed: false };
+  const confirmed: Record<string, Span[]> = {
+    'metrics/total': [{ from: T0, to: T0 + 40 * MINUTE }],
+    'statistic/acme/countries': [{ from: T0 + 6 * HOUR, to: T0 + 12 * HOUR }],
+  };
+  /** The planner's source as the Collector is: its jobs, and what a pass would collect of a range. */
+  const source = (jobs: CollectJob[]): PendingSource => ({
+    jobs,
+    pending: (j, range) => pendingSpans(j, pendingState(confirmed[j.key] ?? []), T0 + 30 * DAY, range),
   });
 
-  it('estimates the least duration from the quotas', () => {
-    const plan = planCalls(jobs, { from: T0, to: T0 + 2 * 24 * HOUR }, new Map(), {
-      statistic: { calls: 5, periodMs: MINUTE },
-      metrics: { calls: 120, periodMs: MINUTE },
-    });
-    expect(plan.callsPerApi).toEqual({ metrics: 288, statistic: 16 });
-    expect(plan.durationPerApiMs.statistic).toBe(3 * MINUTE);
-    expect(plan.durationPerApiMs.metrics).toBe(2 * MINUTE);
-    expect(plan.minDurationMs).toBe(3 * MINUTE);
+  it('plans what each checkpointed job lacks and counts the least calls per API, naming the paged APIs', () => {
+    const plan = planBackfill(source([metrics, statistic, dvr]), { from: T0, to: T0 + 12 * HOUR });
+    expect(plan.jobs.map((j) => j.job.key)).toEqual(['metrics/total', 'statistic/acme/countries']);
+    const spansOf = (key: string) => plan.jobs.find((j) => j.job.key === key)!.spans;
+    expect(spansOf('metrics/total')).toHaveLength(12 * 6 - 4);
+    expect(spansOf('metrics/total')[0]).toEqual({ from: T0 + 40 * MINUTE, to: T0 + 50 * MINUTE });
+    expect(spansOf('statistic/acme/countries')).toEqual([{ from: T0, to: T0 + 6 * HOUR }]);
+    expect(plan.calls).toEqual({ metrics: 68, statistic: 1 });
+    expect(plan.pagingMayAdd).toEqual(['statistic']);
+    expect(plan.spans).toBe(69);
+  });
+
+  it('counts the pages of reads whose length the span fixes (1440 one-minute buckets: two pages)', () => {
+    const total = job('statistic/acme/total', 'statistic', statisticRule(MINUTE, HOUR, DAY), (span) =>
+      pagedCalls((span.to - span.from) / MINUTE),
+    );
+    const plan = planBackfill(source([total]), { from: T0, to: T0 + 2 * DAY });
+    expect(plan.spans).toBe(2);
+    expect(plan.calls).toEqual({ statistic: 4 });
+  });
+
+  it('selects jobs by key or key prefix, and estimates the least duration from the quotas', () => {
+    const plan = planBackfill(source([metrics, statistic]), { from: T0, to: T0 + 2 * DAY }, ['statistic/acme']);
+    expect(plan.jobs.map((j) => j.job.key)).toEqual(['statistic/acme/countries']);
+    expect(plan.calls).toEqual({ statistic: 7 }); // 8 spans of 6 h, one confirmed
+    expect(estimateDuration(plan.calls, { statistic: { calls: 5, periodMs: MINUTE } })).toBe(MINUTE);
+    const all = planBackfill(source([metrics, statistic]), { from: T0, to: T0 + 2 * DAY });
+    expect(all.calls).toEqual({ metrics: 288 - 4, statistic: 7 });
   });
 
   it('plans nothing when everything is confirmed', () => {
-    const all = [{ from: T0 - HOUR, to: T0 + 2 * HOUR }];
-    const plan = planCalls(jobs, { from: T0, to: T0 + HOUR }, { 'metrics/total': all, 'statistic/acme/countries': all });
-    expect(plan.calls).toEqual([]);
-    expect(plan.callsPerApi).toEqual({});
-    expect(plan.minDurationMs).toBe(0);
-  });
-
-  it('rejects a job with an invalid rule, naming the job', () => {
-    const bad: JobDescriptor = { key: 'x/y', api: 'dvr', rule: { stepMs: MINUTE, delayMs: 0, maxSpanMs: 0 } };
-    expect(() => planCalls([bad], { from: T0, to: T0 + HOUR }, {})).toThrow(/x\/y\.maxSpanMs/);
+    const everything = [{ from: T0 - HOUR, to: T0 + 2 * HOUR }];
+    const plan = planBackfill(
+      { jobs: [metrics, statistic], pending: (j, range) => pendingSpans(j, pendingState(everything), T0 + DAY, range) },
+      { from: T0, to: T0 + HOUR },
+    );
+    expect(plan.spans).toBe(0);
+    expect(plan.calls).toEqual({});
+    expect(plan.pagingMayAdd).toEqual([]);
   });
 });
+
+function job(key: string, api: ApiName, rule: WindowRule, callsFor: CollectJob['callsFor']): CollectJob {
+  return { key, api, rule, checkpointed: true, callsFor, collect: async () => [] };
+}

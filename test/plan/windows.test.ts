@@ -2,10 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.js';
 import {
-  alignedWindows,
   collectableEnd,
   metricsRule,
-  missingSpans,
   provisionalSpans,
   spans,
   statisticRule,
@@ -30,24 +28,6 @@ describe('validateRule', () => {
     expect(() => validateRule(rule(MINUTE, 0, 90_000))).toThrow(/maxSpanMs/);
     expect(() => validateRule(rule(30_000, 0, 60_000), { wholeMinutes: true, name: 'jobs.x' })).toThrow(/jobs\.x\.stepMs/);
     expect(() => validateRule(rule(0, 0, MINUTE))).toThrow(ParameterError);
-  });
-});
-
-describe('alignedWindows', () => {
-  it('returns the whole step-aligned windows inside the range', () => {
-    const w = alignedWindows(T0 + 30_000, T0 + 4 * MINUTE + 10_000, MINUTE);
-    expect(w).toEqual([span(T0 + MINUTE, T0 + 2 * MINUTE), span(T0 + 2 * MINUTE, T0 + 3 * MINUTE), span(T0 + 3 * MINUTE, T0 + 4 * MINUTE)]);
-  });
-
-  it('aligns to the epoch, not to the range start', () => {
-    const w = alignedWindows(T0 + 7 * MINUTE, T0 + 30 * MINUTE, 10 * MINUTE);
-    expect(w.map((s) => s.from)).toEqual([T0 + 10 * MINUTE, T0 + 20 * MINUTE]);
-    for (const s of w) expect(s.from % (10 * MINUTE)).toBe(0);
-  });
-
-  it('is empty when no whole window fits', () => {
-    expect(alignedWindows(T0 + 1, T0 + MINUTE + 1, MINUTE)).toEqual([]);
-    expect(alignedWindows(T0, T0, MINUTE)).toEqual([]);
   });
 });
 
@@ -100,55 +80,8 @@ describe('spans', () => {
         }
         out.forEach((s, i) => i > 0 && expect(s.from).toBe(out[i - 1]!.to));
         const covered = out.reduce((n, s) => n + (s.to - s.from) / step, 0);
-        expect(covered).toBe(alignedWindows(from, to, step).length);
-      }),
-    );
-  });
-});
-
-describe('missingSpans', () => {
-  const r = rule(MINUTE, 0, 4 * MINUTE);
-  const m = (i: number) => T0 + i * MINUTE;
-
-  it('returns the holes between confirmed spans, cut to maxSpan', () => {
-    const confirmed = [span(m(2), m(3)), span(m(12), m(13)), span(m(5), m(6))]; // unsorted on purpose
-    expect(missingSpans(r, confirmed, m(0), m(15))).toEqual([
-      span(m(0), m(2)),
-      span(m(3), m(5)),
-      span(m(6), m(10)),
-      span(m(10), m(12)),
-      span(m(13), m(15)),
-    ]);
-  });
-
-  it('is empty when everything is confirmed, and the whole range when nothing is', () => {
-    expect(missingSpans(r, [span(m(-5), m(20))], m(0), m(10))).toEqual([]);
-    expect(missingSpans(r, [], m(0), m(6))).toEqual([span(m(0), m(4)), span(m(4), m(6))]);
-  });
-
-  it('treats a partly confirmed window as missing, whole', () => {
-    expect(missingSpans(r, [span(m(0), m(2) + 30_000)], m(0), m(4))).toEqual([span(m(2), m(4))]);
-  });
-
-  it('merges holes that touch once widened to whole windows', () => {
-    const confirmed = [span(m(1) + 10_000, m(1) + 20_000)]; // a sliver inside window 1
-    expect(missingSpans(r, confirmed, m(0), m(3))).toEqual([span(m(0), m(3))]);
-  });
-
-  it('misses exactly the windows not wholly confirmed (property)', () => {
-    const confirmedArb = fc.array(
-      fc.tuple(fc.integer({ min: -5, max: 40 }), fc.integer({ min: 1, max: 8 })).map(([a, l]) => span(m(a), m(a + l))),
-      { maxLength: 8 },
-    );
-    fc.assert(
-      fc.property(confirmedArb, fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 30 }), (confirmed, a, len) => {
-        const out = missingSpans(r, confirmed, m(a), m(a + len));
-        for (let i = a; i < a + len; i++) {
-          const isConfirmed = confirmed.some((s) => s.from <= m(i) && m(i + 1) <= s.to);
-          const isMissing = out.some((s) => s.from <= m(i) && m(i + 1) <= s.to);
-          expect(isMissing).toBe(!isConfirmed);
-        }
-        for (const s of out) expect(s.to - s.from).toBeLessThanOrEqual(r.maxSpanMs);
+        // Every whole window of the range: those starting at or after `from` and ending by `to`.
+        expect(covered).toBe(Math.max(0, Math.floor(to / step) - Math.ceil(from / step)));
       }),
     );
   });

@@ -9,7 +9,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { createLogger } from '../../src/log.js';
 import { DeadLetterFile } from '../../src/sink/dead-letter.js';
 import { renderPrometheus } from '../../src/telemetry/prometheus.js';
-import { runCli } from '../chaos/child.js';
+import { runCli } from '../helpers/cli.js';
 import { json, loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
 
 /** Characters every encoding writes differently, around a core none changes; the core alone must not show either. */

@@ -7,7 +7,7 @@ import { configQuotasOf } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { perApi } from '../../src/spec/apis.js';
 import { HOUR } from '../../src/time.js';
-import { runCli } from '../chaos/child.js';
+import { runCli } from '../helpers/cli.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import { startFakeWriteServer } from '../sink/fake-server.js';
 

@@ -4,6 +4,7 @@ import type { Simulator } from '../../src/sim/server.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { APIS } from '../../src/spec/apis.js';
 import { DAY, HOUR } from '../../src/time.js';
+import { rawRequest, type RawInit, type RawQuery } from '../helpers/raw-request.js';
 
 /** A fixed "now" well after the test windows, so their data is final unless a test moves the clock. */
 export const NOW = Date.parse('2026-03-12T12:00:00Z');
@@ -19,20 +20,9 @@ export function clientFor(sim: Simulator, options: { tokenPlacement?: TokenPlace
   return new StatisticClient(http, { language: options.language });
 }
 
-/** A raw call that bypasses the client (and its checks): path below the prefix, query as given. */
-export async function raw(
-  sim: Simulator,
-  path: string,
-  query: Record<string, string> | string,
-  init: { headers?: Record<string, string>; token?: 'header' | 'query' | 'none' } = {},
-): Promise<{ status: number; body: { status?: string; data?: string } & Record<string, unknown>; headers: Headers }> {
-  const params = typeof query === 'string' ? new URLSearchParams(query) : new URLSearchParams(query);
-  const headers: Record<string, string> = { ...init.headers };
-  const placement = init.token ?? 'header';
-  if (placement === 'header') headers['cdn-auth-token'] ??= sim.token;
-  if (placement === 'query' && !params.has('cdnauthtoken')) params.set('cdnauthtoken', sim.token);
-  const res = await fetch(`${sim.url}${APIS.statistic.prefix}${path}?${params.toString()}`, { headers });
-  return { status: res.status, body: (await res.json()) as never, headers: res.headers };
+/** A raw call that bypasses the client (and its checks): path below the prefix, query as given, token in the header. */
+export function raw(sim: Simulator, path: string, query: RawQuery, init: RawInit = {}) {
+  return rawRequest<{ status?: string; data?: string } & Record<string, unknown>>(sim, APIS.statistic.prefix, path, query, init);
 }
 
 export const HOUR_WINDOW = { start: new Date(NOW - 3 * HOUR), end: new Date(NOW - 2 * HOUR) };

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { parseConfig } from '../../src/config/loader.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../../src/telemetry/prometheus.js';
 import { startHealthServer, startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { parsePrometheus } from './prometheus-parse.js';
 
 const HOUR = 3_600_000;
+const MINIMAL = { api: { baseUrl: 'http://127.0.0.1:1', token: 't' }, accounts: ['acme'], sink: { type: 'file', path: '-' } };
 let server: TelemetryServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -72,12 +74,19 @@ describe('telemetry server', () => {
     await expect(startTelemetryServer({ telemetry: new Telemetry(), port: first.port, maxLagMs: HOUR })).rejects.toThrow(/EADDRINUSE/);
   });
 
-  it('startHealthServer takes the http section of the configuration', async () => {
+  it('startHealthServer takes the http section of the configuration, per-job limits included', async () => {
     const telemetry = new Telemetry({ clock: new ManualClock(0) });
     telemetry.jobLag('dvr/acme', 5_000);
-    server = await startHealthServer({ telemetry }, { host: '127.0.0.1', port: 0, maxLag: 1_000 });
+    telemetry.jobLag('statistic/acme/total', 2 * HOUR);
+    const { http } = parseConfig(
+      { ...MINIMAL, http: { port: 0, maxLag: '1s', jobMaxLag: { 'statistic/acme/total': '3h' } } },
+      {},
+    );
+    server = await startHealthServer({ telemetry }, http);
     const res = await fetch(`${server.url}/healthz`);
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ reasons: { 'dvr/acme': 'lag 5 s exceeds the limit of 1 s' } });
+    const body = (await res.json()) as { reasons: Record<string, string>; jobs: Record<string, { ok: boolean; maxLagSeconds: number }> };
+    expect(body.reasons).toEqual({ 'dvr/acme': 'lag 5 s exceeds the limit of 1 s' });
+    expect(body.jobs['statistic/acme/total']).toMatchObject({ ok: true, maxLagSeconds: 3 * 3600 });
   });
 });

@@ -1,4 +1,5 @@
 import type { CollectorConfig } from '../../config/schema.js';
+import { SINGLE_CALL } from '../paging.js';
 import type { CollectJob } from '../types.js';
 import { DvrClient } from './client.js';
 import { dvrToPoints } from './points.js';
@@ -16,8 +17,8 @@ export function dvrJobs(config: CollectorConfig): CollectJob[] {
       key: `dvr/${account}/${stream}`,
       api: 'dvr',
       rule,
-      backfill: false,
-      callsPerSpan: 1,
+      checkpointed: false,
+      callsFor: () => SINGLE_CALL,
       collect: async (span, http) => dvrToPoints(account, await new DvrClient(http).get(account, stream), span.from),
     }),
   );

@@ -2,6 +2,7 @@ import type { CollectorConfig } from '../../config/schema.js';
 import { metricsRule } from '../../plan/windows.js';
 import { MINUTE } from '../../time.js';
 import type { Point } from '../../points.js';
+import { SINGLE_CALL } from '../paging.js';
 import type { CollectJob, Span } from '../types.js';
 import { MetricsClient, type MetricsQuery } from './client.js';
 import { aggregateToPoints, byResourceToPoints } from './points.js';
@@ -18,8 +19,8 @@ export function metricsJobs(config: CollectorConfig): CollectJob[] {
       key: `${key}/${account}`,
       api: 'metrics',
       rule,
-      backfill: true,
-      callsPerSpan: 1,
+      checkpointed: true,
+      callsFor: () => SINGLE_CALL,
       collect: (span, http) => read(span, new MetricsClient(http)),
     });
     const aggregate = job('metrics', async (span, client) => aggregateToPoints(await client.aggregate(query(span)), span.from));

@@ -3,7 +3,7 @@ import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { provisionalSpans, statisticRule } from '../../plan/windows.js';
 import { fixedLengthMs, parseGranularity } from '../granularity.js';
-import { collectPages, flatRows, largestBucket } from '../paging.js';
+import { collectPages, flatRows, largestBucket, pagedCalls } from '../paging.js';
 import type { CollectJob, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import type { StatisticGrouping } from './params.js';
@@ -31,15 +31,16 @@ export function statisticJobs(config: CollectorConfig): CollectJob[] {
         key: `statistic/${account}/${grouping}`,
         api: 'statistic',
         rule,
-        backfill: true,
-        callsPerSpan: 1,
+        checkpointed: true,
+        // /times pages the span's buckets themselves (their number is known); grouped reads page groups per bucket.
+        callsFor: (span) => pagedCalls(grouping === 'total' ? (span.to - span.from) / stepMs : 0),
         collect: read(account, grouping),
       };
       if (!c.provisional) return [final];
       const early: CollectJob = {
         ...final,
         key: `statistic-provisional/${account}/${grouping}`,
-        backfill: false,
+        checkpointed: false,
         currentSpans: (now) => provisionalSpans(rule, now, c.lag),
       };
       return [final, early];

@@ -2,7 +2,7 @@ import type { CollectorConfig } from '../../config/schema.js';
 import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { streamstatRule } from '../../plan/windows.js';
-import { collectPages, largestBucket } from '../paging.js';
+import { collectPages, largestBucket, pagedCalls, SINGLE_CALL } from '../paging.js';
 import type { CollectJob, Span } from '../types.js';
 import { StreamstatClient } from './client.js';
 import { fixedStepMs, type StreamstatGranularity } from './granularity.js';
@@ -25,8 +25,9 @@ export function streamstatJobs(config: CollectorConfig): CollectJob[] {
         key: `streamstat/${account}/${grouping}`,
         api: 'streamstat',
         rule,
-        backfill: true,
-        callsPerSpan: 1,
+        checkpointed: true,
+        // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
+        callsFor: () => (grouping === 'total' ? SINGLE_CALL : pagedCalls()),
         collect: (span, http) => collectViews(http, new StreamstatClient(http, { language: config.api.language }), account, grouping, granularity, span),
       }),
     ),

@@ -1,35 +1,9 @@
 /**
- * The collector CLI as a real child process (so kill -9 is a real kill), and the state it leaves on disk: checkpoint
- * files and dead letters, read the way an operator would read them.
+ * The state a collector process leaves on disk: checkpoint files and dead letters, read the way an operator would read
+ * them (the process itself: runCli in test/helpers/cli.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-
-const BIN = resolve(import.meta.dirname, '../../bin/cdn-collector.js');
-
-export interface ChildRun {
-  child: ChildProcess;
-  /** Resolves when the process exited, with its code or the signal that ended it, and everything it printed. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
-}
-
-/**
- * `node bin/cdn-collector.js <args>` with an environment stripped of CDN_* and INFLUX_* (they would override the
- * config file). Output is kept whole: the security tests search all of it.
- */
-export function runCli(args: string[], env: Record<string, string> = {}): ChildRun {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_)/.test(k)));
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((res) =>
-    child.once('close', (code, signal) => res({ code, signal, stdout, stderr })),
-  );
-  return { child, exited };
-}
+import { join } from 'node:path';
 
 export interface Checkpoint {
   key: string;

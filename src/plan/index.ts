@@ -1,2 +1,0 @@
-export * from './windows.js';
-export * from './planner.js';

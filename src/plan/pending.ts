@@ -1,0 +1,50 @@
+/**
+ * The spans a pass collects: the one computation behind live passes, gap filling after downtime, backfill plans,
+ * progress and the backlog gauge. Pure over the state it is given.
+ */
+import type { CollectJob, Span } from '../sources/types.js';
+import type { CheckpointStore } from '../state/checkpoints.js';
+import type { SetAsideStore } from '../state/set-aside.js';
+import { subtractSpans } from '../state/spans.js';
+import { floorTo } from '../time.js';
+import { collectableEnd, spans as cutSpans } from './windows.js';
+
+export interface PendingState {
+  store: Pick<CheckpointStore, 'confirmed' | 'missing'>;
+  aside: Pick<SetAsideStore, 'list' | 'waiting'>;
+  /** Gaps older than this are left alone (bounded catch-up after long downtime); a given range is not bounded. */
+  horizonMs: number;
+  /** Where a job with no checkpoint starts, before its newest collectable window. */
+  initialLookbackMs: number;
+}
+
+/**
+ * What `job` still lacks at `now`, oldest first, cut into calls of at most `maxSpanMs`: from its origin (first
+ * confirmed or set-aside span, or `initialLookback` before the newest collectable window; never older than the
+ * horizon) — or from `range.from` — to the newest collectable window (capped at `range.to`), minus what is confirmed
+ * and minus set-aside spans whose retry is not due. A job without checkpoints reads its current spans.
+ */
+export function pendingSpans(job: CollectJob, state: PendingState, now: number, range?: Span): Span[] {
+  const { store, aside, horizonMs, initialLookbackMs } = state;
+  const rule = job.rule;
+  if (!job.checkpointed) {
+    if (job.currentSpans) return job.currentSpans(now);
+    const from = floorTo(now, rule.stepMs);
+    return [{ from, to: from + rule.stepMs }];
+  }
+  const newest = collectableEnd(rule, now);
+  const end = Math.min(newest, range?.to ?? Infinity);
+  // A new job starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
+  // the lookback, it would never start); once it has confirmed or set aside a span, the oldest of those fixes its
+  // origin (a set-aside first span stays pending for its retry).
+  const first = Math.min(store.confirmed(job.key)[0]?.from ?? Infinity, aside.list(job.key)[0]?.from ?? Infinity);
+  const origin = range?.from ?? (Number.isFinite(first) ? first : newest - initialLookbackMs);
+  const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
+  if (start >= end) return [];
+  // Set-aside spans are skipped until their slow retry is due: every pass would otherwise spend a call on each.
+  const waiting = aside.waiting(job.key, now);
+  return store
+    .missing(job.key, start, end)
+    .flatMap((gap) => subtractSpans(waiting, gap.from, gap.to))
+    .flatMap((gap) => cutSpans(rule, gap.from, gap.to));
+}

@@ -1,0 +1,40 @@
+/** The collector CLI as a real child process (so kill -9 is a real kill, and exit codes are real). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const BIN = resolve(import.meta.dirname, '../../bin/cdn-collector.js');
+
+export interface CliExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ChildRun {
+  child: ChildProcess;
+  /** Resolves when the process exited, with its code or the signal that ended it, and everything it printed. */
+  exited: Promise<CliExit>;
+}
+
+/**
+ * `node bin/cdn-collector.js <args>` with an environment stripped of CDN_* and INFLUX_* (they would override the
+ * config file). Output is kept whole: the security tests search all of it. With `killAfterMs`, a process still
+ * running then (a daemon that should have refused to start) is killed and reports the signal.
+ */
+export function runCli(args: string[], env: Record<string, string> = {}, options: { killAfterMs?: number } = {}): ChildRun {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_)/.test(k)));
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const kill = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+  const exited = new Promise<CliExit>((res) =>
+    child.once('close', (code, signal) => {
+      clearTimeout(kill);
+      res({ code, signal, stdout, stderr });
+    }),
+  );
+  return { child, exited };
+}
