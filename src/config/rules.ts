@@ -2,9 +2,9 @@ import { validate as validCron } from 'node-cron';
 import { ParameterError } from '../errors.js';
 import { metricsRule, statisticRule, streamstatRule } from '../plan/windows.js';
 import { dvrStreamPath } from '../sources/dvr/path.js';
-import { fixedLengthMs, parseGranularity } from '../sources/granularity.js';
-import { isMetricName } from '../sources/metrics/names.js';
-import { fixedStepMs } from '../sources/streamstat/granularity.js';
+import { fixedLengthMs, parseGranularity } from '../spec/granularity.js';
+import { isMetricName } from '../spec/metrics.js';
+import { streamstatGranularity } from '../spec/streamstat.js';
 import { MINUTE } from '../time.js';
 import { ConfigError } from './loader.js';
 import { checkStateDir } from './paths.js';
@@ -28,7 +28,7 @@ export function checkConfig(config: CollectorConfig): void {
   }
   at('jobs.statistic.granularity', () => statisticRule(gMs, statistic.lag, gMs));
   at('jobs.statistic.span', () => statisticRule(gMs, statistic.lag, statistic.span));
-  at('jobs.streamstat.span', () => streamstatRule(fixedStepMs(streamstat.granularity)!, streamstat.lag, streamstat.span));
+  at('jobs.streamstat.span', () => streamstatRule(fixedLengthMs(streamstatGranularity(streamstat.granularity))!, streamstat.lag, streamstat.span));
 
   for (const api of ['metrics', 'statistic', 'streamstat', 'dvr'] as const) {
     const expression = config.jobs[api].schedule;
@@ -49,7 +49,7 @@ export function checkConfig(config: CollectorConfig): void {
   const reach: Array<[string, boolean, number]> = [
     ['jobs.metrics', metrics.enabled, metrics.delay + metrics.window],
     ['jobs.statistic', statistic.enabled, statistic.lag + gMs],
-    ['jobs.streamstat', streamstat.enabled, streamstat.lag + fixedStepMs(streamstat.granularity)!],
+    ['jobs.streamstat', streamstat.enabled, streamstat.lag + fixedLengthMs(streamstatGranularity(streamstat.granularity))!],
   ];
   for (const [job, enabled, ms] of reach) {
     if (enabled && config.state.horizon < ms) {

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import { bucketSpans } from '../../sources/granularity.js';
-import type { StatisticGrouping } from '../../sources/statistic/params.js';
+import { bucketSpans } from '../../spec/granularity.js';
+import type { StatisticGrouping } from '../../spec/statistic.js';
 import { dimensionRowKeys, GROUPING_DIMENSION, type DimensionFilters, type DimensionGrouping, type Language } from '../model/statistic-dimensions.js';
 import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
 import { statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';

@@ -1,10 +1,10 @@
 import type { ZodType } from 'zod';
+import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import { ResponseFormatError, type RequestInfo } from '../../http/errors.js';
-import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
+import { isMetricName } from '../../spec/metrics.js';
 import { formatMinute, isWholeMinute, MINUTE, toMs, type TimeInput } from '../../time.js';
-import { isMetricName } from './names.js';
 import {
   metricsAggregateSchema,
   metricsByResourceSchema,

@@ -1,8 +1,9 @@
 import type { ZodType } from 'zod';
-import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../errors.js';
+import type { HttpClient } from '../../http/client.js';
+import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { flatRows, largestBucket, walkPages } from '../paging.js';
-import { buildStatisticQuery, endpointPath, type StatisticEndpoint, type StatisticGrouping, type StatisticQuery } from './params.js';
+import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {
   statisticGroupedSchema,
   statisticTimesGroupedSchema,

@@ -1,12 +1,12 @@
 import type { CollectorConfig } from '../../config/schema.js';
 import type { HttpClient } from '../../http/client.js';
-import type { Point } from '../../points.js';
 import { provisionalSpans, statisticRule } from '../../plan/windows.js';
-import { fixedLengthMs, parseGranularity } from '../granularity.js';
+import type { Point } from '../../points.js';
+import { fixedLengthMs, parseGranularity } from '../../spec/granularity.js';
+import type { StatisticGrouping } from '../../spec/statistic.js';
 import { collectPages, flatRows, largestBucket } from '../paging.js';
 import type { CollectJob, Span } from '../types.js';
 import { StatisticClient } from './client.js';
-import type { StatisticGrouping } from './params.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
 
 type Grouping = 'total' | StatisticGrouping;

@@ -1,7 +1,7 @@
 import type { Point } from '../../points.js';
+import type { StatisticGrouping } from '../../spec/statistic.js';
 import { toMs } from '../../time.js';
 import { TRAFFIC_MEASUREMENT } from './measurements.js';
-import type { StatisticGrouping } from './params.js';
 import type { StatisticGrouped, StatisticRow, StatisticTimes, StatisticTimesGrouped, StatisticTotal } from './schemas.js';
 
 /** Keys of a row or of the envelope's echoed filters that become tags (account and service are handled apart). */

@@ -1,9 +1,10 @@
 import type { ZodType } from 'zod';
-import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../errors.js';
+import type { HttpClient } from '../../http/client.js';
 import type { Query } from '../../http/query.js';
+import type { StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
 import { flatRows, walkPages } from '../paging.js';
-import { buildStreamstatQuery, type StreamstatGrouping, type StreamstatLanguage, type StreamstatQuery } from './params.js';
+import { buildStreamstatQuery, type StreamstatQuery } from './params.js';
 import {
   streamstatGroupedSchema,
   streamstatTimesGroupedSchema,

@@ -1,12 +1,12 @@
 import type { CollectorConfig } from '../../config/schema.js';
 import type { HttpClient } from '../../http/client.js';
-import type { Point } from '../../points.js';
 import { streamstatRule } from '../../plan/windows.js';
+import type { Point } from '../../points.js';
+import { fixedLengthMs } from '../../spec/granularity.js';
+import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
 import { collectPages, largestBucket } from '../paging.js';
 import type { CollectJob, Span } from '../types.js';
 import { StreamstatClient } from './client.js';
-import { fixedStepMs, type StreamstatGranularity } from './granularity.js';
-import type { StreamstatGrouping } from './params.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
 
 /**
@@ -18,7 +18,7 @@ export function streamstatJobs(config: CollectorConfig): CollectJob[] {
   if (!c.enabled) return [];
   const granularity = c.granularity as StreamstatGranularity;
   // The config allows only fixed-length granularities (PT1M…P1D), which epoch-aligned windows can follow.
-  const rule = streamstatRule(fixedStepMs(granularity)!, c.lag, c.span);
+  const rule = streamstatRule(fixedLengthMs(streamstatGranularity(granularity))!, c.lag, c.span);
   return config.accounts.flatMap((account) =>
     c.groupings.map(
       (grouping): CollectJob => ({

@@ -1,7 +1,7 @@
 import type { Point } from '../../points.js';
+import type { StreamstatGrouping } from '../../spec/streamstat.js';
 import { toMs } from '../../time.js';
 import { VIEWS_MEASUREMENT } from './measurements.js';
-import type { StreamstatGrouping } from './params.js';
 import type { StreamstatElement, StreamstatGrouped, StreamstatTimes, StreamstatTimesGrouped, StreamstatTotal } from './schemas.js';
 
 const KEY_TAGS = ['account', 'stream', 'stream_type', 'browser', 'platform'] as const;
