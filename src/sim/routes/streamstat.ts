@@ -1,9 +1,9 @@
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGrouping, type StreamstatLanguage } from '../../spec/streamstat.js';
 import { formatMinuteUtc } from '../../time.js';
+import { errorBody } from '../error-body.js';
 import { visibleShare, viewsByGroup, type StreamRef, type ViewGrouping, type ViewValues } from '../model/views.js';
 import { pageOf, type PagingFault } from '../paging.js';
-import { errorBody } from '../server.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
 import { parsePath, parseStreamstatQuery, pickLanguage, StreamstatReject, type StreamstatRequest } from './streamstat-request.js';
 
