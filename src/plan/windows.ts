@@ -7,7 +7,7 @@
  */
 import { ParameterError } from '../errors.js';
 import { mergeSpan, subtractSpans, type Span } from '../state/spans.js';
-import { MINUTE } from '../time.js';
+import { floorTo, MINUTE } from '../time.js';
 
 export type { Span } from '../state/spans.js';
 
@@ -49,10 +49,6 @@ export function validateRule<R extends WindowRule>(rule: R, options: RuleValidat
   return rule;
 }
 
-export function floorToStep(ms: number, stepMs: number): number {
-  return Math.floor(ms / stepMs) * stepMs;
-}
-
 export function ceilToStep(ms: number, stepMs: number): number {
   return Math.ceil(ms / stepMs) * stepMs;
 }
@@ -71,7 +67,7 @@ export function alignedWindows(from: number, to: number, stepMs: number): Span[]
  * so the answer is floor((now − delay) / step) · step. Everything before it may be read.
  */
 export function collectableEnd(rule: WindowRule, now: number): number {
-  return floorToStep(now - rule.delayMs, rule.stepMs);
+  return floorTo(now - rule.delayMs, rule.stepMs);
 }
 
 /**
@@ -81,7 +77,7 @@ export function collectableEnd(rule: WindowRule, now: number): number {
  */
 export function spans(rule: WindowRule, from: number, to: number): Span[] {
   const start = ceilToStep(from, rule.stepMs);
-  const end = floorToStep(to, rule.stepMs);
+  const end = floorTo(to, rule.stepMs);
   const out: Span[] = [];
   for (let cursor = start; cursor < end; cursor += rule.maxSpanMs) {
     out.push({ from: cursor, to: Math.min(cursor + rule.maxSpanMs, end) });
@@ -95,12 +91,12 @@ export function spans(rule: WindowRule, from: number, to: number): Span[] {
  */
 export function missingSpans(rule: WindowRule, confirmed: readonly Span[], from: number, to: number): Span[] {
   const start = ceilToStep(from, rule.stepMs);
-  const end = floorToStep(to, rule.stepMs);
+  const end = floorTo(to, rule.stepMs);
   if (start >= end) return [];
   const covered = confirmed.filter((s) => s.from < s.to).reduce<Span[]>(mergeSpan, []);
   // Widening each gap to whole windows can make neighbours touch; merging them again keeps calls few.
   const gaps = subtractSpans(covered, start, end)
-    .map((gap) => ({ from: floorToStep(gap.from, rule.stepMs), to: ceilToStep(gap.to, rule.stepMs) }))
+    .map((gap) => ({ from: floorTo(gap.from, rule.stepMs), to: ceilToStep(gap.to, rule.stepMs) }))
     .reduce<Span[]>(mergeSpan, []);
   return gaps.flatMap((gap) => spans(rule, gap.from, gap.to));
 }
@@ -174,7 +170,7 @@ function bucketRule(api: string, granularityMs: number, lagMs: number, maxSpanMs
  * as spans: read them early for fresh data, then re-read them once `collectableEnd` passes them.
  */
 export function provisionalSpans(rule: WindowRule, now: number, lookbackMs: number): Span[] {
-  const closedEnd = floorToStep(now, rule.stepMs);
+  const closedEnd = floorTo(now, rule.stepMs);
   const from = Math.max(collectableEnd(rule, now), now - lookbackMs);
   return spans(rule, from, closedEnd);
 }
