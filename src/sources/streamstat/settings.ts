@@ -16,8 +16,9 @@ function collectableStepMs(granularity: StreamstatGranularity): number | undefin
   const ms = fixedLengthMs(streamstatGranularity(granularity));
   if (ms === undefined) return undefined;
   try {
-    // The window rule decides (buckets must divide a day to match epoch-aligned windows), not a second list.
-    streamstatRule(ms);
+    // The window rule decides (buckets must divide a day to match epoch-aligned windows), not a second list; lag and
+    // span are the settings' own business, so a neutral pair is passed.
+    streamstatRule(ms, 0, ms);
     return ms;
   } catch {
     return undefined;
