@@ -32,6 +32,16 @@ export interface MeasurementSchema {
   fields: Record<string, FieldSchema>;
 }
 
+/**
+ * The tags among `values` that the API gave: null and undefined are left out (no such key), numbers become text, and
+ * an empty value stays empty (the sink writes the placeholder, see tagText).
+ */
+export function presentTags(values: Readonly<Record<string, string | number | null | undefined>>): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values)) if (value !== null && value !== undefined) tags[key] = String(value);
+  return tags;
+}
+
 /** Placeholder for an empty tag value (e.g. an empty region_name), so the series is not silently merged. */
 export const EMPTY_TAG = '(empty)';
 

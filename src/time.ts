@@ -23,6 +23,7 @@ export function isWholeMinute(ms: number): boolean {
   return ms % MINUTE === 0;
 }
 
+/** The multiple of `step` at or before `ms`: the start of the aligned window that contains `ms`. */
 export function floorTo(ms: number, step: number): number {
   return Math.floor(ms / step) * step;
 }

@@ -5,11 +5,12 @@ import { runBackfill } from '../collector/backfill.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
-import { applyShard, shardOption, type Shard } from '../config/shard.js';
-import type { ApiName } from '../spec/apis.js';
+import type { Shard } from '../config/shard.js';
 import { createLogger, type Logger } from '../log.js';
 import { estimateDuration, planBackfill, type BackfillPlan } from '../plan/planner.js';
+import type { ApiName } from '../spec/apis.js';
 import { CliError, collect, EXIT_USAGE, parseTimeOption } from './common.js';
+import { applyShard, shardOption } from './shard.js';
 
 interface BackfillOptions {
   config: string;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { durationMs } from '../config/duration.js';
 import { CollectorError, type ErrorCode } from '../errors.js';
 import { parseIsoTime } from '../time.js';
 
@@ -39,13 +40,11 @@ export function parseIntArg(name: string, min = 0): (value: string) => number {
   };
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `500ms`, `2s`, `5m`, `1h`, `7d`, or a bare number of milliseconds. */
+/** `500ms`, `2s`, `5m`, `1h`, `7d`, or a bare number of milliseconds (the grammar: config/duration.ts). */
 export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
-  if (!m) throw new InvalidArgumentError(`"${text}" is not a duration (e.g. 500ms, 2s, 5m, 1h, 7d)`);
-  return Number(m[1]) * UNITS[m[2] ?? 'ms']!;
+  const ms = durationMs(text, 'ms');
+  if (ms === undefined) throw new InvalidArgumentError(`"${text}" is not a duration (e.g. 500ms, 2s, 5m, 1h, 7d)`);
+  return ms;
 }
 
 /**

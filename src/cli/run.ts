@@ -4,9 +4,10 @@ import { startDaemon } from '../collector/daemon.js';
 import { createRuntime } from '../collector/runtime.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
-import { applyShard, shardOption, type Shard } from '../config/shard.js';
+import type { Shard } from '../config/shard.js';
 import { createLogger } from '../log.js';
 import { startHealthServer } from '../telemetry/server.js';
+import { applyShard, shardOption } from './shard.js';
 
 export function runCommand(): Command {
   return new Command('run')

@@ -1,7 +1,6 @@
-import { schedule, setLogger, validate, type ScheduledTask } from 'node-cron';
+import { schedule, setLogger, type ScheduledTask } from 'node-cron';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
-import { ConfigError } from '../config/loader.js';
 import type { Runtime } from './runtime.js';
 
 export interface Daemon {
@@ -41,9 +40,8 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   };
   for (const api of API_NAMES) {
     if (!config.jobs[api].enabled) continue;
-    const expression = config.jobs[api].schedule;
-    if (!validate(expression)) throw new ConfigError(`jobs.${api}.schedule`, `"${expression}" is not a cron expression`);
-    tasks.push(schedule(expression, passOf(api), { noOverlap: true, name: `collect-${api}` }));
+    // The config schema has validated the expression (config/fields.ts, cronSchedule).
+    tasks.push(schedule(config.jobs[api].schedule, passOf(api), { noOverlap: true, name: `collect-${api}` }));
   }
   tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
 

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
 
 /**
@@ -20,3 +21,12 @@ const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9
 export const listenHost = z
   .string()
   .refine((text) => isIP(text) !== 0 || HOSTNAME.test(text), 'must be an IP address (e.g. 127.0.0.1, 0.0.0.0, ::) or a host name');
+
+/** A job's live schedule: validated here, once, so `--check` refuses it and the daemon can trust it. */
+export const cronSchedule = z
+  .string()
+  .min(1)
+  .superRefine((expression, ctx) => {
+    if (!isCronExpression(expression)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${expression}" is not a cron expression` });
+  })
+  .describe('node-cron expression of the live schedule (with seconds field optional)');

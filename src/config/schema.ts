@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import { perApi, type ApiDescriptor } from '../spec/apis.js';
 import { MINUTE } from '../time.js';
+import * as dvr from '../sources/dvr/settings.js';
+import * as metrics from '../sources/metrics/settings.js';
+import * as statistic from '../sources/statistic/settings.js';
+import * as streamstat from '../sources/streamstat/settings.js';
 import { duration, durationText } from './duration.js';
 import { httpUrl, listenHost } from './fields.js';
 
 /**
  * The collector's configuration: the one source of truth for validation, defaults and the reference in
  * docs/configuration.md (generated from the `.describe()` texts). Unknown keys are errors (`.strict()`), so a typo never
- * silently falls back to a default.
+ * silently falls back to a default. Each source owns its `jobs.<api>` section (src/sources/<api>/settings.ts).
  */
 const quota = z
   .object({
@@ -25,20 +29,12 @@ function quotaOf({ title, quota: { calls, periodMs, published } }: ApiDescriptor
     .describe(published ? `${title}: ${rate} per spec` : `${title} quota (not published; default ${rate})`);
 }
 
-const GROUPINGS_STATISTIC = [
-  'total', 'customs', 'referrers', 'codes', 'regions', 'browsers', 'platforms', 'resources', 'hosts', 'countries', 'accounts',
-] as const;
-const GROUPINGS_STREAMSTAT = ['total', 'streams', 'accounts', 'stream-types', 'browsers', 'platforms'] as const;
-const STREAMSTAT_GRANULARITIES = ['PT1M', 'PT5M', 'PT15M', 'PT1H', 'P1D'] as const;
-
 /** Level 1 already shrinks line protocol ~5×, for a third of level 6's CPU; 0 suits a server on the same host. */
 const gzipLevel = (byDefault: number) =>
   z.number().int().min(0).max(9).default(byDefault).describe('gzip level (1–9) of write requests; 0 sends them uncompressed');
 
 /** A response body cap in bytes: at least 1 KiB, so that an ordinary error body always fits. */
 const bodyBytes = z.number().int().min(1024);
-
-const cron = z.string().min(1).describe('node-cron expression of the live schedule (with seconds field optional)');
 
 export const configSchema = z
   .object({
@@ -82,74 +78,10 @@ export const configSchema = z
       .describe('per token: the limiter never exceeds them in any sliding window'),
     jobs: z
       .object({
-        metrics: z
-          .object({
-            enabled: z.boolean().default(true).describe('collect cdn_metrics (and cdn_metrics_resource)'),
-            window: duration.default('10m').describe('window length, 1–10 minutes'),
-            delay: duration.default('2m').describe('wait after a window closes before reading it'),
-            byResource: z.boolean().default(true).describe('also collect the per-resource breakdown'),
-            metrics: z.array(z.string()).default([]).describe('metric names to request; empty = all'),
-            schedule: cron.default('*/1 * * * *'),
-          })
-          .strict()
-          .default({})
-          .describe('short-period traffic metrics (/app/metrics/v1), one call per window'),
-        statistic: z
-          .object({
-            enabled: z.boolean().default(true).describe('collect cdn_traffic'),
-            granularity: z.string().default('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
-            lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
-            span: duration.default('1d').describe('widest time span one /times call covers'),
-            groupings: z
-              .array(z.enum(GROUPINGS_STATISTIC))
-              .min(1)
-              .default(['total', 'resources', 'countries', 'codes'])
-              .describe('groupings to collect; each costs calls'),
-            provisional: z
-              .boolean()
-              .default(false)
-              .describe('also read closed but not yet final buckets early (fresher, still growing); re-read once final'),
-            schedule: cron.default('*/5 * * * *'),
-          })
-          .strict()
-          .default({})
-          .describe('traffic statistics v3 (/app/statistic/v3/times…)'),
-        streamstat: z
-          .object({
-            enabled: z.boolean().default(true).describe('collect cdn_views'),
-            granularity: z.enum(STREAMSTAT_GRANULARITIES).default('PT5M').describe('bucket size'),
-            lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
-            span: duration.default('6h').describe('widest time span one call covers'),
-            groupings: z
-              .array(z.enum(GROUPINGS_STREAMSTAT))
-              .min(1)
-              .default(['total', 'streams', 'stream-types'])
-              .describe('groupings to collect; each costs calls'),
-            schedule: cron.default('*/1 * * * *'),
-          })
-          .strict()
-          .default({})
-          .describe('stream view statistics v2 (/app/streamstat/v2)'),
-        dvr: z
-          .object({
-            enabled: z.boolean().default(true).describe('collect cdn_dvr and cdn_dvr_range'),
-            interval: duration.default('1m').describe('snapshot interval'),
-            streams: z
-              .array(
-                z
-                  .object({
-                    account: z.string().min(1).describe('account of the stream'),
-                    stream: z.string().min(1).describe('stream name, e.g. live/main'),
-                  })
-                  .strict(),
-              )
-              .default([])
-              .describe('streams whose DVR state is snapshotted'),
-            schedule: cron.default('*/1 * * * *'),
-          })
-          .strict()
-          .default({})
-          .describe('DVR state snapshots (/app/dvr-net/v1)'),
+        metrics: metrics.schema,
+        statistic: statistic.schema,
+        streamstat: streamstat.schema,
+        dvr: dvr.schema,
       })
       .strict()
       .default({})
@@ -234,4 +166,3 @@ export const configSchema = z
 
 export type CollectorConfig = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
-export { GROUPINGS_STATISTIC, GROUPINGS_STREAMSTAT };

@@ -7,7 +7,7 @@
  */
 import { ParameterError } from '../errors.js';
 import type { Span } from '../state/spans.js';
-import { MINUTE } from '../time.js';
+import { floorTo, MINUTE } from '../time.js';
 
 export type { Span } from '../state/spans.js';
 
@@ -49,10 +49,6 @@ export function validateRule<R extends WindowRule>(rule: R, options: RuleValidat
   return rule;
 }
 
-export function floorToStep(ms: number, stepMs: number): number {
-  return Math.floor(ms / stepMs) * stepMs;
-}
-
 export function ceilToStep(ms: number, stepMs: number): number {
   return Math.ceil(ms / stepMs) * stepMs;
 }
@@ -62,7 +58,7 @@ export function ceilToStep(ms: number, stepMs: number): number {
  * so the answer is floor((now − delay) / step) · step. Everything before it may be read.
  */
 export function collectableEnd(rule: WindowRule, now: number): number {
-  return floorToStep(now - rule.delayMs, rule.stepMs);
+  return floorTo(now - rule.delayMs, rule.stepMs);
 }
 
 /**
@@ -72,7 +68,7 @@ export function collectableEnd(rule: WindowRule, now: number): number {
  */
 export function spans(rule: WindowRule, from: number, to: number): Span[] {
   const start = ceilToStep(from, rule.stepMs);
-  const end = floorToStep(to, rule.stepMs);
+  const end = floorTo(to, rule.stepMs);
   const out: Span[] = [];
   for (let cursor = start; cursor < end; cursor += rule.maxSpanMs) {
     out.push({ from: cursor, to: Math.min(cursor + rule.maxSpanMs, end) });
@@ -149,7 +145,7 @@ function bucketRule(api: string, granularityMs: number, lagMs: number, maxSpanMs
  * as spans: read them early for fresh data, then re-read them once `collectableEnd` passes them.
  */
 export function provisionalSpans(rule: WindowRule, now: number, lookbackMs: number): Span[] {
-  const closedEnd = floorToStep(now, rule.stepMs);
+  const closedEnd = floorTo(now, rule.stepMs);
   const from = Math.max(collectableEnd(rule, now), now - lookbackMs);
   return spans(rule, from, closedEnd);
 }

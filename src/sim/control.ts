@@ -1,7 +1,20 @@
+import type { Clock } from '../clock.js';
 import { isApiName } from '../spec/apis.js';
-import { isFaultKind, type FaultPlan } from './faults.js';
-import type { Simulator } from './server.js';
+import { isFaultKind, type FaultInjector, type FaultPlan } from './faults.js';
+import type { SimStats } from './stats.js';
 import type { SimReply } from './types.js';
+
+/** What the control endpoints show and change of a running simulator (server.ts's Simulator extends it). */
+export interface ControlTarget {
+  url: string;
+  token: string;
+  accounts: string[];
+  /** Streams that have DVR. */
+  streams: Array<{ account: string; stream: string }>;
+  clock: Clock;
+  faults: FaultInjector;
+  stats: SimStats;
+}
 
 /**
  * Control endpoints under `/_sim/` for tests and tools in another process (no token needed; the simulator listens
@@ -11,7 +24,7 @@ import type { SimReply } from './types.js';
  * - `POST /_sim/stats/reset`;
  * - `PUT /_sim/faults/<api>` with a FaultPlan body (`{}` or `null` clears it).
  */
-export function handleControl(path: string, method: string, rawBody: string, sim: Simulator): SimReply {
+export function handleControl(path: string, method: string, rawBody: string, sim: ControlTarget): SimReply {
   if (path === '/_sim/info' && method === 'GET') {
     return { status: 200, body: { url: sim.url, token: sim.token, accounts: sim.accounts, streams: sim.streams } };
   }

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { APIS, type ApiName } from '../spec/apis.js';
 import { authenticate, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
-import { handleControl } from './control.js';
+import { handleControl, type ControlTarget } from './control.js';
+import { errorBody } from './error-body.js';
 import { FaultInjector, type FaultKind, type FaultPlan } from './faults.js';
 import { createWorld, type World, type WorldOptions } from './model/world.js';
 import { defaultQuotas, SlidingQuota, type QuotaRule } from './quota.js';
@@ -24,18 +25,10 @@ export interface SimulatorOptions {
   token?: string;
 }
 
-export interface Simulator {
-  url: string;
-  token: string;
-  accounts: string[];
-  /** Streams that have DVR. */
-  streams: Array<{ account: string; stream: string }>;
+export interface Simulator extends ControlTarget {
   world: World;
-  clock: Clock;
   settings: SimSettings;
-  faults: FaultInjector;
   quota: SlidingQuota;
-  stats: SimStats;
   /** Grants another token (e.g. one limited to some accounts). */
   addToken(token: string, grant: TokenGrant): void;
   close(): Promise<void>;
@@ -184,11 +177,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }),
   };
   return sim;
-}
-
-/** Error bodies: metrics and DVR use `{status, description}`; the statistics APIs `{status, data}` (see auth.ts). */
-export function errorBody(api: ApiName, status: string, text: string): Record<string, string> {
-  return APIS[api].errorText === 'description' ? { status, description: text } : { status: 'error', data: text };
 }
 
 function tooManyRequests(api: ApiName, retryAfterSec: number): SimReply {

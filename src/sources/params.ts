@@ -1,7 +1,7 @@
 import { ParameterError } from '../errors.js';
 import { isWholeMinute, toMs, type TimeInput } from '../time.js';
 
-/** Parameter checks shared by the statistics APIs (traffic v3 and stream views v2). */
+/** Parameter checks shared by the clients (the time parameters by all three query APIs, the rest by the statistics APIs). */
 
 /** The `fields` parameter of the statistics APIs: a non-empty subset of `allowed`, duplicates dropped. */
 export function checkFieldList<T extends string>(fields: readonly string[], allowed: readonly T[]): T[] {
@@ -14,11 +14,16 @@ export function checkFieldList<T extends string>(fields: readonly string[], allo
   return [...new Set(fields)] as T[];
 }
 
-/** `start`/`end` of the statistics APIs: required, a valid time, whole minutes (the spec: seconds always 00). */
+/** So that `{language: undefined}` in a query does not erase the client's default language. */
+export function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** `start`/`end` of the metrics and statistics APIs: required, a valid time, whole minutes (the spec: seconds always 00). */
 export function checkMinuteTime(value: TimeInput | undefined, name: 'start' | 'end'): number {
   if (value === undefined || value === null || value === '') throw new ParameterError(name, 'is required');
   const ms = toMs(value);
-  if (!Number.isFinite(ms)) throw new ParameterError(name, 'is not a valid time');
-  if (!isWholeMinute(ms)) throw new ParameterError(name, 'seconds must be 00');
+  if (!Number.isFinite(ms)) throw new ParameterError(name, `is not a valid time: ${String(value)}`);
+  if (!isWholeMinute(ms)) throw new ParameterError(name, 'must be at minute precision (seconds and milliseconds 0)');
   return ms;
 }

@@ -1,13 +1,28 @@
-import type { CollectorConfig } from '../config/schema.js';
 import { dvrJobs } from './dvr/jobs.js';
+import type { DvrSettings } from './dvr/settings.js';
 import { metricsJobs } from './metrics/jobs.js';
+import type { MetricsSettings } from './metrics/settings.js';
 import { statisticJobs } from './statistic/jobs.js';
+import type { StatisticSettings } from './statistic/settings.js';
 import { streamstatJobs } from './streamstat/jobs.js';
-import type { CollectJob, JobFactory } from './types.js';
+import type { StreamstatSettings } from './streamstat/settings.js';
+import type { CollectJob, JobContext } from './types.js';
+
+/** What the sources read of the collector's configuration: their own sections, the accounts and the language. */
+export interface SourcesConfig {
+  accounts: string[];
+  api: { language: JobContext['language'] };
+  jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
+}
 
 /** Every source, explicitly: adding an API is one folder and one line here. */
-const SOURCES: ReadonlyArray<JobFactory<CollectorConfig>> = [metricsJobs, statisticJobs, streamstatJobs, dvrJobs];
-
-export function buildJobs(config: CollectorConfig): CollectJob[] {
-  return SOURCES.flatMap((jobsOf) => jobsOf(config));
+export function buildJobs(config: SourcesConfig): CollectJob[] {
+  const context: JobContext = { accounts: config.accounts, language: config.api.language };
+  const { jobs } = config;
+  return [
+    ...metricsJobs(jobs.metrics, context),
+    ...statisticJobs(jobs.statistic, context),
+    ...streamstatJobs(jobs.streamstat, context),
+    ...dvrJobs(jobs.dvr),
+  ];
 }

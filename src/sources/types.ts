@@ -37,5 +37,8 @@ export interface CollectJob {
   collect(span: Span, http: HttpClient): Promise<Point[]>;
 }
 
-/** Builds the jobs of one API from the validated configuration. */
-export type JobFactory<C> = (config: C) => CollectJob[];
+/** What every source's jobs share: the accounts this instance collects and the language of names in results. */
+export interface JobContext {
+  accounts: readonly string[];
+  language: 'en' | 'ru';
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { intersect, normalize, subtract, totalSeconds, type SecondsInterval } from '../../src/sources/dvr/intervals.js';
+import { intersect, normalize, subtract, totalSeconds, type SecondsInterval } from '../../src/spec/dvr.js';
 
 const interval = fc
   .tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 100 }))

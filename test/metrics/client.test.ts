@@ -5,6 +5,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError, ResponseFormatError } from '../../src/http/errors.js';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
+import type { MetricsResourceElement } from '../../src/sources/metrics/schema.js';
 import {
   METRIC_NAMES,
   METRIC_SIDES,
@@ -14,8 +15,7 @@ import {
   statusClassMetric,
   statusClassOf,
   statusMetric,
-} from '../../src/sources/metrics/names.js';
-import type { MetricsResourceElement } from '../../src/sources/metrics/schema.js';
+} from '../../src/spec/metrics.js';
 import { MINUTE } from '../../src/time.js';
 import { useSimulator } from '../helpers/sim.js';
 import { END, metricsClient, START, START_MS } from './helpers.js';

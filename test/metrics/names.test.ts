@@ -8,7 +8,7 @@ import {
   STATUS_CODES,
   statusClassMetric,
   statusMetric,
-} from '../../src/sources/metrics/names.js';
+} from '../../src/spec/metrics.js';
 
 describe('metric names', () => {
   it('lists 32 names per side plus the two edge-only ones, without duplicates', () => {

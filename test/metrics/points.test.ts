@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { encodePoint } from '../../src/sink/line-protocol.js';
 import { metricsMeasurements } from '../../src/sources/metrics/measurements.js';
-import { isMetricName } from '../../src/sources/metrics/names.js';
 import { aggregateToPoints, byResourceToPoints } from '../../src/sources/metrics/points.js';
 import { metricsByResourceSchema, type MetricsAggregateBody } from '../../src/sources/metrics/schema.js';
+import { isMetricName } from '../../src/spec/metrics.js';
 import { useSimulator } from '../helpers/sim.js';
 import { END, metricsClient, START, START_MS } from './helpers.js';
 

@@ -4,10 +4,10 @@ import { dirname, join, posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/cli/run.js';
+import { applyShard, parseShard } from '../../src/cli/shard.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
-import { applyShard, parseShard } from '../../src/config/shard.js';
 
 /* The Kubernetes example in deploy/k8s/: the references between its objects, and its config through the real loader. */
 

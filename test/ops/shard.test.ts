@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backfillCommand } from '../../src/cli/backfill.js';
 import { CliError } from '../../src/cli/common.js';
 import { runCommand } from '../../src/cli/run.js';
+import { applyShard, parseShard } from '../../src/cli/shard.js';
 import { parseConfig } from '../../src/config/loader.js';
-import { applyShard, fnv1a32, parseShard, shardOf } from '../../src/config/shard.js';
+import { fnv1a32, shardOf } from '../../src/config/shard.js';
 import { ensureBuilt, spawnEntry } from './entry.js';
 
 const ACCOUNTS = ['acme', 'globex', 'initech', 'umbrella', 'hooli'];

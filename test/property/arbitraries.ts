@@ -3,9 +3,9 @@
  * unusual-but-accepted times, and mutations of them (a value replaced by any JSON, or removed) for the parsers.
  */
 import fc from 'fast-check';
-import { METRIC_NAMES } from '../../src/sources/metrics/names.js';
-import { STATISTIC_GROUPINGS } from '../../src/sources/statistic/params.js';
-import { STREAM_TYPES, STREAMSTAT_GROUPINGS } from '../../src/sources/streamstat/params.js';
+import { METRIC_NAMES } from '../../src/spec/metrics.js';
+import { STATISTIC_GROUPINGS } from '../../src/spec/statistic.js';
+import { STREAM_TYPES, STREAMSTAT_GROUPINGS } from '../../src/spec/streamstat.js';
 
 /** Strings line protocol finds hard: separators, quotes, backslashes (also trailing), newlines, empty, non-ASCII. */
 export const text = fc.oneof(

@@ -5,17 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import { HttpClient } from '../../src/http/client.js';
 import { ResponseFormatError } from '../../src/http/errors.js';
-import { type ApiName } from '../../src/spec/apis.js';
 import { dvrDeleteAllResponseSchema, dvrDeleteRangeResponseSchema, dvrGetResponseSchema } from '../../src/sources/dvr/schemas.js';
 import { metricsAggregateSchema, metricsByResourceSchema } from '../../src/sources/metrics/schema.js';
 import { statisticGroupedSchema, statisticTimesGroupedSchema, statisticTimesSchema, statisticTotalSchema } from '../../src/sources/statistic/schemas.js';
-import { STREAMSTAT_GROUPINGS } from '../../src/sources/streamstat/params.js';
 import {
   streamstatGroupedSchema,
   streamstatTimesGroupedSchema,
   streamstatTimesSchema,
   streamstatTotalSchema,
 } from '../../src/sources/streamstat/schemas.js';
+import { type ApiName } from '../../src/spec/apis.js';
+import { STREAMSTAT_GROUPINGS } from '../../src/spec/streamstat.js';
 import * as arb from './arbitraries.js';
 
 /** A server answering 200 with whatever body the property put in `next`. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/sim/server.js';
 import { minuteTraffic } from '../../src/sim/model/traffic.js';
-import type { StatisticGrouping, StatisticQuery } from '../../src/sources/statistic/params.js';
+import { startSimulator } from '../../src/sim/server.js';
+import type { StatisticQuery } from '../../src/sources/statistic/params.js';
 import type { StatisticRow } from '../../src/sources/statistic/schemas.js';
+import type { StatisticGrouping } from '../../src/spec/statistic.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, NOW, WINDOW } from './helpers.js';

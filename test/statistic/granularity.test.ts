@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketSpans, bucketStarts, fixedLengthMs, parseGranularity } from '../../src/sources/granularity.js';
+import { bucketSpans, bucketStarts, fixedLengthMs, parseGranularity } from '../../src/spec/granularity.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 
 const utc = (s: string) => Date.parse(s);

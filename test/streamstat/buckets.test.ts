@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { bucketSpans, bucketStartOf, fixedStepMs, STREAMSTAT_GRANULARITIES } from '../../src/sources/streamstat/granularity.js';
-import { STREAMSTAT_GROUPINGS } from '../../src/sources/streamstat/params.js';
+import { bucketSpans, bucketStartAt, fixedLengthMs } from '../../src/spec/granularity.js';
+import {
+  STREAMSTAT_GRANULARITIES,
+  STREAMSTAT_GROUPINGS,
+  streamstatGranularity as g,
+} from '../../src/spec/streamstat.js';
 import { MINUTE } from '../../src/time.js';
 import { useSimulator } from '../helpers/sim.js';
 import { clientFor, NOW, newClock, WINDOW } from './helpers.js';
@@ -12,34 +16,34 @@ const utc = (s: string) => Date.parse(s);
 describe('streamstat granularity table (UTC alignment)', () => {
   it('aligns minutes, hours and days to the epoch, weeks to Monday, months and years to the calendar', () => {
     const t = utc('2026-03-11T13:47:00Z'); // a Wednesday
-    expect(bucketStartOf('PT15M', t)).toBe(utc('2026-03-11T13:45:00Z'));
-    expect(bucketStartOf('PT1H', t)).toBe(utc('2026-03-11T13:00:00Z'));
-    expect(bucketStartOf('P1D', t)).toBe(utc('2026-03-11T00:00:00Z'));
-    expect(bucketStartOf('P1W', t)).toBe(utc('2026-03-09T00:00:00Z'));
-    expect(bucketStartOf('P1W', utc('2026-03-09T00:00:00Z'))).toBe(utc('2026-03-09T00:00:00Z'));
-    expect(bucketStartOf('P1M', t)).toBe(utc('2026-03-01T00:00:00Z'));
-    expect(bucketStartOf('P1Y', t)).toBe(utc('2026-01-01T00:00:00Z'));
+    expect(bucketStartAt(t, g('PT15M'))).toBe(utc('2026-03-11T13:45:00Z'));
+    expect(bucketStartAt(t, g('PT1H'))).toBe(utc('2026-03-11T13:00:00Z'));
+    expect(bucketStartAt(t, g('P1D'))).toBe(utc('2026-03-11T00:00:00Z'));
+    expect(bucketStartAt(t, g('P1W'))).toBe(utc('2026-03-09T00:00:00Z'));
+    expect(bucketStartAt(utc('2026-03-09T00:00:00Z'), g('P1W'))).toBe(utc('2026-03-09T00:00:00Z'));
+    expect(bucketStartAt(t, g('P1M'))).toBe(utc('2026-03-01T00:00:00Z'));
+    expect(bucketStartAt(t, g('P1Y'))).toBe(utc('2026-01-01T00:00:00Z'));
   });
 
   it('gives the step of fixed-length granularities only', () => {
-    expect(fixedStepMs('PT5M')).toBe(5 * MINUTE);
-    expect(fixedStepMs('P1D')).toBe(1440 * MINUTE);
-    expect(fixedStepMs('P1W')).toBe(7 * 1440 * MINUTE);
-    expect(fixedStepMs('P1M')).toBeUndefined();
+    expect(fixedLengthMs(g('PT5M'))).toBe(5 * MINUTE);
+    expect(fixedLengthMs(g('P1D'))).toBe(1440 * MINUTE);
+    expect(fixedLengthMs(g('P1W'))).toBe(7 * 1440 * MINUTE);
+    expect(fixedLengthMs(g('P1M'))).toBeUndefined();
   });
 
   it('clips the first and last bucket to the window and covers it without gaps', () => {
-    const spans = bucketSpans('P1M', utc('2026-01-20T00:00:00Z'), utc('2026-03-05T06:00:00Z'));
+    const spans = bucketSpans(utc('2026-01-20T00:00:00Z'), utc('2026-03-05T06:00:00Z'), g('P1M'));
     expect(spans).toEqual([
       { from: utc('2026-01-20T00:00:00Z'), to: utc('2026-02-01T00:00:00Z') },
       { from: utc('2026-02-01T00:00:00Z'), to: utc('2026-03-01T00:00:00Z') },
       { from: utc('2026-03-01T00:00:00Z'), to: utc('2026-03-05T06:00:00Z') },
     ]);
-    for (const g of STREAMSTAT_GRANULARITIES) {
-      const s = bucketSpans(g, utc('2026-03-10T08:07:00Z'), utc('2026-03-10T10:00:00Z'));
-      expect(s[0]!.from, g).toBe(utc('2026-03-10T08:07:00Z'));
-      expect(s.at(-1)!.to, g).toBe(utc('2026-03-10T10:00:00Z'));
-      for (let i = 1; i < s.length; i++) expect(s[i]!.from, g).toBe(s[i - 1]!.to);
+    for (const granularity of STREAMSTAT_GRANULARITIES) {
+      const s = bucketSpans(utc('2026-03-10T08:07:00Z'), utc('2026-03-10T10:00:00Z'), g(granularity));
+      expect(s[0]!.from, granularity).toBe(utc('2026-03-10T08:07:00Z'));
+      expect(s.at(-1)!.to, granularity).toBe(utc('2026-03-10T10:00:00Z'));
+      for (let i = 1; i < s.length; i++) expect(s[i]!.from, granularity).toBe(s[i - 1]!.to);
     }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { StreamstatQuery } from '../../src/sources/streamstat/params.js';
 import type { StreamstatElement } from '../../src/sources/streamstat/schemas.js';
-import { STREAMSTAT_GROUPINGS, type StreamstatQuery } from '../../src/sources/streamstat/params.js';
+import { STREAMSTAT_GROUPINGS } from '../../src/spec/streamstat.js';
 import { useSimulator } from '../helpers/sim.js';
 import { clientFor, rawGet, WINDOW, newClock } from './helpers.js';
 

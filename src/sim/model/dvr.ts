@@ -1,4 +1,4 @@
-import { normalize, subtractAll, type SecondsInterval } from '../../sources/dvr/intervals.js';
+import { normalize, subtractAll, type SecondsInterval } from '../../spec/dvr.js';
 import type { SimContext } from '../types.js';
 import { hash32, unit } from './rng.js';
 import type { World } from './world.js';

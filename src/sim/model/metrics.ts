@@ -14,7 +14,7 @@ import {
   type MetricName,
   type MetricSide,
   type SizeRange,
-} from '../../sources/metrics/names.js';
+} from '../../spec/metrics.js';
 import { MINUTE } from '../../time.js';
 import { splitInteger, unit } from './rng.js';
 import { addTraffic, sumTraffic, type MinuteTraffic } from './traffic.js';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DateTime, IANAZone } from 'luxon';
-import { bucketSpans, parseGranularity, type Granularity } from '../../sources/granularity.js';
+import { bucketSpans, parseGranularity, type Granularity } from '../../spec/granularity.js';
 import {
   FILTER_NAMES,
   GROUPING_KEYS,
@@ -12,7 +12,7 @@ import {
   type StatisticEndpoint,
   type StatisticField,
   type StatisticGrouping,
-} from '../../sources/statistic/params.js';
+} from '../../spec/statistic.js';
 import { MINUTE } from '../../time.js';
 import type { SimSettings } from '../types.js';
 import type { Language } from './statistic-dimensions.js';

@@ -1,6 +1,5 @@
 import { APIS } from '../../spec/apis.js';
-import { ALL_HOSTS } from '../../sources/dvr/params.js';
-import { totalSeconds, type SecondsInterval } from '../../sources/dvr/intervals.js';
+import { ALL_HOSTS, totalSeconds, type SecondsInterval } from '../../spec/dvr.js';
 import { dvrModelFor, nowSeconds, type DvrNodeSnapshot } from '../model/dvr.js';
 import { findAccount } from '../model/world.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';

@@ -1,5 +1,5 @@
-import { isMetricName, METRIC_NAMES, type MetricName } from '../../sources/metrics/names.js';
 import { APIS } from '../../spec/apis.js';
+import { isMetricName, METRIC_NAMES, type MetricName } from '../../spec/metrics.js';
 import { formatMinute, MINUTE } from '../../time.js';
 import { aggregatePeriods, pickMetrics, resourcePeriod } from '../model/metrics.js';
 import { findAccount, type SimAccount } from '../model/world.js';

@@ -1,14 +1,14 @@
 import { DateTime } from 'luxon';
-import { bucketSpans } from '../../sources/granularity.js';
-import type { StatisticGrouping } from '../../sources/statistic/params.js';
+import { bucketSpans } from '../../spec/granularity.js';
 import { APIS } from '../../spec/apis.js';
+import type { StatisticGrouping } from '../../spec/statistic.js';
+import { errorBody } from '../error-body.js';
 import { dimensionRowKeys, GROUPING_DIMENSION, type DimensionFilters, type DimensionGrouping, type Language } from '../model/statistic-dimensions.js';
 import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
 import { statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
 import { visibleShare } from '../model/views.js';
 import type { SimResource } from '../model/world.js';
 import { pageOf, type PagingFault } from '../paging.js';
-import { errorBody } from '../server.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
 
 /**

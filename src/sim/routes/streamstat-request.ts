@@ -1,13 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isStreamstatGranularity, type StreamstatGranularity } from '../../sources/streamstat/granularity.js';
 import {
+  isStreamstatGranularity,
   STREAM_TYPES,
   STREAMSTAT_FIELDS,
   STREAMSTAT_GROUPINGS,
   type StreamstatField,
+  type StreamstatGranularity,
   type StreamstatGrouping,
   type StreamstatLanguage,
-} from '../../sources/streamstat/params.js';
+} from '../../spec/streamstat.js';
 import type { ViewFilters } from '../model/views.js';
 import type { SimSettings } from '../types.js';
 

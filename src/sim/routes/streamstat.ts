@@ -1,10 +1,10 @@
-import { bucketSpans } from '../../sources/streamstat/granularity.js';
-import type { StreamstatGrouping, StreamstatLanguage } from '../../sources/streamstat/params.js';
 import { APIS } from '../../spec/apis.js';
+import { bucketSpans } from '../../spec/granularity.js';
+import { streamstatGranularity, type StreamstatGrouping, type StreamstatLanguage } from '../../spec/streamstat.js';
 import { formatMinuteUtc } from '../../time.js';
+import { errorBody } from '../error-body.js';
 import { visibleShare, viewsByGroup, type StreamRef, type ViewGrouping, type ViewValues } from '../model/views.js';
 import { pageOf, type PagingFault } from '../paging.js';
-import { errorBody } from '../server.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
 import { parsePath, parseStreamstatQuery, pickLanguage, StreamstatReject, type StreamstatRequest } from './streamstat-request.js';
 
@@ -61,7 +61,7 @@ function respond(r: StreamstatRequest, tokenAccounts: readonly string[], ctx: Si
     const groups = compute(r.start, r.end);
     return r.endpoint === 'total' ? { ...envelope, ...totalValues(r, groups) } : { ...envelope, result: elements(r, groups, ctx, paging) };
   }
-  const buckets = bucketSpans(r.granularity, r.start, r.end).map(({ from, to }) => {
+  const buckets = bucketSpans(r.start, r.end, streamstatGranularity(r.granularity)).map(({ from, to }) => {
     const groups = compute(from, to);
     const span = { start: formatMinuteUtc(from), end: formatMinuteUtc(to) };
     return r.endpoint === 'total' ? { ...span, ...totalValues(r, groups) } : { ...span, result: elements(r, groups, ctx, paging) };

@@ -1,8 +1,5 @@
 import { ParameterError } from '../../errors.js';
 
-/** Node identifier; `*` means every node. */
-export const ALL_HOSTS = '*';
-
 /** A range deletion: `fromTs` plus exactly one of `durationSec` or `toTs` (unix seconds). */
 export interface DvrDeleteRange {
   host: string;

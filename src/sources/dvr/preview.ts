@@ -1,5 +1,4 @@
-import { intersect, type SecondsInterval } from './intervals.js';
-import { ALL_HOSTS } from './params.js';
+import { ALL_HOSTS, intersect, type SecondsInterval } from '../../spec/dvr.js';
 import type { DvrGetResponse } from './schemas.js';
 
 /** What a deletion would remove on one node: the recorded parts inside the cut. */

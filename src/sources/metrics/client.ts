@@ -1,11 +1,12 @@
 import type { ZodType } from 'zod';
+import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import { ResponseFormatError, type RequestInfo } from '../../http/errors.js';
-import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
-import { formatMinute, isWholeMinute, MINUTE, toMs, type TimeInput } from '../../time.js';
-import { isMetricName } from './names.js';
+import { isMetricName } from '../../spec/metrics.js';
+import { formatMinute, MINUTE, toMs, type TimeInput } from '../../time.js';
+import { checkMinuteTime } from '../params.js';
 import {
   metricsAggregateSchema,
   metricsByResourceSchema,
@@ -70,8 +71,8 @@ interface CheckedQuery {
 /** Validates a query against the spec's rules and builds its query string parameters. */
 export function checkMetricsQuery(q: MetricsQuery): CheckedQuery {
   const account = requireText('account', q.account);
-  const startMs = requireMinute('start', q.start);
-  const endMs = requireMinute('end', q.end);
+  const startMs = checkMinuteTime(q.start, 'start');
+  const endMs = checkMinuteTime(q.end, 'end');
   if (endMs <= startMs) throw new ParameterError('end', `must be after start (${formatMinute(startMs)})`);
   const period = endMs - startMs;
   if (period < MIN_PERIOD_MS || period > MAX_PERIOD_MS) {
@@ -92,14 +93,6 @@ export function checkMetricsQuery(q: MetricsQuery): CheckedQuery {
 function requireText(parameter: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ParameterError(parameter, 'is required and must not be empty');
   return value;
-}
-
-function requireMinute(parameter: string, value: TimeInput | undefined): number {
-  if (value === undefined || value === null || value === '') throw new ParameterError(parameter, 'is required');
-  const ms = toMs(value);
-  if (!Number.isFinite(ms)) throw new ParameterError(parameter, `is not a valid time: ${String(value)}`);
-  if (!isWholeMinute(ms)) throw new ParameterError(parameter, 'must be at minute precision (seconds and milliseconds 0)');
-  return ms;
 }
 
 function checkMetricNames(metrics: readonly string[]): string[] {

@@ -1,19 +1,18 @@
-import type { CollectorConfig } from '../../config/schema.js';
 import { metricsRule } from '../../plan/windows.js';
 import { MINUTE } from '../../time.js';
 import type { Point } from '../../points.js';
 import { SINGLE_CALL } from '../paging.js';
-import type { CollectJob, Span } from '../types.js';
+import type { CollectJob, JobContext, Span } from '../types.js';
 import { MetricsClient, type MetricsQuery } from './client.js';
 import { aggregateToPoints, byResourceToPoints } from './points.js';
+import type { MetricsSettings } from './settings.js';
 
 /** Metrics: per account, the aggregate and (optionally) the by-resource breakdown; one call per 1–10 minute window. */
-export function metricsJobs(config: CollectorConfig): CollectJob[] {
-  const c = config.jobs.metrics;
+export function metricsJobs(c: MetricsSettings, { accounts }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const rule = metricsRule(c.window / MINUTE, c.delay);
   const metrics = c.metrics.length > 0 ? c.metrics : undefined;
-  return config.accounts.flatMap((account) => {
+  return accounts.flatMap((account) => {
     const query = (span: Span): MetricsQuery => ({ account, start: span.from, end: span.to, metrics });
     const job = (key: string, read: (span: Span, client: MetricsClient) => Promise<Point[]>): CollectJob => ({
       key: `${key}/${account}`,

@@ -1,5 +1,13 @@
 import type { FieldSchema, MeasurementSchema } from '../../points.js';
-import { METRIC_NAMES, metricFieldType, metricKind, SIZE_RANGES, type MetricKind, type MetricName, type SizeRange } from './names.js';
+import {
+  METRIC_NAMES,
+  metricFieldType,
+  metricKind,
+  SIZE_RANGES,
+  type MetricKind,
+  type MetricName,
+  type SizeRange,
+} from '../../spec/metrics.js';
 
 export const METRICS_MEASUREMENT = 'cdn_metrics';
 export const METRICS_RESOURCE_MEASUREMENT = 'cdn_metrics_resource';

@@ -1,6 +1,6 @@
 import type { Point } from '../../points.js';
+import { isMetricName } from '../../spec/metrics.js';
 import { METRICS_MEASUREMENT, METRICS_RESOURCE_MEASUREMENT } from './measurements.js';
-import { isMetricName } from './names.js';
 import type { MetricsAggregateBody, MetricsByResourceBody } from './schema.js';
 
 /** One `cdn_metrics` point per window (none when the body has no values). */

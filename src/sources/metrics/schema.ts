@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isMetricName, metricFieldType } from './names.js';
+import { isMetricName, metricFieldType } from '../../spec/metrics.js';
 
 /**
  * Response bodies of the metrics API (spec 001). Metric values are numbers; `null` is accepted too, because a real

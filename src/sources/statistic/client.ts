@@ -1,9 +1,11 @@
 import type { ZodType } from 'zod';
-import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../errors.js';
+import type { HttpClient } from '../../http/client.js';
+import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { APIS } from '../../spec/apis.js';
 import { flatRows, largestBucket, walkPages } from '../paging.js';
-import { buildStatisticQuery, endpointPath, type StatisticEndpoint, type StatisticGrouping, type StatisticQuery } from './params.js';
+import { withoutUndefined } from '../params.js';
+import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {
   statisticGroupedSchema,
   statisticTimesGroupedSchema,
@@ -93,9 +95,4 @@ export class StatisticClient {
 function checkPaging(q: StatisticQuery, pageSize: number): void {
   if (q.limit !== undefined) throw new ParameterError('limit', 'paging sets limit itself; pass pageSize instead');
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new ParameterError('limit', 'pageSize must be a positive integer');
-}
-
-/** So that `{language: undefined}` in a query does not erase the client's default language. */
-function withoutUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

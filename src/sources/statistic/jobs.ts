@@ -1,13 +1,12 @@
-import type { CollectorConfig } from '../../config/schema.js';
 import type { HttpClient } from '../../http/client.js';
-import type { Point } from '../../points.js';
 import { provisionalSpans, statisticRule } from '../../plan/windows.js';
-import { fixedLengthMs, parseGranularity } from '../granularity.js';
+import type { Point } from '../../points.js';
+import type { StatisticGrouping } from '../../spec/statistic.js';
 import { collectPages, flatRows, largestBucket, pagedCalls } from '../paging.js';
-import type { CollectJob, Span } from '../types.js';
+import type { CollectJob, JobContext, Span } from '../types.js';
 import { StatisticClient } from './client.js';
-import type { StatisticGrouping } from './params.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
+import { stepMs, type StatisticSettings } from './settings.js';
 
 type Grouping = 'total' | StatisticGrouping;
 
@@ -17,15 +16,13 @@ type Grouping = 'total' | StatisticGrouping;
  * With `provisional`, a second job per account and grouping reads the closed but not yet final buckets early; it
  * keeps no checkpoint, and the final read later overwrites its points (same series and time).
  */
-export function statisticJobs(config: CollectorConfig): CollectJob[] {
-  const c = config.jobs.statistic;
+export function statisticJobs(c: StatisticSettings, { accounts, language }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
-  // checkConfig has validated the granularity as fixed-length.
-  const stepMs = fixedLengthMs(parseGranularity(c.granularity)!)!;
-  const rule = statisticRule(stepMs, c.lag, c.span);
+  const step = stepMs(c);
+  const rule = statisticRule(step, c.lag, c.span);
   const read = (account: string, grouping: Grouping) => (span: Span, http: HttpClient) =>
-    readSpan(http, new StatisticClient(http, { language: config.api.language }), account, grouping, c.granularity, span);
-  return config.accounts.flatMap((account) =>
+    readSpan(http, new StatisticClient(http, { language }), account, grouping, c.granularity, span);
+  return accounts.flatMap((account) =>
     c.groupings.flatMap((grouping): CollectJob[] => {
       const final: CollectJob = {
         key: `statistic/${account}/${grouping}`,
@@ -33,7 +30,7 @@ export function statisticJobs(config: CollectorConfig): CollectJob[] {
         rule,
         checkpointed: true,
         // /times pages the span's buckets themselves (their number is known); grouped reads page groups per bucket.
-        callsFor: (span) => pagedCalls(grouping === 'total' ? (span.to - span.from) / stepMs : 0),
+        callsFor: (span) => pagedCalls(grouping === 'total' ? (span.to - span.from) / step : 0),
         collect: read(account, grouping),
       };
       if (!c.provisional) return [final];

@@ -1,78 +1,21 @@
-import { checkFieldList, checkMinuteTime } from '../params.js';
 import { IANAZone } from 'luxon';
 import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
+import { parseGranularity } from '../../spec/granularity.js';
+import {
+  endpointPath,
+  FILTER_NAMES,
+  GROUPING_KEYS,
+  GROUPING_RULES,
+  STATISTIC_FIELDS,
+  STATISTIC_SERVICES,
+  type StatisticEndpoint,
+  type StatisticField,
+  type StatisticGrouping,
+  type StatisticService,
+} from '../../spec/statistic.js';
 import { formatMinuteUtc, type TimeInput } from '../../time.js';
-import { parseGranularity } from '../granularity.js';
-
-/** Spec A2: the grouping endpoints; each also exists under /times. */
-export const STATISTIC_GROUPINGS = [
-  'customs',
-  'referrers',
-  'codes',
-  'regions',
-  'browsers',
-  'platforms',
-  'resources',
-  'hosts',
-  'paths',
-  'countries',
-  'accounts',
-] as const;
-export type StatisticGrouping = (typeof STATISTIC_GROUPINGS)[number];
-
-export const STATISTIC_FIELDS = ['traffic', 'cache_ratio', 'hits', 'bandwidth'] as const;
-export type StatisticField = (typeof STATISTIC_FIELDS)[number];
-
-export const STATISTIC_SERVICES = ['media', 'static'] as const;
-export type StatisticService = (typeof STATISTIC_SERVICES)[number];
-
-/** Spec A2, "Result key of each element". */
-export const GROUPING_KEYS: Record<StatisticGrouping, readonly string[]> = {
-  customs: ['custom'],
-  referrers: ['referrer'],
-  codes: ['code'],
-  regions: ['country', 'region', 'country_name', 'region_name'],
-  browsers: ['browser'],
-  platforms: ['platform'],
-  resources: ['resource', 'resource_name'],
-  hosts: ['host'],
-  paths: ['path'],
-  countries: ['country', 'country_name'],
-  accounts: ['account'],
-};
-
-/** Spec A2, "Differences in parameters": parameters an endpoint requires or does not accept. */
-export const GROUPING_RULES: Record<StatisticGrouping, { requires: readonly FilterName[]; forbids: readonly FilterName[] }> = {
-  customs: { requires: [], forbids: [] },
-  referrers: { requires: [], forbids: [] },
-  codes: { requires: [], forbids: [] },
-  regions: { requires: [], forbids: [] },
-  browsers: { requires: [], forbids: [] },
-  platforms: { requires: [], forbids: [] },
-  resources: { requires: [], forbids: [] },
-  hosts: { requires: ['account'], forbids: ['path'] },
-  paths: { requires: ['account', 'host'], forbids: [] },
-  countries: { requires: [], forbids: ['region'] },
-  accounts: { requires: [], forbids: ['host', 'path', 'resource'] },
-};
-
-/** Spec A1 filters, in the order they are sent and echoed. */
-export const FILTER_NAMES = [
-  'service',
-  'account',
-  'country',
-  'region',
-  'platform',
-  'browser',
-  'host',
-  'path',
-  'referrer',
-  'code',
-  'custom',
-  'resource',
-] as const;
-export type FilterName = (typeof FILTER_NAMES)[number];
+import { checkFieldList, checkMinuteTime } from '../params.js';
 
 /** Parameters of spec A1 (the token travels separately, see HttpClient). */
 export interface StatisticQuery {
@@ -101,17 +44,6 @@ export interface StatisticQuery {
   limit?: number;
   /** Sent comma-separated; all four when omitted. */
   fields?: readonly StatisticField[];
-}
-
-/** Which endpoint a query is for: `/` (total), `/times`, `/<g>` or `/times/<g>`. */
-export interface StatisticEndpoint {
-  grouping: StatisticGrouping | undefined;
-  times: boolean;
-}
-
-export function endpointPath(e: StatisticEndpoint): string {
-  const parts = [e.times ? 'times' : '', e.grouping ?? ''].filter((p) => p !== '');
-  return `/${parts.join('/')}`;
 }
 
 const SORT_PATTERN = /^[+-]?([a-z_]+)$/;

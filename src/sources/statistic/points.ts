@@ -1,7 +1,7 @@
-import type { Point } from '../../points.js';
+import { presentTags, type Point } from '../../points.js';
+import type { StatisticGrouping } from '../../spec/statistic.js';
 import { toMs } from '../../time.js';
 import { TRAFFIC_MEASUREMENT } from './measurements.js';
-import type { StatisticGrouping } from './params.js';
 import type { StatisticGrouped, StatisticRow, StatisticTimes, StatisticTimesGrouped, StatisticTotal } from './schemas.js';
 
 /** Keys of a row or of the envelope's echoed filters that become tags (account and service are handled apart). */
@@ -51,22 +51,16 @@ export function groupedToPoints(grouping: StatisticGrouping, body: StatisticGrou
  * `account` and `service` are `all` when neither the row nor the call fixed them.
  */
 function point(grouping: string, start: string, envelope: Envelope, row: Keyed | StatisticRow, values: Values): Point {
+  const keys = Object.fromEntries(KEY_TAGS.map((key) => [key, (row as Keyed)[key] ?? envelope[key]]));
   const tags: Record<string, string> = {
-    account: tagValue(row.account ?? envelope.account) ?? 'all',
+    account: 'all',
     grouping,
-    service: tagValue(envelope.service) ?? 'all',
+    service: 'all',
+    ...presentTags({ account: row.account ?? envelope.account, service: envelope.service }),
+    ...presentTags(keys),
   };
-  for (const key of KEY_TAGS) {
-    const value = tagValue((row as Keyed)[key] ?? envelope[key]);
-    if (value !== undefined) tags[key] = value;
-  }
   const fields: Record<string, number> = {};
   for (const f of VALUE_FIELDS) if (values[f] !== undefined) fields[f] = values[f];
   // The schemas already checked that `start` parses.
   return { measurement: TRAFFIC_MEASUREMENT, tags, fields, time: toMs(start) };
-}
-
-function tagValue(v: string | number | null | undefined): string | undefined {
-  if (v === null || v === undefined) return undefined;
-  return String(v); // empty stays empty: the sink writes the placeholder
 }

@@ -1,10 +1,12 @@
 import type { ZodType } from 'zod';
-import type { HttpClient } from '../../http/client.js';
 import { ParameterError } from '../../errors.js';
+import type { HttpClient } from '../../http/client.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
+import type { StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
 import { flatRows, walkPages } from '../paging.js';
-import { buildStreamstatQuery, type StreamstatGrouping, type StreamstatLanguage, type StreamstatQuery } from './params.js';
+import { withoutUndefined } from '../params.js';
+import { buildStreamstatQuery, type StreamstatQuery } from './params.js';
 import {
   streamstatGroupedSchema,
   streamstatTimesGroupedSchema,
@@ -87,9 +89,4 @@ function forbidGranularity(q: StreamstatQuery, method: string): void {
 
 function requireGranularity(q: StreamstatQuery): void {
   if (q.granularity === undefined) throw new ParameterError('granularity', 'is required for bucketed results');
-}
-
-/** So that `{language: undefined}` in a query does not erase the client's default language. */
-function withoutUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

@@ -1,25 +1,21 @@
-import type { CollectorConfig } from '../../config/schema.js';
 import type { HttpClient } from '../../http/client.js';
-import type { Point } from '../../points.js';
 import { streamstatRule } from '../../plan/windows.js';
+import type { Point } from '../../points.js';
+import type { StreamstatGranularity, StreamstatGrouping } from '../../spec/streamstat.js';
 import { collectPages, largestBucket, pagedCalls, SINGLE_CALL } from '../paging.js';
-import type { CollectJob, Span } from '../types.js';
+import type { CollectJob, JobContext, Span } from '../types.js';
 import { StreamstatClient } from './client.js';
-import { fixedStepMs, type StreamstatGranularity } from './granularity.js';
-import type { StreamstatGrouping } from './params.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
+import { stepMs, type StreamstatSettings } from './settings.js';
 
 /**
  * Stream views: one job per account and grouping. A call covers a whole span of buckets (`granularity` set), so a
  * day of 5-minute buckets costs one call, not 288, within the 30 calls/min.
  */
-export function streamstatJobs(config: CollectorConfig): CollectJob[] {
-  const c = config.jobs.streamstat;
+export function streamstatJobs(c: StreamstatSettings, { accounts, language }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
-  const granularity = c.granularity as StreamstatGranularity;
-  // The config allows only fixed-length granularities (PT1M…P1D), which epoch-aligned windows can follow.
-  const rule = streamstatRule(fixedStepMs(granularity)!, c.lag, c.span);
-  return config.accounts.flatMap((account) =>
+  const rule = streamstatRule(stepMs(c), c.lag, c.span);
+  return accounts.flatMap((account) =>
     c.groupings.map(
       (grouping): CollectJob => ({
         key: `streamstat/${account}/${grouping}`,
@@ -28,7 +24,7 @@ export function streamstatJobs(config: CollectorConfig): CollectJob[] {
         checkpointed: true,
         // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
         callsFor: () => (grouping === 'total' ? SINGLE_CALL : pagedCalls()),
-        collect: (span, http) => collectViews(http, new StreamstatClient(http, { language: config.api.language }), account, grouping, granularity, span),
+        collect: (span, http) => collectViews(http, new StreamstatClient(http, { language }), account, grouping, c.granularity, span),
       }),
     ),
   );

@@ -1,20 +1,16 @@
-import { checkFieldList, checkMinuteTime } from '../params.js';
 import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
+import {
+  isStreamstatGranularity,
+  STREAM_TYPES,
+  STREAMSTAT_FIELDS,
+  type StreamstatField,
+  type StreamstatGranularity,
+  type StreamstatLanguage,
+  type StreamType,
+} from '../../spec/streamstat.js';
 import { formatMinuteUtc, type TimeInput } from '../../time.js';
-import { isStreamstatGranularity, type StreamstatGranularity } from './granularity.js';
-
-/** Spec B2: the grouping endpoints (the plain total is `/`). */
-export const STREAMSTAT_GROUPINGS = ['streams', 'accounts', 'stream-types', 'browsers', 'platforms'] as const;
-export type StreamstatGrouping = (typeof STREAMSTAT_GROUPINGS)[number];
-
-export const STREAMSTAT_FIELDS = ['views', 'users', 'views_max'] as const;
-export type StreamstatField = (typeof STREAMSTAT_FIELDS)[number];
-
-export const STREAM_TYPES = ['live', 'vod', 'unknown'] as const;
-export type StreamType = (typeof STREAM_TYPES)[number];
-
-export type StreamstatLanguage = 'en' | 'ru';
+import { checkFieldList, checkMinuteTime } from '../params.js';
 
 /** Parameters of spec B1 (the token travels separately, see HttpClient). */
 export interface StreamstatQuery {

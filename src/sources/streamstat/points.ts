@@ -1,7 +1,7 @@
-import type { Point } from '../../points.js';
+import { presentTags, type Point } from '../../points.js';
+import type { StreamstatGrouping } from '../../spec/streamstat.js';
 import { toMs } from '../../time.js';
 import { VIEWS_MEASUREMENT } from './measurements.js';
-import type { StreamstatGrouping } from './params.js';
 import type { StreamstatElement, StreamstatGrouped, StreamstatTimes, StreamstatTimesGrouped, StreamstatTotal } from './schemas.js';
 
 const KEY_TAGS = ['account', 'stream', 'stream_type', 'browser', 'platform'] as const;
@@ -34,8 +34,7 @@ export function timesGroupedToPoints(grouping: StreamstatGrouping, body: Streams
 
 function elementPoints(grouping: StreamstatGrouping, start: string, callTags: CallTags, elements: StreamstatElement[]): Point[] {
   return elements.map((e) => {
-    const keys: CallTags = {};
-    for (const key of KEY_TAGS) if (e[key] !== undefined) keys[key] = e[key];
+    const keys = presentTags(Object.fromEntries(KEY_TAGS.map((key) => [key, e[key]])));
     return point(grouping, start, { ...callTags, ...keys }, e);
   });
 }
@@ -49,7 +48,5 @@ function point(grouping: string, start: string, tags: CallTags, values: Partial<
   const time = toMs(start);
   const fields: Record<string, number> = {};
   for (const f of VALUE_FIELDS) if (values[f] !== undefined) fields[f] = values[f];
-  const allTags: Record<string, string> = { grouping };
-  for (const [k, v] of Object.entries(tags)) if (v !== undefined) allTags[k] = v; // empty stays empty: the sink writes the placeholder
-  return { measurement: VIEWS_MEASUREMENT, tags: allTags, fields, time };
+  return { measurement: VIEWS_MEASUREMENT, tags: { grouping, ...presentTags(tags) }, fields, time };
 }

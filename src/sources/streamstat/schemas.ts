@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { STREAM_TYPES, STREAMSTAT_FIELDS, type StreamstatGrouping } from '../../spec/streamstat.js';
 import { toMs } from '../../time.js';
-import { STREAM_TYPES, STREAMSTAT_FIELDS, type StreamstatGrouping } from './params.js';
 
 /**
  * Response bodies of stream view statistics (spec B2). Only the requested fields are present, so every value is

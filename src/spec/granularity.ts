@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
+import type { Span } from '../state/spans.js';
 import { DAY, HOUR, MINUTE } from '../time.js';
-import type { Span } from './types.js';
 
 /**
  * Bucket sizes of the statistics APIs: the spec's simplified ISO 8601 duration `P[n]Y[n]M[n]DT[n]H[n]M[n]S` with exactly

@@ -1,3 +1,8 @@
+/** The DVR API's vocabulary (spec 000), read by the client, the `dvr` command and the simulator. */
+
+/** Node identifier; `*` means every node. */
+export const ALL_HOSTS = '*';
+
 /**
  * Half-open intervals [from, to) in whole unix seconds: the arithmetic of DVR ranges, shared by the simulator (which
  * records and deletes) and the `dvr` command (which shows what a deletion would remove).

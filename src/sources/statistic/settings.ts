@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { duration } from '../../config/duration.js';
+import { cronSchedule } from '../../config/fields.js';
+import { ParameterError } from '../../errors.js';
+import { statisticRule } from '../../plan/windows.js';
+import { fixedLengthMs, parseGranularity } from '../../spec/granularity.js';
+import { STATISTIC_GROUPINGS, type StatisticGrouping } from '../../spec/statistic.js';
+import { asField, unique } from '../settings.js';
+
+/**
+ * The groupings the config accepts: the total plus the spec's grouping endpoints, except `paths`, which requires a
+ * `host` filter the jobs do not send (collecting it needs a host list of its own).
+ */
+const COLLECTED_GROUPINGS = ['total', ...STATISTIC_GROUPINGS.filter((g) => g !== 'paths')] as [
+  'total',
+  ...Array<Exclude<StatisticGrouping, 'paths'>>,
+];
+
+/** `jobs.statistic` (see src/sources/settings.ts for what a source's settings module holds). */
+export const schema = z
+  .object({
+    enabled: z.boolean().default(true).describe('collect cdn_traffic'),
+    granularity: z.string().default('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
+    lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
+    span: duration.default('1d').describe('widest time span one /times call covers'),
+    groupings: z
+      .array(z.enum(COLLECTED_GROUPINGS))
+      .min(1)
+      .default(['total', 'resources', 'countries', 'codes'])
+      .describe('groupings to collect; each costs calls'),
+    provisional: z
+      .boolean()
+      .default(false)
+      .describe('also read closed but not yet final buckets early (fresher, still growing); re-read once final'),
+    schedule: cronSchedule.default('*/5 * * * *'),
+  })
+  .strict()
+  .default({})
+  .describe('traffic statistics v3 (/app/statistic/v3/times…)');
+
+export type StatisticSettings = z.output<typeof schema>;
+
+/** The bucket length of a checked granularity (check refuses any other). */
+export function stepMs(s: StatisticSettings): number {
+  const g = parseGranularity(s.granularity);
+  const ms = g && fixedLengthMs(g);
+  if (ms === undefined) {
+    throw new ParameterError('granularity', `"${s.granularity}" must be a fixed-length ISO 8601 duration with one component (e.g. PT5M, PT1H, P1D)`);
+  }
+  return ms;
+}
+
+export function check(s: StatisticSettings): void {
+  const gMs = stepMs(s);
+  asField('granularity', () => statisticRule(gMs, s.lag, gMs));
+  asField('span', () => statisticRule(gMs, s.lag, s.span));
+  unique('groupings', s.groupings);
+}
+
+/** A bucket is read once final: `lag` after it ends. */
+export function reachMs(s: StatisticSettings): number | undefined {
+  return s.enabled ? s.lag + stepMs(s) : undefined;
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { duration } from '../../config/duration.js';
+import { cronSchedule } from '../../config/fields.js';
+import { streamstatRule } from '../../plan/windows.js';
+import { fixedLengthMs } from '../../spec/granularity.js';
+import {
+  STREAMSTAT_GRANULARITIES,
+  STREAMSTAT_GROUPINGS,
+  streamstatGranularity,
+  type StreamstatGranularity,
+} from '../../spec/streamstat.js';
+import { asField, unique } from '../settings.js';
+
+/** The length of a granularity the collector can follow; undefined for one whose buckets vary (P1W/P1M/P1Y…). */
+function collectableStepMs(granularity: StreamstatGranularity): number | undefined {
+  const ms = fixedLengthMs(streamstatGranularity(granularity));
+  if (ms === undefined) return undefined;
+  try {
+    // The window rule decides (buckets must divide a day to match epoch-aligned windows), not a second list; lag and
+    // span are the settings' own business, so a neutral pair is passed.
+    streamstatRule(ms, 0, ms);
+    return ms;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spec's granularities the jobs can collect: PT1M … P1D. */
+const COLLECTED_GRANULARITIES = STREAMSTAT_GRANULARITIES.filter((g) => collectableStepMs(g) !== undefined) as [
+  StreamstatGranularity,
+  ...StreamstatGranularity[],
+];
+
+/** `jobs.streamstat` (see src/sources/settings.ts for what a source's settings module holds). */
+export const schema = z
+  .object({
+    enabled: z.boolean().default(true).describe('collect cdn_views'),
+    granularity: z.enum(COLLECTED_GRANULARITIES).default('PT5M').describe('bucket size'),
+    lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
+    span: duration.default('6h').describe('widest time span one call covers'),
+    groupings: z
+      .array(z.enum(['total', ...STREAMSTAT_GROUPINGS] as const))
+      .min(1)
+      .default(['total', 'streams', 'stream-types'])
+      .describe('groupings to collect; each costs calls'),
+    schedule: cronSchedule.default('*/1 * * * *'),
+  })
+  .strict()
+  .default({})
+  .describe('stream view statistics v2 (/app/streamstat/v2)');
+
+export type StreamstatSettings = z.output<typeof schema>;
+
+/** The bucket length: the schema admits only collectable granularities. */
+export function stepMs(s: StreamstatSettings): number {
+  return collectableStepMs(s.granularity)!;
+}
+
+export function check(s: StreamstatSettings): void {
+  asField('span', () => streamstatRule(stepMs(s), s.lag, s.span));
+  unique('groupings', s.groupings);
+}
+
+/** A bucket is read `lag` after it ends. */
+export function reachMs(s: StreamstatSettings): number | undefined {
+  return s.enabled ? s.lag + stepMs(s) : undefined;
+}
