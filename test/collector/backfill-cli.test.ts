@@ -1,33 +1,18 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { configQuotasOf } from '../../src/sim/quota.js';
 import { DAY, HOUR } from '../../src/time.js';
 import { runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
+import { writeSimConfig } from '../helpers/collector.js';
 
 describe('cdn-collector backfill (CLI)', () => {
   const s = useSimulator();
   const dir = mkdtempSync(join(tmpdir(), 'bfcli-'));
   const to = Math.floor((Date.now() - 2 * HOUR) / DAY) * DAY;
   const from = to - 2 * DAY;
-  const config = () => {
-    const path = join(dir, 'collector.yaml');
-    writeFileSync(
-      path,
-      stringify({
-        api: { baseUrl: s.sim.url, token: s.sim.token },
-        accounts: ['acme'],
-        quotas: configQuotasOf(s.sim.quota),
-        jobs: { dvr: { enabled: false } },
-        sink: { type: 'file', path: join(dir, 'out.lp') },
-        state: { dir: join(dir, 'state') },
-      }),
-    );
-    return path;
-  };
+  const config = () => writeSimConfig(dir, s.sim);
 
   it('--dry-run prints the plan (calls per API, minimum duration under the quotas) and calls nothing', async () => {
     const before = s.sim.stats.apis.statistic.requests + s.sim.stats.apis.metrics.requests;

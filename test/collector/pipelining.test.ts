@@ -7,16 +7,12 @@ import { ManualClock } from '../../src/clock.js';
 import { Collector } from '../../src/collector/collector.js';
 import type { HttpClient } from '../../src/http/client.js';
 import type { LimiterSet } from '../../src/limit/index.js';
-import type { Point } from '../../src/points.js';
 import { SinkError } from '../../src/sink/errors.js';
 import type { Sink } from '../../src/sink/types.js';
-import { SINGLE_CALL } from '../../src/sources/paging.js';
-import type { CollectJob, Span } from '../../src/sources/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { fakeJob, MIN, T0 } from '../helpers/fake-job.js';
 
-const MIN = 60_000;
-const T0 = Date.UTC(2026, 0, 1);
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -37,18 +33,10 @@ async function setup(writeGates: Array<ReturnType<typeof deferred>>) {
   const dir = mkdtempSync(join(tmpdir(), 'pipelining-'));
   dirs.push(dir);
   const events: string[] = [];
-  const index = (span: Span) => (span.from - T0) / MIN;
-  const job: CollectJob = {
-    key: 'fake/job',
-    api: 'metrics',
-    rule: { stepMs: MIN, delayMs: 0, maxSpanMs: MIN },
-    checkpointed: true,
-    callsFor: () => SINGLE_CALL,
-    async collect(span) {
-      events.push(`fetch ${index(span)}`);
-      return [{ measurement: 'm', tags: {}, fields: { v: index(span) }, time: span.from } as Point];
-    },
-  };
+  const job = fakeJob((i) => {
+    events.push(`fetch ${i}`);
+    return i;
+  });
   const sink: Sink = {
     name: 'gated',
     async write(points) {

@@ -9,16 +9,12 @@ import type { HttpClient } from '../../src/http/client.js';
 import { ApiError, NetworkError, ResponseFormatError, type RequestInfo } from '../../src/http/errors.js';
 import { ParameterError } from '../../src/errors.js';
 import type { LimiterSet } from '../../src/limit/index.js';
-import type { Point } from '../../src/points.js';
 import type { Sink } from '../../src/sink/types.js';
-import { SINGLE_CALL } from '../../src/sources/paging.js';
-import type { CollectJob, Span } from '../../src/sources/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { MAX_SET_ASIDE_PER_JOB, SetAsideStore } from '../../src/state/set-aside.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { fakeJob, MIN, T0 } from '../helpers/fake-job.js';
 
-const MIN = 60_000;
-const T0 = Date.UTC(2026, 0, 1);
 const request: RequestInfo = { api: 'metrics', method: 'GET', url: 'http://api.test/app/metrics/v1/' };
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -28,20 +24,12 @@ async function setup(fail: (i: number) => Error | undefined, lookbackMin = 4) {
   const dir = mkdtempSync(join(tmpdir(), 'set-aside-'));
   dirs.push(dir);
   const calls: number[] = [];
-  const index = (span: Span) => (span.from - T0) / MIN;
-  const job: CollectJob = {
-    key: 'fake/job',
-    api: 'metrics',
-    rule: { stepMs: MIN, delayMs: 0, maxSpanMs: MIN },
-    checkpointed: true,
-    callsFor: () => SINGLE_CALL,
-    async collect(span) {
-      calls.push(index(span));
-      const err = fail(index(span));
-      if (err) throw err;
-      return [{ measurement: 'm', tags: {}, fields: { v: 1 }, time: span.from } as Point];
-    },
-  };
+  const job = fakeJob((i) => {
+    calls.push(i);
+    const err = fail(i);
+    if (err) throw err;
+    return 1;
+  });
   const sink: Sink = { name: 'ok', write: async (p) => ({ written: p.length, rejected: 0 }), flush: async () => {}, close: async () => {} };
   const clock = new ManualClock(T0 + lookbackMin * MIN);
   const store = await CheckpointStore.open(dir);

@@ -1,6 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import type { Clock } from '../../src/clock.js';
 import { createRuntime, type Runtime } from '../../src/collector/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
@@ -37,4 +38,23 @@ export function configFor(sim: Simulator, sink: Record<string, unknown>, overrid
 export async function runtimeFor(config: CollectorConfig, clock?: Clock): Promise<Runtime> {
   const { systemClock } = await import('../../src/clock.js');
   return createRuntime(config, clock ?? systemClock, createLogger('warn', { pretty: false }));
+}
+
+/**
+ * A YAML config file in `dir` for a CLI run against `sim`: account acme, the simulator's quotas, DVR off, the file
+ * sink `dir/out.lp`, state in `dir/state`; `overrides` replace whole top-level sections.
+ */
+export function writeSimConfig(dir: string, sim: Simulator, overrides: Record<string, unknown> = {}): string {
+  const path = join(dir, 'collector.yaml');
+  const config = {
+    api: { baseUrl: sim.url, token: sim.token },
+    accounts: ['acme'],
+    quotas: configQuotasOf(sim.quota),
+    jobs: { dvr: { enabled: false } },
+    sink: { type: 'file', path: join(dir, 'out.lp') },
+    state: { dir: join(dir, 'state') },
+    ...overrides,
+  };
+  writeFileSync(path, stringify(config));
+  return path;
 }

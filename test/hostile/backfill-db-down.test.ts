@@ -2,16 +2,15 @@
  * `backfill` against a database that refuses every write, with spans larger than the sink's queue: the process must
  * end with a message and exit 1 (not 13, "unsettled top-level await", silently) and release state.lock.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { configQuotasOf } from '../../src/sim/quota.js';
 import { DAY, HOUR } from '../../src/time.js';
 import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
 import { runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
+import { writeSimConfig } from '../helpers/collector.js';
 
 describe('backfill with the database refusing writes', () => {
   const s = useSimulator();
@@ -27,21 +26,13 @@ describe('backfill with the database refusing writes', () => {
 
   it('exits 1 with a message naming the failure and releases state.lock, when one span exceeds the sink queue', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostile-bf-'));
-    const config = join(dir, 'collector.yaml');
-    writeFileSync(
-      config,
-      stringify({
-        api: { baseUrl: s.sim.url, token: s.sim.token },
-        accounts: ['acme'],
-        quotas: configQuotasOf(s.sim.quota),
-        // One statistic span (a day of 5-minute buckets) is far more than 3 × batchSize lines.
-        jobs: { metrics: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false }, statistic: { groupings: ['resources'] } },
-        sink: { type: 'influx-v1', url: db.url, database: 'db' },
-        output: { batchSize: 5, deadLetterPath: join(dir, 'dead.jsonl') },
-        state: { dir: join(dir, 'state') },
-        log: { level: 'error' },
-      }),
-    );
+    const config = writeSimConfig(dir, s.sim, {
+      // One statistic span (a day of 5-minute buckets) is far more than 3 × batchSize lines.
+      jobs: { metrics: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false }, statistic: { groupings: ['resources'] } },
+      sink: { type: 'influx-v1', url: db.url, database: 'db' },
+      output: { batchSize: 5, deadLetterPath: join(dir, 'dead.jsonl') },
+      log: { level: 'error' },
+    });
     const to = Math.floor((Date.now() - 2 * HOUR) / DAY) * DAY;
     const r = await runCli(['backfill', '--config', config, '--from', new Date(to - DAY).toISOString(), '--to', new Date(to).toISOString()]).exited;
     expect(r.code, r.stderr).toBe(1);

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { configQuotasOf } from '../../src/sim/quota.js';
 import { fileNameOf } from '../../src/state/checkpoint-file.js';
 import { DAY } from '../../src/time.js';
 import { runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
+import { writeSimConfig } from '../helpers/collector.js';
 
 describe('a corrupt checkpoint stops the CLI with one line', () => {
   const s = useSimulator();
@@ -28,19 +28,7 @@ describe('a corrupt checkpoint stops the CLI with one line', () => {
     const key = 'metrics/acme';
     const file = join(state, fileNameOf(key));
     writeFileSync(file, JSON.stringify({ version: 1, key, watermark: 8e15, confirmedAt: null, spans: [[0, 8e15]] }));
-    const config = join(dir, 'collector.yaml');
-    writeFileSync(
-      config,
-      stringify({
-        api: { baseUrl: s.sim.url, token: s.sim.token },
-        accounts: ['acme'],
-        quotas: configQuotasOf(s.sim.quota),
-        jobs: { dvr: { enabled: false } },
-        sink: { type: 'file', path: join(dir, 'out.lp') },
-        state: { dir: state },
-        log: { level: 'error' },
-      }),
-    );
+    const config = writeSimConfig(dir, s.sim, { state: { dir: state }, log: { level: 'error' } });
     // A command still running after 8 s (a daemon that did not refuse) is killed: code null.
     const r = await runCli([name.split(' ')[0]!, '--config', config, ...extra], {}, { killAfterMs: 8000 }).exited;
     expect(r.code, r.stderr).toBe(1);
