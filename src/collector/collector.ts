@@ -155,12 +155,26 @@ export class Collector {
       stopping: () => this.stopping,
       onRetry: (err, waitMs) => this.deps.log.warn({ job: job.key, err: err.message, waitMs }, 'write failed; retrying'),
     });
-    if (job.checkpointed) await this.deps.store.confirm(job.key, span);
+    if (job.checkpointed) await this.confirm(job, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
     if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
       this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
     }
+  }
+
+  /**
+   * Persists a confirmed span. A checkpoint that cannot be written (full disk, read-only mount) leaves the span pending
+   * — its points are rewritten, idempotently, on a later pass — and turns /healthz 503 until a checkpoint is written.
+   */
+  private async confirm(job: CollectJob, span: Span): Promise<void> {
+    try {
+      await this.deps.store.confirm(job.key, span);
+    } catch (err) {
+      this.deps.telemetry.condition(CHECKPOINT_CONDITION, `checkpoint of ${job.key} not written: ${describeError(err)}`);
+      throw err;
+    }
+    this.deps.telemetry.condition(CHECKPOINT_CONDITION, undefined);
   }
 
   /**
@@ -222,6 +236,9 @@ function sameRange(a: Span | undefined, b: Span | undefined): boolean {
 }
 
 function noop(): void {}
+
+/** The /healthz condition of checkpoint writes (the quota journal reports its own: `state:quota-journal`). */
+export const CHECKPOINT_CONDITION = 'state:checkpoints';
 
 export function spanText(span: Span): string {
   return `${new Date(span.from).toISOString()}/${new Date(span.to).toISOString()}`;

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError, ParameterError } from '../errors.js';
 import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, keepCorruptCopy, type KeyState } from './checkpoint-file.js';
-import { CheckpointCorruptError } from './errors.js';
+import { asStateIoError, CheckpointCorruptError } from './errors.js';
 import { removeStrayTemps, writeFileDurably } from './durable-file.js';
-import { asStateIoError } from './errors.js';
 import { StateLock } from './lock.js';
 import { implausibleTime } from './plausible.js';
 import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from './spans.js';
@@ -190,7 +189,9 @@ export class CheckpointStore {
         journal.state = next;
         for (const waiter of batch) waiter.resolve();
       } catch (err) {
-        for (const waiter of batch) waiter.reject(err);
+        // A full disk or read-only mount is named as such (callers report it in /healthz); the state stays as it was.
+        const failure = asStateIoError(err, path) ?? err;
+        for (const waiter of batch) waiter.reject(failure);
       }
     }
     journal.draining = undefined;

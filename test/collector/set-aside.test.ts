@@ -1,54 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { Collector } from '../../src/collector/collector.js';
-import type { HttpClient } from '../../src/http/client.js';
 import { ApiError, NetworkError, ResponseFormatError, type RequestInfo } from '../../src/http/errors.js';
 import { ParameterError } from '../../src/errors.js';
-import type { LimiterSet } from '../../src/limit/index.js';
-import type { Sink } from '../../src/sink/types.js';
-import { CheckpointStore } from '../../src/state/checkpoints.js';
-import { MAX_SET_ASIDE_PER_JOB, SetAsideStore } from '../../src/state/set-aside.js';
-import { Telemetry } from '../../src/telemetry/telemetry.js';
-import { fakeJob, MIN, T0 } from '../helpers/fake-job.js';
+import { MAX_SET_ASIDE_PER_JOB } from '../../src/state/set-aside.js';
+import { fakeCollector, MIN, T0 } from '../helpers/fake-job.js';
 
 const request: RequestInfo = { api: 'metrics', method: 'GET', url: 'http://api.test/app/metrics/v1/' };
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** A one-minute-window job over fake data: `fail(i)` gives the error of span i (from T0), if any. */
+/** A collector of one fake job on a temp state dir (removed after each test). */
 async function setup(fail: (i: number) => Error | undefined, lookbackMin = 4) {
   const dir = mkdtempSync(join(tmpdir(), 'set-aside-'));
   dirs.push(dir);
-  const calls: number[] = [];
-  const job = fakeJob((i) => {
-    calls.push(i);
-    const err = fail(i);
-    if (err) throw err;
-    return 1;
-  });
-  const sink: Sink = { name: 'ok', write: async (p) => ({ written: p.length, rejected: 0 }), flush: async () => {}, close: async () => {} };
-  const clock = new ManualClock(T0 + lookbackMin * MIN);
-  const store = await CheckpointStore.open(dir);
-  const { store: aside } = await SetAsideStore.open(dir, { clock });
-  const telemetry = new Telemetry({ clock });
-  const collector = new Collector({
-    jobs: [job],
-    http: { withGate: () => ({}) } as unknown as HttpClient,
-    limiters: { gate: () => undefined } as unknown as LimiterSet,
-    sink,
-    store,
-    aside,
-    telemetry,
-    clock,
-    log: pino({ level: 'silent' }),
-    horizonMs: 24 * 60 * MIN,
-    initialLookbackMs: lookbackMin * MIN,
-  });
-  return { collector, job, store, aside, telemetry, clock, calls, close: () => store.close() };
+  return fakeCollector(dir, fail, lookbackMin);
 }
 
 describe('permanent and transient span failures', () => {

@@ -1,4 +1,13 @@
+import pino from 'pino';
+import { ManualClock } from '../../src/clock.js';
+import { Collector } from '../../src/collector/collector.js';
+import type { HttpClient } from '../../src/http/client.js';
+import type { LimiterSet } from '../../src/limit/index.js';
 import type { Point } from '../../src/points.js';
+import type { Sink } from '../../src/sink/types.js';
+import { CheckpointStore } from '../../src/state/checkpoints.js';
+import { SetAsideStore } from '../../src/state/set-aside.js';
+import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { SINGLE_CALL } from '../../src/sources/paging.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 
@@ -25,4 +34,37 @@ export function fakeJob(read: (i: number) => number | Promise<number>): CollectJ
       return [{ measurement: 'm', tags: {}, fields: { v }, time: span.from } as Point];
     },
   };
+}
+
+/**
+ * A Collector of one fake job with real checkpoint and set-aside stores in `dir`, a sink that confirms everything, no
+ * network and a ManualClock at `lookbackMin` windows after T0: `fail(i)` gives the error of span i, if any.
+ */
+export async function fakeCollector(dir: string, fail: (i: number) => Error | undefined, lookbackMin = 4) {
+  const calls: number[] = [];
+  const job = fakeJob((i) => {
+    calls.push(i);
+    const err = fail(i);
+    if (err) throw err;
+    return 1;
+  });
+  const sink: Sink = { name: 'ok', write: async (p) => ({ written: p.length, rejected: 0 }), flush: async () => {}, close: async () => {} };
+  const clock = new ManualClock(T0 + lookbackMin * MIN);
+  const store = await CheckpointStore.open(dir);
+  const { store: aside } = await SetAsideStore.open(dir, { clock });
+  const telemetry = new Telemetry({ clock });
+  const collector = new Collector({
+    jobs: [job],
+    http: { withGate: () => ({}) } as unknown as HttpClient,
+    limiters: { gate: () => undefined } as unknown as LimiterSet,
+    sink,
+    store,
+    aside,
+    telemetry,
+    clock,
+    log: pino({ level: 'silent' }),
+    horizonMs: 24 * 60 * MIN,
+    initialLookbackMs: lookbackMin * MIN,
+  });
+  return { collector, job, store, aside, telemetry, clock, calls, close: () => store.close() };
 }
