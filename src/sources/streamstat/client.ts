@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import type { ZodType, ZodTypeDef } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import type { Query } from '../../http/query.js';
@@ -72,7 +72,7 @@ export class StreamstatClient {
     return this.get(groupingPath(grouping), q, 'grouping', streamstatTimesGroupedSchema(grouping));
   }
 
-  private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T>): Promise<T> {
+  private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
     const query: Query = buildStreamstatQuery({ language: this.options.language, ...withoutUndefined(q) }, kind);
     const res = await this.http.request({ api: 'streamstat', method: 'GET', path: `${APIS.streamstat.prefix}${path}`, query, schema });
     return res.body;
