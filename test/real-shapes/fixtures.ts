@@ -13,6 +13,11 @@ export const statisticTotal = {
   real: { start: START, end: END, account: 'acme', code: '200', hits: 120, traffic: 52_000, cache_ratio: 0.8, bandwidth: 9000, service_version: 3 },
 };
 
+/** The envelope of a seed-shaped statistic /times answer (times with Z). */
+const seedTimes = { start: `${START}Z`, end: `${END}Z`, granularity: 'PT30M', account: 'acme' };
+/** The same as the real statistic answers it: times without a zone, `limit` echoed as text. */
+const realTimes = { start: START, end: END, granularity: 'PT30M', account: 'acme', limit: '1000' };
+
 const codeRows = (code: number | string) => [
   { code, hits: 100, traffic: 40_000, cache_ratio: 0.75, bandwidth: 5000 },
   { code: typeof code === 'number' ? 404 : '404', hits: 20, traffic: 12_000, cache_ratio: 1, bandwidth: 4000 },
@@ -20,21 +25,14 @@ const codeRows = (code: number | string) => [
 
 export const statisticTimesCodes = {
   seed: {
-    start: `${START}Z`,
-    end: `${END}Z`,
-    granularity: 'PT30M',
-    account: 'acme',
+    ...seedTimes,
     result: [
       { start: `${START}Z`, end: `${MID}Z`, result: codeRows(200) },
       { start: `${MID}Z`, end: `${END}Z`, result: codeRows(200) },
     ],
   },
   real: {
-    start: START,
-    end: END,
-    granularity: 'PT30M',
-    account: 'acme',
-    limit: '1000',
+    ...realTimes,
     offset: '0',
     language: 'en',
     result: [
@@ -46,21 +44,14 @@ export const statisticTimesCodes = {
 
 export const statisticTimes = {
   seed: {
-    start: `${START}Z`,
-    end: `${END}Z`,
-    granularity: 'PT30M',
-    account: 'acme',
+    ...seedTimes,
     result: [
       { start: `${START}Z`, end: `${MID}Z`, hits: 7, traffic: 700, cache_ratio: 0.5, bandwidth: 10 },
       { start: `${MID}Z`, end: `${END}Z`, hits: 9, traffic: 900, cache_ratio: 0.25, bandwidth: 12 },
     ],
   },
   real: {
-    start: START,
-    end: END,
-    granularity: 'PT30M',
-    account: 'acme',
-    limit: '1000',
+    ...realTimes,
     result: [
       { start: START, end: MID, hits: '7', traffic: '700', cache_ratio: '0.5', bandwidth: 10 },
       { start: MID, end: END, hits: 9, traffic: 900, cache_ratio: 0.25, bandwidth: '12' },
