@@ -31,6 +31,7 @@ export function simCommand(): Command {
     .option('--statistic-lag <duration>', 'how long statistics keep growing after a minute ends', parseDuration)
     .option('--clock-speed <x>', 'run the simulated clock x times faster than real time', Number)
     .option('--token <token>', 'main token (default: derived from the seed)')
+    .option('--real-shapes', 'answer as the real service does: echoes as text, zone-less statistic times, numeric status, hex DVR node ids')
     .action(async (o) => {
       const faults: Partial<Record<ApiName, FaultPlan>> = {};
       for (const flag of (o.fault as string[] | undefined) ?? []) {
@@ -55,6 +56,7 @@ export function simCommand(): Command {
         settings: {
           ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
           ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
+          ...(o.realShapes ? { shapes: 'real' as const } : {}),
         },
       });
       process.stdout.write(

@@ -48,7 +48,18 @@ export const configSchema = z
           .refine((ms) => ms <= 2 ** 31 - 1, 'must be at most 24 days (a Node timer limit)')
           .default('30s')
           .describe('deadline of one HTTP request'),
-        language: z.enum(['en', 'ru']).default('en').describe('language of names in statistics results'),
+        language: z
+          .enum(['en', 'ru'])
+          .optional()
+          .describe(
+            'language of the statistics APIs; unset: not sent, the service default (English), except that the groupings with names (regions, countries) always send one (en when unset), so their name tags never change with a server default',
+          ),
+        pageSize: z
+          .number()
+          .int()
+          .min(1)
+          .default(1000)
+          .describe('rows (or rows per bucket) asked for per call of the paged statistics endpoints (`limit`); the maximum is not shown, a server that caps lower is paged through'),
         // A server's Retry-After of days (or a far-future date) would otherwise stop that API until restart.
         maxRetryAfter: duration
           .default('5m')

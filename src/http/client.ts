@@ -1,5 +1,5 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import type { ZodType } from 'zod';
+import type { ZodType, ZodTypeDef } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
@@ -41,8 +41,8 @@ export interface RequestSpec<T> {
   path: string;
   query?: Query;
   body?: unknown;
-  /** Schema of a 2xx body; the result is typed by it. */
-  schema: ZodType<T>;
+  /** Schema of a 2xx body; the result is typed by its output (the input may differ: lenient parsing). */
+  schema: ZodType<T, ZodTypeDef, unknown>;
   /** Per-call override of the deadline. */
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -10,6 +10,7 @@ import { createWorld, type World, type WorldOptions } from './model/world.js';
 import { defaultQuotas, SlidingQuota, type QuotaRule } from './quota.js';
 import { routes as defaultRoutes } from './routes/index.js';
 import { SimStats } from './stats.js';
+import { hexNodeIds, realShape } from './real-shapes.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest, SimSettings } from './types.js';
 
 export interface SimulatorOptions {
@@ -41,15 +42,17 @@ export const defaultSettings: SimSettings = {
   maxLimit: 1000,
   failingDvrNodes: [],
   dvrWindowSec: 4 * 3600,
+  shapes: 'seed',
 };
 
 const MALFORMED_BODY = '{"status":"Completed","data":[{"broken":';
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const seed = options.seed ?? 42;
-  const world = createWorld({ ...options.world, seed });
-  const clock = options.clock ?? systemClock;
   const settings: SimSettings = { ...defaultSettings, ...options.settings };
+  const seeded = createWorld({ ...options.world, seed });
+  const world = settings.shapes === 'real' ? hexNodeIds(seeded) : seeded;
+  const clock = options.clock ?? systemClock;
   const token = options.token ?? `sim-${seed.toString(16)}-${(seed * 2654435761 >>> 0).toString(36)}`;
   const tokens = new Map<string, TokenGrant>([
     [token, { accounts: world.accounts.map((a) => a.name) }],
@@ -114,7 +117,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       accounts: auth.accounts,
       ...(paging ? { paging } : {}),
     };
-    reply(api, res, await route.handle(simReq, ctx));
+    const answer = await route.handle(simReq, ctx);
+    reply(api, res, settings.shapes === 'real' ? realShape(api, answer) : answer);
   }
 
   /** Returns true when the fault already answered (or dropped) the request. */

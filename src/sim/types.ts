@@ -44,6 +44,8 @@ export interface SimSettings {
   failingDvrNodes: string[];
   /** DVR depth (dvr.window) in seconds; unit not shown, chosen: seconds. */
   dvrWindowSec: number;
+  /** `seed`: the shapes of the specs' examples; `real`: as the real service answers (see real-shapes.ts). */
+  shapes: 'seed' | 'real';
 }
 
 export interface ApiRoute {

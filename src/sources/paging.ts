@@ -5,8 +5,19 @@ import { type ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 import type { SpanCalls } from './types.js';
 
-/** Rows (or rows per bucket) asked for per call; the services' maximum limit is not shown (the simulator's is 1000). */
+/**
+ * Rows (or rows per bucket) asked for per call by default (`api.pageSize`); the services' maximum limit is not shown
+ * (the simulator's is 1000), and a server that caps lower is paged through (walkPages).
+ */
 export const PAGE_SIZE = 1000;
+
+/**
+ * The paging parameters of one call as a real client sends them: `limit` alone on the first page (`offset=0` is the
+ * default of every offset/limit service), `offset` only from the second page on.
+ */
+export function pageParams(offset: number, limit: number): { limit: number; offset?: number } {
+  return offset > 0 ? { offset, limit } : { limit };
+}
 
 type Page = { result: readonly unknown[] };
 type BucketPage = { result: ReadonlyArray<{ result: readonly unknown[] }> };

@@ -8,16 +8,16 @@ import { streamstatJobs } from './streamstat/jobs.js';
 import type { StreamstatSettings } from './streamstat/settings.js';
 import type { CollectJob, JobContext } from './types.js';
 
-/** What the sources read of the collector's configuration: their own sections, the accounts and the language. */
+/** What the sources read of the collector's configuration: their own sections, the accounts, language and page size. */
 export interface SourcesConfig {
   accounts: string[];
-  api: { language: JobContext['language'] };
+  api: { language?: JobContext['language']; pageSize: number };
   jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
 }
 
 /** Every source, explicitly: adding an API is one folder and one line here. */
 export function buildJobs(config: SourcesConfig): CollectJob[] {
-  const context: JobContext = { accounts: config.accounts, language: config.api.language };
+  const context: JobContext = { accounts: config.accounts, language: config.api.language, pageSize: config.api.pageSize };
   const { jobs } = config;
   return [
     ...metricsJobs(jobs.metrics, context),

@@ -37,8 +37,11 @@ export interface CollectJob {
   collect(span: Span, http: HttpClient): Promise<Point[]>;
 }
 
-/** What every source's jobs share: the accounts this instance collects and the language of names in results. */
+/** What every source's jobs share: the accounts this instance collects, the language and the page size. */
 export interface JobContext {
   accounts: readonly string[];
-  language: 'en' | 'ru';
+  /** Sent only when set (or where points carry names; see the statistic jobs). */
+  language?: 'en' | 'ru' | undefined;
+  /** `limit` of paged reads (api.pageSize). */
+  pageSize: number;
 }

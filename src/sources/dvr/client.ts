@@ -1,5 +1,5 @@
 import type { HttpClient } from '../../http/client.js';
-import type { ZodType } from 'zod';
+import type { ZodType, ZodTypeDef } from 'zod';
 import { deleteAllBody, deleteRangeBody, type DvrDeleteRange } from './params.js';
 import { dvrStreamPath } from './path.js';
 import {
@@ -36,7 +36,7 @@ export class DvrClient {
     return this.call('DELETE', path, deleteAllBody(target.host), dvrDeleteAllResponseSchema);
   }
 
-  private async call<T>(method: 'GET' | 'DELETE', path: string, body: unknown, schema: ZodType<T>): Promise<T> {
+  private async call<T>(method: 'GET' | 'DELETE', path: string, body: unknown, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
     const res = await this.http.request({ api: 'dvr', method, path, body, schema });
     return res.body;
   }

@@ -1,21 +1,31 @@
 import { z } from 'zod';
+import { decimal, integer } from '../lenient.js';
 
 /**
- * Response bodies of the DVR API (spec 000). Units of window/duration are not shown; the simulator and the
- * measurements use seconds. `number` fields accept fractions (the spec types them as number, not integer);
- * timestamps are integers. Unknown keys pass through.
+ * Response bodies of the DVR API (spec 000), strict about what becomes a point and lenient about the rest (see
+ * lenient.ts). Units of window/duration are not shown; the simulator and the measurements use seconds. `number`
+ * fields accept fractions (the spec types them as number, not integer); timestamps are integers. Either may come as
+ * an unambiguous string. `host` is an opaque identifier (real ones are hex strings), kept as sent. Unknown keys pass
+ * through.
  */
-const completed = z.literal('Completed');
-const unixSeconds = z.number().int();
+/**
+ * Success says `Completed`; sibling services of the platform send a numeric status (200). The HTTP status already
+ * said success, so any other word or code is a malformed body: a DELETE must not be reported done on a doubtful answer.
+ */
+const completed = z
+  .union([z.string(), z.number()])
+  .refine((s) => (typeof s === 'string' ? /^completed$/i.test(s) : s >= 200 && s <= 299), 'Expected status Completed (or a 2xx code)');
+const unixSeconds = integer;
+const nonNegative = decimal.pipe(z.number().nonnegative());
 
-export const dvrRangeSchema = z.object({ from: unixSeconds, duration: z.number().nonnegative() }).passthrough();
+export const dvrRangeSchema = z.object({ from: unixSeconds, duration: nonNegative }).passthrough();
 export type DvrRange = z.infer<typeof dvrRangeSchema>;
 
 export const dvrBlockSchema = z
   .object({
     enabled: z.boolean(),
-    window: z.number().nonnegative(),
-    duration: z.number().nonnegative(),
+    window: nonNegative,
+    duration: nonNegative,
     // With no ranges there is no first recording: a service may send 0, null or nothing (not shown).
     from: unixSeconds.nullable().optional(),
     ranges: z.array(dvrRangeSchema),
@@ -39,7 +49,7 @@ export const dvrDeleteRangeResponseSchema = z
     stream_name: z.string(),
     host: z.string(),
     from_ts: unixSeconds,
-    duration_sec: z.number().int().optional(),
+    duration_sec: integer.optional(),
     to_ts: unixSeconds.optional(),
   })
   .passthrough();

@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import type { ZodType, ZodTypeDef } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import { ResponseFormatError, type RequestInfo } from '../../http/errors.js';
@@ -46,7 +46,7 @@ export class MetricsClient {
     return this.get('/resources', q, metricsByResourceSchema);
   }
 
-  private async get<T extends Echo>(path: string, q: MetricsQuery, schema: ZodType<T>): Promise<T> {
+  private async get<T extends Echo>(path: string, q: MetricsQuery, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
     const checked = checkMetricsQuery(q);
     const res = await this.http.request({
       api: 'metrics',

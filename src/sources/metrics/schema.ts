@@ -1,40 +1,51 @@
 import { z } from 'zod';
 import { isMetricName, metricFieldType } from '../../spec/metrics.js';
+import { decimal, echo, integer } from '../lenient.js';
 
 /**
- * Response bodies of the metrics API (spec 001). Metric values are numbers; `null` is accepted too, because a real
- * service plausibly has no value for a median or ratio of nothing (the spec does not show it) — points drop them.
- * Metric keys are not restricted to the known names here, so a metric added by the provider does not break
- * collection; points.ts keeps only the known ones.
+ * Response bodies of the metrics API (spec 001), strict about what becomes a point and lenient about the rest (see
+ * lenient.ts). Metric values are numbers; `null` is accepted too, because a real service plausibly has no value for a
+ * median or ratio of nothing (the spec does not show it) — points drop them. Keys that are not known metric names
+ * (a metric or an attribute the provider added) are tolerated whatever they hold, and stripped.
  */
-const metricValue = z.number().nullable();
 
 /**
- * Count metrics are integer fields in the measurement schema: a fractional count is a malformed response (a typed
- * ResponseFormatError naming the metric), not a point the line-protocol encoder would have to refuse as a bug.
+ * Known metric names become fields: counts must be integers (a fractional count is a malformed response naming the
+ * metric, not a point the line-protocol encoder would have to refuse as a bug), other metrics numbers; either may
+ * come as an unambiguous string (lenient.ts).
  */
-function integerCounts(values: Record<string, number | null>, ctx: z.RefinementCtx): void {
-  for (const [name, value] of Object.entries(values)) {
-    if (value !== null && isMetricName(name) && metricFieldType(name) === 'integer' && !Number.isInteger(value)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: `must be an integer, got ${value}` });
+type MetricValues = Record<string, number | null>;
+
+function metricNumbers(values: Record<string, unknown>, ctx: z.RefinementCtx): MetricValues {
+  const out: MetricValues = {};
+  for (const [name, raw] of Object.entries(values)) {
+    if (!isMetricName(name) || raw === undefined) continue;
+    if (raw === null) {
+      out[name] = null;
+      continue;
     }
+    const parsed = (metricFieldType(name) === 'integer' ? integer : decimal).safeParse(raw);
+    if (parsed.success) out[name] = parsed.data;
+    else ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: parsed.error.issues[0]?.message ?? 'not a number' });
   }
+  return out;
 }
 
 const envelope = {
-  /** Part of the structure per spec ("OK" on success); not listed in the field table, so not required. */
-  status: z.string().optional(),
+  /** Part of the structure per spec ("OK" on success); not listed in the field table: any status word or code. */
+  status: echo,
   start: z.string(),
   end: z.string(),
+  /** Becomes the account tag. */
   account: z.string(),
-  /** Names of the returned metrics. */
-  metrics: z.array(z.string()),
+  /** Names of the returned metrics (an echo; the data hold the values). */
+  metrics: z.array(z.string()).optional(),
 };
 
 /** `GET /app/metrics/v1/`: data holds one object with a value per returned metric (none when empty). */
 export const metricsAggregateSchema = z.object({
   ...envelope,
-  data: z.array(z.record(z.string(), metricValue).superRefine(integerCounts)).max(1),
+  data: z.array(z.record(z.string(), z.unknown()).transform(metricNumbers)).max(1),
 });
 
 export const metricsResourceElementSchema = z
@@ -43,8 +54,12 @@ export const metricsResourceElementSchema = z
     resource: z.string(),
     resource_name: z.string(),
   })
-  .catchall(metricValue)
-  .superRefine((element, ctx) => integerCounts(element as Record<string, number | null>, ctx));
+  .catchall(z.unknown())
+  .transform(
+    // The same intersection zod gives `.catchall(number | null)`: the three names are text, every other key a metric.
+    ({ cname, resource, resource_name, ...values }, ctx) =>
+      ({ ...metricNumbers(values, ctx), cname, resource, resource_name }) as { cname: string; resource: string; resource_name: string } & MetricValues,
+  );
 
 /** `GET /app/metrics/v1/resources`: one element per resource. */
 export const metricsByResourceSchema = z.object({

@@ -1,9 +1,9 @@
-import type { ZodType } from 'zod';
+import type { ZodType, ZodTypeDef } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { APIS } from '../../spec/apis.js';
-import { flatRows, largestBucket, walkPages } from '../paging.js';
+import { flatRows, largestBucket, pageParams, walkPages } from '../paging.js';
 import { withoutUndefined } from '../params.js';
 import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {
@@ -68,7 +68,7 @@ export class StatisticClient {
    */
   async *pages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticRow[]> {
     checkPaging(q, pageSize);
-    const fetchPage = async (offset: number, limit: number) => (await this.grouped(grouping, { ...q, offset, limit })).body;
+    const fetchPage = async (offset: number, limit: number) => (await this.grouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
     const read = { api: 'statistic' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
@@ -79,12 +79,12 @@ export class StatisticClient {
    */
   async *timesPages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticGroupedBucket[]> {
     checkPaging(q, pageSize);
-    const fetchPage = async (offset: number, limit: number) => (await this.timesGrouped(grouping, { ...q, offset, limit })).body;
+    const fetchPage = async (offset: number, limit: number) => (await this.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
     const read = { api: 'statistic' as const, endpoint: `/times/${grouping}`, fetchPage, rows: largestBucket };
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
-  private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T>): Promise<StatisticResponse<T>> {
+  private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T, ZodTypeDef, unknown>): Promise<StatisticResponse<T>> {
     const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);
     const path = `${APIS.statistic.prefix}${endpointPath(e)}`;
     const res = await this.http.request({ api: 'statistic', method: 'GET', path, query, schema });

@@ -14,7 +14,7 @@ import {
   type StatisticGrouping,
   type StatisticService,
 } from '../../spec/statistic.js';
-import { formatMinuteUtc, type TimeInput } from '../../time.js';
+import { formatMinute, formatMinuteUtc, type TimeInput } from '../../time.js';
 import { checkFieldList, checkMinuteTime } from '../params.js';
 
 /** Parameters of spec A1 (the token travels separately, see HttpClient). */
@@ -70,7 +70,10 @@ export function buildStatisticQuery(q: StatisticQuery, e: StatisticEndpoint): Qu
   for (const key of FILTER_NAMES) if (q[key] === '') throw new ParameterError(key, 'must not be empty');
   if (q.language === '') throw new ParameterError('language', 'must not be empty');
 
-  const query: Query = { language: q.language, start: formatMinuteUtc(start), end: formatMinuteUtc(end) };
+  // The spec's format, as public clients send it: YYYY-MM-DDThh:mm:00, UTC. With a `timezone` a zone-less time
+  // might be read in that zone, so then the `Z` stays and leaves no doubt.
+  const format = q.timezone === undefined ? formatMinute : formatMinuteUtc;
+  const query: Query = { language: q.language, start: format(start), end: format(end) };
   if (e.times) Object.assign(query, { granularity: q.granularity, timezone: q.timezone });
   for (const key of FILTER_NAMES) query[key] = q[key];
   return { ...query, sort: q.sort, offset: q.offset, limit: q.limit, fields: fields?.join(',') };

@@ -1,42 +1,45 @@
 import { z } from 'zod';
-import { toMs } from '../../time.js';
+import { decimal, echo, integer, isoTime, keyText } from '../lenient.js';
 
 /**
- * Response bodies of spec A3. Unknown keys pass through (a service may add some). Values are optional because
- * `fields` selects them. Identifiers may come as numbers or strings (format not shown) and are kept as
- * sent; `code` is an integer per the spec.
+ * Response bodies of spec A3, strict about what becomes a point and lenient about the rest (see lenient.ts). Values
+ * are optional because `fields` selects them; unknown keys pass through. Row keys become tags: text or numbers, kept
+ * as sent (`code` as an integer or a string of one, which makes the same tag). The envelope's echoed filters become
+ * tags too where a row lacks the key, so they are keys as well; other echoes (limit, offset, granularity…) are not.
  */
-/** Bounds become point times through toMs (UTC when no zone), so the check must be toMs too, not Date.parse. */
-const isoTime = z.string().refine((s) => Number.isFinite(toMs(s)), 'not an ISO 8601 time');
-const text = z.union([z.string(), z.number()]);
 
 /**
  * Sign and int64 range are not checked here: one bad row must not fail the whole response (and its span forever).
  * The sink dead-letters such a row with its reason and writes the rest (the fields' `nonNegative` in the schema).
  */
 const values = {
-  traffic: z.number().int().optional(),
-  hits: z.number().int().optional(),
-  cache_ratio: z.number().max(1).optional(),
-  bandwidth: z.number().int().optional(),
+  traffic: integer.optional(),
+  hits: integer.optional(),
+  cache_ratio: decimal.pipe(z.number().max(1)).optional(),
+  bandwidth: integer.optional(),
+};
+
+/** Keys of rows and of the envelope's echoed filters: each becomes a tag. */
+const keys = {
+  custom: keyText.optional(),
+  referrer: keyText.optional(),
+  code: integer.optional(),
+  country: keyText.optional(),
+  region: keyText.optional(),
+  platform: keyText.optional(),
+  browser: keyText.optional(),
+  resource: keyText.optional(),
+  host: keyText.optional(),
+  path: keyText.optional(),
 };
 
 const rowSchema = z
   .object({
     ...values,
-    custom: text.optional(),
-    referrer: text.optional(),
-    code: z.number().int().optional(),
-    country: text.optional(),
-    region: text.optional(),
+    ...keys,
     country_name: z.string().optional(),
     region_name: z.string().optional(),
-    browser: text.optional(),
-    platform: text.optional(),
-    resource: text.optional(),
     resource_name: z.string().optional(),
-    host: z.string().optional(),
-    path: z.string().optional(),
     account: z.string().optional(),
   })
   .passthrough();
@@ -48,16 +51,7 @@ const envelope = {
   end: isoTime,
   account: z.string().nullable().optional(),
   service: z.string().optional(),
-  country: text.optional(),
-  region: text.optional(),
-  platform: text.optional(),
-  browser: text.optional(),
-  host: z.string().optional(),
-  path: z.string().optional(),
-  referrer: text.optional(),
-  code: z.number().int().optional(),
-  custom: text.optional(),
-  resource: text.optional(),
+  ...keys,
 };
 
 export const statisticTotalSchema = z.object({ ...envelope, ...values }).passthrough();
@@ -69,7 +63,7 @@ export type StatisticGrouped = z.infer<typeof statisticGroupedSchema>;
 const bucketSpan = { start: isoTime, end: isoTime };
 
 export const statisticTimesSchema = z
-  .object({ ...envelope, granularity: z.string(), result: z.array(z.object({ ...bucketSpan, ...values }).passthrough()) })
+  .object({ ...envelope, granularity: echo, result: z.array(z.object({ ...bucketSpan, ...values }).passthrough()) })
   .passthrough();
 export type StatisticTimes = z.infer<typeof statisticTimesSchema>;
 
@@ -77,6 +71,6 @@ const groupedBucketSchema = z.object({ ...bucketSpan, result: z.array(rowSchema)
 export type StatisticGroupedBucket = z.infer<typeof groupedBucketSchema>;
 
 export const statisticTimesGroupedSchema = z
-  .object({ ...envelope, granularity: z.string(), result: z.array(groupedBucketSchema) })
+  .object({ ...envelope, granularity: echo, result: z.array(groupedBucketSchema) })
   .passthrough();
 export type StatisticTimesGrouped = z.infer<typeof statisticTimesGroupedSchema>;

@@ -1,10 +1,10 @@
-import type { ZodType } from 'zod';
+import type { ZodType, ZodTypeDef } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
 import type { StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
-import { flatRows, walkPages } from '../paging.js';
+import { flatRows, pageParams, walkPages } from '../paging.js';
 import { withoutUndefined } from '../params.js';
 import { buildStreamstatQuery, type StreamstatQuery } from './params.js';
 import {
@@ -55,7 +55,7 @@ export class StreamstatClient {
   async *pages(grouping: StreamstatGrouping, q: StreamstatQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StreamstatElement[]> {
     if (q.limit !== undefined) throw new ParameterError('limit', 'pages() sets limit itself; pass pageSize instead');
     if (!Number.isInteger(pageSize) || pageSize < 1) throw new ParameterError('limit', 'pageSize must be a positive integer');
-    const fetchPage = (offset: number, limit: number) => this.grouped(grouping, { ...q, offset, limit });
+    const fetchPage = (offset: number, limit: number) => this.grouped(grouping, { ...q, ...pageParams(offset, limit) });
     const read = { api: 'streamstat' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
@@ -72,7 +72,7 @@ export class StreamstatClient {
     return this.get(groupingPath(grouping), q, 'grouping', streamstatTimesGroupedSchema(grouping));
   }
 
-  private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T>): Promise<T> {
+  private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
     const query: Query = buildStreamstatQuery({ language: this.options.language, ...withoutUndefined(q) }, kind);
     const res = await this.http.request({ api: 'streamstat', method: 'GET', path: `${APIS.streamstat.prefix}${path}`, query, schema });
     return res.body;

@@ -2,7 +2,7 @@ import type { HttpClient } from '../../http/client.js';
 import { streamstatRule } from '../../plan/windows.js';
 import type { Point } from '../../points.js';
 import type { StreamstatGranularity, StreamstatGrouping } from '../../spec/streamstat.js';
-import { collectPages, largestBucket, pagedCalls, SINGLE_CALL } from '../paging.js';
+import { collectPages, largestBucket, pageParams, pagedCalls, SINGLE_CALL } from '../paging.js';
 import type { CollectJob, JobContext, Span } from '../types.js';
 import { StreamstatClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
@@ -12,7 +12,8 @@ import { stepMs, type StreamstatSettings } from './settings.js';
  * Stream views: one job per account and grouping. A call covers a whole span of buckets (`granularity` set), so a
  * day of 5-minute buckets costs one call, not 288, within the 30 calls/min.
  */
-export function streamstatJobs(c: StreamstatSettings, { accounts, language }: JobContext): CollectJob[] {
+/** `language` only when configured: no tag or field of stream views depends on it. */
+export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const rule = streamstatRule(stepMs(c), c.lag, c.span);
   return accounts.flatMap((account) =>
@@ -23,8 +24,9 @@ export function streamstatJobs(c: StreamstatSettings, { accounts, language }: Jo
         rule,
         checkpointed: true,
         // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
-        callsFor: () => (grouping === 'total' ? SINGLE_CALL : pagedCalls()),
-        collect: (span, http) => collectViews(http, new StreamstatClient(http, { language }), account, grouping, c.granularity, span),
+        callsFor: () => (grouping === 'total' ? SINGLE_CALL : pagedCalls(0, pageSize)),
+        collect: (span, http) =>
+          collectViews(http, new StreamstatClient(http, language ? { language } : {}), account, grouping, c.granularity, span, pageSize),
       }),
     ),
   );
@@ -37,6 +39,7 @@ async function collectViews(
   grouping: 'total' | StreamstatGrouping,
   granularity: StreamstatGranularity,
   span: Span,
+  pageSize: number,
 ): Promise<Point[]> {
   const q = { account, start: span.from, end: span.to, granularity };
   if (grouping === 'total') return timesToPoints(await client.times(q), { account });
@@ -44,10 +47,10 @@ async function collectViews(
   return collectPages(http, {
     api: 'streamstat',
     endpoint: `/${g}`,
-    fetchPage: (offset, limit) => client.timesGrouped(g, { ...q, offset, limit }),
+    fetchPage: (offset, limit) => client.timesGrouped(g, { ...q, ...pageParams(offset, limit) }),
     toPoints: (body) => timesGroupedToPoints(g, body, { account }),
     rows: largestBucket,
-  });
+  }, pageSize);
 }
 
 

@@ -9,7 +9,7 @@ import {
   type StreamstatLanguage,
   type StreamType,
 } from '../../spec/streamstat.js';
-import { formatMinuteUtc, type TimeInput } from '../../time.js';
+import { formatMinute, type TimeInput } from '../../time.js';
 import { checkFieldList, checkMinuteTime } from '../params.js';
 
 /** Parameters of spec B1 (the token travels separately, see HttpClient). */
@@ -74,10 +74,11 @@ export function buildStreamstatQuery(q: StreamstatQuery, endpoint: EndpointKind)
   for (const key of ['account', 'country', 'region', 'browser', 'platform'] as const) nonEmpty(q[key], key);
   if (q.language !== undefined && q.language !== 'en' && q.language !== 'ru') throw new ParameterError('language', 'must be en or ru');
 
+  // Spec B: "in UTC with zero seconds, with or without the trailing Z"; sent without, as public clients do.
   return {
     language: q.language,
-    start: formatMinuteUtc(start),
-    end: formatMinuteUtc(end),
+    start: formatMinute(start),
+    end: formatMinute(end),
     account: q.account,
     stream: streams.length > 0 ? streams : undefined,
     stream_type: streamTypes.length > 0 ? streamTypes : undefined,

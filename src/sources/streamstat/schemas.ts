@@ -1,24 +1,26 @@
 import { z } from 'zod';
-import { STREAM_TYPES, STREAMSTAT_FIELDS, type StreamstatGrouping } from '../../spec/streamstat.js';
-import { toMs } from '../../time.js';
+import { STREAM_TYPES, type StreamstatGrouping } from '../../spec/streamstat.js';
+import { echo, echoedList, integer, isoTime } from '../lenient.js';
 
 /**
- * Response bodies of stream view statistics (spec B2). Only the requested fields are present, so every value is
- * optional. Echoed filters other than account are not needed and are stripped.
+ * Response bodies of stream view statistics (spec B2), strict about what becomes a point and lenient about the rest
+ * (see lenient.ts). Only the requested fields are present, so every value is optional. Echoes (fields, limit, sort,
+ * granularity) are accepted in any scalar form (`"fields": "views,users"`, `"limit": "1000"`); other keys are
+ * stripped.
  */
 /** Sign and int64 range are left to the sink, which dead-letters just the bad row (see statistic/schemas.ts). */
-const count = z.number().int();
+const count = integer;
 /** Window and bucket bounds become point times, so they must parse (UTC, with or without Z). */
-const utcTime = z.string().refine((t) => Number.isFinite(toMs(t)), 'not an ISO 8601 time');
+const utcTime = isoTime;
 const values = { views: count.optional(), users: count.optional(), views_max: count.optional() };
 const envelope = {
   start: utcTime,
   end: utcTime,
-  fields: z.array(z.enum(STREAMSTAT_FIELDS)),
-  // Echo of the account filter; null/absent when none was sent (not shown in the spec).
+  fields: echoedList,
+  // Echo of the account filter; becomes the account tag (null/absent when none was sent, not shown in the spec).
   account: z.string().nullable().optional(),
 };
-const paging = { limit: z.number().int().optional(), sort: z.string().optional() };
+const paging = { limit: echo, sort: echo };
 
 export const streamstatTotalSchema = z.object({ ...envelope, ...values });
 export type StreamstatTotal = z.infer<typeof streamstatTotalSchema>;
@@ -43,7 +45,7 @@ const elementBase = z.object({
 /** One element of any grouping: its key(s) and values (the keys of other groupings are absent). */
 export type StreamstatElement = z.infer<typeof elementBase>;
 
-function elementSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatElement> {
+function elementSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatElement, z.ZodTypeDef, unknown> {
   return elementBase.superRefine((element, ctx) => {
     for (const key of GROUP_KEYS[grouping]) {
       if (element[key] === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: `missing result key of /${grouping}` });
@@ -54,14 +56,15 @@ function elementSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatElemen
 export interface StreamstatGrouped {
   start: string;
   end: string;
-  fields: Array<(typeof STREAMSTAT_FIELDS)[number]>;
-  account?: string | null;
-  limit?: number;
-  sort?: string;
+  fields?: string[] | undefined;
+  account?: string | null | undefined;
+  limit?: Echo;
+  sort?: Echo;
   result: StreamstatElement[];
 }
+type Echo = z.infer<typeof echo>;
 
-export function streamstatGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatGrouped> {
+export function streamstatGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatGrouped, z.ZodTypeDef, unknown> {
   return z.object({ ...envelope, ...paging, result: z.array(elementSchema(grouping)) });
 }
 
@@ -71,23 +74,23 @@ const bucketSpan = { start: utcTime, end: utcTime };
 export const streamstatTimesSchema = z
   .object({
     ...envelope,
-    granularity: z.string(),
+    granularity: echo,
     result: z.array(z.object({ ...bucketSpan, ...values })),
   });
 export type StreamstatTimes = z.infer<typeof streamstatTimesSchema>;
 
 export interface StreamstatTimesGrouped extends Omit<StreamstatGrouped, 'result'> {
-  granularity: string;
+  granularity?: Echo;
   result: Array<{ start: string; end: string; result: StreamstatElement[] }>;
 }
 
 /** A grouping endpoint with granularity (not shown; chosen like statistic v3 /times/<group>): buckets of groups. */
-export function streamstatTimesGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatTimesGrouped> {
+export function streamstatTimesGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatTimesGrouped, z.ZodTypeDef, unknown> {
   return z
     .object({
       ...envelope,
       ...paging,
-      granularity: z.string(),
+      granularity: echo,
       result: z.array(z.object({ ...bucketSpan, result: z.array(elementSchema(grouping)) })),
     });
 }
