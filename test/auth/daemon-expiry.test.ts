@@ -1,31 +1,18 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, ScaledClock } from '../../src/clock.js';
 import { createRuntime, type Runtime } from '../../src/collector/runtime.js';
-import { createLogger } from '../../src/log.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { API_NAMES } from '../../src/spec/apis.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 
 const PASSWORD = 'sim-daemon-password-42';
-
-/** A trace-level logger writing into a string, to show no password or issued token is ever logged. */
-function capturedLogger() {
-  let out = '';
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      out += chunk.toString();
-      done();
-    },
-  });
-  return { log: createLogger('trace', { pretty: false, destination }), text: () => out };
-}
 
 function loginConfig(sim: Simulator, password = PASSWORD) {
   const out = join(mkdtempSync(join(tmpdir(), 'auth-')), 'points.lp');
