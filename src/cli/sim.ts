@@ -32,6 +32,9 @@ export function simCommand(): Command {
     .option('--clock-speed <x>', 'run the simulated clock x times faster than real time', Number)
     .option('--token <token>', 'main token (default: derived from the seed)')
     .option('--real-shapes', 'answer as the real service does: echoes as text, zone-less statistic times, numeric status, hex DVR node ids')
+    .option('--username <name>', 'enable the login POST /app/oauth/v1/token/ for this user (with --password)')
+    .option('--password <password>', 'password of the login (a test credential: ps shows it)')
+    .option('--token-lifetime <duration>', 'lifetime of each token the login issues (default 21599000 ms, ~6 h)', parseDuration)
     .action(async (o) => {
       const faults: Partial<Record<ApiName, FaultPlan>> = {};
       for (const flag of (o.fault as string[] | undefined) ?? []) {
@@ -44,11 +47,16 @@ export function simCommand(): Command {
       }
       const speed = o.clockSpeed as number | undefined;
       if (speed !== undefined && !(speed > 0)) throw new InvalidArgumentError('--clock-speed must be a positive number');
+      if ((o.username === undefined) !== (o.password === undefined)) throw new InvalidArgumentError('--username and --password go together');
+      if (o.tokenLifetime !== undefined && o.username === undefined) throw new InvalidArgumentError('--token-lifetime needs --username and --password');
       const sim = await startSimulator({
         host: o.host,
         port: o.port,
         seed: o.seed,
         token: o.token,
+        ...(o.username !== undefined
+          ? { login: { username: o.username, password: o.password, ...(o.tokenLifetime !== undefined ? { tokenLifetimeMs: o.tokenLifetime } : {}) } }
+          : {}),
         world: { accounts: o.accounts, resourcesPerAccount: o.resources, streamsPerAccount: o.streams, nodes: o.nodes },
         quotas: o.quota,
         faults,

@@ -14,6 +14,8 @@ import { perApi } from '../spec/apis.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { Collector } from './collector.js';
 import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
+import { tokenProviderFor } from '../auth/from-config.js';
+import { reportAuthEvent } from './auth-reports.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
@@ -32,6 +34,8 @@ export interface Runtime {
 
 export async function createRuntime(config: CollectorConfig, clock: Clock, log: Logger): Promise<Runtime> {
   const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname() });
+  // Before anything is opened: an unreadable password file is a config error with nothing to release.
+  const tokens = tokenProviderFor(config.api, { clock, onEvent: (e) => reportAuthEvent(telemetry, log, e) });
   const store = await CheckpointStore.open(config.state.dir, { clock });
   telemetry.watchCheckpoints(store);
   let journal: QuotaJournal;
@@ -58,7 +62,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   );
   const http = new HttpClient({
     baseUrl: config.api.baseUrl,
-    token: config.api.token,
+    token: tokens,
     timeoutMs: config.api.timeout,
     tokenPlacement: config.api.tokenPlacement,
     maxBodyBytes: config.api.maxBodyBytes,

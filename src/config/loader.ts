@@ -20,7 +20,14 @@ type Env = Record<string, string | undefined>;
 type Obj = Record<string, unknown>;
 
 /** Secrets and deployment settings that environment variables override (12-factor; Docker/Kubernetes secrets). */
-const API_ENV: Record<string, string> = { CDN_BASE_URL: 'baseUrl', CDN_TOKEN: 'token' };
+const API_ENV: Record<string, string> = {
+  CDN_BASE_URL: 'baseUrl',
+  CDN_TOKEN: 'token',
+  CDN_TOKEN_FILE: 'tokenFile',
+  CDN_USERNAME: 'username',
+  CDN_PASSWORD: 'password',
+  CDN_PASSWORD_FILE: 'passwordFile',
+};
 const SINK_ENV: Record<string, string> = {
   INFLUX_URL: 'url',
   INFLUX_TOKEN: 'token',

@@ -36,12 +36,58 @@ const gzipLevel = (byDefault: number) =>
 /** A response body cap in bytes: at least 1 KiB, so that an ordinary error body always fits. */
 const bodyBytes = z.number().int().min(1024);
 
+/** Exactly one way to authenticate, and a login with exactly one password source. */
+function checkCredentials(api: { token?: string; tokenFile?: string; username?: string; password?: string; passwordFile?: string }, ctx: z.RefinementCtx): void {
+  const given = (['token', 'tokenFile', 'username'] as const).filter((k) => api[k] !== undefined);
+  if (given.length !== 1) {
+    const found = given.length === 0 ? 'none is set' : `${given.map((k) => `api.${k}`).join(' and ')} are set`;
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: [given[1] ?? 'token'],
+      message: `exactly one of api.token (CDN_TOKEN), api.tokenFile (CDN_TOKEN_FILE), api.username (CDN_USERNAME) must be set; ${found}`,
+    });
+    return;
+  }
+  const passwords = (['password', 'passwordFile'] as const).filter((k) => api[k] !== undefined);
+  if (api.username !== undefined && passwords.length !== 1) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: [passwords[1] ?? 'password'],
+      message: `a login needs exactly one of api.password (CDN_PASSWORD), api.passwordFile (CDN_PASSWORD_FILE); ${passwords.length === 0 ? 'none is set' : 'both are set'}`,
+    });
+  } else if (api.username === undefined && passwords.length > 0) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: [passwords[0]!], message: 'is only used by the login: set api.username too' });
+  }
+}
+
 export const configSchema = z
   .object({
     api: z
       .object({
         baseUrl: httpUrl.describe('base URL of the provider API (env CDN_BASE_URL)'),
-        token: z.string().min(1).describe('API token (env CDN_TOKEN); never logged'),
+        token: z.string().min(1).optional().describe('a static API token (env CDN_TOKEN); never logged. One of token, tokenFile, username'),
+        tokenFile: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('file whose first line is the token (env CDN_TOKEN_FILE), re-read when it changes and when a call is refused: for secret managers and sidecars'),
+        username: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('account user name for the login POST {baseUrl}/app/oauth/v1/token/ (env CDN_USERNAME): tokens are fetched and renewed before they expire'),
+        password: z.string().min(1).optional().describe('login password (env CDN_PASSWORD; prefer the env or passwordFile to the file); never logged'),
+        passwordFile: z.string().min(1).optional().describe('file whose first line is the login password (env CDN_PASSWORD_FILE)'),
+        loginBody: z
+          .enum(['json', 'form'])
+          .default('json')
+          .describe('how the login sends the credentials: a JSON object or a form (the body format is not shown by any public source)'),
+        renewAfter: z
+          .number()
+          .min(0.1)
+          .max(0.95)
+          .default(0.8)
+          .describe('a login token is renewed once this fraction of its lifetime has passed'),
         tokenPlacement: z.enum(['header', 'query']).default('header').describe('statistics APIs: token in header or cdnauthtoken query'),
         timeout: duration
           // Node timers fire after 1 ms when given more than 2^31 − 1 ms, so a longer deadline would time out every call.
@@ -80,7 +126,8 @@ export const configSchema = z
           .describe('most pages one paged read may take; a span that needs more fails naming the endpoint'),
       })
       .strict()
-      .describe('the provider API and its token'),
+      .superRefine(checkCredentials)
+      .describe('the provider API and how to authenticate: a static token, a token file or a login'),
     accounts: z.array(z.string().min(1).regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces')).min(1).describe('accounts this instance collects (split accounts across instances to scale out)'),
     quotas: z
       .object(perApi((_, descriptor) => quotaOf(descriptor)))

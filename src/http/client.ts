@@ -6,13 +6,16 @@ import { APIS, type ApiName } from '../spec/apis.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from './server-paging.js';
+import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
+import { isTokenRefusal } from '../auth/refusal.js';
 
 /** Where the token travels; only APIs whose descriptor allows it (the statistics APIs) take it in the query. */
 export type TokenPlacement = 'header' | 'query';
 
 export interface HttpClientOptions {
   baseUrl: string;
-  token: string;
+  /** A fixed token (CLI commands, tests) or a provider asked before every request (file, login). */
+  token: string | TokenProvider;
   /** Whole-request deadline in ms (connect + headers + body). */
   timeoutMs?: number;
   /** For the APIs that accept it (`APIS[api].token`); the others always get the header. */
@@ -67,7 +70,7 @@ export class HttpClient {
   readonly baseUrl: string;
   /** What paged reads have learned about this server's page sizes; shared by `withGate` copies. */
   readonly paging: ServerPaging;
-  private readonly token: string;
+  private readonly tokens: TokenProvider;
   private readonly timeoutMs: number;
   private readonly tokenPlacement: TokenPlacement;
   private readonly dispatcher: Dispatcher;
@@ -79,9 +82,10 @@ export class HttpClient {
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.token = options.token;
-    // However the client was configured (config file, CLI flag, test), its secrets are redacted from all output.
-    registerSecret(options.token);
+    // However the client was configured (config file, CLI flag, test), its secrets are redacted from all output;
+    // providers register every token they obtain.
+    if (typeof options.token === 'string') registerSecret(options.token);
+    this.tokens = asTokenProvider(options.token);
     registerUrlSecrets(options.baseUrl);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.tokenPlacement = options.tokenPlacement ?? 'header';
@@ -102,15 +106,41 @@ export class HttpClient {
     return copy;
   }
 
-  request<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
-    return this.gate ? this.gate(spec.api, () => this.send(spec)) : this.send(spec);
+  /**
+   * A call refused because its token is invalid or expired is retried once with a renewed token. The retry takes the
+   * gate again rather than riding inside the first pass through it: the limiter counts one slot per `send`, and each
+   * `send` is one HTTP request, so the quota stays exact — the retry is a second attempt with its own slot. (The
+   * limiter does not retry a 401/403 itself: it is final to it.) The login is a different endpoint, outside every
+   * API's quota, so it runs outside the gate.
+   */
+  async request<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
+    // Log in (or read the token file) before queueing for a slot: a login that fails costs no quota.
+    await this.tokens.current();
+    let sent: string | undefined;
+    const attempt = () =>
+      this.gated(spec.api, async () => {
+        sent = await this.tokens.current(); // the freshest token at the moment of sending (the queue may be long)
+        return this.send(spec, sent);
+      });
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isTokenRefusal(err) || !this.tokens.renew || sent === undefined) throw err;
+      const renewed = await this.tokens.renew(sent);
+      if (renewed === sent) throw err; // nothing new to try
+      return attempt();
+    }
   }
 
-  private async send<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
+  private gated<R>(api: ApiName, send: () => Promise<R>): Promise<R> {
+    return this.gate ? this.gate(api, send) : send();
+  }
+
+  private async send<T>(spec: RequestSpec<T>, token: string): Promise<ApiResponse<T>> {
     const params = toSearchParams(spec.query ?? {});
     const useQueryToken = this.tokenPlacement === 'query' && APIS[spec.api].token === 'header-or-query';
     const safeQs = params.toString();
-    if (useQueryToken) params.set(TOKEN_QUERY, this.token);
+    if (useQueryToken) params.set(TOKEN_QUERY, token);
     const qs = params.toString();
     const url = `${this.baseUrl}${spec.path}${qs ? `?${qs}` : ''}`;
     const info: RequestInfo = {
@@ -119,7 +149,7 @@ export class HttpClient {
       url: `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
     };
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
-    if (!useQueryToken) headers[TOKEN_HEADER] = this.token;
+    if (!useQueryToken) headers[TOKEN_HEADER] = token;
     let body: string | undefined;
     if (spec.body !== undefined) {
       body = JSON.stringify(spec.body);
@@ -151,7 +181,7 @@ export class HttpClient {
       if (spec.signal?.aborted) throw err;
       const code = errorCode(err);
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw new TimeoutError(info, timeoutMs);
-      throw new NetworkError(info, code, { cause: sanitizeCause(err, this.token) });
+      throw new NetworkError(info, code, { cause: sanitizeCause(err, token) });
     }
 
     if ('oversize' in read) {
@@ -163,12 +193,12 @@ export class HttpClient {
     if (status < 200 || status >= 300) {
       throw new ApiError({
         status,
-        body: parsed.ok ? parsed.value : redact(text, this.token),
+        body: parsed.ok ? parsed.value : redact(text, token),
         request: info,
         retryAfterSec: parseRetryAfter(responseHeaders['retry-after']),
       });
     }
-    if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, this.token)), 'not-json');
+    if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, token)), 'not-json');
     const checked = spec.schema.safeParse(parsed.value);
     if (!checked.success) {
       const issue = checked.error.issues[0];
@@ -176,7 +206,7 @@ export class HttpClient {
       throw new ResponseFormatError(
         info,
         `${where}: ${issue?.message ?? 'does not match the schema'}`,
-        excerpt(redact(text, this.token)),
+        excerpt(redact(text, token)),
       );
     }
     return { status, headers: responseHeaders, body: checked.data, request: info };

@@ -5,6 +5,10 @@ import type { SimReply } from './types.js';
 export interface TokenGrant {
   accounts: string[];
   expired?: boolean;
+  /** Clock time (ms) from which the token is expired: tokens issued by the login. */
+  expiresAt?: number;
+  /** Whose quota the token's calls count against (default: the token itself); login tokens share their user's. */
+  quotaKey?: string;
 }
 
 /** Tokens every simulator knows besides its main one, so tests can reach each authentication error. */
@@ -13,19 +17,23 @@ export const SPECIAL_TOKENS = {
   noAccounts: 'sim-no-accounts-token',
 } as const;
 
-export type AuthResult = { ok: true; token: string; accounts: string[] } | { ok: false; reply: SimReply };
+export type AuthResult = { ok: true; quotaKey: string; accounts: string[] } | { ok: false; reply: SimReply };
 
 /**
  * Authentication per spec. Metrics and DVR take only the CDN-AUTH-TOKEN header and answer 403 Forbidden.
  * The statistics APIs read `cdnauthtoken` from the query first, then the header, and answer 401 with
  * `token is invalid`, `no accounts available` or `account`. Their error body shape is not shown; chosen:
- * `{ "status": "error", "data": "<text>" }`, the table's "Data" column as `data`.
+ * `{ "status": "error", "data": "<text>" }`, the table's "Data" column as `data`. A login token past its lifetime
+ * answers as the DVR text says (403 Forbidden, `Token is expired`) and, on the statistics APIs, `token is invalid` (the
+ * only token text their tables have); the special expired token keeps the shorter `Token expired`, so clients are
+ * tested against both wordings.
  */
 export function authenticate(
   api: ApiName,
   tokens: ReadonlyMap<string, TokenGrant>,
   headers: IncomingHttpHeaders,
   query: URLSearchParams,
+  now: number,
 ): AuthResult {
   const header = headers['cdn-auth-token'];
   const headerToken = Array.isArray(header) ? header[0] : header;
@@ -33,15 +41,20 @@ export function authenticate(
     const grant = headerToken ? tokens.get(headerToken) : undefined;
     if (!headerToken || !grant) return forbidden('Invalid or missing CDN-AUTH-TOKEN');
     if (grant.expired) return forbidden('Token expired');
-    return { ok: true, token: headerToken, accounts: grant.accounts };
+    if (pastLifetime(grant, now)) return forbidden('Token is expired');
+    return { ok: true, quotaKey: grant.quotaKey ?? headerToken, accounts: grant.accounts };
   }
   const token = query.get('cdnauthtoken') ?? headerToken;
   const grant = token ? tokens.get(token) : undefined;
-  if (!token || !grant || grant.expired) return unauthorized('token is invalid');
+  if (!token || !grant || grant.expired || pastLifetime(grant, now)) return unauthorized('token is invalid');
   if (grant.accounts.length === 0) return unauthorized('no accounts available');
   const account = query.get('account');
   if (account !== null && !grant.accounts.includes(account)) return unauthorized('account');
-  return { ok: true, token, accounts: grant.accounts };
+  return { ok: true, quotaKey: grant.quotaKey ?? token, accounts: grant.accounts };
+}
+
+function pastLifetime(grant: TokenGrant, now: number): boolean {
+  return grant.expiresAt !== undefined && now >= grant.expiresAt;
 }
 
 export function forbidden(description: string): { ok: false; reply: SimReply } {

@@ -6,6 +6,8 @@ import { authenticate, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
 import { handleControl, type ControlTarget } from './control.js';
 import { errorBody } from './error-body.js';
 import { FaultInjector, type FaultKind, type FaultPlan } from './faults.js';
+import { login, type SimLogin } from './login.js';
+import { LOGIN_PATH } from '../spec/login.js';
 import { createWorld, type World, type WorldOptions } from './model/world.js';
 import { defaultQuotas, SlidingQuota, type QuotaRule } from './quota.js';
 import { routes as defaultRoutes } from './routes/index.js';
@@ -24,6 +26,8 @@ export interface SimulatorOptions {
   faults?: Partial<Record<ApiName, FaultPlan>>;
   /** The main token; by default derived from the seed. */
   token?: string;
+  /** Credentials of the login that issues expiring tokens; without them the login path answers 404. */
+  login?: SimLogin;
 }
 
 export interface Simulator extends ControlTarget {
@@ -32,6 +36,10 @@ export interface Simulator extends ControlTarget {
   quota: SlidingQuota;
   /** Grants another token (e.g. one limited to some accounts). */
   addToken(token: string, grant: TokenGrant): void;
+  /** Logins answered, successful or not. */
+  readonly logins: number;
+  /** Expires every token the login issued so far (as if the service restarted), so tests reach the refusal path. */
+  expireLoginTokens(): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +73,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const stats = new SimStats();
   const ctx: SimContext = { world, clock, settings };
   const routes: ApiRoute[] = defaultRoutes;
+  let logins = 0;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -79,6 +88,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (url.pathname.startsWith('/_sim/')) {
       return send(res, handleControl(url.pathname, req.method ?? 'GET', rawBody, sim));
     }
+    if (url.pathname === LOGIN_PATH && req.method === 'POST' && options.login) {
+      logins++;
+      const accounts = world.accounts.map((a) => a.name);
+      return send(res, login(options.login, req.headers, rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })));
+    }
     const route = routes.find((r) => url.pathname === r.prefix || url.pathname.startsWith(`${r.prefix}/`));
     if (!route) return send(res, { status: 404, body: { status: 'Not Found', description: 'unknown path' } });
     const api = route.api;
@@ -90,9 +104,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (fault && fault !== 'slow' && (await applyFault(fault, api, req, res))) return;
     const paging = fault === 'page-cap' ? { cap: faults.get(api)?.pageCap ?? 2 } : fault === 'ignore-offset' ? { ignoreOffset: true } : undefined;
 
-    const auth = authenticate(api, tokens, req.headers, url.searchParams);
+    const auth = authenticate(api, tokens, req.headers, url.searchParams, clock.now());
     if (!auth.ok) return reply(api, res, auth.reply);
-    const retryAfter = quota.tryAdmit(api, auth.token, clock.now());
+    const retryAfter = quota.tryAdmit(api, auth.quotaKey, clock.now());
     if (retryAfter !== undefined) {
       stats.quotaRejected(api);
       return reply(api, res, tooManyRequests(api, retryAfter));
@@ -174,6 +188,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     quota,
     stats,
     addToken: (t, grant) => void tokens.set(t, grant),
+    get logins() {
+      return logins;
+    },
+    expireLoginTokens: () => {
+      for (const grant of tokens.values()) if (grant.expiresAt !== undefined) grant.expiresAt = Math.min(grant.expiresAt, clock.now());
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

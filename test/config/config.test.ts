@@ -80,6 +80,38 @@ describe('config schema', () => {
     expect(fieldOf(() => loadConfigFile(join(dir, 'bad.yaml'), {}))).toBe('(file)');
   });
 
+  describe('authentication', () => {
+    const { token, ...base } = minimal.api;
+    void token;
+    const withApi = (api: Record<string, unknown>) => ({ ...minimal, api: { ...base, ...api } });
+    const messageOf = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return `${(err as ConfigError).field}: ${String(err)}`;
+      }
+      throw new Error('expected a ConfigError');
+    };
+
+    it('needs exactly one of token, tokenFile, username, naming them', () => {
+      expect(messageOf(() => parseConfig(withApi({}), {}))).toMatch(/^api\.token: .*exactly one of api\.token \(CDN_TOKEN\), api\.tokenFile \(CDN_TOKEN_FILE\), api\.username \(CDN_USERNAME\) must be set; none is set/);
+      expect(messageOf(() => parseConfig(withApi({ token: 'secret-token-123' }), { CDN_TOKEN_FILE: '/run/token' }))).toMatch(
+        /^api\.tokenFile: .*api\.token and api\.tokenFile are set/,
+      );
+      expect(parseConfig(withApi({}), { CDN_TOKEN_FILE: '/run/token' }).api.tokenFile).toBe('/run/token');
+    });
+
+    it('a login needs exactly one password source, and a password only goes with a login', () => {
+      expect(messageOf(() => parseConfig(withApi({ username: 'ops' }), {}))).toMatch(/^api\.password: .*none is set/);
+      expect(messageOf(() => parseConfig(withApi({ username: 'ops', passwordFile: '/p' }), { CDN_PASSWORD: 'pw-from-env' }))).toMatch(
+        /^api\.passwordFile: .*both are set/,
+      );
+      expect(fieldOf(() => parseConfig(withApi({ token: 'secret-token-123', password: 'pw-123456' }), {}))).toBe('api.password');
+      const c = parseConfig(withApi({}), { CDN_USERNAME: 'ops', CDN_PASSWORD: 'pw-from-env' });
+      expect(c.api).toMatchObject({ username: 'ops', password: 'pw-from-env', loginBody: 'json', renewAfter: 0.8 });
+    });
+  });
+
   it('the shipped example config is valid once a token is given', () => {
     const c = loadConfigFile('config/collector.example.yaml', { CDN_TOKEN: 'x', INFLUX_TOKEN: 'y' });
     expect(c.sink.type).toBe('influx-v2');

@@ -1,16 +1,15 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../src/config/loader.js';
 import { HttpClient } from '../../src/http/client.js';
-import { createLogger } from '../../src/log.js';
 import { DeadLetterFile } from '../../src/sink/dead-letter.js';
 import { renderPrometheus } from '../../src/telemetry/prometheus.js';
 import { runCli } from '../helpers/cli.js';
 import { json, loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 
 /** Characters every encoding writes differently, around a core none changes; the core alone must not show either. */
 const CORE = 'rEdAcTcOrE';
@@ -24,18 +23,6 @@ function forms(secret: string, core = secret): string[] {
 const ALL_FORMS = [...forms(TOKEN, CORE), ...forms(PASSWORD), ...forms(DB_PASSWORD)];
 function expectClean(text: string): void {
   for (const form of ALL_FORMS) expect(text.includes(form), `"${form}" in ${text.slice(0, 400)}`).toBe(false);
-}
-
-/** A pino logger at trace that writes into a string. */
-function capturedLogger(): { log: ReturnType<typeof createLogger>; text: () => string } {
-  let out = '';
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      out += chunk.toString();
-      done();
-    },
-  });
-  return { log: createLogger('trace', { pretty: false, destination }), text: () => out };
 }
 
 /**

@@ -1,0 +1,32 @@
+import { CollectorError } from '../errors.js';
+
+/**
+ * The login (`POST …/app/oauth/v1/token/`) failed: refused credentials, an unreachable service, an answer without a
+ * token. No call can be made until a later login succeeds; the provider waits `retryInMs` (backoff) before trying again.
+ */
+export class LoginError extends CollectorError {
+  override name = 'LoginError';
+  override readonly code = 'CDN_ERR_LOGIN';
+  constructor(
+    readonly url: string,
+    readonly problem: string,
+    /** The HTTP status of the login's answer, when there was one. */
+    readonly status: number | undefined,
+    readonly retryInMs: number | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(`login POST ${url} failed: ${problem}`, options);
+  }
+}
+
+/** The token file (`api.tokenFile`) cannot be read or is empty, and no earlier token from it is at hand. */
+export class TokenFileError extends CollectorError {
+  override name = 'TokenFileError';
+  override readonly code = 'CDN_ERR_TOKEN_FILE';
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`token file ${path}: ${problem}`);
+  }
+}

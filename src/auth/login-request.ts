@@ -1,0 +1,88 @@
+import { request, type Dispatcher } from 'undici';
+import { readCapped } from '../http/body.js';
+import { redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
+import { LOGIN_PATH } from '../spec/login.js';
+import { HOUR } from '../time.js';
+
+/**
+ * Public clients show the answer's `lifetime` (ms, 21 599 000 ≈ 6 h) but not whether it is always sent: when it is
+ * missing or unusable, six hours are assumed — and renewal at a fraction of it, plus the renewal on refusal, cover a
+ * token that dies sooner.
+ */
+export const ASSUMED_LIFETIME_MS = 6 * HOUR;
+
+/** How the credentials travel; the request body is not shown by any public source: JSON is chosen, a form is possible. */
+export type LoginBodyFormat = 'json' | 'form';
+
+export interface LoginRequest {
+  baseUrl: string;
+  username: string;
+  password: string;
+  bodyFormat: LoginBodyFormat;
+  timeoutMs: number;
+  dispatcher?: Dispatcher;
+}
+
+export type LoginAnswer =
+  | { ok: true; token: string; lifetimeMs: number; lifetimeAssumed: boolean }
+  | { ok: false; problem: string; status?: number };
+
+/** Largest login answer read: a token and a few numbers. */
+const MAX_LOGIN_BODY = 64 * 1024;
+
+/** The URL of the login, safe to print. */
+export function loginUrl(baseUrl: string): string {
+  return `${withoutUserinfo(baseUrl.replace(/\/+$/, ''))}${LOGIN_PATH}`;
+}
+
+/**
+ * One login. Lenient about the answer's shape (`status` 200 or "200", `lifetime` a number or a numeric string or
+ * missing), strict about the token: a non-empty string. Never throws; every problem comes back as text free of secrets.
+ */
+export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
+  const credentials = { username: req.username, password: req.password };
+  const body = req.bodyFormat === 'json' ? JSON.stringify(credentials) : new URLSearchParams(credentials).toString();
+  const contentType = req.bodyFormat === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+  let status: number;
+  let text: string;
+  try {
+    const res = await request(`${req.baseUrl.replace(/\/+$/, '')}${LOGIN_PATH}`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': contentType, 'user-agent': 'cdn-collector' },
+      body,
+      signal: AbortSignal.timeout(req.timeoutMs),
+      ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
+    });
+    status = res.statusCode;
+    const read = await readCapped(res, MAX_LOGIN_BODY);
+    if ('oversize' in read) return { ok: false, status, problem: `answer over ${MAX_LOGIN_BODY} bytes` };
+    text = read.text;
+  } catch (err) {
+    const e = err as { name?: string; code?: string; cause?: { code?: string } };
+    return { ok: false, problem: e.name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : (e.code ?? e.cause?.code ?? 'network error') };
+  }
+  return parseLoginAnswer(status, text);
+}
+
+export function parseLoginAnswer(httpStatus: number, text: string): LoginAnswer {
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+  } catch {
+    // not JSON: reported below by what is missing
+  }
+  const token = typeof body.token === 'string' ? body.token.trim() : '';
+  // Registered before anything is described: a refusal may quote the token or the password back.
+  registerSecret(token);
+  const bodyStatus = Number(body.status);
+  const refused = httpStatus < 200 || httpStatus >= 300 || (Number.isInteger(bodyStatus) && (bodyStatus < 200 || bodyStatus >= 300));
+  if (refused || !token) {
+    const said = typeof body.description === 'string' ? body.description : typeof body.detail === 'string' ? body.detail : undefined;
+    const problem = refused ? `HTTP ${httpStatus}${Number.isInteger(bodyStatus) ? ` (status ${bodyStatus})` : ''}` : 'the answer has no token';
+    return { ok: false, status: httpStatus, problem: redactSecrets(said ? `${problem}: ${said.slice(0, 200)}` : problem) };
+  }
+  const lifetime = Number(body.lifetime);
+  const usable = body.lifetime !== undefined && body.lifetime !== null && body.lifetime !== '' && Number.isFinite(lifetime) && lifetime > 0;
+  return { ok: true, token, lifetimeMs: usable ? lifetime : ASSUMED_LIFETIME_MS, lifetimeAssumed: !usable };
+}

@@ -1,0 +1,36 @@
+import { registerSecret } from '../secrets.js';
+
+/**
+ * Where the HTTP client gets its token. The client asks per request (`current`), so a token that changed — a file
+ * rewritten by a sidecar, a login renewed before expiry — is used from the next call on; and when a call is refused
+ * as invalid or expired, it asks for a fresh one (`renew`) and retries that call once.
+ */
+export interface TokenProvider {
+  /** The token to send now; may read a file or log in first. */
+  current(): Promise<string>;
+  /**
+   * `refused` was refused as invalid or expired: a fresh token, or `refused` itself when no other can be had (the
+   * caller then does not retry). Absent: the token cannot change (a static token).
+   */
+  renew?(refused: string): Promise<string>;
+}
+
+/** What the token sources report (runtime.ts turns these into log lines and the `auth` /healthz condition). */
+export type AuthEvent =
+  | { type: 'obtained'; source: 'login' | 'file'; lifetimeMs?: number; lifetimeAssumed?: boolean }
+  | { type: 'failed'; source: 'login' | 'file'; error: Error; retryInMs?: number };
+
+/** A token given as-is (config `api.token`, `CDN_TOKEN`, a CLI flag): never renewed. */
+export class StaticTokenProvider implements TokenProvider {
+  constructor(private readonly token: string) {
+    registerSecret(token);
+  }
+  current(): Promise<string> {
+    return Promise.resolve(this.token);
+  }
+}
+
+/** A plain string (the CLI commands, tests) or a provider. */
+export function asTokenProvider(token: string | TokenProvider): TokenProvider {
+  return typeof token === 'string' ? new StaticTokenProvider(token) : token;
+}

@@ -1,0 +1,21 @@
+import type { AuthEvent } from '../auth/provider.js';
+import type { Logger } from '../log.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+
+/** The /healthz condition set while no token can be had (a failed login, an unreadable token file). */
+export const AUTH_CONDITION = 'auth';
+
+/**
+ * Token events to the log and /healthz. A line never carries a token or a password: the error messages are built
+ * free of them and pass the secret redactor besides.
+ */
+export function reportAuthEvent(telemetry: Telemetry, log: Logger, e: AuthEvent): void {
+  if (e.type === 'obtained') {
+    telemetry.condition(AUTH_CONDITION, undefined);
+    const lifetime = e.lifetimeMs === undefined ? {} : { lifetimeMs: e.lifetimeMs, lifetimeAssumed: e.lifetimeAssumed };
+    log.info({ source: e.source, ...lifetime }, e.source === 'login' ? 'logged in: new API token' : 'API token read from its file');
+    return;
+  }
+  telemetry.condition(AUTH_CONDITION, e.error.message);
+  log.warn({ source: e.source, code: (e.error as { code?: string }).code, err: e.error.message, retryInMs: e.retryInMs }, 'no API token');
+}
