@@ -5,6 +5,7 @@ import { ParameterError } from '../../errors.js';
 import { statisticRule } from '../../plan/windows.js';
 import { fixedLengthMs, parseGranularity } from '../../spec/granularity.js';
 import { STATISTIC_GROUPINGS, type StatisticGrouping } from '../../spec/statistic.js';
+import { MINUTE } from '../../time.js';
 import { asField, unique } from '../settings.js';
 
 /** The groupings the config accepts: the total plus the spec's grouping endpoints (`paths` needs `paths.hosts`). */
@@ -32,6 +33,9 @@ export const schema = z
       .strict()
       .default({})
       .describe('grouping paths: one job per account and host'),
+    discovery: duration
+      .default('1h')
+      .describe("with accounts: auto, how often the token's accounts are read again (from 1 min; each read costs a statistic call per 100 accounts)"),
     provisional: z
       .boolean()
       .default(false)
@@ -59,6 +63,7 @@ export function check(s: StatisticSettings): void {
   asField('granularity', () => statisticRule(gMs, s.lag, gMs));
   asField('span', () => statisticRule(gMs, s.lag, s.span));
   unique('groupings', s.groupings);
+  if (s.discovery < MINUTE) throw new ParameterError('discovery', 'must be at least 1 min (each read spends one of the 5 statistic calls a minute)');
   for (const [account, hosts] of Object.entries(s.paths.hosts)) unique(`paths.hosts.${account}`, hosts);
   if (s.groupings.includes('paths') && Object.keys(s.paths.hosts).length === 0) {
     throw new ParameterError('paths.hosts', 'grouping paths needs the hosts to read per account (the spec: /paths requires host)');
