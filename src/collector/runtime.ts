@@ -89,7 +89,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     initialLookbackMs: config.state.initialLookback,
   });
   const discovery =
-    config.accounts === 'auto' ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log }) : undefined;
+    config.accounts === 'auto' ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry }) : undefined;
   return {
     config,
     clock,

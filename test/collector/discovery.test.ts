@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startDaemon } from '../../src/collector/daemon.js';
+import { DISCOVERY_CONDITION } from '../../src/collector/discovery.js';
 import { applyShard } from '../../src/cli/shard.js';
 import { shardOf } from '../../src/config/shard.js';
 import { createLogger } from '../../src/log.js';
@@ -36,12 +37,12 @@ describe('account discovery', () => {
   });
   afterAll(() => sim.close());
 
-  const autoConfig = (out: string) =>
+  const autoConfig = (out: string, token = TOKEN) =>
     configFor(
       sim,
       { type: 'file', path: out },
       {
-        api: { baseUrl: sim.url, token: TOKEN },
+        api: { baseUrl: sim.url, token },
         accounts: 'auto',
         jobs: { metrics: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false }, statistic: { groupings: ['total'] } },
       },
@@ -69,6 +70,17 @@ describe('account discovery', () => {
     expect(rt.collector.jobs.map((j) => j.key)).toEqual(['statistic/acme/total', 'statistic/globex/total', 'statistic/initech/total']);
     expect((await rt.collector.tick()).filter((r) => r.error)).toEqual([]);
     expect(accountsWritten(out)).toEqual(['acme', 'globex', 'initech']);
+    await rt.close();
+  });
+
+  it('/healthz is unhealthy while no account has been discovered, naming the failure', async () => {
+    const token = 'not-yet-granted';
+    const rt = await runtimeFor(autoConfig(join(mkdtempSync(join(tmpdir(), 'disc-')), 'points.lp'), token), clock);
+    await expect(rt.discovery!.refresh()).rejects.toThrow();
+    expect(rt.telemetry.activeConditions()).toEqual({ [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*401/) });
+    sim.addToken(token, { accounts: ['acme'] });
+    expect(await rt.discovery!.refresh()).toEqual(['acme']);
+    expect(rt.telemetry.activeConditions()).toEqual({});
     await rt.close();
   });
 
