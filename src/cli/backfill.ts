@@ -39,8 +39,9 @@ export function backfillCommand(): Command {
       const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);
       const log = createLogger(config.log.level);
-      const rt = await createRuntime(config, systemClock, log);
+      const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
       try {
+        await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now
         const plan = planBackfill(rt.collector, { from, to }, o.jobs ?? []);
         if (plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
         if (o.dryRun) return printPlan(plan, rt, o.json === true);

@@ -31,6 +31,7 @@ export function configCommand(): Command {
       if (o.shards !== undefined) {
         if (!o.config) throw new CliError('--shards needs --config <file> (the accounts to split)', EXIT_USAGE);
         const { accounts } = loadConfigFile(o.config);
+        if (accounts === 'auto') throw new CliError('--shards: accounts is auto: each instance keeps the discovered accounts of its shard', EXIT_USAGE);
         const shards = Array.from({ length: o.shards }, (_, i) => accounts.filter((a) => shardOf(a, o.shards!) === i));
         shards.forEach((mine, i) => process.stdout.write(`${i}/${o.shards}: ${mine.join(', ') || '(none: this shard would refuse to start)'}\n`));
         return;

@@ -20,13 +20,14 @@ export function runCommand(): Command {
       const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);
       if (o.check) {
-        const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts.join(', ')})` : '';
+        const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})` : '';
         process.stdout.write(`${o.config}: valid${scope}\n`);
         return;
       }
       const log = createLogger(config.log.level);
-      const rt = await createRuntime(config, systemClock, log);
+      const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
       if (o.once) {
+        await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error
         const results = await rt.collector.tick();
         for (const r of results) log.info({ job: r.key, spans: r.spans, points: r.points, error: r.error }, 'pass');
         await rt.close();

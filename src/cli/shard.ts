@@ -28,7 +28,8 @@ export function shardOption(): Option {
 export function applyShard(config: CollectorConfig, shard: Shard | undefined): CollectorConfig {
   if (!shard || shard.count === 1) return config;
   const narrowed = narrowToShard(config, shard);
-  if (narrowed.accounts.length === 0) {
+  // Discovered accounts are narrowed as they are found (src/collector/discovery.ts).
+  if (narrowed.accounts.length === 0 && config.accounts !== 'auto') {
     throw new CliError(
       `${SHARD_OPTION} ${shard.index}/${shard.count}: none of the ${config.accounts.length} configured accounts hashes to this shard; use fewer shards or explicit account lists`,
       EXIT_USAGE,

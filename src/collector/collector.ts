@@ -53,19 +53,33 @@ export class Collector {
   private readonly running = new Map<string, RunningPass>();
   private stopping = false;
   private readonly aside: SetAsideStore;
+  /** Grows when accounts are discovered (addJobs); never shrinks while running. */
+  private readonly jobList: CollectJob[] = [];
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
-    for (const job of deps.jobs) deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+    this.addJobs(deps.jobs);
   }
 
   get jobs(): readonly CollectJob[] {
-    return this.deps.jobs;
+    return this.jobList;
+  }
+
+  /** Adds jobs whose key is new (the next pass of their API runs them); returns those added. */
+  addJobs(jobs: readonly CollectJob[]): CollectJob[] {
+    const added: CollectJob[] = [];
+    for (const job of jobs) {
+      if (this.jobList.some((j) => j.key === job.key)) continue;
+      added.push(job);
+      this.jobList.push(job);
+      this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+    }
+    return added;
   }
 
   /** One live pass of every job that is not already running (single flight per job). */
   tick(): Promise<PassResult[]> {
-    return Promise.all(this.deps.jobs.map((job) => this.runOnce(job, 'live')));
+    return Promise.all(this.jobList.map((job) => this.runOnce(job, 'live')));
   }
 
   /**

@@ -45,13 +45,26 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   }
   tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
 
-  const firstPass = Promise.all(API_NAMES.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)())).then(() => {
-    log.info('startup pass done: gaps since the checkpoints are filled');
-  });
+  // accounts: auto: the accounts are read before the first pass and again every jobs.statistic.discovery; the passes
+  // pick up the jobs of new accounts (they filter collector.jobs each time).
+  const discover = async () => {
+    await rt.discovery?.refresh().catch((err: unknown) => {
+      log.warn({ err: (err as Error).message }, 'account discovery failed; the accounts found so far are collected, retried at the next discovery');
+    });
+  };
+  const discoveryTimer = rt.discovery ? setInterval(() => void discover(), config.jobs.statistic.discovery) : undefined;
+  discoveryTimer?.unref();
+
+  const firstPass = discover()
+    .then(() => Promise.all(API_NAMES.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)())))
+    .then(() => {
+      log.info('startup pass done: gaps since the checkpoints are filled');
+    });
 
   return {
     firstPass,
     async stop() {
+      clearInterval(discoveryTimer);
       for (const t of tasks) await t.stop();
       // Calls queued for a quota slot or a retry would hold the stop for up to the limiter deadline (minutes, e.g.
       // while the API is down) and outlast a container's grace period: they are rejected, so their spans stay

@@ -12,7 +12,9 @@ import { QuotaJournal } from '../state/quota-journal.js';
 import { SetAsideStore } from '../state/set-aside.js';
 import { perApi } from '../spec/apis.js';
 import { Telemetry } from '../telemetry/telemetry.js';
+import type { Shard } from '../config/shard.js';
 import { Collector } from './collector.js';
+import { AccountDiscovery } from './discovery.js';
 import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
 import { reportAuthEvent } from './auth-reports.js';
@@ -29,10 +31,17 @@ export interface Runtime {
   store: CheckpointStore;
   aside: SetAsideStore;
   telemetry: Telemetry;
+  /** With `accounts: auto`: finds the token's accounts and adds their jobs (the daemon refreshes it periodically). */
+  discovery: AccountDiscovery | undefined;
   close(): Promise<void>;
 }
 
-export async function createRuntime(config: CollectorConfig, clock: Clock, log: Logger): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** `--shard`: the config is already narrowed (narrowToShard); discovered accounts are narrowed with it. */
+  shard?: Shard;
+}
+
+export async function createRuntime(config: CollectorConfig, clock: Clock, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname() });
   // Before anything is opened: an unreadable password file is a config error with nothing to release.
   const tokens = tokenProviderFor(config.api, { clock, onEvent: (e) => reportAuthEvent(telemetry, log, e) });
@@ -83,6 +92,8 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     horizonMs: config.state.horizon,
     initialLookbackMs: config.state.initialLookback,
   });
+  const discovery =
+    config.accounts === 'auto' ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry }) : undefined;
   return {
     config,
     clock,
@@ -93,6 +104,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     store,
     aside,
     telemetry,
+    discovery,
     async close() {
       await collector.stop();
       await aside.flush();

@@ -49,7 +49,7 @@ export function applyEnv(raw: Obj, env: Env): Obj {
   const api: Obj = { ...(isObj(out.api) ? out.api : {}) };
   for (const [name, key] of Object.entries(API_ENV)) if (env[name]) api[key] = env[name];
   if (Object.keys(api).length > 0) out.api = api;
-  if (env.CDN_ACCOUNTS) out.accounts = env.CDN_ACCOUNTS.split(',').map((s) => s.trim()).filter(Boolean);
+  if (env.CDN_ACCOUNTS) out.accounts = env.CDN_ACCOUNTS.trim() === 'auto' ? 'auto' : env.CDN_ACCOUNTS.split(',').map((s) => s.trim()).filter(Boolean);
 
   const sink: Obj = { ...(isObj(out.sink) ? out.sink : {}) };
   const given = Object.entries(SINK_ENV).filter(([name]) => env[name]);

@@ -88,6 +88,9 @@ function typeName(node: ZodTypeAny, path: string): string {
     return `map of ${typeName(unwrap(node._def.keyType as ZodTypeAny).inner, path)} → ${typeName(unwrap(node._def.valueType as ZodTypeAny).inner, path)}`;
   }
   if (node instanceof z.ZodObject) return `object (see \`${path}\`)`;
+  if (node instanceof z.ZodUnion) {
+    return (node._def.options as ZodTypeAny[]).map((option) => typeName(unwrap(option).inner, path)).join(' or ');
+  }
   if (node instanceof z.ZodDiscriminatedUnion) return `object, by \`${String(node._def.discriminator)}\` (see \`${path}\`)`;
   throw new Error(`config reference: no rendering for ${String(node._def.typeName)} at ${path}`);
 }

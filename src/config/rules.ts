@@ -19,7 +19,8 @@ export function checkConfig(config: CollectorConfig): void {
   within('jobs.statistic.', () => statistic.check(jobs.statistic));
   within('jobs.streamstat.', () => streamstat.check(jobs.streamstat));
   within('jobs.dvr.', () => dvr.check(jobs.dvr));
-  within('', () => unique('accounts', config.accounts));
+  const { accounts } = config;
+  if (accounts !== 'auto') within('', () => unique('accounts', accounts));
 
   // A horizon shorter than a job's delay plus one window ends before the newest collectable window: nothing is
   // ever collected, silently.

@@ -128,7 +128,12 @@ export const configSchema = z
       .strict()
       .superRefine(checkCredentials)
       .describe('the provider API and how to authenticate: a static token, a token file or a login'),
-    accounts: z.array(z.string().min(1).regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces')).min(1).describe('accounts this instance collects (split accounts across instances to scale out)'),
+    accounts: z
+      .union([
+        z.literal('auto'),
+        z.array(z.string().min(1).regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces')).min(1),
+      ])
+      .describe('accounts this instance collects (split accounts across instances to scale out), or auto: the token\'s accounts, read from the statistics /accounts grouping at start and every jobs.statistic.discovery'),
     quotas: z
       .object(perApi((_, descriptor) => quotaOf(descriptor)))
       .strict()

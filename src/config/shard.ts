@@ -31,6 +31,10 @@ export function shardOf(account: string, count: number): number {
   return fnv1a32(account) % count;
 }
 
+export function inShard(account: string, shard: Shard): boolean {
+  return shardOf(account, shard.count) === shard.index;
+}
+
 /** Reads `i/n` (0 ≤ i < n); undefined for anything else. */
 export function readShard(text: string): Shard | undefined {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
@@ -43,10 +47,11 @@ export function readShard(text: string): Shard | undefined {
 /**
  * The config narrowed to one shard: its accounts, and the DVR streams of those accounts (a stream belongs to the
  * shard of its account, so no two instances snapshot the same stream). The result may have no account left.
+ * `accounts: auto` stays auto: discovery keeps the accounts of the shard (inShard) as it finds them.
  */
 export function narrowToShard(config: CollectorConfig, shard: Shard): CollectorConfig {
-  const mine = (account: string) => shardOf(account, shard.count) === shard.index;
-  const accounts = config.accounts.filter(mine);
+  const mine = (account: string) => inShard(account, shard);
+  const accounts = config.accounts === 'auto' ? 'auto' : config.accounts.filter(mine);
   const streams = config.jobs.dvr.streams.filter((s) => mine(s.account));
   return { ...config, accounts, jobs: { ...config.jobs, dvr: { ...config.jobs.dvr, streams } } };
 }

@@ -39,8 +39,16 @@ describe('config schema', () => {
     [{ ...minimal, jobs: { statistic: { groupings: ['nope'] } } }, 'jobs.statistic.groupings.0'],
     [{ ...minimal, sink: { type: 'influx-v2', url: 'http://x' } }, 'sink.token'],
     [{ ...minimal, accounts: [] }, 'accounts'],
+    [{ ...minimal, accounts: 'all' }, 'accounts'],
   ])('rejects bad input naming the field (%#)', (raw, field) => {
     expect(fieldOf(() => parseConfig(raw, {}))).toBe(field);
+  });
+
+  it('accounts: auto (file or CDN_ACCOUNTS=auto) discovers the accounts; a list stays a list', () => {
+    expect(parseConfig({ ...minimal, accounts: 'auto' }, {}).accounts).toBe('auto');
+    expect(parseConfig(minimal, { CDN_ACCOUNTS: 'auto' }).accounts).toBe('auto');
+    expect(parseConfig(minimal, { CDN_ACCOUNTS: 'a, b' }).accounts).toEqual(['a', 'b']);
+    expect(parseConfig(minimal, {}).jobs.statistic.discovery).toBe(3_600_000);
   });
 
   it('names an unknown key', () => {

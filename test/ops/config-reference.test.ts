@@ -46,7 +46,7 @@ describe('the configuration reference', () => {
     expect(field('api.timeout')).toMatchObject({ type: 'duration', default: '"30s"', required: false });
     expect(field('http.port')).toMatchObject({ type: 'integer 0–65535', required: false });
     expect(field('http.port').default).toBeUndefined();
-    expect(field('accounts')).toMatchObject({ type: 'non-empty list of non-empty string', env: 'CDN_ACCOUNTS' });
+    expect(field('accounts')).toMatchObject({ type: '`auto` or non-empty list of non-empty string', env: 'CDN_ACCOUNTS' });
     expect(field('jobs.streamstat.granularity').type).toBe('one of `PT1M`, `PT5M`, `PT15M`, `PT1H`, `P1D`');
     expect(field('jobs.metrics.schedule').default).toBe('"*/1 * * * *"');
     expect(field('jobs.dvr.streams[].stream')).toMatchObject({ type: 'non-empty string', required: true });

@@ -11,33 +11,40 @@ import { stepMs, type StatisticSettings } from './settings.js';
 
 type Grouping = 'total' | StatisticGrouping;
 
+/** What one job reads: a grouping of an account, and for `paths` the host it is filtered by (the spec requires one). */
+interface Target {
+  account: string;
+  grouping: Grouping;
+  host?: string;
+}
+
 /**
- * Traffic statistics: one job per account and grouping, read through the `/times…` endpoints so one call covers a
- * whole span of buckets (5 calls/min go a long way), and only once the buckets are final (`lag` after they end).
- * With `provisional`, a second job per account and grouping reads the closed but not yet final buckets early; it
- * keeps no checkpoint, and the final read later overwrites its points (same series and time).
+ * Traffic statistics: one job per account and grouping (per account and host for `paths`), read through the
+ * `/times…` endpoints so one call covers a whole span of buckets (5 calls/min go a long way), and only once the
+ * buckets are final (`lag` after they end). With `provisional`, a second job per target reads the closed but not yet
+ * final buckets early; it keeps no checkpoint, and the final read later overwrites its points (same series and time).
  */
 export function statisticJobs(c: StatisticSettings, { accounts, language, pageSize }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const step = stepMs(c);
   const rule = statisticRule(step, c.lag, c.span);
-  const read = (account: string, grouping: Grouping) => (span: Span, http: HttpClient) =>
-    readSpan(http, new StatisticClient(http, languageFor(grouping, language)), account, grouping, c.granularity, span, pageSize);
   return accounts.flatMap((account) =>
-    c.groupings.flatMap((grouping): CollectJob[] => {
+    targetsOf(c, account).flatMap((target): CollectJob[] => {
+      const key = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/');
       const final: CollectJob = {
-        key: `statistic/${account}/${grouping}`,
+        key: `statistic/${key}`,
         api: 'statistic',
         rule,
         checkpointed: true,
         // /times pages the span's buckets themselves (their number is known); grouped reads page groups per bucket.
-        callsFor: (span) => pagedCalls(grouping === 'total' ? (span.to - span.from) / step : 0, pageSize),
-        collect: read(account, grouping),
+        callsFor: (span) => pagedCalls(target.grouping === 'total' ? (span.to - span.from) / step : 0, pageSize),
+        collect: (span, http) =>
+          readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, c.granularity, span, pageSize),
       };
       if (!c.provisional) return [final];
       const early: CollectJob = {
         ...final,
-        key: `statistic-provisional/${account}/${grouping}`,
+        key: `statistic-provisional/${key}`,
         checkpointed: false,
         currentSpans: (now) => provisionalSpans(rule, now, c.lag),
       };
@@ -57,16 +64,22 @@ function languageFor(grouping: Grouping, language: JobContext['language']): Stat
   return chosen === undefined ? {} : { language: chosen };
 }
 
+/** The account's targets: each configured grouping, `paths` once per host listed for the account (none if none). */
+function targetsOf(c: StatisticSettings, account: string): Target[] {
+  return c.groupings.flatMap((grouping): Target[] =>
+    grouping === 'paths' ? (c.paths.hosts[account] ?? []).map((host) => ({ account, grouping, host })) : [{ account, grouping }],
+  );
+}
+
 function readSpan(
   http: HttpClient,
   client: StatisticClient,
-  account: string,
-  grouping: Grouping,
+  { account, grouping, host }: Target,
   granularity: string,
   span: Span,
   pageSize: number,
 ): Promise<Point[]> {
-  const q = { account, start: span.from, end: span.to, granularity };
+  const q = { account, host, start: span.from, end: span.to, granularity };
   if (grouping === 'total') {
     // offset/limit of /times page the buckets themselves.
     return collectPages(http, {

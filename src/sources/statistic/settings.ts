@@ -5,16 +5,11 @@ import { ParameterError } from '../../errors.js';
 import { statisticRule } from '../../plan/windows.js';
 import { fixedLengthMs, parseGranularity } from '../../spec/granularity.js';
 import { STATISTIC_GROUPINGS, type StatisticGrouping } from '../../spec/statistic.js';
+import { MINUTE } from '../../time.js';
 import { asField, unique } from '../settings.js';
 
-/**
- * The groupings the config accepts: the total plus the spec's grouping endpoints, except `paths`, which requires a
- * `host` filter the jobs do not send (collecting it needs a host list of its own).
- */
-const COLLECTED_GROUPINGS = ['total', ...STATISTIC_GROUPINGS.filter((g) => g !== 'paths')] as [
-  'total',
-  ...Array<Exclude<StatisticGrouping, 'paths'>>,
-];
+/** The groupings the config accepts: the total plus the spec's grouping endpoints (`paths` needs `paths.hosts`). */
+const COLLECTED_GROUPINGS = ['total', ...STATISTIC_GROUPINGS] as ['total', ...StatisticGrouping[]];
 
 /** `jobs.statistic` (see src/sources/settings.ts for what a source's settings module holds). */
 export const schema = z
@@ -28,6 +23,19 @@ export const schema = z
       .min(1)
       .default(['total', 'resources', 'countries', 'codes'])
       .describe('groupings to collect; each costs calls'),
+    paths: z
+      .object({
+        hosts: z
+          .record(z.string().min(1), z.array(z.string().min(1)).min(1))
+          .default({})
+          .describe('per account, the hosts whose paths are collected (spec: /paths requires account and host), e.g. { acme: [cdn.acme.example] }'),
+      })
+      .strict()
+      .default({})
+      .describe('grouping paths: one job per account and host'),
+    discovery: duration
+      .default('1h')
+      .describe("with accounts: auto, how often the token's accounts are read again (from 1 min; each read costs a statistic call per 100 accounts)"),
     provisional: z
       .boolean()
       .default(false)
@@ -55,6 +63,11 @@ export function check(s: StatisticSettings): void {
   asField('granularity', () => statisticRule(gMs, s.lag, gMs));
   asField('span', () => statisticRule(gMs, s.lag, s.span));
   unique('groupings', s.groupings);
+  if (s.discovery < MINUTE) throw new ParameterError('discovery', 'must be at least 1 min (each read spends one of the 5 statistic calls a minute)');
+  for (const [account, hosts] of Object.entries(s.paths.hosts)) unique(`paths.hosts.${account}`, hosts);
+  if (s.groupings.includes('paths') && Object.keys(s.paths.hosts).length === 0) {
+    throw new ParameterError('paths.hosts', 'grouping paths needs the hosts to read per account (the spec: /paths requires host)');
+  }
 }
 
 /** A bucket is read once final: `lag` after it ends. */
