@@ -1,17 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { Collector } from '../../src/collector/collector.js';
-import type { HttpClient } from '../../src/http/client.js';
-import type { LimiterSet } from '../../src/limit/index.js';
 import { SinkError } from '../../src/sink/errors.js';
 import type { Sink } from '../../src/sink/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
-import { fakeJob, MIN, T0 } from '../helpers/fake-job.js';
+import { fakeJob, MIN, offlineCollector, T0 } from '../helpers/fake-job.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -50,16 +46,12 @@ async function setup(writeGates: Array<ReturnType<typeof deferred>>) {
     close: async () => {},
   };
   const store = await CheckpointStore.open(dir);
-  const collector = new Collector({
+  const collector = offlineCollector({
     jobs: [job],
-    // The fake job makes no HTTP call, so no client or limiter is reached.
-    http: { withGate: () => ({}) } as unknown as HttpClient,
-    limiters: { gate: () => undefined } as unknown as LimiterSet,
     sink,
     store,
     telemetry: new Telemetry(),
     clock: new ManualClock(T0 + 10 * MIN),
-    log: pino({ level: 'silent' }),
     horizonMs: 60 * MIN,
     initialLookbackMs: 60 * MIN,
     sinkRetryMs: 0,

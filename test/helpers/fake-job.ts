@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { ManualClock } from '../../src/clock.js';
-import { Collector } from '../../src/collector/collector.js';
+import { Collector, type CollectorDeps } from '../../src/collector/collector.js';
 import type { HttpClient } from '../../src/http/client.js';
 import type { LimiterSet } from '../../src/limit/index.js';
 import type { Point } from '../../src/points.js';
@@ -53,18 +53,25 @@ export async function fakeCollector(dir: string, fail: (i: number) => Error | un
   const store = await CheckpointStore.open(dir);
   const { store: aside } = await SetAsideStore.open(dir, { clock });
   const telemetry = new Telemetry({ clock });
-  const collector = new Collector({
+  const collector = offlineCollector({
     jobs: [job],
-    http: { withGate: () => ({}) } as unknown as HttpClient,
-    limiters: { gate: () => undefined } as unknown as LimiterSet,
     sink,
     store,
     aside,
     telemetry,
     clock,
-    log: pino({ level: 'silent' }),
     horizonMs: 24 * 60 * MIN,
     initialLookbackMs: lookbackMin * MIN,
   });
   return { collector, job, store, aside, telemetry, clock, calls, close: () => store.close() };
+}
+
+/** A Collector of jobs that make no HTTP call (fake jobs): no client, no limiter, a silent log. */
+export function offlineCollector(deps: Omit<CollectorDeps, 'http' | 'limiters' | 'log'>): Collector {
+  return new Collector({
+    ...deps,
+    http: { withGate: () => ({}) } as unknown as HttpClient,
+    limiters: { gate: () => undefined } as unknown as LimiterSet,
+    log: pino({ level: 'silent' }),
+  });
 }
