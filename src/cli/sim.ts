@@ -32,6 +32,7 @@ export function simCommand(): Command {
     .option('--clock-speed <x>', 'run the simulated clock x times faster than real time', Number)
     .option('--token <token>', 'main token (default: derived from the seed)')
     .option('--real-shapes', 'answer as the real service does: echoes as text, zone-less statistic times, numeric status, hex DVR node ids')
+    .option('--streamstat-flat', 'stream views ignore granularity and answer the flat shape for the whole window')
     .option('--username <name>', 'enable the login POST /app/oauth/v1/token/ for this user (with --password)')
     .option('--password <password>', 'password of the login (a test credential: ps shows it)')
     .option('--token-lifetime <duration>', 'lifetime of each token the login issues (default 21599000 ms, ~6 h)', parseDuration)
@@ -65,6 +66,7 @@ export function simCommand(): Command {
           ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
           ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
           ...(o.realShapes ? { shapes: 'real' as const } : {}),
+          ...(o.streamstatFlat ? { streamstatShape: 'flat' as const } : {}),
         },
       });
       process.stdout.write(

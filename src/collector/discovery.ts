@@ -4,7 +4,7 @@ import { inShard, type Shard } from '../config/shard.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Logger } from '../log.js';
-import { accountJobs } from '../sources/registry.js';
+import { accountJobs, type SourcesLearnt } from '../sources/registry.js';
 import { readTokenAccounts } from '../sources/statistic/accounts.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Collector } from './collector.js';
@@ -20,6 +20,8 @@ export interface DiscoveryDeps {
   clock: Clock;
   log: Logger;
   telemetry: Telemetry;
+  /** Shared with the jobs the runtime started with. */
+  learnt: SourcesLearnt;
 }
 
 /** The /healthz condition while discovery has found no account: the instance would otherwise look idle and healthy. */
@@ -59,7 +61,7 @@ export class AccountDiscovery {
     const fresh = found.filter((a) => !this.known.has(a) && (!shard || inShard(a, shard)));
     for (const account of fresh) this.known.add(account);
     if (fresh.length > 0) {
-      const jobs = collector.addJobs(accountJobs(config, fresh));
+      const jobs = collector.addJobs(accountJobs(config, fresh, this.deps.learnt));
       log.info({ accounts: fresh, jobs: jobs.length, total: this.known.size }, 'accounts discovered');
     }
     const scope = shard ? ` in shard ${shard.index}/${shard.count}` : '';

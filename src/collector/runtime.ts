@@ -6,7 +6,7 @@ import { LimiterSet } from '../limit/index.js';
 import type { Logger } from '../log.js';
 import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
-import { buildJobs } from '../sources/registry.js';
+import { buildJobs, sourcesLearnt } from '../sources/registry.js';
 import { CheckpointStore } from '../state/checkpoints.js';
 import { QuotaJournal } from '../state/quota-journal.js';
 import { SetAsideStore } from '../state/set-aside.js';
@@ -79,8 +79,9 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     maxPages: config.api.maxPages,
   });
   const sink = createSink({ ...config.sink, ...config.output, telemetry });
+  const learnt = sourcesLearnt(log);
   const collector = new Collector({
-    jobs: buildJobs(config),
+    jobs: buildJobs(config, learnt),
     http,
     limiters,
     sink,
@@ -93,7 +94,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     initialLookbackMs: config.state.initialLookback,
   });
   const discovery =
-    config.accounts === 'auto' ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry }) : undefined;
+    config.accounts === 'auto' ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry, learnt }) : undefined;
   return {
     config,
     clock,

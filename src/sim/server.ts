@@ -51,6 +51,7 @@ export const defaultSettings: SimSettings = {
   failingDvrNodes: [],
   dvrWindowSec: 4 * 3600,
   shapes: 'seed',
+  streamstatShape: 'buckets',
 };
 
 const MALFORMED_BODY = '{"status":"Completed","data":[{"broken":';

@@ -46,6 +46,11 @@ export interface SimSettings {
   dvrWindowSec: number;
   /** `seed`: the shapes of the specs' examples; `real`: as the real service answers (see real-shapes.ts). */
   shapes: 'seed' | 'real';
+  /**
+   * Stream views with `granularity`: `buckets` (default; the shape is not shown, chosen like statistic v3 /times) or
+   * `flat`: `granularity` is checked but ignored, as public clients' flat grouped shape suggests (issue 11 §3).
+   */
+  streamstatShape: 'buckets' | 'flat';
 }
 
 export interface ApiRoute {

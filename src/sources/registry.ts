@@ -1,3 +1,4 @@
+import type { Logger } from '../log.js';
 import { dvrJobs } from './dvr/jobs.js';
 import type { DvrSettings } from './dvr/settings.js';
 import { metricsJobs } from './metrics/jobs.js';
@@ -6,6 +7,7 @@ import { statisticJobs } from './statistic/jobs.js';
 import type { StatisticSettings } from './statistic/settings.js';
 import { streamstatJobs } from './streamstat/jobs.js';
 import type { StreamstatSettings } from './streamstat/settings.js';
+import { StreamstatShape } from './streamstat/shape.js';
 import type { CollectJob, JobContext } from './types.js';
 
 /** What the sources read of the collector's configuration: their own sections, the accounts, language and page size. */
@@ -16,14 +18,28 @@ export interface SourcesConfig {
   jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
 }
 
+/** What the jobs of one runtime learn of the service and share (at start and as accounts are discovered). */
+export interface SourcesLearnt {
+  streamstatShape: StreamstatShape;
+}
+
+/** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */
+export function sourcesLearnt(log?: Logger): SourcesLearnt {
+  return {
+    streamstatShape: new StreamstatShape((granularity) =>
+      log?.warn({ granularity }, `stream view statistics answer without buckets: reading one call per ${granularity} bucket`),
+    ),
+  };
+}
+
 /** Every source, explicitly: adding an API is one folder and one line here. */
-export function buildJobs(config: SourcesConfig): CollectJob[] {
-  return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts), ...dvrJobs(config.jobs.dvr)];
+export function buildJobs(config: SourcesConfig, learnt: SourcesLearnt = sourcesLearnt()): CollectJob[] {
+  return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...dvrJobs(config.jobs.dvr)];
 }
 
 /** The jobs of some accounts (DVR's streams are listed apart, with their accounts): at start, or once discovered. */
-export function accountJobs(config: SourcesConfig, accounts: readonly string[]): CollectJob[] {
-  const context: JobContext = { accounts, language: config.api.language, pageSize: config.api.pageSize };
+export function accountJobs(config: SourcesConfig, accounts: readonly string[], learnt: SourcesLearnt = sourcesLearnt()): CollectJob[] {
+  const context: JobContext = { accounts, language: config.api.language, pageSize: config.api.pageSize, ...learnt };
   const { jobs } = config;
   return [...metricsJobs(jobs.metrics, context), ...statisticJobs(jobs.statistic, context), ...streamstatJobs(jobs.streamstat, context)];
 }

@@ -3,6 +3,7 @@ import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 import type { WindowRule } from '../plan/windows.js';
 import type { Span } from '../state/spans.js';
+import type { StreamstatShape } from './streamstat/shape.js';
 
 export type { Span } from '../state/spans.js';
 
@@ -44,4 +45,6 @@ export interface JobContext {
   language?: 'en' | 'ru' | undefined;
   /** `limit` of paged reads (api.pageSize). */
   pageSize: number;
+  /** Whether stream views answer in buckets, learnt once for the whole runtime (default: one per call of the job builder). */
+  streamstatShape?: StreamstatShape;
 }

@@ -18,7 +18,8 @@ import { parsePath, parseStreamstatQuery, pickLanguage, StreamstatReject, type S
  * - groups without views have no element; elements are ordered by their key unless `sort` is given (stable under
  *   growing late data, so paging does not skip or repeat); ties of a sort are broken by the key;
  * - with `granularity`, `result` holds one element per bucket (clipped to [start, end)), and sort/offset/limit
- *   apply to each bucket's elements (like statistic v3 /times/<group>);
+ *   apply to each bucket's elements (like statistic v3 /times/<group>); with `streamstatShape: 'flat'` granularity
+ *   is checked, echoed and otherwise ignored (the flat shape for the whole window);
  * - `account` in the response is the account filter, or null when none was sent.
  */
 export const streamstatRoute: ApiRoute = {
@@ -57,7 +58,7 @@ function respond(r: StreamstatRequest, tokenAccounts: readonly string[], ctx: Si
     ...(r.limit !== undefined ? { limit: r.limit } : {}),
     ...(r.sort ? { sort: r.sort.raw } : {}),
   };
-  if (!r.granularity) {
+  if (!r.granularity || ctx.settings.streamstatShape === 'flat') {
     const groups = compute(r.start, r.end);
     return r.endpoint === 'total' ? { ...envelope, ...totalValues(r, groups) } : { ...envelope, result: elements(r, groups, ctx, paging) };
   }

@@ -3,7 +3,7 @@ import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
-import type { StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
+import type { StreamstatGranularity, StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
 import { flatRows, pageParams, walkPages } from '../paging.js';
 import { withoutUndefined } from '../params.js';
 import { buildStreamstatQuery, type StreamstatQuery } from './params.js';
@@ -18,6 +18,7 @@ import {
   type StreamstatTimesGrouped,
   type StreamstatTotal,
 } from './schemas.js';
+import { bucketedOrFlat, expectBuckets, isFlatGrouped, isFlatTotal } from './shape.js';
 
 const DEFAULT_PAGE_SIZE = 100;
 
@@ -60,16 +61,23 @@ export class StreamstatClient {
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
-  /** `GET /?granularity=…`: the window as buckets (shape not shown in the spec; see schemas.ts). */
-  times(q: StreamstatQuery): Promise<StreamstatTimes> {
-    requireGranularity(q);
-    return this.get('/', q, 'total', streamstatTimesSchema);
+  /**
+   * `GET /?granularity=…`: the window as buckets (shape not shown in the spec; see schemas.ts). A service that ignores
+   * `granularity` and answers one flat total: UnbucketedAnswerError (see shape.ts).
+   */
+  async times(q: StreamstatQuery): Promise<StreamstatTimes> {
+    const granularity = requireGranularity(q);
+    return expectBuckets(await this.get('/', q, 'total', bucketedOrFlat(streamstatTimesSchema, isFlatTotal)), granularity);
   }
 
-  /** `GET /<grouping>?granularity=…`: buckets, each with its grouped elements (sort/offset/limit apply per bucket). */
-  timesGrouped(grouping: StreamstatGrouping, q: StreamstatQuery): Promise<StreamstatTimesGrouped> {
-    requireGranularity(q);
-    return this.get(groupingPath(grouping), q, 'grouping', streamstatTimesGroupedSchema(grouping));
+  /**
+   * `GET /<grouping>?granularity=…`: buckets, each with its grouped elements (sort/offset/limit apply per bucket). A
+   * flat list of elements instead: UnbucketedAnswerError.
+   */
+  async timesGrouped(grouping: StreamstatGrouping, q: StreamstatQuery): Promise<StreamstatTimesGrouped> {
+    const granularity = requireGranularity(q);
+    const schema = bucketedOrFlat(streamstatTimesGroupedSchema(grouping), isFlatGrouped);
+    return expectBuckets(await this.get(groupingPath(grouping), q, 'grouping', schema), granularity);
   }
 
   private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
@@ -87,6 +95,7 @@ function forbidGranularity(q: StreamstatQuery, method: string): void {
   if (q.granularity !== undefined) throw new ParameterError('granularity', `changes the response shape; use ${method}()`);
 }
 
-function requireGranularity(q: StreamstatQuery): void {
+function requireGranularity(q: StreamstatQuery): StreamstatGranularity {
   if (q.granularity === undefined) throw new ParameterError('granularity', 'is required for bucketed results');
+  return q.granularity;
 }

@@ -1,0 +1,78 @@
+import type { HttpClient } from '../../http/client.js';
+import type { Point } from '../../points.js';
+import { bucketSpans } from '../../spec/granularity.js';
+import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
+import { collectPages, flatRows, largestBucket, pageParams, pagedCalls, SINGLE_CALL } from '../paging.js';
+import type { Span, SpanCalls } from '../types.js';
+import type { StreamstatClient } from './client.js';
+import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from './points.js';
+import { UnbucketedAnswerError, type StreamstatShape } from './shape.js';
+
+/** One stream views job's read: an account, a grouping (or the total) in buckets of `granularity`. */
+export interface ViewsRead {
+  http: HttpClient;
+  client: StreamstatClient;
+  account: string;
+  grouping: 'total' | StreamstatGrouping;
+  granularity: StreamstatGranularity;
+  pageSize: number;
+  shape: StreamstatShape;
+}
+
+/**
+ * A span's points, whichever shape the service answers: one call with `granularity` while it answers in buckets; once
+ * an answer comes flat (shape.ts), one call per bucket window without `granularity`, each stamped with its bucket's
+ * start — the same points. The flat answer that revealed it covers the whole span, so that span is read again.
+ */
+export async function readViews(r: ViewsRead, span: Span): Promise<Point[]> {
+  if (!r.shape.flat) {
+    try {
+      return await readBucketed(r, span);
+    } catch (err) {
+      if (!(err instanceof UnbucketedAnswerError)) throw err;
+      r.shape.markFlat(r.granularity);
+    }
+  }
+  const points: Point[] = [];
+  for (const bucket of bucketsOf(r, span)) points.push(...(await readFlat(r, bucket)));
+  return points;
+}
+
+/** Calls a span costs: one (or its pages) in buckets, one per bucket (or its pages) once the service answers flat. */
+export function viewsCalls(r: Pick<ViewsRead, 'grouping' | 'granularity' | 'pageSize' | 'shape'>, span: Span): SpanCalls {
+  // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
+  const one = r.grouping === 'total' ? SINGLE_CALL : pagedCalls(0, r.pageSize);
+  return r.shape.flat ? { ...one, least: one.least * bucketsOf(r, span).length } : one;
+}
+
+function bucketsOf(r: Pick<ViewsRead, 'granularity'>, span: Span): Span[] {
+  return bucketSpans(span.from, span.to, streamstatGranularity(r.granularity));
+}
+
+async function readBucketed(r: ViewsRead, span: Span): Promise<Point[]> {
+  const q = { account: r.account, start: span.from, end: span.to, granularity: r.granularity };
+  const tags = { account: r.account };
+  if (r.grouping === 'total') return timesToPoints(await r.client.times(q), tags);
+  const g = r.grouping;
+  return collectPages(r.http, {
+    api: 'streamstat',
+    endpoint: `/${g}`,
+    fetchPage: (offset, limit) => r.client.timesGrouped(g, { ...q, ...pageParams(offset, limit) }),
+    toPoints: (body) => timesGroupedToPoints(g, body, tags),
+    rows: largestBucket,
+  }, r.pageSize);
+}
+
+async function readFlat(r: ViewsRead, bucket: Span): Promise<Point[]> {
+  const q = { account: r.account, start: bucket.from, end: bucket.to };
+  const tags = { account: r.account };
+  if (r.grouping === 'total') return totalToPoints(await r.client.total(q), tags);
+  const g = r.grouping;
+  return collectPages(r.http, {
+    api: 'streamstat',
+    endpoint: `/${g}`,
+    fetchPage: (offset, limit) => r.client.grouped(g, { ...q, ...pageParams(offset, limit) }),
+    toPoints: (body) => groupedToPoints(g, body, tags),
+    rows: flatRows,
+  }, r.pageSize);
+}
