@@ -2,7 +2,7 @@ import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
-import { collectPages, flatRows, largestBucket, pageParams, pagedCalls, SINGLE_CALL } from '../paging.js';
+import { collectPages, flatRows, type PagedRead, largestBucket, pageParams, pagedCalls, SINGLE_CALL } from '../paging.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StreamstatClient } from './client.js';
 import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from './points.js';
@@ -54,13 +54,11 @@ async function readBucketed(r: ViewsRead, span: Span): Promise<Point[]> {
   const tags = { account: r.account };
   if (r.grouping === 'total') return timesToPoints(await r.client.times(q), tags);
   const g = r.grouping;
-  return collectPages(r.http, {
-    api: 'streamstat',
-    endpoint: `/${g}`,
+  return pagedViews(r, g, {
     fetchPage: (offset, limit) => r.client.timesGrouped(g, { ...q, ...pageParams(offset, limit) }),
     toPoints: (body) => timesGroupedToPoints(g, body, tags),
     rows: largestBucket,
-  }, r.pageSize);
+  });
 }
 
 async function readFlat(r: ViewsRead, bucket: Span): Promise<Point[]> {
@@ -68,11 +66,18 @@ async function readFlat(r: ViewsRead, bucket: Span): Promise<Point[]> {
   const tags = { account: r.account };
   if (r.grouping === 'total') return totalToPoints(await r.client.total(q), tags);
   const g = r.grouping;
-  return collectPages(r.http, {
-    api: 'streamstat',
-    endpoint: `/${g}`,
+  return pagedViews(r, g, {
     fetchPage: (offset, limit) => r.client.grouped(g, { ...q, ...pageParams(offset, limit) }),
     toPoints: (body) => groupedToPoints(g, body, tags),
     rows: flatRows,
-  }, r.pageSize);
+  });
+}
+
+/** A grouping read page by page (walkPages), in either shape. */
+function pagedViews<P extends { result: readonly unknown[] }>(
+  r: ViewsRead,
+  g: StreamstatGrouping,
+  read: Omit<PagedRead<P>, 'api' | 'endpoint'> & { toPoints(page: NoInfer<P>): Point[] },
+): Promise<Point[]> {
+  return collectPages(r.http, { api: 'streamstat', endpoint: `/${g}`, ...read }, r.pageSize);
 }
