@@ -55,6 +55,8 @@ export class Collector {
   private readonly aside: SetAsideStore;
   /** Grows when accounts are discovered (addJobs); never shrinks while running. */
   private readonly jobList: CollectJob[] = [];
+  /** Keys of jobList, so adding jobs (start-up, each account discovery) stays linear in the jobs added. */
+  private readonly jobKeys = new Set<string>();
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
@@ -69,7 +71,8 @@ export class Collector {
   addJobs(jobs: readonly CollectJob[]): CollectJob[] {
     const added: CollectJob[] = [];
     for (const job of jobs) {
-      if (this.jobList.some((j) => j.key === job.key)) continue;
+      if (this.jobKeys.has(job.key)) continue;
+      this.jobKeys.add(job.key);
       added.push(job);
       this.jobList.push(job);
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
