@@ -13,10 +13,19 @@ export interface Point {
 
 export type FieldType = 'integer' | 'float' | 'boolean' | 'string';
 
+/**
+ * How a field's values combine across time buckets and series, for dashboards, `verify` and docs/schema.md:
+ * `sum` (additive counts and sizes), `max` (peaks), `last` (snapshots and unique counts: never summed, read at the
+ * period they were counted over), `mean` (already an average), or a ratio of two summed fields (`sum(a) / sum(b)`).
+ */
+export type Aggregate = 'sum' | 'max' | 'last' | 'mean' | { readonly ratio: readonly [numerator: string, denominator: string] };
+
 export interface FieldSchema {
   type: FieldType;
   description: string;
   unit?: string;
+  /** How to aggregate it (absent: not meaningful to aggregate, e.g. a boolean state). */
+  aggregate?: Aggregate;
   /** A count, size, ratio or duration: a negative value is not a measurement (the point is dead-lettered). */
   nonNegative?: boolean;
 }
@@ -30,6 +39,8 @@ export interface MeasurementSchema {
   tags: Record<string, string>;
   /** Field key → type and meaning. Points may carry a subset; never a field outside this map. */
   fields: Record<string, FieldSchema>;
+  /** The natural InfluxQL query of this measurement (what a dashboard panel would run), shown in docs/schema.md. */
+  query?: string;
 }
 
 /**

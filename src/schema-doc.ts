@@ -1,4 +1,4 @@
-import { EMPTY_TAG, type MeasurementSchema } from './points.js';
+import { EMPTY_TAG, type Aggregate, type MeasurementSchema } from './points.js';
 
 /** How docs/schema.md is regenerated; printed in its header and in the test that compares it. */
 export const REGENERATE_COMMAND = 'npm run build && node bin/cdn-collector.js schema --write docs/schema.md';
@@ -14,13 +14,22 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\s*\n\s*/g, ' ');
 }
 
+/** The Aggregate column: how a field combines over buckets and series. */
+function aggregateText(a: Aggregate | undefined): string {
+  if (a === undefined) return '—';
+  if (typeof a === 'object') return `sum(\`${a.ratio[0]}\`) / sum(\`${a.ratio[1]}\`)`;
+  return a === 'last' ? 'last (never sum)' : a;
+}
+
 function renderMeasurement(m: MeasurementSchema): string {
   const rows = [
-    ...Object.entries(m.tags).map(([name, meaning]) => `| tag | \`${name}\` | string | — | ${cell(meaning)} |`),
+    ...Object.entries(m.tags).map(([name, meaning]) => `| tag | \`${name}\` | string | — | — | ${cell(meaning)} |`),
     ...Object.entries(m.fields).map(
-      ([name, f]) => `| field | \`${name}\` | ${f.type}${f.nonNegative ? ' ≥ 0' : ''} | ${cell(f.unit ?? '—')} | ${cell(f.description)} |`,
+      ([name, f]) =>
+        `| field | \`${name}\` | ${f.type}${f.nonNegative ? ' ≥ 0' : ''} | ${cell(f.unit ?? '—')} | ${cell(aggregateText(f.aggregate))} | ${cell(f.description)} |`,
     ),
   ];
+  const query = m.query === undefined ? [] : ['', 'Query it so:', '', '```sql', m.query, '```'];
   return [
     `## \`${m.name}\``,
     '',
@@ -28,9 +37,10 @@ function renderMeasurement(m: MeasurementSchema): string {
     '',
     `Source API: ${cell(m.source)}`,
     '',
-    '| | Name | Type | Unit | Description |',
-    '|---|---|---|---|---|',
+    '| | Name | Type | Unit | Aggregate | Description |',
+    '|---|---|---|---|---|---|',
     ...rows,
+    ...query,
   ].join('\n');
 }
 

@@ -50,14 +50,24 @@ describe('renderSchemaMarkdown', () => {
     description: 'line one\nline two',
     source: 'GET /x/',
     tags: { host: 'a | b <c>' },
-    fields: { n: { type: 'integer', description: 'count', unit: 'requests' }, ok: { type: 'boolean', description: 'flag' } },
+    fields: {
+      n: { type: 'integer', description: 'count', unit: 'requests', aggregate: 'sum' },
+      hit: { type: 'integer', description: 'hits', aggregate: 'sum' },
+      ratio: { type: 'float', description: 'share', aggregate: { ratio: ['hit', 'n'] } },
+      users: { type: 'integer', description: 'uniques', aggregate: 'last' },
+      ok: { type: 'boolean', description: 'flag' },
+    },
+    query: 'SELECT sum("n") FROM "m" GROUP BY time(1h)',
   };
-  it('renders one row per tag and field with type and unit, escaping pipes and line breaks', () => {
+  it('renders one row per tag and field with type, unit and aggregate, escaping pipes and line breaks', () => {
     const text = renderSchemaMarkdown([sample]);
     expect(text).toContain('## `m`\n\nline one line two\n\nSource API: GET /x/\n');
-    expect(text).toContain('| tag | `host` | string | — | a \\| b &lt;c> |');
-    expect(text).toContain('| field | `n` | integer | requests | count |');
-    expect(text).toContain('| field | `ok` | boolean | — | flag |');
+    expect(text).toContain('| tag | `host` | string | — | — | a \\| b &lt;c> |');
+    expect(text).toContain('| field | `n` | integer | requests | sum | count |');
+    expect(text).toContain('| field | `ratio` | float | — | sum(`hit`) / sum(`n`) | share |');
+    expect(text).toContain('| field | `users` | integer | — | last (never sum) | uniques |');
+    expect(text).toContain('| field | `ok` | boolean | — | — | flag |');
+    expect(text).toContain('```sql\nSELECT sum("n") FROM "m" GROUP BY time(1h)\n```');
   });
 });
 
