@@ -51,8 +51,8 @@ export const dvrMeasurements: MeasurementSchema[] = [
     description:
       'One DVR recording of a stream on one node. time = the start the recording had when first seen, kept across snapshots ' +
       '(state dir, dvr-recordings.json) while the DVR window cuts its start, so each snapshot overwrites its one row. ' +
-      'Not written where output.overwrites is false. The recorded periods now: the rows whose seen_at is the latest ' +
-      "snapshot's (the query; 60 = jobs.dvr.interval in seconds)",
+      'Not written where output.overwrites is false. The query lists the recorded periods now: the rows whose seen_at ' +
+      "is the latest snapshot's, named by the dashboard's end (60 = jobs.dvr.interval in seconds)",
     source: SOURCE,
     tags: TAGS,
     fields: {
