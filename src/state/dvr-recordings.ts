@@ -44,6 +44,7 @@ export class DvrRecordingStore {
   private map: Map<string, KnownRecording[]> | undefined;
   private saving: Promise<void> = Promise.resolve();
   private saveQueued = false;
+  private saveFailing = false;
 
   constructor(private readonly options: DvrRecordingStoreOptions = {}) {}
 
@@ -113,8 +114,11 @@ export class DvrRecordingStore {
       try {
         await mkdir(this.options.dir!, { recursive: true });
         await writeFileDurably(path, encodeDvrRecordings(map));
+        this.saveFailing = false;
       } catch (err) {
-        this.report(`${path} not saved (${(err as Error).message})`);
+        // Once per failing streak: a read-only state dir must not log at every snapshot.
+        if (!this.saveFailing) this.report(`${path} not saved (${(err as Error).message})`);
+        this.saveFailing = true;
       }
     });
     return this.saving;

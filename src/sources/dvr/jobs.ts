@@ -23,6 +23,7 @@ export function dvrJobs(c: DvrSettings, options: DvrPointOptions = {}): CollectJ
       callsFor: () => SINGLE_CALL,
       collect: async (span, http) => {
         const body = await new DvrClient(http).get(account, stream);
+        if (options.ranges === false) return dvrToPoints(account, body, span.from, options);
         await recordings.ready();
         const points = dvrToPoints(account, body, span.from, { ...options, recordings });
         // Durable before the points that carry the identities are written.
