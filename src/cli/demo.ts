@@ -42,7 +42,7 @@ export function demoCommand(): Command {
         ...(process.env.INFLUX_URL ? {} : { sink: { type: 'file', path: join(o.dataDir, 'points.lp') } }),
         output: { deadLetterPath: join(o.dataDir, 'dead-letters.jsonl') },
         state: { dir: join(o.dataDir, 'state'), initialLookback: `${o.hours}h` },
-      });
+      }, sinkEnvOnly(process.env));
       checkConfig(config);
       const log = createLogger(config.log.level);
       const rt = await createRuntime(config, systemClock, log);
@@ -67,6 +67,15 @@ export function demoCommand(): Command {
       await rt.close();
       await sim.close();
     });
+}
+
+/**
+ * The environment the demo's config may read: the sink's INFLUX_* only. CDN_BASE_URL, CDN_TOKEN, CDN_ACCOUNTS and the
+ * other API variables (which the README's DVR section exports) would point the demo at a real service and spend its
+ * quota while the screen says "Simulator".
+ */
+function sinkEnvOnly(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('INFLUX_')));
 }
 
 function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: number }): void {
