@@ -27,7 +27,8 @@ interface Failing {
 
 /**
  * Watches every attempt sent to an API (each one inside the limiter, so retries count) and reports the FIRST failure
- * of a run of failures at once, at error level, with the API, the endpoint and the reason (ENOTFOUND, HTTP 401…):
+ * of a run of failures at once — at error level when it needs an operator (no server at the address, 401/403/404),
+ * else at warn — with the API, the endpoint and the reason (ENOTFOUND, HTTP 401…):
  * the limiter retries network errors for up to its deadline (minutes) with backoff, and a wrong base URL or token
  * would otherwise be silent that long. Retries go on per the limiter's policy; while they fail, one summary line a
  * minute; when the API answers again, one line says so.
@@ -101,7 +102,9 @@ export class ApiWatch {
     const was = this.failing.get(api);
     if (!was) {
       this.failing.set(api, { since: now, count: 1, reason, endpoint, summarizedAt: now });
-      this.log.error(
+      // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
+      const level = needsOperator(err) ? 'error' : 'warn';
+      this.log[level](
         { api, endpoint, reason, code: errorCodeOf(err) },
         `${api} API call failed: ${reason}${hintFor(err)}; retried per the limiter's policy, a summary each minute while it fails`,
       );
@@ -123,6 +126,15 @@ function describeFailure(err: unknown): { reason: string; endpoint: string } {
   if (err instanceof ApiError) return { reason: `HTTP ${err.status}`, endpoint };
   if (err instanceof NetworkError) return { reason: err.causeCode ?? 'network error', endpoint };
   return { reason: errorCodeOf(err), endpoint };
+}
+
+/** A connection that broke midway: the address is right, the next try may pass. */
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
+
+/** No server there, or the server refuses us: retries will not cure it until the configuration changes. */
+function needsOperator(err: unknown): boolean {
+  if (err instanceof NetworkError) return !TRANSIENT_NETWORK_CODES.has(err.causeCode ?? '');
+  return err instanceof ApiError && [401, 403, 404].includes(err.status);
 }
 
 function hintFor(err: unknown): string {
