@@ -32,6 +32,9 @@ export async function runOnlineCheck(config: CollectorConfig, configPath: string
   return failed === 0 ? 0 : 1;
 }
 
+/** Every job waits its turn for the quota: hundreds of jobs on 5 calls a minute take a while, and that is right. */
+const DRY_RUN_DEADLINE_MS = 6 * 3_600_000;
+
 /**
  * `run --once --dry-run` (Telegraf's `--test`): the newest window of every job, printed as line protocol on stdout.
  * Nothing is written to the sink, no checkpoint or set-aside entry changes; calls are counted in the quota journal.
@@ -45,8 +48,10 @@ export async function printPoints(config: CollectorConfig, shard: Shard | undefi
   let points = 0;
   try {
     await rt.discovery?.refresh();
+    const jobs = rt.collector.jobs;
+    process.stderr.write(`dry run: reading the newest window of ${jobs.length} jobs, within the quotas (a small quota makes it wait its turn)…\n`);
     const samples = await Promise.all(
-      rt.collector.jobs.map((job) => sampleJob(rt, job).then((p) => ({ job, points: p }), (err: unknown) => ({ job, err }))),
+      jobs.map((job) => sampleJob(rt, job, DRY_RUN_DEADLINE_MS).then((p) => ({ job, points: p }), (err: unknown) => ({ job, err }))),
     );
     for (const sample of samples) {
       if ('err' in sample) {

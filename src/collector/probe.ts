@@ -28,9 +28,9 @@ export function newestWindow(job: CollectJob, now: number): Span {
  * A gate through the limiter (quota, journal) that makes ONE attempt per call: the first failure aborts the
  * limiter's backoff and is thrown as it came, so a check answers in seconds instead of retrying for minutes.
  */
-export function oneAttemptGate(limiters: LimiterSet): Gate {
+export function oneAttemptGate(limiters: LimiterSet, deadlineMs = CHECK_DEADLINE_MS): Gate {
   const stop = new AbortController();
-  const gate = limiters.gate('live', { deadlineMs: CHECK_DEADLINE_MS, signal: stop.signal });
+  const gate = limiters.gate('live', { deadlineMs, signal: stop.signal });
   return (api, send) =>
     gate(api, () =>
       send().catch((err: unknown) => {
@@ -40,9 +40,12 @@ export function oneAttemptGate(limiters: LimiterSet): Gate {
     );
 }
 
-/** Reads the newest window of `job` with one attempt per call; writes nothing, confirms nothing. */
-export function sampleJob(rt: Runtime, job: CollectJob): Promise<Point[]> {
-  return job.collect(newestWindow(job, rt.clock.now()), rt.http.withGate(oneAttemptGate(rt.limiters)));
+/**
+ * Reads the newest window of `job` with one attempt per call; writes nothing, confirms nothing. `deadlineMs` bounds
+ * the wait for a quota slot (many jobs on a small quota wait their turn).
+ */
+export function sampleJob(rt: Runtime, job: CollectJob, deadlineMs = CHECK_DEADLINE_MS): Promise<Point[]> {
+  return job.collect(newestWindow(job, rt.clock.now()), rt.http.withGate(oneAttemptGate(rt.limiters, deadlineMs)));
 }
 
 /**

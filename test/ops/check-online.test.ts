@@ -4,6 +4,7 @@ import { API_NAMES } from '../../src/spec/apis.js';
 import { scaledQuotas } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { runCli } from '../helpers/cli.js';
+import { loopbackServer } from '../helpers/loopback.js';
 import { readCheckpoints } from '../helpers/state-files.js';
 import { freePort, INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
 import { ensureBuilt } from './entry.js';
@@ -70,6 +71,20 @@ describe('run --check --online and run --once --dry-run', () => {
       for (const api of ALL_APIS) expect(verdictOf(exit.stdout, `api ${api}`), `${api} ${baseUrl}`).toMatch(new RegExp(`^FAILED .*failed: ${reason}$`));
       expect(verdictOf(exit.stdout, 'sink')).toMatch(/^ok /);
       expect(exit.stdout).toContain('online check: 4 of 5 FAILED');
+    }
+  }, PROCESS_LIMIT_MS);
+
+  it('a server that resets every connection: one attempt per API, not the limiter\'s minutes of retries', async () => {
+    const resetting = await loopbackServer((req) => req.socket.destroy());
+    try {
+      const cfg = simConfig({ baseUrl: resetting.url });
+      const exit = await runCli(['run', '--config', cfg.path, '--check', '--online'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
+      expect(exit.code, exit.stdout + exit.stderr).toBe(1);
+      for (const api of ALL_APIS) expect(verdictOf(exit.stdout, `api ${api}`), api).toMatch(/^FAILED .*NetworkError/);
+      const paths = resetting.requests.map((r) => r.url.split('?')[0]!.split('/').slice(0, 3).join('/')).sort();
+      expect(paths).toEqual(['/app/dvr-net', '/app/metrics', '/app/statistic', '/app/streamstat']); // the DVR API lives under /app/dvr-net
+    } finally {
+      await resetting.close();
     }
   }, PROCESS_LIMIT_MS);
 
