@@ -9,6 +9,7 @@ import type { CollectorConfig } from '../config/schema.js';
 import type { Shard } from '../config/shard.js';
 import { createLogger } from '../log.js';
 import { createEncoder } from '../sink/index.js';
+import { withoutUserinfo } from '../secrets.js';
 
 /**
  * `run --check --online`: one call to each enabled API and one empty write to the sink, a verdict line each, in
@@ -16,7 +17,7 @@ import { createEncoder } from '../sink/index.js';
  * quota): stop the daemon first, or read `status` while it runs. Exit 0 when every check passed, 1 otherwise.
  */
 export async function runOnlineCheck(config: CollectorConfig, configPath: string, shard: Shard | undefined): Promise<number> {
-  process.stdout.write(`${configPath}: valid; checking ${config.api.baseUrl} and the sink (${sinkTarget(config.sink)})…\n`);
+  process.stdout.write(`${configPath}: valid; checking ${withoutUserinfo(config.api.baseUrl)} and the sink (${sinkTarget(config.sink)})…\n`);
   // The verdicts say it all; the runtime's own first-failure lines would repeat them.
   const rt = await createRuntime(config, systemClock, createLogger('fatal'), { shard });
   let verdicts: Array<[string, Verdict]>;

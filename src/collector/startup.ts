@@ -1,4 +1,5 @@
 import type { CollectorConfig } from '../config/schema.js';
+import { withoutUserinfo } from '../secrets.js';
 import { API_NAMES } from '../spec/apis.js';
 
 /** Where the sink writes, without credentials: a file path, or the server with its bucket or database. */
@@ -7,9 +8,9 @@ export function sinkTarget(sink: CollectorConfig['sink']): string {
     case 'file':
       return sink.path === '-' ? 'file: stdout' : `file: ${sink.path}`;
     case 'influx-v2':
-      return `influx-v2: ${sink.url} bucket ${sink.bucket} (org ${sink.org})`;
+      return `influx-v2: ${withoutUserinfo(sink.url)} bucket ${sink.bucket} (org ${sink.org})`;
     case 'influx-v1':
-      return `influx-v1: ${sink.url} database ${sink.database}${sink.retentionPolicy ? ` rp ${sink.retentionPolicy}` : ''}`;
+      return `influx-v1: ${withoutUserinfo(sink.url)} database ${sink.database}${sink.retentionPolicy ? ` rp ${sink.retentionPolicy}` : ''}`;
   }
 }
 
@@ -20,7 +21,7 @@ export function sinkTarget(sink: CollectorConfig['sink']): string {
 export function startupFields(config: CollectorConfig, configPath: string): Record<string, unknown> {
   return {
     config: configPath,
-    baseUrl: config.api.baseUrl,
+    baseUrl: withoutUserinfo(config.api.baseUrl),
     apis: API_NAMES.filter((api) => config.jobs[api].enabled),
     accounts: config.accounts === 'auto' ? 'auto (discovered from the token)' : config.accounts.length,
     sink: sinkTarget(config.sink),

@@ -75,7 +75,7 @@ describe('run --check --online and run --once --dry-run', () => {
   }, PROCESS_LIMIT_MS);
 
   it('a server that resets every connection: one attempt per API, not the limiter\'s minutes of retries', async () => {
-    const resetting = await loopbackServer((req) => req.socket.destroy());
+    const resetting = await loopbackServer((req) => void req.socket.destroy());
     try {
       const cfg = simConfig({ baseUrl: resetting.url });
       const exit = await runCli(['run', '--config', cfg.path, '--check', '--online'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
