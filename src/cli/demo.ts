@@ -6,6 +6,7 @@ import { runBackfill } from '../collector/backfill.js';
 import { planBackfill } from '../plan/planner.js';
 import { startDaemon } from '../collector/daemon.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
+import { sinkTarget } from '../collector/startup.js';
 import { parseConfig } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { createLogger } from '../log.js';
@@ -46,8 +47,7 @@ export function demoCommand(): Command {
       checkConfig(config);
       const log = createLogger(config.log.level);
       const rt = await createRuntime(config, systemClock, log);
-      const sinkText = config.sink.type === 'file' ? config.sink.path : `${config.sink.type} ${config.sink.url}`;
-      process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkText}\n`);
+      process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`);
 
       const range = { from: Date.now() - o.hours * HOUR, to: Date.now() };
       const plan = planBackfill(rt.collector, range);
