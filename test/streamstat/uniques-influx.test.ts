@@ -8,6 +8,7 @@ import { planBackfill } from '../../src/plan/planner.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { StreamstatClient } from '../../src/sources/streamstat/client.js';
+import { streamstatMeasurements } from '../../src/sources/streamstat/measurements.js';
 import { DAY, HOUR } from '../../src/time.js';
 import { configFor, FAST_QUOTAS, runtimeFor } from '../helpers/collector.js';
 import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
@@ -162,6 +163,23 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
       expect(count('/browsers', granularity)).toBeLessThanOrEqual(2 * least * accounts);
     }
     expect(buckets.seen.every((s) => s.path === '/' || s.path === '/browsers')).toBe(true);
+  });
+
+  it('the natural query of each collected measurement (docs/schema.md) runs on InfluxDB 1.6.7 and finds the day', async () => {
+    const collected = streamstatMeasurements.filter((m) => !m.name.includes('_by_') || m.name.endsWith('_by_browsers'));
+    expect(collected).toHaveLength(6);
+    for (const m of collected) {
+      const query = m.query!.replace(/time > now\(\) - \d+d/, `time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`);
+      expect(query, m.name).not.toBe(m.query);
+      const rows = await db.query(query, 'buckets');
+      expect(rows.length, m.name).toBeGreaterThan(0);
+    }
+    const [daily] = await db.query(
+      streamstatMeasurements.find((m) => m.name === 'cdn_users_daily')!.query!.replace(/time > now\(\) - \d+d/, `time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`),
+      'buckets',
+    );
+    const day = await api.total({ account: 'acme', start: RANGE.from, end: RANGE.to, fields: ['users'] });
+    expect(daily!.last).toBe(day.users);
   });
 
   it('a service that answers flat gives the same users points, a day bucket read with one call per day window', async () => {
