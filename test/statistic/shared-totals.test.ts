@@ -9,7 +9,9 @@ import { planBackfill } from '../../src/plan/planner.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
-import { SHARED_TOTALS_KEY } from '../../src/sources/statistic/shared-totals.js';
+import { statisticJobs } from '../../src/sources/statistic/jobs.js';
+import { schema as statisticSettings } from '../../src/sources/statistic/settings.js';
+import { ReadFor, SHARED_TOTALS_KEY } from '../../src/sources/statistic/shared-totals.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
 
@@ -128,5 +130,32 @@ describe('one /times/accounts job for the totals of several accounts', () => {
     const truth = (await client.total({ account: 'acme', start: acmeBefore[0]!.from, end: newest })).body.hits;
     expect([...acme.values()].reduce((n, p) => n + p.hits, 0)).toBe(truth);
     await shared.close();
+  });
+
+  it('an account that joins while a span is read is not confirmed for that span; the provisional twin confirms nothing', async () => {
+    const members = new Set<string>();
+    const settings = statisticSettings.parse({ groupings: ['accounts'], provisional: true });
+    const jobs = statisticJobs(settings, { accounts: ['acme', 'globex'], accountsAuto: true, statisticAccounts: members, pageSize: 1000 });
+    expect(jobs.map((j) => [j.key, j.checkpointed, j.sharedKeys !== undefined])).toEqual([
+      [SHARED_TOTALS_KEY, true, true],
+      ['statistic-provisional/*/total', false, false],
+    ]);
+    const [job] = jobs;
+    const span = { from: clock.now() - 3 * HOUR, to: clock.now() - 2 * HOUR };
+    const points = await job!.collect(span, new HttpClient({ baseUrl: sim.url, token: sim.token }));
+    expect(new Set(points.map((p) => p.tags.account))).toEqual(new Set(['acme', 'globex']));
+    expect(points).toHaveLength(2 * 12);
+    // Discovery adds an account (statisticJobs with the runtime's member set) before the span is confirmed.
+    statisticJobs(settings, { accounts: ['initech'], accountsAuto: true, statisticAccounts: members, pageSize: 1000 });
+    expect(job!.sharedKeys!()).toEqual(['statistic/acme/total', 'statistic/globex/total', 'statistic/initech/total']);
+    expect(job!.sharedKeys!(span)).toEqual(['statistic/acme/total', 'statistic/globex/total']);
+    expect(job!.sharedKeys!(span)).toEqual([]);
+  });
+
+  it('ReadFor keeps the newest reads only', () => {
+    const readFor = new ReadFor(2);
+    for (let i = 0; i < 3; i++) readFor.record({ from: i, to: i + 1 }, new Set([`a${i}`]));
+    expect(readFor.take({ from: 0, to: 1 })).toEqual([]);
+    expect(readFor.take({ from: 2, to: 3 })).toEqual(['a2']);
   });
 });

@@ -24,6 +24,8 @@ export function sharedTotalsCalls(members: number, pageSize: number): SpanCalls 
  * One span of `/times/accounts` (spec A2: the accounts grouping, no account filter: every account of the token), as
  * cdn_traffic points of the `members` only; the accounts grouping's rows are the same points as each account's
  * `/times` (same series and time), so the shared read and a single-account read never make two series.
+ * Unlike `/times?account=…`, a member without traffic in a bucket has no row there, so no zero point is written; and
+ * a configured account the token cannot read is simply absent (no 401 names it): its buckets stay empty.
  */
 export async function readSharedTotals(
   http: HttpClient,
@@ -53,12 +55,24 @@ export async function readSharedTotals(
   return points;
 }
 
-/** The members a span was read for, so that the collector confirms exactly those (an account may join meanwhile). */
+/**
+ * The members a span was read for, so that the collector confirms exactly those (an account may join meanwhile).
+ * Bounded: a pass holds at most two spans between read and confirmation, and reads nobody confirms (the provisional
+ * twin, a failed write) must not pile up.
+ */
 export class ReadFor {
   private readonly bySpan = new Map<string, string[]>();
 
+  constructor(private readonly limit = 64) {}
+
   record(span: Span, members: ReadonlySet<string>): void {
-    this.bySpan.set(`${span.from}/${span.to}`, [...members]);
+    const id = `${span.from}/${span.to}`;
+    this.bySpan.delete(id);
+    this.bySpan.set(id, [...members]);
+    for (const oldest of this.bySpan.keys()) {
+      if (this.bySpan.size <= this.limit) break;
+      this.bySpan.delete(oldest);
+    }
   }
 
   take(span: Span): string[] {
