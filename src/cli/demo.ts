@@ -44,7 +44,7 @@ export function demoCommand(): Command {
         state: { dir: join(o.dataDir, 'state'), initialLookback: `${o.hours}h` },
       });
       checkConfig(config);
-      const log = createLogger(config.log.level);
+      const log = createLogger(config.log);
       const rt = await createRuntime(config, systemClock, log);
       const sinkText = config.sink.type === 'file' ? config.sink.path : `${config.sink.type} ${config.sink.url}`;
       process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkText}\n`);

@@ -7,24 +7,26 @@ import { checkConfig } from '../config/rules.js';
 import type { Shard } from '../config/shard.js';
 import { createLogger } from '../log.js';
 import { startHealthServer } from '../telemetry/server.js';
+import { configFileOption, configHelp } from './common.js';
 import { applyShard, shardOption } from './shard.js';
 
 export function runCommand(): Command {
   return new Command('run')
     .description('Run the collector daemon: scheduled collection, gap filling from checkpoints, graceful stop on SIGINT/SIGTERM')
-    .requiredOption('-c, --config <file>', 'YAML configuration (see config/collector.example.yaml)')
+    .addOption(configFileOption())
     .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid)')
     .option('--once', 'run one pass of every job (fills gaps) and exit')
     .addOption(shardOption())
-    .action(async (o: { config: string; check?: boolean; once?: boolean; shard?: Shard }) => {
+    .addHelpText('after', configHelp('a pass failed (--once) or the daemon could not start', 'stopped (or --check: valid)'))
+    .action(async (o: { config?: string; check?: boolean; once?: boolean; shard?: Shard }) => {
       const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);
       if (o.check) {
         const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})` : '';
-        process.stdout.write(`${o.config}: valid${scope}\n`);
+        process.stdout.write(`${o.config ?? 'configuration from the environment'}: valid${scope}\n`);
         return;
       }
-      const log = createLogger(config.log.level);
+      const log = createLogger(config.log);
       const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
       if (o.once) {
         await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error
