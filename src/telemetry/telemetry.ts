@@ -35,6 +35,7 @@ export class Telemetry {
   private readonly backlogs = new Map<string, number>();
   private readonly conditions = new Map<string, string>();
   private readonly setAside = new Map<string, number>();
+  private readonly errors = new Map<string, { error: string; at: number }>();
   private readonly clock: Clock;
   private readonly instance: string | undefined;
   private checkpoints: CheckpointView | undefined;
@@ -95,8 +96,15 @@ export class Telemetry {
     this.sinkFailures.failed('sink', this.clock.now());
   }
 
-  jobFailed(job: string): void {
+  /** A pass of `job` ended early on `error` (kept as the job's last error for `status`). */
+  jobFailed(job: string, error?: string): void {
     this.count('job_failures', { job });
+    if (error !== undefined) this.errors.set(job, { error, at: this.clock.now() });
+  }
+
+  /** The last error of each job that failed, and when. */
+  lastErrors(): Record<string, { error: string; at: number }> {
+    return Object.fromEntries(this.errors);
   }
 
   /** Lag of `job` as of now. Between reports it is read as growing with time, so a stalled job turns unhealthy. */

@@ -1,0 +1,151 @@
+import type { Logger } from '../log.js';
+import { planBackfill, type BackfillPlan } from '../plan/planner.js';
+import { API_NAMES, type ApiName } from '../spec/apis.js';
+import {
+  isCancelled,
+  readRequests,
+  readStatus,
+  writeStatus,
+  type BackfillRequest,
+  type BackfillStatus,
+} from '../state/backfill-requests.js';
+import { writeDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
+import { executeBackfill } from './backfill.js';
+import type { Runtime } from './runtime.js';
+
+/** How often the daemon looks for requests and cancellations, and refreshes daemon-status.json. */
+export const POLL_MS = 1_000;
+/** The status file of a running backfill is rewritten at most this often. */
+const STATUS_EVERY_MS = 500;
+
+/** The summary of a plan as the status file and `--dry-run` show it. */
+export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
+  return {
+    jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })),
+    calls: plan.calls,
+    pagingMayAdd: plan.pagingMayAdd,
+    spans: plan.spans,
+  };
+}
+
+/**
+ * The daemon's side of backfills handed over by `cdn-collector backfill` (see state/backfill-requests.ts): runs each
+ * request through the daemon's own collector at backfill priority, one at a time, and reports progress in its status
+ * file. A request found running at start-up (the daemon was restarted) is resumed: its confirmed spans are skipped.
+ * Also refreshes daemon-status.json for `cdn-collector status`.
+ */
+export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS): { stop(): Promise<void> } {
+  const dir = rt.config.state.dir;
+  let stopping = false;
+  let busy = false;
+  const handled = new Set<string>();
+
+  const tick = async () => {
+    if (busy || stopping) return;
+    busy = true;
+    try {
+      await writeDaemonStatus(dir, daemonStatus(rt)).catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
+      for (const request of await readRequests(dir)) {
+        if (stopping) break;
+        if (handled.has(request.id)) continue;
+        const previous = await readStatus(dir, request.id);
+        if (previous && previous.state !== 'running') {
+          handled.add(request.id);
+          continue;
+        }
+        handled.add(request.id);
+        await handle(rt, log, request, () => stopping).catch((err: unknown) => log.warn({ id: request.id, err: String(err) }, 'backfill request failed'));
+      }
+    } catch (err) {
+      log.warn({ err: String(err) }, 'backfill requests not read');
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), pollMs);
+  timer.unref();
+  void tick();
+  return {
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemonStopping: () => boolean): Promise<void> {
+  const dir = rt.config.state.dir;
+  const plan = planBackfill(rt.collector, { from: request.from, to: request.to }, request.jobs);
+  const status: BackfillStatus = {
+    id: request.id,
+    state: request.dryRun ? 'planned' : 'running',
+    plan: planSummary(plan),
+    spansDone: 0,
+    points: 0,
+    calls: {},
+    failed: [],
+    setAside: 0,
+    startedAt: Date.now(),
+    updatedAt: Date.now(),
+    pid: process.pid,
+  };
+  await writeStatus(dir, status);
+  if (request.dryRun) return;
+  log.info({ id: request.id, from: new Date(request.from).toISOString(), to: new Date(request.to).toISOString(), spans: plan.spans }, 'backfill handed over: running');
+  let cancelled = false;
+  let lastWrite = 0;
+  const poll = setInterval(() => {
+    void isCancelled(dir, request.id).then((c) => (cancelled ||= c));
+  }, POLL_MS);
+  try {
+    const outcome = await executeBackfill(rt.collector, plan, {
+      shouldStop: () => cancelled || daemonStopping(),
+      onSpan: (job, span) => {
+        status.spansDone++;
+        status.calls[job.api] = (status.calls[job.api] ?? 0) + job.callsFor(span).least;
+        if (Date.now() - lastWrite >= STATUS_EVERY_MS) {
+          lastWrite = Date.now();
+          status.updatedAt = lastWrite;
+          void writeStatus(dir, { ...status }).catch(() => {});
+        }
+      },
+    });
+    // A daemon stopping leaves the request running: the next start resumes it.
+    if (daemonStopping() && !cancelled) return;
+    Object.assign(status, {
+      points: outcome.points,
+      failed: outcome.failed,
+      setAside: outcome.setAside,
+      state: cancelled ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done',
+      updatedAt: Date.now(),
+    } satisfies Partial<BackfillStatus>);
+    await writeStatus(dir, status);
+    log.info({ id: request.id, state: status.state, spans: status.spansDone, points: status.points }, 'handed-over backfill ended');
+  } finally {
+    clearInterval(poll);
+  }
+}
+
+function daemonStatus(rt: Runtime): DaemonStatus {
+  const errors = rt.telemetry.lastErrors();
+  const jobs: DaemonStatus['jobs'] = {};
+  for (const job of rt.collector.jobs) {
+    jobs[job.key] = {
+      lagMs: rt.collector.lagMs(job),
+      backlog: job.checkpointed ? rt.collector.pending(job).length : 0,
+      ...(errors[job.key] ? { lastError: errors[job.key] } : {}),
+    };
+  }
+  const apis: DaemonStatus['apis'] = {};
+  for (const api of API_NAMES as readonly ApiName[]) {
+    if (!rt.config.jobs[api].enabled) continue;
+    const limiter = rt.limiters.get(api);
+    const snap = limiter.snapshot();
+    apis[api] = {
+      used: snap.inFlight + snap.recentCompletions,
+      queued: snap.queued,
+      ...(limiter.quota ? { calls: limiter.quota.calls, periodMs: limiter.quota.periodMs } : {}),
+    };
+  }
+  return { pid: process.pid, updatedAt: Date.now(), jobs, apis };
+}
