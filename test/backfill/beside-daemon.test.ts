@@ -3,6 +3,7 @@
  * which runs it through its own limiter and checkpoints. The simulator's own log is the judge: no 429, the quota never
  * exceeded in any sliding window, and no window read twice (a recording proxy counts calls per account and window).
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxInSlidingWindow } from '../../src/sim/stats.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
-import { ensureBuilt, spawnEntry, waitFor, type Entry } from '../ops/entry.js';
+import { ensureBuilt, ROOT, spawnEntry, waitFor, type Entry } from '../ops/entry.js';
 
 const QUOTA = { calls: 5, periodMs: 2_000 };
 const MINUTE = 60_000;
@@ -23,6 +24,15 @@ async function cli(args: string[]): Promise<{ code: number | string; stdout: str
   run.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const code = await run.exited;
   return { code, stdout, output: run.output() };
+}
+
+/** Output of `command` run on a pseudo-terminal (util-linux `script`), from the repository root. */
+function inPty(command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, COLUMNS: '200' } }, (err, stdout) =>
+      err ? reject(new Error(`${command}: ${err.message}\n${stdout}`)) : resolve(stdout),
+    );
+  });
 }
 
 describe('backfill beside a running daemon', () => {
@@ -91,6 +101,34 @@ describe('backfill beside a running daemon', () => {
     const plan = JSON.parse(run.stdout) as { jobs: Array<{ spans: number }>; calls: { metrics: number }; notes: string[] };
     expect(plan.calls.metrics).toBe(20); // 2 accounts × 10 whole minutes
     expect(plan.notes.join('\n')).toMatch(/--to .* cuts the 1m 00s window .* it is not collected/);
+  }, 60_000);
+
+  it('status works while the daemon runs: watermark, lag, backlog, last error per job; quota use per API', async () => {
+    const run = await cli(['status', '--config', configFile, '--json']);
+    expect(run.code, run.output).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      daemon: { pid: number } | null;
+      jobs: Array<{ key: string; watermark: string | null; lagSeconds: number | null; backlog: number | null; lastError: unknown }>;
+      apis: Array<{ api: string; used: number; quota: number }>;
+    };
+    expect(report.daemon?.pid).toBe(daemon.child.pid);
+    const keys = sim.accounts.slice(0, 2).map((a) => `metrics/${a}`).sort();
+    expect(report.jobs.map((j) => j.key)).toEqual(keys);
+    for (const job of report.jobs) {
+      expect(job.watermark).not.toBeNull();
+      expect(job.lagSeconds).toBeGreaterThanOrEqual(0);
+      expect(job.lagSeconds).toBeLessThan(5 * 60);
+      expect(job.backlog).toBeGreaterThanOrEqual(0);
+      expect(job.lastError).toBeNull();
+    }
+    const metrics = report.apis.find((a) => a.api === 'metrics')!;
+    expect(metrics.quota).toBe(QUOTA.calls);
+    expect(metrics.used).toBeLessThanOrEqual(QUOTA.calls);
+
+    // On a terminal (a pty through util-linux `script`): a table.
+    const tty = (await inPty(`node bin/cdn-collector.js status --config ${configFile}`)).replace(/\x1b\[[0-9;]*m/g, '');
+    expect(tty).toMatch(/│ job +│ watermark +│ lag +│ backlog +│ set aside +│ last error +│/);
+    expect(tty).toMatch(new RegExp(`│ ${keys[0]!.replace('/', '\\/')} +│ \\d{4}-`));
   }, 60_000);
 
   it('runs the backfill in the daemon: within the quota, no 429, no window read twice, checkpoints shared', async () => {
