@@ -21,7 +21,7 @@ export class BackfillProgress {
 
   constructor(private readonly opts: ProgressOptions) {
     this.bar = opts.tty
-      ? new SingleBar({ format: 'backfill [{bar}] {value}/{total} spans | {calls} calls left | {eta}', hideCursor: true }, Presets.shades_classic)
+      ? new SingleBar({ format: 'backfill [{bar}] {value}/{total} spans | {calls} calls left | {estimate}', hideCursor: true }, Presets.shades_classic)
       : undefined;
     this.bar?.start(opts.total, 0, this.payload());
     this.lastLog = opts.now();
@@ -57,7 +57,8 @@ export class BackfillProgress {
   }
 
   private payload() {
-    return { calls: this.opts.eta.callsLeft(), eta: this.etaText() };
+    // Not `eta`: cli-progress fills that token itself, from the spans' rate (the "ETA 0s" while waiting).
+    return { calls: this.opts.eta.callsLeft(), estimate: this.etaText() };
   }
 
   private render(): void {
