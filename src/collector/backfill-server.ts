@@ -5,6 +5,7 @@ import {
   isCancelled,
   readRequests,
   readStatus,
+  removeRequest,
   writeStatus,
   type BackfillRequest,
   type BackfillStatus,
@@ -15,6 +16,8 @@ import type { Runtime } from './runtime.js';
 
 /** How often the daemon looks for requests and cancellations, and refreshes daemon-status.json. */
 export const POLL_MS = 1_000;
+/** A finished request nobody collected (the command was killed) is removed after this. */
+const KEEP_FINISHED_MS = 24 * 3_600_000;
 /** The status file of a running backfill is rewritten at most this often. */
 const STATUS_EVERY_MS = 500;
 
@@ -50,7 +53,9 @@ export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS
         if (handled.has(request.id)) continue;
         const previous = await readStatus(dir, request.id);
         if (previous && previous.state !== 'running') {
-          handled.add(request.id);
+          // Normally the command removes its request once it read the end; one whose shell died is kept a day.
+          if (Date.now() - previous.updatedAt > KEEP_FINISHED_MS) await removeRequest(dir, request.id);
+          else handled.add(request.id);
           continue;
         }
         handled.add(request.id);
