@@ -56,9 +56,12 @@ export const DEFAULT_FAILING_LIMITS: FailingLimits = { apiAfterMs: 5 * 60_000, s
 /** One failed call is a blip, even on an API called once an hour; the limiter's retries make more when it is down. */
 export const MIN_FAILURES = 3;
 
-/** A call that the API answered with a success (2xx/3xx). Every other outcome counts as a failure of the API. */
-export function isSuccess(outcome: number | FailureKind): boolean {
-  return typeof outcome === 'number' && outcome >= 200 && outcome < 400;
+/**
+ * A call the API served: any status but 5xx, 429 and 401/403. Another 4xx (a refused parameter, a DVR stream that is
+ * gone) is the span's fault, set aside on its own (collector/errors.ts isSpanFault), not the API failing.
+ */
+export function isServed(outcome: number | FailureKind): boolean {
+  return typeof outcome === 'number' && outcome < 500 && outcome !== 429 && !isRefusal(outcome);
 }
 
 export function isRefusal(outcome: number | FailureKind): boolean {

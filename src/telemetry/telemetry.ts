@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import type { FailureKind } from './outcome.js';
-import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isRefusal, isSuccess, type FailingLimits } from './failing.js';
+import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isRefusal, isServed, type FailingLimits } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { renderPrometheus } from './prometheus.js';
 
@@ -64,12 +64,12 @@ export class Telemetry {
 
   /**
    * One finished HTTP call: `outcome` is the HTTP status or a failure kind (see callOutcome). 429 also counts as
-   * throttled. A success clears the API's failures; see failingConditions for when they make it unhealthy.
+   * throttled. A served call clears the API's failures; see failingConditions for when they make it unhealthy.
    */
   apiCall(api: string, outcome: number | FailureKind): void {
     this.count('api_calls', { api, status: String(outcome) });
     if (outcome === 429) this.count('api_throttled', { api });
-    if (isSuccess(outcome)) {
+    if (isServed(outcome)) {
       this.apiFailures.succeeded(api);
       this.refusals.delete(api);
       return;

@@ -27,6 +27,14 @@ describe('failing APIs and sink in /healthz', () => {
     expect(health().status).toBe('ok');
   });
 
+  it('a 404 or 400 is the span\'s fault, not the API failing: it clears the failures like a success', () => {
+    const { clock, telemetry, health } = setup();
+    for (const outcome of [500, 429, 'timeout'] as const) telemetry.apiCall('dvr', outcome);
+    telemetry.apiCall('dvr', 404);
+    clock.advance(120_000);
+    expect(health().status).toBe('ok');
+  });
+
   it('one failed call on a rarely called API is a blip, not an outage', () => {
     const { clock, telemetry, health } = setup();
     telemetry.apiCall('statistic', 500);
