@@ -168,4 +168,26 @@ describe('backfill beside a running daemon', () => {
     expect(second.plannedSpans).toBe(0);
     expect([...reads].filter(([, n]) => n > 1)).toEqual([]);
   }, 120_000);
+
+  it('Ctrl-C on a handed-over backfill asks the daemon to stop after the spans under way and says how to resume', async () => {
+    const to = Math.floor(Date.now() / MINUTE) * MINUTE - 80 * MINUTE;
+    const from = to - 30 * MINUTE;
+    const args = ['backfill', '--config', configFile, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()];
+    const run = spawnEntry(args);
+    const requests = join(dir, 'state', 'backfill');
+    await waitFor(
+      'the daemon running the request',
+      async () => (readdirSync(requests).some((n) => n.endsWith('.status.json')) ? true : undefined),
+      30_000,
+      run.output,
+    );
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output()).toBe(1);
+    expect(run.output()).toMatch(/Resume with:\n {2}cdn-collector backfill --config \S+ --from \S+ --to \S+\n/);
+    expect(run.output()).toMatch(/backfill cancelled: \d+\/60 spans/);
+    // The command cleaned up after the daemon acknowledged; the daemon stopped the backfill and goes on live.
+    expect(readdirSync(requests)).toEqual([]);
+    expect([...reads].filter(([, n]) => n > 1)).toEqual([]);
+    expect(daemon.child.exitCode).toBeNull();
+  }, 90_000);
 });
