@@ -3,6 +3,14 @@ import type { CollectJob, Span } from '../sources/types.js';
 import { floorTo } from '../time.js';
 import { formatDuration } from './backfill-eta.js';
 
+/** `10-minute`, `1-hour`, `1-day` (else the duration as formatDuration writes it). */
+function windowText(stepMs: number): string {
+  for (const [unit, ms] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
+    if (stepMs % ms === 0) return `${stepMs / ms}-${unit}`;
+  }
+  return formatDuration(stepMs);
+}
+
 const iso = (ms: number) => new Date(ms).toISOString().replace(':00.000Z', 'Z');
 
 /**
@@ -14,7 +22,7 @@ export function describeCuts(jobs: readonly CollectJob[], range: Span, now: numb
   for (const job of jobs) {
     if (!job.checkpointed) continue;
     const { stepMs, delayMs } = job.rule;
-    const step = formatDuration(stepMs);
+    const step = windowText(stepMs);
     const fromStart = floorTo(range.from, stepMs);
     if (fromStart !== range.from) {
       out.add(`--from ${iso(range.from)} falls inside a ${step} window of ${job.api}: its whole window from ${iso(fromStart)} is collected`);

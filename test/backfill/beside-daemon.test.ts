@@ -100,7 +100,7 @@ describe('backfill beside a running daemon', () => {
     expect(run.code, run.output).toBe(0);
     const plan = JSON.parse(run.stdout) as { jobs: Array<{ spans: number }>; calls: { metrics: number }; notes: string[] };
     expect(plan.calls.metrics).toBe(20); // 2 accounts × 10 whole minutes
-    expect(plan.notes.join('\n')).toMatch(/--to .* cuts the 1m 00s window .* it is not collected/);
+    expect(plan.notes.join('\n')).toMatch(/--to .* cuts the 1-minute window .* it is not collected/);
   }, 60_000);
 
   it('status works while the daemon runs: watermark, lag, backlog, last error per job; quota use per API', async () => {
