@@ -1,6 +1,5 @@
 import type { Logger } from '../log.js';
 import { planBackfill, type BackfillPlan } from '../plan/planner.js';
-import { API_NAMES, type ApiName } from '../spec/apis.js';
 import {
   isCancelled,
   readRequests,
@@ -10,8 +9,8 @@ import {
   type BackfillRequest,
   type BackfillStatus,
 } from '../state/backfill-requests.js';
-import { writeDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
 import { executeBackfill } from './backfill.js';
+import { DaemonReporter } from './daemon-report.js';
 import type { Runtime } from './runtime.js';
 
 /** How often the daemon looks for requests and cancellations, and refreshes daemon-status.json. */
@@ -35,19 +34,20 @@ export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
  * The daemon's side of backfills handed over by `cdn-collector backfill` (see state/backfill-requests.ts): runs each
  * request through the daemon's own collector at backfill priority, one at a time, and reports progress in its status
  * file. A request found running at start-up (the daemon was restarted) is resumed: its confirmed spans are skipped.
- * Also refreshes daemon-status.json for `cdn-collector status`.
+ * Each poll also refreshes daemon-status.json for `cdn-collector status` (daemon-report.ts).
  */
 export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS): { stop(): Promise<void> } {
   const dir = rt.config.state.dir;
   let stopping = false;
   let busy = false;
   const handled = new Set<string>();
+  const reporter = new DaemonReporter(rt);
 
   const tick = async () => {
     if (busy || stopping) return;
     busy = true;
     try {
-      await writeDaemonStatus(dir, daemonStatus(rt)).catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
+      await reporter.write().catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
       for (const request of await readRequests(dir)) {
         if (stopping) break;
         if (handled.has(request.id)) continue;
@@ -129,28 +129,4 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
   } finally {
     clearInterval(poll);
   }
-}
-
-function daemonStatus(rt: Runtime): DaemonStatus {
-  const errors = rt.telemetry.lastErrors();
-  const jobs: DaemonStatus['jobs'] = {};
-  for (const job of rt.collector.jobs) {
-    jobs[job.key] = {
-      lagMs: rt.collector.lagMs(job),
-      backlog: job.checkpointed ? rt.collector.pending(job).length : 0,
-      ...(errors[job.key] ? { lastError: errors[job.key] } : {}),
-    };
-  }
-  const apis: DaemonStatus['apis'] = {};
-  for (const api of API_NAMES as readonly ApiName[]) {
-    if (!rt.config.jobs[api].enabled) continue;
-    const limiter = rt.limiters.get(api);
-    const snap = limiter.snapshot();
-    apis[api] = {
-      used: snap.inFlight + snap.recentCompletions,
-      queued: snap.queued,
-      ...(limiter.quota ? { calls: limiter.quota.calls, periodMs: limiter.quota.periodMs } : {}),
-    };
-  }
-  return { pid: process.pid, updatedAt: Date.now(), jobs, apis };
 }
