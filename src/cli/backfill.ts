@@ -17,6 +17,7 @@ import { buildJobs } from '../sources/registry.js';
 import { perApi, type ApiName } from '../spec/apis.js';
 import type { BackfillStatus } from '../state/backfill-requests.js';
 import { CliError, collect, configFileOption, configHelp, EXIT_USAGE, parseTimeOption } from './common.js';
+import { SAME_KEYPRESS_MS } from './signals.js';
 import { applyShard, shardOption } from './shard.js';
 
 interface BackfillOptions {
@@ -96,9 +97,15 @@ export function backfillCommand(): Command {
 /** The first Ctrl-C stops after the spans under way (they are confirmed) and says how to resume; a second one exits. */
 function onInterrupt(resume: string): { requested: () => boolean; dispose: () => void; resume: string } {
   let requested = false;
+  let requestedAt = 0;
   const handler = () => {
-    if (requested) process.exit(130);
+    // Through npm one Ctrl-C arrives twice (terminal and npm): only a later one quits at once (see signals.ts).
+    if (requested) {
+      if (Date.now() - requestedAt > SAME_KEYPRESS_MS) process.exit(130);
+      return;
+    }
     requested = true;
+    requestedAt = Date.now();
     process.stderr.write(`\nstopping after the spans under way (Ctrl-C again to quit now). Resume with:\n  ${resume}\n`);
   };
   process.on('SIGINT', handler);
