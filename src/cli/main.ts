@@ -11,6 +11,7 @@ import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simCommand } from './sim.js';
 import { statusCommand } from './status.js';
+import { verifyCommand } from './verify.js';
 
 // Secrets never reach the terminal, whatever quotes them (an error repeating a server's answer, a config value).
 redactWrites(process.stdout);
@@ -22,7 +23,7 @@ const program = new Command('cdn-collector')
   .exitOverride()
   .showHelpAfterError('(add --help for usage)');
 
-for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand(), configCommand(), statusCommand()]) {
+for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand(), configCommand(), statusCommand(), verifyCommand()]) {
   program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));
 }
 

@@ -1,0 +1,54 @@
+import type { Clock } from '../clock.js';
+import { writeWithRetry } from '../collector/write-retry.js';
+import type { HttpClient } from '../http/client.js';
+import type { Logger } from '../log.js';
+import { spans } from '../plan/windows.js';
+import type { Sink } from '../sink/types.js';
+import type { CollectJob } from '../sources/types.js';
+import type { SeriesCheck } from './compare.js';
+
+export interface RepairDeps {
+  jobs: readonly CollectJob[];
+  /** Gated by the limiter (backfill priority): repair spends the same quotas as everything else. */
+  http: HttpClient;
+  sink: Sink;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface RepairResult {
+  /** Job key → window starts re-collected. */
+  recollected: Record<string, number[]>;
+  points: number;
+}
+
+/** The checkpointed jobs a drift names (a key, or the key prefix of several jobs such as paths per host). */
+function jobsOf(drift: SeriesCheck, jobs: readonly CollectJob[]): CollectJob[] {
+  return jobs.filter((j) => j.checkpointed && drift.jobs.some((k) => j.key === k || j.key.startsWith(`${k}/`)));
+}
+
+/**
+ * Re-collects exactly the drifting windows with the jobs' own collect functions and writes the points through the
+ * sink: the same series and times overwrite what InfluxDB holds. Checkpoints are left alone: those windows are
+ * already confirmed, and rewriting confirmed points is what every replay does (idempotent).
+ */
+export async function repairDrift(drifts: readonly SeriesCheck[], windowMs: number, deps: RepairDeps): Promise<RepairResult> {
+  const windows = new Map<CollectJob, Set<number>>();
+  for (const d of drifts) {
+    for (const job of jobsOf(d, deps.jobs)) windows.set(job, (windows.get(job) ?? new Set()).add(d.time));
+  }
+  const result: RepairResult = { recollected: {}, points: 0 };
+  for (const [job, starts] of windows) {
+    const sorted = [...starts].sort((a, b) => a - b);
+    for (const start of sorted) {
+      for (const span of spans(job.rule, start, start + windowMs)) {
+        const points = await job.collect(span, deps.http);
+        await writeWithRetry(deps.sink, points, { clock: deps.clock, deadlineMs: 60_000, stopping: () => false });
+        result.points += points.length;
+      }
+    }
+    result.recollected[job.key] = sorted;
+    deps.log.info({ job: job.key, windows: sorted.map((t) => new Date(t).toISOString()) }, 'verify: drifting windows re-collected');
+  }
+  return result;
+}
