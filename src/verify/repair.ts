@@ -6,12 +6,15 @@ import { spans } from '../plan/windows.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob } from '../sources/types.js';
 import type { SeriesCheck } from './compare.js';
+import type { StoredReader } from './readers/types.js';
 
 export interface RepairDeps {
   jobs: readonly CollectJob[];
   /** Gated by the limiter (backfill priority): repair spends the same quotas as everything else. */
   http: HttpClient;
   sink: Sink;
+  /** Where the points go: a database that keeps every sample gets only what it lacks (StoredReader.unstored). */
+  reader: StoredReader;
   clock: Clock;
   log: Logger;
 }
@@ -29,7 +32,8 @@ function jobsOf(drift: SeriesCheck, jobs: readonly CollectJob[]): CollectJob[] {
 
 /**
  * Re-collects exactly the drifting windows with the jobs' own collect functions and writes the points through the
- * sink: the same series and times overwrite what InfluxDB holds. Checkpoints are left alone: those windows are
+ * sink: the same series and times overwrite what InfluxDB holds; VictoriaMetrics, which keeps every sample, gets only
+ * the samples it lacks (a second value at a stored time cannot be undone by writing: the re-check still reports it). Checkpoints are left alone: those windows are
  * already confirmed, and rewriting confirmed points is what every replay does (idempotent).
  */
 export async function repairDrift(drifts: readonly SeriesCheck[], windowMs: number, deps: RepairDeps): Promise<RepairResult> {
@@ -42,7 +46,8 @@ export async function repairDrift(drifts: readonly SeriesCheck[], windowMs: numb
     const sorted = [...starts].sort((a, b) => a - b);
     for (const start of sorted) {
       for (const span of spans(job.rule, start, start + windowMs)) {
-        const points = await job.collect(span, deps.http);
+        const collected = await job.collect(span, deps.http);
+        const points = deps.reader.unstored ? await deps.reader.unstored(collected) : collected;
         await writeWithRetry(deps.sink, points, { clock: deps.clock, deadlineMs: 60_000, stopping: () => false });
         result.points += points.length;
       }

@@ -1,3 +1,5 @@
+import type { Point } from '../../points.js';
+
 /** What `verify` asks of the database: the sums of some fields of one measurement, per account and window. */
 export interface SumQuery {
   measurement: string;
@@ -26,6 +28,12 @@ export interface StoredReader {
   /** Which server kind, for reports. */
   readonly kind: 'influxql' | 'flux' | 'victoriametrics';
   sums(q: SumQuery): Promise<StoredSum[]>;
+  /**
+   * For a database that keeps every sample (VictoriaMetrics), the part of `points` not stored yet: each point keeps
+   * only the fields whose (series, time) is absent, so a repair fills gaps and never doubles a sum. Absent for a
+   * database where writing the same series and time overwrites (InfluxDB): everything is rewritten.
+   */
+  unstored?(points: readonly Point[]): Promise<Point[]>;
   /** Makes points just written readable (a repair's re-check); best effort. */
   settle(): Promise<void>;
   close(): Promise<void>;

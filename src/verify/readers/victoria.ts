@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { tagText, type Point } from '../../points.js';
 import { floorTo } from '../../time.js';
 import { VerifyReadError } from './errors.js';
 import { addTo, type StoredReader, type StoredSum, type SumQuery } from './types.js';
@@ -65,8 +66,36 @@ export function victoriaReader(target: VictoriaTarget): StoredReader {
       throw new VerifyReadError(`VictoriaMetrics /api/v1/export of ${q.measurement}_${field} failed: ${(err as Error).message}`);
     }
   };
+  /** `(series, time)` of every stored sample of `measurement`_`field` for `accounts` in [from, to). */
+  const storedSamples = async (measurement: string, field: string, accounts: string[], from: number, to: number): Promise<Set<string>> => {
+    const q = { measurement, fields: [field], from, to, windowMs: to - from, accounts };
+    const keys = new Set<string>();
+    for (const line of await exportField(q, field)) {
+      const { __name__: _name, ...labels } = line.metric;
+      for (const t of line.timestamps) keys.add(sampleKey(labels, t));
+    }
+    return keys;
+  };
   return {
     kind: 'victoriametrics',
+    async unstored(points) {
+      const byField = new Map<string, Set<string>>();
+      const out: Point[] = [];
+      for (const [measurement, group] of groupBy(points, (p) => p.measurement)) {
+        const accounts = [...new Set(group.map((p) => p.tags.account ?? ''))];
+        const from = Math.min(...group.map((p) => p.time));
+        const to = Math.max(...group.map((p) => p.time)) + 1;
+        for (const field of new Set(group.flatMap((p) => Object.keys(p.fields)))) {
+          byField.set(`${measurement}\u0000${field}`, await storedSamples(measurement, field, accounts, from, to));
+        }
+        for (const p of group) {
+          const labels = Object.fromEntries(Object.entries(p.tags).map(([k, v]) => [k, tagText(v)]));
+          const fields = Object.fromEntries(Object.entries(p.fields).filter(([f]) => !byField.get(`${measurement}\u0000${f}`)!.has(sampleKey(labels, p.time))));
+          if (Object.keys(fields).length > 0) out.push({ ...p, fields });
+        }
+      }
+      return out;
+    },
     async sums(q) {
       if (q.accounts.length === 0) return [];
       const into = new Map<string, StoredSum>();
@@ -87,4 +116,15 @@ export function victoriaReader(target: VictoriaTarget): StoredReader {
     },
     async close() {},
   };
+}
+
+/** A sample's identity: its labels (sorted, as stored) and time. */
+function sampleKey(labels: Record<string, string>, time: number): string {
+  return `${JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}@${time}`;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) out.set(key(item), [...(out.get(key(item)) ?? []), item]);
+  return out;
 }
