@@ -20,7 +20,7 @@ export interface SeriesCheck {
   /** The difference rounding alone can make (derived integer fields), see toleranceOf. */
   tolerance: number;
   drift: boolean;
-  /** Keys (prefixes) of the jobs that collect this series: what a repair re-collects. */
+  /** Keys of the jobs that collect this series: what a repair re-collects. */
   jobs: string[];
 }
 

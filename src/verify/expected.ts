@@ -16,7 +16,7 @@ import type { VerifyPlan } from './plan.js';
  */
 export interface ProviderRead {
   api: ApiName;
-  /** Prefixes of the keys of the jobs that write these points: `statistic/acme/countries`. */
+  /** Keys of the jobs that write these points of `account`: `statistic/acme/countries`. */
   jobs: (account: string) => string[];
   points: Point[];
 }

@@ -25,9 +25,9 @@ export interface RepairResult {
   points: number;
 }
 
-/** The checkpointed jobs a drift names (a key, or the key prefix of several jobs such as paths per host). */
+/** The checkpointed jobs a drift names, by exact key (a prefix would also take e.g. the uniques jobs of a grouping). */
 function jobsOf(drift: SeriesCheck, jobs: readonly CollectJob[]): CollectJob[] {
-  return jobs.filter((j) => j.checkpointed && drift.jobs.some((k) => j.key === k || j.key.startsWith(`${k}/`)));
+  return jobs.filter((j) => j.checkpointed && drift.jobs.includes(j.key));
 }
 
 /**

@@ -1,0 +1,117 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CollectorConfig } from '../../src/config/schema.js';
+import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import { HOUR } from '../../src/time.js';
+import { runCli } from '../helpers/cli.js';
+import { FAST_QUOTAS, writeSimConfig } from '../helpers/collector.js';
+import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
+import { collectDay, driftOf, SCHEMA, verify, verifiedDay, verifyConfig } from './helpers.js';
+
+const skip = serverSkipReason(INFLUXD_BIN);
+
+/**
+ * Issue 12 §3 on a real InfluxDB 1.6.7: a simulated day reconciles to zero drift; points deleted (InfluxQL DELETE)
+ * or altered (another value written at the same series and time) show as the drift they are; --repair re-collects
+ * exactly those windows and the re-check is zero.
+ */
+describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
+  let sim: Simulator;
+  let db: InfluxV1Server;
+  let config: CollectorConfig;
+  const day = verifiedDay();
+  let account: string;
+
+  beforeAll(async () => {
+    [sim, db] = await Promise.all([startSimulator({ quotas: FAST_QUOTAS }), startInfluxV1()]);
+    await db.query('CREATE DATABASE cdn');
+    config = verifyConfig(sim, { type: 'influx-v1', url: db.url, database: 'cdn' });
+    account = sim.accounts[0]!;
+    await collectDay(config, day);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([sim?.close(), db?.stop()]);
+  });
+
+  it('a collected day has zero drift, over every additive field of every configured measurement', async () => {
+    const { report, rt } = await verify(config, day);
+    expect(report.reader).toBe('influxql');
+    expect(driftOf(report.drift)).toEqual([]);
+    const compared = new Set(report.checked.map((c) => `${c.measurement}.${c.field}`));
+    for (const m of ['cdn_traffic', 'cdn_views']) {
+      const additive = Object.entries(SCHEMA.get(m)!.fields).filter(([, f]) => f.aggregate === 'sum').map(([name]) => `${m}.${name}`);
+      expect(additive.length, m).toBeGreaterThan(0);
+      for (const field of additive) expect(compared, field).toContain(field);
+    }
+    // Every account of the simulator and each configured grouping's measurement was compared (not just one).
+    expect(new Set(report.checked.map((c) => c.account))).toEqual(new Set(sim.accounts));
+    expect(report.checked.every((c) => c.expected > 0 || c.field !== 'traffic')).toBe(true);
+    expect(rt.telemetry.prometheus()).toMatch(/^cdn_collector_verify_last_run_timestamp_seconds \d/m);
+  }, 120_000);
+
+  it('reports deleted and altered points as drift, repairs them, and the re-check is zero', async () => {
+    const hour = `time >= ${day.from + 6 * HOUR}ms AND time < ${day.from + 7 * HOUR}ms`;
+    const [deleted] = await db.query(`SELECT sum(traffic) AS traffic, sum(hits) AS hits FROM cdn_traffic WHERE account = '${account}' AND ${hour}`, 'cdn');
+    expect(Number(deleted?.traffic)).toBeGreaterThan(0);
+    await db.query(`DELETE FROM cdn_traffic WHERE account = '${account}' AND ${hour}`, 'cdn');
+
+    // Another value at the same series and time: InfluxDB overwrites the point.
+    const [series] = await db.series(`SELECT views FROM cdn_views_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`, 'cdn');
+    const [time, views] = series!.values[0] as [number, number];
+    const tags = Object.entries(series!.tags!).map(([k, v]) => `${k}=${v.replace(/([ ,=])/g, '\\$1')}`).join(',');
+    const write = await fetch(`${db.url}/write?db=cdn&precision=ms`, { method: 'POST', body: `cdn_views_by_streams,${tags} views=${views + 1000}i ${time}` });
+    expect(write.status).toBe(204);
+
+    const { report } = await verify(config, day);
+    const drift = driftOf(report.drift);
+    expect(drift).toContainEqual({ measurement: 'cdn_traffic', field: 'traffic', account, difference: -Number(deleted!.traffic) });
+    expect(drift).toContainEqual({ measurement: 'cdn_traffic', field: 'hits', account, difference: -Number(deleted!.hits) });
+    expect(drift).toContainEqual({ measurement: 'cdn_views_by_streams', field: 'views', account, difference: 1000 });
+    // Nothing else drifts: other accounts, other measurements are exact.
+    expect(new Set(drift.map((d) => `${d.measurement}/${d.account}`))).toEqual(new Set([`cdn_traffic/${account}`, `cdn_views_by_streams/${account}`]));
+
+    const repaired = await verify(config, day, true);
+    expect(driftOf(repaired.report.drift)).toEqual(drift);
+    expect(Object.keys(repaired.report.repair!.recollected).sort()).toEqual([`statistic/${account}/total`, `streamstat/${account}/streams`]);
+    expect(repaired.report.repair!.after).toEqual([]);
+    // The gauge shows the re-check: zero.
+    expect(repaired.rt.telemetry.prometheus()).toContain(`cdn_collector_verify_drift{measurement="cdn_traffic",field="traffic",account="${account}"} 0`);
+
+    const again = await verify(config, day);
+    expect(again.report.drift).toEqual([]);
+    const [restored] = await db.query(`SELECT sum(traffic) AS traffic FROM cdn_traffic WHERE account = '${account}' AND ${hour}`, 'cdn');
+    expect(restored?.traffic).toBe(deleted!.traffic);
+  }, 180_000);
+
+  it('the CLI: exit 3 with the drift as JSON, --repair exits 0 once the re-check is clean, bad arguments exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-cli-'));
+    const jobs = { metrics: { enabled: false }, dvr: { enabled: false } };
+    const file = writeSimConfig(dir, sim, { accounts: sim.accounts, jobs, sink: { type: 'influx-v1', url: db.url, database: 'cdn' } });
+    const fromArg = new Date(day.from).toISOString();
+    await db.query(`DELETE FROM cdn_views WHERE account = '${account}' AND time >= ${day.from + 12 * HOUR}ms AND time < ${day.from + 13 * HOUR}ms`, 'cdn');
+
+    const found = await runCli(['verify', '--config', file, '--from', fromArg, '--json']).exited;
+    expect(found.code, found.stderr).toBe(3);
+    const report = JSON.parse(found.stdout) as { window: string; drift: Array<{ measurement: string; field: string; account: string; difference: number }> };
+    expect(report.window).toBe('P1D');
+    expect(report.drift.map((d) => [d.measurement, d.field, d.account])).toEqual([['cdn_views', 'views', account]]);
+    expect(report.drift[0]!.difference).toBeLessThan(0);
+
+    const repaired = await runCli(['verify', '--config', file, '--from', fromArg, '--repair']).exited;
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toMatch(/re-check: 0 drifting/);
+
+    const clean = await runCli(['verify', '--config', file, '--from', fromArg, '--to', new Date(day.to).toISOString()]).exited;
+    expect([clean.code, clean.stdout]).toEqual([0, expect.stringMatching(/series compared, 0 drifting/)]);
+
+    for (const args of [['--from', new Date(day.from + 30 * 60_000).toISOString()], ['--from', fromArg, '--to', fromArg], ['--from', 'yesterday']]) {
+      const bad = await runCli(['verify', '--config', file, ...args]).exited;
+      expect(bad.code, args.join(' ')).toBe(2);
+    }
+    const fileSink = await runCli(['verify', '--config', writeSimConfig(dir, sim), '--from', fromArg]).exited;
+    expect([fileSink.code, fileSink.stderr]).toEqual([2, expect.stringMatching(/sink\.type file/)]);
+  }, 180_000);
+});
