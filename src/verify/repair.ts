@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { writeWithRetry } from '../collector/write-retry.js';
 import type { HttpClient } from '../http/client.js';
 import type { Logger } from '../log.js';
+import type { Point } from '../points.js';
 import { spans } from '../plan/windows.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob } from '../sources/types.js';
@@ -22,12 +23,18 @@ export interface RepairDeps {
 export interface RepairResult {
   /** Job key → window starts re-collected. */
   recollected: Record<string, number[]>;
+  /** Points written (on VictoriaMetrics, only the samples it lacked). */
   points: number;
+  written: Point[];
 }
 
-/** The checkpointed jobs a drift names, by exact key (a prefix would also take e.g. the uniques jobs of a grouping). */
+/**
+ * The checkpointed jobs a drift names, by exact key (a prefix would also take e.g. the uniques jobs of a grouping), or
+ * whose checkpoint keys include it (a job reading several accounts' totals in one call, `sharedKeys`).
+ */
 function jobsOf(drift: SeriesCheck, jobs: readonly CollectJob[]): CollectJob[] {
-  return jobs.filter((j) => j.checkpointed && drift.jobs.includes(j.key));
+  const keysOf = (j: CollectJob) => [j.key, ...((j as { sharedKeys?: () => string[] }).sharedKeys?.() ?? [])];
+  return jobs.filter((j) => j.checkpointed && keysOf(j).some((k) => drift.jobs.includes(k)));
 }
 
 /**
@@ -41,7 +48,7 @@ export async function repairDrift(drifts: readonly SeriesCheck[], windowMs: numb
   for (const d of drifts) {
     for (const job of jobsOf(d, deps.jobs)) windows.set(job, (windows.get(job) ?? new Set()).add(d.time));
   }
-  const result: RepairResult = { recollected: {}, points: 0 };
+  const result: RepairResult = { recollected: {}, points: 0, written: [] };
   for (const [job, starts] of windows) {
     const sorted = [...starts].sort((a, b) => a - b);
     for (const start of sorted) {
@@ -50,6 +57,7 @@ export async function repairDrift(drifts: readonly SeriesCheck[], windowMs: numb
         const points = deps.reader.unstored ? await deps.reader.unstored(collected) : collected;
         await writeWithRetry(deps.sink, points, { clock: deps.clock, deadlineMs: 60_000, stopping: () => false });
         result.points += points.length;
+        result.written.push(...points);
       }
     }
     result.recollected[job.key] = sorted;

@@ -34,7 +34,7 @@ export interface VerifyReport {
   checked: SeriesCheck[];
   drift: SeriesCheck[];
   /** With repair: what was re-collected, and the drift found by the re-check. */
-  repair?: RepairResult & { after: SeriesCheck[] };
+  repair?: Omit<RepairResult, 'written'> & { after: SeriesCheck[] };
 }
 
 /** One comparison of the provider's coarse totals with the stored sums. */
@@ -54,9 +54,10 @@ export async function runVerify(plan: VerifyPlan, deps: VerifyDeps, repair = fal
   if (!repair || drift.length === 0) return report;
   const repaired = await repairDrift(drift, plan.windowMs, deps);
   await deps.sink.flush();
-  await deps.reader.settle();
+  await deps.reader.settle(repaired.written);
   const after = (await check(plan, deps)).filter((c) => c.drift);
-  return { ...report, repair: { ...repaired, after } };
+  const { written: _written, ...summary } = repaired;
+  return { ...report, repair: { ...summary, after } };
 }
 
 /** Whether drift remains: after a repair, the re-check decides. */

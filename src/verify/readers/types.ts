@@ -34,8 +34,8 @@ export interface StoredReader {
    * database where writing the same series and time overwrites (InfluxDB): everything is rewritten.
    */
   unstored?(points: readonly Point[]): Promise<Point[]>;
-  /** Makes points just written readable (a repair's re-check); best effort. */
-  settle(): Promise<void>;
+  /** Waits (bounded, best effort) until the points a repair wrote are readable, so the re-check sees them. */
+  settle(written: readonly Point[]): Promise<void>;
   close(): Promise<void>;
 }
 

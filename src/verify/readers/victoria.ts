@@ -4,6 +4,9 @@ import { floorTo } from '../../time.js';
 import { VerifyReadError } from './errors.js';
 import { addTo, type StoredReader, type StoredSum, type SumQuery } from './types.js';
 
+/** Longest wait for a repair's samples to become readable. */
+const SETTLE_MS = 15_000;
+
 export interface VictoriaTarget {
   /** The server's base URL (the sink's url: VictoriaMetrics takes /api/v2/write on the same port). */
   url: string;
@@ -110,9 +113,16 @@ export function victoriaReader(target: VictoriaTarget): StoredReader {
       }
       return [...into.values()];
     },
-    async settle() {
-      // Ingested rows become searchable once an in-memory buffer is flushed (about a second); ask for it now.
-      await request(new URL('/internal/force_flush', target.url), { headers }).then((r) => r.body.dump(), () => undefined);
+    async settle(written) {
+      // Ingested rows become searchable once an in-memory buffer is flushed (about a second), and a series written
+      // again after delete_series only once its new index entries are: ask for the flush, then wait until the samples
+      // written are all found, for at most SETTLE_MS (the re-check then reports what it sees).
+      const deadline = Date.now() + SETTLE_MS;
+      for (;;) {
+        await request(new URL('/internal/force_flush', target.url), { headers }).then((r) => r.body.dump(), () => undefined);
+        if (written.length === 0 || (await this.unstored!(written)).length === 0 || Date.now() > deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     },
     async close() {},
   };
