@@ -9,8 +9,9 @@ export interface SeriesCheck {
   measurement: string;
   field: string;
   account: string;
-  /** Window start, epoch ms. */
+  /** Window start, epoch ms, and its length. */
   time: number;
+  windowMs: number;
   expected: number;
   stored: number;
   /** stored − expected. */
@@ -24,11 +25,14 @@ export interface SeriesCheck {
   jobs: string[];
 }
 
-/** The fields of a measurement that add up across buckets and groups: aggregate 'sum' in the schema. */
-export function additiveFields(schema: MeasurementSchema | undefined): string[] {
+/**
+ * The fields of a measurement compared for `aggregate`: 'sum' — those that add up across buckets and groups; 'last' —
+ * those counted over their own period (unique users), compared bucket by bucket. Both from the schema's `aggregate`.
+ */
+export function comparedFields(schema: MeasurementSchema | undefined, aggregate: 'sum' | 'last' = 'sum'): string[] {
   if (!schema) return [];
   return Object.entries(schema.fields)
-    .filter(([, f]) => f.aggregate === 'sum')
+    .filter(([, f]) => f.aggregate === aggregate)
     .map(([name]) => name);
 }
 
@@ -46,17 +50,21 @@ interface Expected {
 interface MeasurementExpectation {
   schema: MeasurementSchema;
   fields: string[];
+  /** The window its values are compared over (see ProviderRead.windowMs). */
+  windowMs: number;
   series: Map<string, Expected>;
   jobs: Map<string, Set<string>>;
 }
 
 const seriesKey = (account: string, time: number) => `${account}\u0000${time}`;
 
-/** Sums the provider's points per measurement, account and window (only the additive fields, only `accounts`). */
+/**
+ * Sums the provider's points per measurement, account and window (the compared fields only, only `accounts`). A
+ * 'last' field has one point per series and bucket: its sum over the account's series is a checksum of the bucket.
+ */
 export function expectations(
   reads: readonly ProviderRead[],
   accounts: readonly string[],
-  windowMs: number,
   schemas: ReadonlyMap<string, MeasurementSchema> = SCHEMA,
 ): Map<string, MeasurementExpectation> {
   const wanted = new Set(accounts);
@@ -65,14 +73,14 @@ export function expectations(
     const account = p.tags.account;
     if (account === undefined || !wanted.has(account)) return;
     const schema = schemas.get(p.measurement);
-    const fields = additiveFields(schema);
+    const fields = comparedFields(schema, read.aggregate);
     if (!schema || fields.length === 0) return;
     let m = out.get(p.measurement);
-    if (!m) out.set(p.measurement, (m = { schema, fields, series: new Map(), jobs: new Map() }));
+    if (!m) out.set(p.measurement, (m = { schema, fields, windowMs: read.windowMs, series: new Map(), jobs: new Map() }));
     const jobs = m.jobs.get(account) ?? new Set<string>();
     for (const job of read.jobs(account)) jobs.add(job);
     m.jobs.set(account, jobs);
-    const key = seriesKey(account, floorTo(p.time, windowMs));
+    const key = seriesKey(account, floorTo(p.time, m.windowMs));
     const e = m.series.get(key) ?? { values: {}, points: 0 };
     for (const f of fields) if (typeof p.fields[f] === 'number') e.values[f] = (e.values[f] ?? 0) + p.fields[f];
     e.points++;
@@ -96,11 +104,11 @@ function toleranceOf(field: FieldSchema, rounded: boolean, expected: Expected | 
 export async function compareStored(
   expected: Map<string, MeasurementExpectation>,
   reader: StoredReader,
-  range: { from: number; to: number; windowMs: number; accounts: readonly string[] },
+  range: { from: number; to: number; accounts: readonly string[] },
 ): Promise<SeriesCheck[]> {
   const checks: SeriesCheck[] = [];
   for (const [measurement, m] of expected) {
-    const stored = new Map((await reader.sums({ measurement, fields: m.fields, ...range })).map((s) => [seriesKey(s.account, s.time), s]));
+    const stored = new Map((await reader.sums({ measurement, fields: m.fields, windowMs: m.windowMs, ...range })).map((s) => [seriesKey(s.account, s.time), s]));
     const rounded = roundedFields(m.schema);
     for (const key of new Set([...m.series.keys(), ...stored.keys()])) {
       const [account, time] = key.split('\u0000') as [string, string];
@@ -116,6 +124,7 @@ export async function compareStored(
           field,
           account,
           time: Number(time),
+          windowMs: m.windowMs,
           expected: exp,
           stored: got,
           difference,

@@ -16,6 +16,13 @@ import type { VerifyPlan } from './plan.js';
  */
 export interface ProviderRead {
   api: ApiName;
+  /**
+   * What is compared: the additive fields ('sum', summed per window), or the fields counted over their own period
+   * ('last', e.g. unique users: per bucket of `windowMs`, never summed across buckets).
+   */
+  aggregate: 'sum' | 'last';
+  /** The window compared: the plan's (day or hour) for sums, the period of the counts for 'last'. */
+  windowMs: number;
   /** Keys of the jobs that write these points of `account`: `statistic/acme/countries`. */
   jobs: (account: string) => string[];
   points: Point[];
@@ -48,14 +55,14 @@ async function readStatistic(http: HttpClient, plan: VerifyPlan, s: NonNullable<
   };
   const reads: ProviderRead[] = [];
   if (s.totals.length > 0) {
-    reads.push({ api: 'statistic', jobs: (account) => s.totals.map((g) => `statistic/${account}/${g}`), points: await read('accounts', {}) });
+    reads.push({ api: 'statistic', aggregate: 'sum', windowMs: plan.windowMs, jobs: (account) => s.totals.map((g) => `statistic/${account}/${g}`), points: await read('accounts', {}) });
   }
   for (const account of plan.accounts) {
     for (const grouping of s.groupings) {
       const hosts = grouping === 'paths' ? (s.pathHosts[account] ?? []) : [undefined];
       for (const host of hosts) {
         const points = await read(grouping, host === undefined ? { account } : { account, host });
-        reads.push({ api: 'statistic', jobs: () => [`statistic/${account}/${grouping}${host === undefined ? '' : `/${host}`}`], points });
+        reads.push({ api: 'statistic', aggregate: 'sum', windowMs: plan.windowMs, jobs: () => [`statistic/${account}/${grouping}${host === undefined ? '' : `/${host}`}`], points });
       }
     }
   }
@@ -88,11 +95,11 @@ async function readStreamstat(http: HttpClient, plan: VerifyPlan, s: NonNullable
   };
   const reads: ProviderRead[] = [];
   if (s.totals.length > 0) {
-    reads.push({ api: 'streamstat', jobs: (account) => s.totals.map((g) => `streamstat/${account}/${g}`), points: await read('accounts', undefined) });
+    reads.push({ api: 'streamstat', aggregate: 'sum', windowMs: plan.windowMs, jobs: (account) => s.totals.map((g) => `streamstat/${account}/${g}`), points: await read('accounts', undefined) });
   }
   for (const account of plan.accounts) {
     for (const grouping of s.groupings) {
-      reads.push({ api: 'streamstat', jobs: () => [`streamstat/${account}/${grouping}`], points: await read(grouping, account) });
+      reads.push({ api: 'streamstat', aggregate: 'sum', windowMs: plan.windowMs, jobs: () => [`streamstat/${account}/${grouping}`], points: await read(grouping, account) });
     }
   }
   return reads;

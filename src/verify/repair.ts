@@ -43,16 +43,17 @@ function jobsOf(drift: SeriesCheck, jobs: readonly CollectJob[]): CollectJob[] {
  * the samples it lacks (a second value at a stored time cannot be undone by writing: the re-check still reports it). Checkpoints are left alone: those windows are
  * already confirmed, and rewriting confirmed points is what every replay does (idempotent).
  */
-export async function repairDrift(drifts: readonly SeriesCheck[], windowMs: number, deps: RepairDeps): Promise<RepairResult> {
-  const windows = new Map<CollectJob, Set<number>>();
+export async function repairDrift(drifts: readonly SeriesCheck[], deps: RepairDeps): Promise<RepairResult> {
+  // Job → window start → window length (a day of sums, or the hour of a unique count).
+  const windows = new Map<CollectJob, Map<number, number>>();
   for (const d of drifts) {
-    for (const job of jobsOf(d, deps.jobs)) windows.set(job, (windows.get(job) ?? new Set()).add(d.time));
+    for (const job of jobsOf(d, deps.jobs)) windows.set(job, (windows.get(job) ?? new Map<number, number>()).set(d.time, d.windowMs));
   }
   const result: RepairResult = { recollected: {}, points: 0, written: [] };
   for (const [job, starts] of windows) {
-    const sorted = [...starts].sort((a, b) => a - b);
+    const sorted = [...starts.keys()].sort((a, b) => a - b);
     for (const start of sorted) {
-      for (const span of spans(job.rule, start, start + windowMs)) {
+      for (const span of spans(job.rule, start, start + starts.get(start)!)) {
         const collected = await job.collect(span, deps.http);
         const points = deps.reader.unstored ? await deps.reader.unstored(collected) : collected;
         await writeWithRetry(deps.sink, points, { clock: deps.clock, deadlineMs: 60_000, stopping: () => false });

@@ -39,8 +39,8 @@ export interface VerifyReport {
 
 /** One comparison of the provider's coarse totals with the stored sums. */
 async function check(plan: VerifyPlan, deps: VerifyDeps): Promise<SeriesCheck[]> {
-  const expected = expectations(await readProvider(deps.http, plan), plan.accounts, plan.windowMs, deps.schema);
-  return compareStored(expected, deps.reader, plan);
+  const expected = expectations(await readProvider(deps.http, plan), plan.accounts, deps.schema);
+  return compareStored(expected, deps.reader, { from: plan.from, to: plan.to, accounts: plan.accounts });
 }
 
 /**
@@ -52,7 +52,7 @@ export async function runVerify(plan: VerifyPlan, deps: VerifyDeps, repair = fal
   const drift = checks.filter((c) => c.drift);
   const report: VerifyReport = { from: plan.from, to: plan.to, windowMs: plan.windowMs, reader: deps.reader.kind, series: checks.length, checked: checks, drift };
   if (!repair || drift.length === 0) return report;
-  const repaired = await repairDrift(drift, plan.windowMs, deps);
+  const repaired = await repairDrift(drift, deps);
   await deps.sink.flush();
   await deps.reader.settle(repaired.written);
   const after = (await check(plan, deps)).filter((c) => c.drift);
