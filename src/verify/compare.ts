@@ -1,7 +1,7 @@
 import type { Aggregate, FieldSchema, MeasurementSchema, Point } from '../points.js';
 import { SCHEMA } from '../schema.js';
 import { floorTo } from '../time.js';
-import type { ProviderRead } from './expected.js';
+import type { ProviderRead } from './provider-read.js';
 import type { StoredReader, StoredSum } from './readers/types.js';
 
 /** One compared series: a summed field of one measurement, account and window. */

@@ -1,6 +1,6 @@
 import type { HttpClient } from '../http/client.js';
 import type { Point } from '../points.js';
-import type { ApiName } from '../spec/apis.js';
+import type { ProviderRead } from './provider-read.js';
 import type { StatisticGrouping } from '../spec/statistic.js';
 import type { StreamstatGrouping } from '../spec/streamstat.js';
 import { StatisticClient } from '../sources/statistic/client.js';
@@ -9,24 +9,7 @@ import { StreamstatClient } from '../sources/streamstat/client.js';
 import { groupedToPoints as streamstatPoints } from '../sources/streamstat/points.js';
 import { DAY } from '../time.js';
 import type { VerifyPlan } from './plan.js';
-
-/**
- * What the provider reports for one read: its points (made by the source's own mapping, so measurement names and
- * tags are the collector's) and the job keys that collect them (for repair).
- */
-export interface ProviderRead {
-  api: ApiName;
-  /**
-   * What is compared: the additive fields ('sum', summed per window), or the fields counted over their own period
-   * ('last', e.g. unique users: per bucket of `windowMs`, never summed across buckets).
-   */
-  aggregate: 'sum' | 'last';
-  /** The window compared: the plan's (day or hour) for sums, the period of the counts for 'last'. */
-  windowMs: number;
-  /** Keys of the jobs that write these points of `account`: `statistic/acme/countries`. */
-  jobs: (account: string) => string[];
-  points: Point[];
-}
+import { readUniques } from './uniques.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -35,12 +18,14 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * - statistics: `/times/accounts` over the whole range with granularity P1D (PT1H), one call for every account
  *   (paged per 100 accounts a bucket), then `/times/<grouping>` per account (and host for paths) over the range;
  * - stream views: `/accounts` per window (every account in one call), then `/<grouping>` per account and window
- *   (flat answers: a service that ignores granularity is read the same way, see sources/streamstat/shape.ts).
+ *   (flat answers: a service that ignores granularity is read the same way, see sources/streamstat/shape.ts);
+ * - unique users: per account, grouping and period, in buckets of the period (uniques.ts).
  */
 export async function readProvider(http: HttpClient, plan: VerifyPlan): Promise<ProviderRead[]> {
   const reads: ProviderRead[] = [];
   if (plan.statistic) reads.push(...(await readStatistic(http, plan, plan.statistic)));
   if (plan.streamstat) reads.push(...(await readStreamstat(http, plan, plan.streamstat)));
+  reads.push(...(await readUniques(http, plan)));
   return reads;
 }
 

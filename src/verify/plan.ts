@@ -1,5 +1,6 @@
 import type { CollectorConfig } from '../config/schema.js';
 import type { StatisticGrouping } from '../spec/statistic.js';
+import type { UniquesPeriod } from '../sources/streamstat/measurements.js';
 import type { StreamstatGrouping } from '../spec/streamstat.js';
 import { DAY, HOUR } from '../time.js';
 
@@ -21,6 +22,10 @@ export interface VerifyPlan {
   streamstat?: {
     totals: Array<'total' | 'accounts'>;
     groupings: Array<Exclude<StreamstatGrouping, 'accounts'>>;
+    /** Every configured grouping as its jobs name it (the uniques are read per account and grouping). */
+    allGroupings: Array<'total' | StreamstatGrouping>;
+    /** Periods of unique users collected (cdn_users_hourly, cdn_users_daily). */
+    uniques: UniquesPeriod[];
   };
 }
 
@@ -57,6 +62,8 @@ export function planVerify(config: CollectorConfig, accounts: readonly string[],
           streamstat: {
             totals: streamstat.groupings.filter(isTotal),
             groupings: streamstat.groupings.filter((g): g is Exclude<StreamstatGrouping, 'accounts'> => !isTotal(g)),
+            allGroupings: streamstat.groupings,
+            uniques: streamstat.uniques,
           },
         }
       : {}),

@@ -41,8 +41,8 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     expect(report.reader).toBe('influxql');
     expect(driftOf(report.drift)).toEqual([]);
     const compared = new Set(report.checked.map((c) => `${c.measurement}.${c.field}`));
-    for (const m of ['cdn_traffic', 'cdn_views']) {
-      const additive = Object.entries(SCHEMA.get(m)!.fields).filter(([, f]) => f.aggregate === 'sum').map(([name]) => `${m}.${name}`);
+    for (const [m, aggregate] of [['cdn_traffic', 'sum'], ['cdn_views', 'sum'], ['cdn_users_hourly', 'last'], ['cdn_users_daily_by_streams', 'last']]) {
+      const additive = Object.entries(SCHEMA.get(m!)!.fields).filter(([, f]) => f.aggregate === aggregate).map(([name]) => `${m}.${name}`);
       expect(additive.length, m).toBeGreaterThan(0);
       for (const field of additive) expect(compared, field).toContain(field);
     }
@@ -65,18 +65,34 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     const write = await fetch(`${db.url}/write?db=cdn&precision=ms`, { method: 'POST', body: `cdn_views_by_streams,${tags} views=${views + 1000}i ${time}` });
     expect(write.status).toBe(204);
 
+    // Unique users are compared per bucket of their own period: one hourly count of one stream, altered.
+    const [users] = await db.series(`SELECT users FROM cdn_users_hourly_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`, 'cdn');
+    const [usersAt, usersValue] = users!.values[0] as [number, number];
+    const usersTags = Object.entries(users!.tags!).map(([k, v]) => `${k}=${v.replace(/([ ,=])/g, '\\$1')}`).join(',');
+    const usersWrite = await fetch(`${db.url}/write?db=cdn&precision=ms`, { method: 'POST', body: `cdn_users_hourly_by_streams,${usersTags} users=${usersValue + 5}i ${usersAt}` });
+    expect(usersWrite.status).toBe(204);
+
     const { report } = await verify(config, day);
     const drift = driftOf(report.drift);
+    const usersDrift = report.drift.filter((d) => d.measurement === 'cdn_users_hourly_by_streams');
+    expect(usersDrift.map((d) => [d.field, d.account, d.time, d.windowMs, d.difference])).toEqual([['users', account, usersAt, HOUR, 5]]);
     expect(drift).toContainEqual({ measurement: 'cdn_traffic', field: 'traffic', account, difference: -Number(deleted!.traffic) });
     expect(drift).toContainEqual({ measurement: 'cdn_traffic', field: 'hits', account, difference: -Number(deleted!.hits) });
     expect(drift).toContainEqual({ measurement: 'cdn_views_by_streams', field: 'views', account, difference: 1000 });
     // Nothing else drifts: other accounts, other measurements are exact.
-    expect(new Set(drift.map((d) => `${d.measurement}/${d.account}`))).toEqual(new Set([`cdn_traffic/${account}`, `cdn_views_by_streams/${account}`]));
+    expect(new Set(drift.map((d) => `${d.measurement}/${d.account}`))).toEqual(
+      new Set([`cdn_traffic/${account}`, `cdn_views_by_streams/${account}`, `cdn_users_hourly_by_streams/${account}`]),
+    );
 
     const repaired = await verify(config, day, true);
     expect(driftOf(repaired.report.drift)).toEqual(drift);
     // The account's totals come from the job that reads every account's totals in one call (statistic/*/total).
-    expect(Object.keys(repaired.report.repair!.recollected).sort()).toEqual(['statistic/*/total', `streamstat/${account}/streams`]);
+    expect(repaired.report.repair!.recollected).toEqual({
+      'statistic/*/total': [day.from],
+      [`streamstat/${account}/streams`]: [day.from],
+      // Only the altered hour of the uniques.
+      [`streamstat/${account}/streams/users_hourly`]: [usersAt],
+    });
     expect(repaired.report.repair!.after).toEqual([]);
     // The gauge shows the re-check: zero.
     expect(repaired.rt.telemetry.prometheus()).toContain(`cdn_collector_verify_drift{measurement="cdn_traffic",field="traffic",account="${account}"} 0`);
