@@ -66,7 +66,7 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     expect(write.status).toBe(204);
 
     // Unique users are compared per bucket of their own period: one hourly count of one stream, altered.
-    const [users] = await db.series(`SELECT users FROM cdn_users_hourly_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`, 'cdn');
+    const [users] = await db.series(`SELECT "users" FROM cdn_users_hourly_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`, 'cdn');
     const [usersAt, usersValue] = users!.values[0] as [number, number];
     const usersTags = Object.entries(users!.tags!).map(([k, v]) => `${k}=${v.replace(/([ ,=])/g, '\\$1')}`).join(',');
     const usersWrite = await fetch(`${db.url}/write?db=cdn&precision=ms`, { method: 'POST', body: `cdn_users_hourly_by_streams,${usersTags} users=${usersValue + 5}i ${usersAt}` });
