@@ -85,12 +85,12 @@ export const METRICS = {
   },
   verify_drift: {
     type: 'gauge',
-    labels: ['measurement', 'field', 'account'],
+    labels: ['measurement', 'field_key', 'account'],
     promName: `${METRIC_PREFIX}_verify_drift`,
     field: 'drift',
     fieldType: 'float',
     unit: 'field unit (stored − provider)',
-    help: 'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per measurement, field and account; 0 when it matched',
+    help: 'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per measurement, field (field_key: `field` is an InfluxQL keyword) and account; 0 when it matched',
   },
   verify_last_run: {
     type: 'gauge',

@@ -133,7 +133,7 @@ export class Telemetry {
    * summed difference of their drifting windows (0 when they matched). Replaces the previous run's.
    */
   verified(series: ReadonlyArray<{ measurement: string; field: string; account: string; drift: number }>, at = this.clock.now()): void {
-    const drift = series.map(({ measurement, field, account, drift: value }) => ({ kind: 'verify_drift' as const, labels: { measurement, field, account }, value }));
+    const drift = series.map(({ measurement, field, account, drift: value }) => ({ kind: 'verify_drift' as const, labels: { measurement, field_key: field, account }, value }));
     this.verification = { drift, at };
   }
 

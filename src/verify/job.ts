@@ -1,8 +1,6 @@
 import { schedule, type ScheduledTask } from 'node-cron';
 import type { Runtime } from '../collector/runtime.js';
 import type { Logger } from '../log.js';
-import { reachMs as statisticReach } from '../sources/statistic/settings.js';
-import { reachMs as streamstatReach } from '../sources/streamstat/settings.js';
 import { DAY, floorTo } from '../time.js';
 import { readerKindOf } from './readers/index.js';
 import { verifyRange, type VerifyRange } from './run.js';
@@ -13,8 +11,9 @@ import { verifyRange, type VerifyRange } from './run.js';
  */
 export function daemonRange(rt: Pick<Runtime, 'config'>, now: number): VerifyRange {
   const { jobs, verify } = rt.config;
-  const reach = Math.max(statisticReach(jobs.statistic) ?? 0, streamstatReach(jobs.streamstat) ?? 0);
-  const to = floorTo(now - reach, DAY);
+  // A day is final once its last bucket is: `lag` after the day ends (a daily uniques bucket too).
+  const lag = Math.max(...[jobs.statistic, jobs.streamstat].map((s) => (s.enabled ? s.lag : 0)));
+  const to = floorTo(now - lag, DAY);
   return { from: to - verify.days * DAY, to, windowMs: DAY };
 }
 

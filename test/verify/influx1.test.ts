@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import { createLogger } from '../../src/log.js';
 import { HOUR } from '../../src/time.js';
+import { scheduleVerify } from '../../src/verify/job.js';
 import { runCli } from '../helpers/cli.js';
-import { FAST_QUOTAS, writeSimConfig } from '../helpers/collector.js';
+import { configFor, FAST_QUOTAS, runtimeFor, writeSimConfig } from '../helpers/collector.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
 import { collectDay, driftOf, SCHEMA, verify, verifiedDay, verifyConfig } from './helpers.js';
 
@@ -95,7 +97,7 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     });
     expect(repaired.report.repair!.after).toEqual([]);
     // The gauge shows the re-check: zero.
-    expect(repaired.rt.telemetry.prometheus()).toContain(`cdn_collector_verify_drift{measurement="cdn_traffic",field="traffic",account="${account}"} 0`);
+    expect(repaired.rt.telemetry.prometheus()).toContain(`cdn_collector_verify_drift{measurement="cdn_traffic",field_key="traffic",account="${account}"} 0`);
 
     const again = await verify(config, day);
     expect(again.report.drift).toEqual([]);
@@ -131,4 +133,28 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     const fileSink = await runCli(['verify', '--config', writeSimConfig(dir, sim), '--from', fromArg]).exited;
     expect([fileSink.code, fileSink.stderr]).toEqual([2, expect.stringMatching(/sink\.type file/)]);
   }, 180_000);
+
+  it('the daemon job: on its schedule it verifies the last final days and its drift reaches /metrics and cdn_collector points', async () => {
+    // Two days: the one collected and yesterday, which nobody collected here — drift the job must report.
+    const verifyEverySecond = { schedule: '* * * * * *', days: 2 };
+    const rt = await runtimeFor(configFor(sim, { type: 'influx-v1', url: db.url, database: 'cdn' }, { jobs: { metrics: { enabled: false }, dvr: { enabled: false } }, verify: verifyEverySecond }));
+    const task = scheduleVerify(rt, createLogger('warn', { pretty: false }));
+    try {
+      expect(task).toBeDefined();
+      while (!rt.telemetry.samples().some((s) => s.kind === 'verify_last_run')) await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await task?.stop();
+      await rt.close();
+    }
+    const views = rt.telemetry.samples().find((s) => s.kind === 'verify_drift' && s.labels.measurement === 'cdn_views' && s.labels.account === account);
+    expect(views?.value).toBeLessThan(0);
+    expect(rt.telemetry.prometheus()).toMatch(new RegExp(`^cdn_collector_verify_drift\\{measurement="cdn_views",field_key="views",account="${account}"\\} -\\d+$`, 'm'));
+
+    // Written as cdn_collector points, a dashboard or an alert reads it back.
+    const sinkRt = await runtimeFor(config);
+    await sinkRt.sink.write(rt.telemetry.toPoints());
+    await sinkRt.close();
+    const rows = await db.query(`SELECT "drift" FROM cdn_collector WHERE kind = 'verify_drift' AND "measurement" = 'cdn_views' AND field_key = 'views' AND account = '${account}'`, 'cdn');
+    expect(rows.map((r) => r.drift)).toEqual([views!.value]);
+  }, 120_000);
 });
