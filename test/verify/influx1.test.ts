@@ -68,16 +68,16 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     expect(write.status).toBe(204);
 
     // Unique users are compared per bucket of their own period: one hourly count of one stream, altered.
-    const [users] = await db.series(`SELECT "users" FROM cdn_users_hourly_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`, 'cdn');
+    const [users] = await db.series(`SELECT unique_users FROM cdn_users_hourly_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`, 'cdn');
     const [usersAt, usersValue] = users!.values[0] as [number, number];
     const usersTags = Object.entries(users!.tags!).map(([k, v]) => `${k}=${v.replace(/([ ,=])/g, '\\$1')}`).join(',');
-    const usersWrite = await fetch(`${db.url}/write?db=cdn&precision=ms`, { method: 'POST', body: `cdn_users_hourly_by_streams,${usersTags} users=${usersValue + 5}i ${usersAt}` });
+    const usersWrite = await fetch(`${db.url}/write?db=cdn&precision=ms`, { method: 'POST', body: `cdn_users_hourly_by_streams,${usersTags} unique_users=${usersValue + 5}i ${usersAt}` });
     expect(usersWrite.status).toBe(204);
 
     const { report } = await verify(config, day);
     const drift = driftOf(report.drift);
     const usersDrift = report.drift.filter((d) => d.measurement === 'cdn_users_hourly_by_streams');
-    expect(usersDrift.map((d) => [d.field, d.account, d.time, d.windowMs, d.difference])).toEqual([['users', account, usersAt, HOUR, 5]]);
+    expect(usersDrift.map((d) => [d.field, d.account, d.time, d.windowMs, d.difference])).toEqual([['unique_users', account, usersAt, HOUR, 5]]);
     expect(drift).toContainEqual({ measurement: 'cdn_traffic', field: 'traffic', account, difference: -Number(deleted!.traffic) });
     expect(drift).toContainEqual({ measurement: 'cdn_traffic', field: 'hits', account, difference: -Number(deleted!.hits) });
     expect(drift).toContainEqual({ measurement: 'cdn_views_by_streams', field: 'views', account, difference: 1000 });
