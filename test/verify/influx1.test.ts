@@ -38,8 +38,20 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     await Promise.all([sim?.close(), db?.stop()]);
   });
 
-  it('a collected day has zero drift, over every additive field of every configured measurement', async () => {
+  it('a collected day has zero drift, over every additive field of every configured measurement, for a handful of calls', async () => {
+    const calls = () => ({ statistic: sim.stats.apis.statistic.requests, streamstat: sim.stats.apis.streamstat.requests });
+    const before = calls();
     const { report, rt } = await verify(config, day);
+    const after = calls();
+    const n = sim.accounts.length;
+    // Statistics: /times/accounts once, /times/<g> per account for resources, countries, codes. Stream views:
+    // /accounts once, /<g> per account for streams, stream-types; uniques per account × (total, streams, stream-types) × 2
+    // periods. A fresh client may read one more (empty) page where a page is as large as any seen (sources/paging.ts).
+    const least = { statistic: 1 + 3 * n, streamstat: 1 + 2 * n + 3 * 2 * n };
+    for (const api of ['statistic', 'streamstat'] as const) {
+      expect(after[api] - before[api], api).toBeGreaterThanOrEqual(least[api]);
+      expect(after[api] - before[api], api).toBeLessThanOrEqual(2 * least[api]);
+    }
     expect(report.reader).toBe('influxql');
     expect(driftOf(report.drift)).toEqual([]);
     const compared = new Set(report.checked.map((c) => `${c.measurement}.${c.field}`));
@@ -125,6 +137,13 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
 
     const clean = await runCli(['verify', '--config', file, '--from', fromArg, '--to', new Date(day.to).toISOString()]).exited;
     expect([clean.code, clean.stdout]).toEqual([0, expect.stringMatching(/series compared, 0 drifting/)]);
+
+    // Whole hours: hourly buckets (PT1H) of the sums, the hourly uniques; the daily uniques are left out.
+    const hours = await runCli(['verify', '--config', file, '--from', new Date(day.from + 6 * HOUR).toISOString(), '--to', new Date(day.from + 8 * HOUR).toISOString(), '--json']).exited;
+    expect(hours.code, hours.stderr).toBe(0);
+    const hourly = JSON.parse(hours.stdout) as { window: string; series: number; drift: unknown[] };
+    expect([hourly.window, hourly.drift]).toEqual(['PT1H', []]);
+    expect(hourly.series).toBeGreaterThan(0);
 
     for (const args of [['--from', new Date(day.from + 30 * 60_000).toISOString()], ['--from', fromArg, '--to', fromArg], ['--from', 'yesterday']]) {
       const bad = await runCli(['verify', '--config', file, ...args]).exited;
