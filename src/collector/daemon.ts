@@ -3,6 +3,7 @@ import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from './backfill-server.js';
+import { scheduleVerify } from '../verify/job.js';
 
 export interface Daemon {
   /** Resolves after the first pass of every job (startup gap fill) has ended. */
@@ -46,6 +47,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   }
   tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
   const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
+  tasks.push(...[scheduleVerify(rt, log)].filter((t) => t !== undefined)); // reconciliation (config verify)
 
   // accounts: auto: the accounts are read before the first pass and again every jobs.statistic.discovery; the passes
   // pick up the jobs of new accounts (they filter collector.jobs each time).

@@ -5,6 +5,7 @@ import * as dvr from '../sources/dvr/settings.js';
 import * as metrics from '../sources/metrics/settings.js';
 import * as statistic from '../sources/statistic/settings.js';
 import * as streamstat from '../sources/streamstat/settings.js';
+import * as verify from '../verify/settings.js';
 import { duration, durationText } from './duration.js';
 import { httpUrl, listenHost } from './fields.js';
 
@@ -238,6 +239,7 @@ export const configSchema = z
       .strict()
       .default({})
       .describe('the /healthz and /metrics listener'),
+    verify: verify.schema,
   })
   .strict();
 

@@ -36,6 +36,8 @@ export class Telemetry {
   private readonly conditions = new Map<string, string>();
   private readonly setAside = new Map<string, number>();
   private readonly errors = new Map<string, { error: string; at: number }>();
+  /** The last reconciliation: drift per measurement, field and account, and when it ran (epoch ms). */
+  private verification: { drift: Sample[]; at: number } | undefined;
   private readonly clock: Clock;
   private readonly instance: string | undefined;
   private checkpoints: CheckpointView | undefined;
@@ -161,6 +163,15 @@ export class Telemetry {
     return report && report.lagMs + Math.max(0, now - report.at);
   }
 
+  /**
+   * The result of a reconciliation (verify): `series` are every compared measurement, field and account with the
+   * summed difference of their drifting windows (0 when they matched). Replaces the previous run's.
+   */
+  verified(series: ReadonlyArray<{ measurement: string; field: string; account: string; drift: number }>, at = this.clock.now()): void {
+    const drift = series.map(({ measurement, field, account, drift: value }) => ({ kind: 'verify_drift' as const, labels: { measurement, field_key: field, account }, value }));
+    this.verification = { drift, at };
+  }
+
   /** Every series with its current value, sorted by metric then labels. */
   samples(now = this.clock.now()): Sample[] {
     const samples: Sample[] = [...this.counters.values()].map((s) => ({ ...s, labels: { ...s.labels } }));
@@ -173,6 +184,10 @@ export class Telemetry {
     for (const job of this.checkpoints?.keys() ?? []) {
       const at = this.checkpoints?.lastConfirmedAt(job);
       if (at !== undefined) samples.push({ kind: 'checkpoint_age', labels: { job }, value: Math.max(0, now - at) / 1000 });
+    }
+    if (this.verification) {
+      samples.push(...this.verification.drift.map((d) => ({ ...d, labels: { ...d.labels } })));
+      samples.push({ kind: 'verify_last_run', labels: {}, value: this.verification.at / 1000 });
     }
     const order = Object.keys(METRICS);
     return samples.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || seriesKey(a).localeCompare(seriesKey(b)));
