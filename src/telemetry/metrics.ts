@@ -34,7 +34,7 @@ export const METRICS = {
   api_calls: counter('api_calls', ['api', 'status'], 'HTTP calls by API and outcome: the HTTP status, or an error kind (timeout, network, bad_response, error)'),
   api_retries: counter('api_retries', ['api'], 'Calls repeated after a retryable failure, by API'),
   api_throttled: counter('api_throttled', ['api'], 'Answers 429 Too Many Requests, by API'),
-  points_written: counter('points_written', ['measurement'], 'Points the sink confirmed, by measurement'),
+  points_written: counter('points_written', ['measurement_name'], 'Points the sink confirmed, by measurement'),
   dead_letters: counter('dead_letters', [], 'Lines the sink rejected permanently (kept in the dead-letter file)'),
   write_failures: counter('write_failures', [], 'Sink writes that failed and will be retried'),
   job_failures: counter('job_failures', ['job'], 'Collection passes that stopped early on an error, by job'),
@@ -85,12 +85,12 @@ export const METRICS = {
   },
   verify_drift: {
     type: 'gauge',
-    labels: ['measurement', 'field_key', 'account'],
+    labels: ['measurement_name', 'field_key', 'account'],
     promName: `${METRIC_PREFIX}_verify_drift`,
     field: 'drift',
     fieldType: 'float',
     unit: 'field unit (stored − provider)',
-    help: 'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per measurement, field (field_key: `field` is an InfluxQL keyword) and account; 0 when it matched',
+    help: 'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per measurement (measurement_name), field (field_key: `measurement` and `field` are InfluxQL keywords) and account; 0 when it matched',
   },
   verify_last_run: {
     type: 'gauge',

@@ -85,7 +85,7 @@ export class Telemetry {
   }
 
   pointsWritten(measurement: string, count: number): void {
-    this.count('points_written', { measurement }, count);
+    this.count('points_written', { measurement_name: measurement }, count);
     this.sinkFailures.succeeded('sink');
   }
 
@@ -148,7 +148,7 @@ export class Telemetry {
   pointsByMeasurement(): Record<string, number> {
     const totals: Record<string, number> = {};
     for (const s of this.counters.values()) {
-      if (s.kind === 'points_written') totals[s.labels.measurement!] = s.value;
+      if (s.kind === 'points_written') totals[s.labels.measurement_name!] = s.value;
     }
     return totals;
   }
@@ -168,7 +168,7 @@ export class Telemetry {
    * summed difference of their drifting windows (0 when they matched). Replaces the previous run's.
    */
   verified(series: ReadonlyArray<{ measurement: string; field: string; account: string; drift: number }>, at = this.clock.now()): void {
-    const drift = series.map(({ measurement, field, account, drift: value }) => ({ kind: 'verify_drift' as const, labels: { measurement, field_key: field, account }, value }));
+    const drift = series.map(({ measurement, field, account, drift: value }) => ({ kind: 'verify_drift' as const, labels: { measurement_name: measurement, field_key: field, account }, value }));
     this.verification = { drift, at };
   }
 

@@ -49,7 +49,7 @@ describe('Telemetry.toPoints', () => {
     expect(find('api_calls', { api: 'metrics', status: '200' })).toEqual({ total: 2 });
     // The status label of a failed call is what the limiter's reports give it (outcomeOf), tested where they are made.
     expect(find('api_throttled', { api: 'statistic' })).toEqual({ total: 1 });
-    expect(find('points_written', { measurement: 'cdn_traffic' })).toEqual({ total: 1234 });
+    expect(find('points_written', { measurement_name: 'cdn_traffic' })).toEqual({ total: 1234 });
     expect(find('dead_letters')).toEqual({ total: 2 });
     expect(find('job_lag', { job: 'metrics/acme' })).toEqual({ lag_seconds: 61.5 });
     expect(find('job_backlog', { job: 'metrics/acme' })).toEqual({ windows: 17 });

@@ -109,7 +109,7 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     });
     expect(repaired.report.repair!.after).toEqual([]);
     // The gauge shows the re-check: zero.
-    expect(repaired.rt.telemetry.prometheus()).toContain(`cdn_collector_verify_drift{measurement="cdn_traffic",field_key="traffic",account="${account}"} 0`);
+    expect(repaired.rt.telemetry.prometheus()).toContain(`cdn_collector_verify_drift{measurement_name="cdn_traffic",field_key="traffic",account="${account}"} 0`);
 
     const again = await verify(config, day);
     expect(again.report.drift).toEqual([]);
@@ -165,15 +165,15 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
       await task?.stop();
       await rt.close();
     }
-    const views = rt.telemetry.samples().find((s) => s.kind === 'verify_drift' && s.labels.measurement === 'cdn_views' && s.labels.account === account);
+    const views = rt.telemetry.samples().find((s) => s.kind === 'verify_drift' && s.labels.measurement_name === 'cdn_views' && s.labels.account === account);
     expect(views?.value).toBeLessThan(0);
-    expect(rt.telemetry.prometheus()).toMatch(new RegExp(`^cdn_collector_verify_drift\\{measurement="cdn_views",field_key="views",account="${account}"\\} -\\d+$`, 'm'));
+    expect(rt.telemetry.prometheus()).toMatch(new RegExp(`^cdn_collector_verify_drift\\{measurement_name="cdn_views",field_key="views",account="${account}"\\} -\\d+$`, 'm'));
 
     // Written as cdn_collector points, a dashboard or an alert reads it back.
     const sinkRt = await runtimeFor(config);
     await sinkRt.sink.write(rt.telemetry.toPoints());
     await sinkRt.close();
-    const rows = await db.query(`SELECT "drift" FROM cdn_collector WHERE kind = 'verify_drift' AND "measurement" = 'cdn_views' AND field_key = 'views' AND account = '${account}'`, 'cdn');
+    const rows = await db.query(`SELECT "drift" FROM cdn_collector WHERE kind = 'verify_drift' AND measurement_name = 'cdn_views' AND field_key = 'views' AND account = '${account}'`, 'cdn');
     expect(rows.map((r) => r.drift)).toEqual([views!.value]);
   }, 120_000);
 });
