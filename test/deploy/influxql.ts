@@ -255,7 +255,8 @@ class Parser {
       this.op(')');
       return inner;
     }
-    if (t.kind === 'number' || t.kind === 'string' || t.kind === 'var' || t.kind === 'regex') {
+    const boolean = t.kind === 'ident' && !t.quoted && ['true', 'false'].includes(t.text.toLowerCase());
+    if (t.kind === 'number' || t.kind === 'string' || t.kind === 'var' || t.kind === 'regex' || boolean) {
       this.next();
       return '';
     }

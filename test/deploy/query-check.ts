@@ -27,11 +27,11 @@ export type Collected = ReadonlySet<string>;
  * are: `sum(num) / sum(den)`). Absent aggregate (booleans, self-monitoring): not checked.
  */
 const FITTING: Record<'sum' | 'max' | 'last' | 'mean' | 'ratio', readonly string[]> = {
-  sum: ['sum', 'top', 'bottom', 'max', 'min', 'last'],
-  max: ['max', 'top', 'last'],
-  last: ['last', 'first', 'max', 'min', 'top', 'bottom'],
-  mean: ['mean', 'max', 'min', 'last', 'median'],
-  ratio: [],
+  sum: ['sum', 'top', 'bottom', 'max', 'min', 'last', 'count'],
+  max: ['max', 'top', 'last', 'count'],
+  last: ['last', 'first', 'max', 'min', 'top', 'bottom', 'count'],
+  mean: ['mean', 'max', 'min', 'last', 'median', 'count'],
+  ratio: ['count'],
 };
 
 function aggregateName(a: Aggregate): keyof typeof FITTING {
