@@ -185,6 +185,9 @@ const audience = dashboard(
       q(`SELECT sum("views") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
     ], 12, { interval: '5m', stack: true }),
     panel('timeseries', 'Unique users per hour by stream', [q(users('cdn_users_hourly_by_streams', '1h', ['account', 'stream']), '$tag_account $tag_stream')], 12),
+    panel('timeseries', 'Unique users per day by stream', [q(users('cdn_users_daily_by_streams', '1d', ['account', 'stream']), '$tag_account $tag_stream')], 12),
+    panel('timeseries', 'Unique users per hour by stream type', [q(users('cdn_users_hourly_by_stream_types', '1h', ['account', 'stream_type']), '$tag_account $tag_stream_type')], 12),
+    panel('timeseries', 'Unique users per day by stream type', [q(users('cdn_users_daily_by_stream_types', '1d', ['account', 'stream_type']), '$tag_account $tag_stream_type')], 12),
     panel('table', 'Streams', [
       q(`SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous" FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`, '', true),
     ], 24, { sortBy: 'views' }),
@@ -263,6 +266,9 @@ const collector = dashboard(
     }),
     panel('timeseries', 'Checkpoint age per job', [q(gauge('checkpoint_age', 'age_seconds'), '$tag_job')], 12, { unit: 's', interval: '1m' }),
     panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, { interval: '1m' }),
+    panel('timeseries', 'Reconciliation drift (stored − provider)', [
+      q(`SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement", "field", "account" fill(none)`, '$tag_measurement $tag_field $tag_account'),
+    ], 12, { interval: '1m', description: 'Written by the verify job/command: 0 when stored sums match the provider\'s totals.' }),
     panel('timeseries', 'Points written by measurement', [q(increase('points_written', ['measurement']), '$tag_measurement')], 12, { interval: '1m', stack: true }),
   ],
 );

@@ -8,8 +8,8 @@ const TAG_MEANINGS: Record<string, string> = {
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
   measurement: 'measurement the points went to (points_written)',
   job: 'collection job key, e.g. statistic/ACCOUNT/countries (job_*, checkpoint_age)',
-  condition: 'what makes /healthz answer 503, e.g. auth, state:checkpoints (unhealthy)',
   instance: 'the collector process (config `instance`, default the host name), so shards writing to one database stay apart',
+  condition: 'what makes /healthz answer 503, e.g. auth, state:checkpoints (unhealthy)',
 };
 
 /** One field per value shape; several kinds share a field (all counters use `total`). */
