@@ -79,7 +79,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     maxPages: config.api.maxPages,
   });
   const sink = createSink({ ...config.sink, ...config.output, telemetry });
-  const learnt = sourcesLearnt(log);
+  const learnt = sourcesLearnt(log, config.state.dir);
   const collector = new Collector({
     jobs: buildJobs(config, learnt),
     http,

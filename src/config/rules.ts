@@ -36,6 +36,21 @@ export function checkConfig(config: CollectorConfig): void {
     }
   }
   checkStateDir(config.state.dir);
+  checkOverwrites(config);
+}
+
+/**
+ * A database that keeps every sample of a series and time (VictoriaMetrics, `output.overwrites: false`) stores a
+ * provisional value next to its final one, and sums them. Re-collecting equal values is safe there only with its
+ * dedup flag (docs/deploy.md); DVR ranges, rewritten at each snapshot, are then not written (src/sources/registry.ts).
+ */
+function checkOverwrites(config: CollectorConfig): void {
+  if (config.output.overwrites === false && config.jobs.statistic.provisional) {
+    throw new ConfigError(
+      'jobs.statistic.provisional',
+      'must be false with output.overwrites: false: the database would keep the provisional value next to the final one',
+    );
+  }
 }
 
 /** Runs `check`; a ParameterError naming a field inside `prefix` becomes the ConfigError of the whole path. */

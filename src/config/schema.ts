@@ -184,6 +184,12 @@ export const configSchema = z
         // The batch is held in memory: the bound is what keeps memory bounded.
         batchSize: z.number().int().positive().max(100_000).default(5000).describe('lines per write request'),
         deadLetterPath: z.string().default('./state/dead-letters.jsonl').describe('permanently rejected lines'),
+        overwrites: z
+          .boolean()
+          .default(true)
+          .describe(
+            'whether the database replaces a point of the same series and time (InfluxDB); false for VictoriaMetrics, which keeps every sample: then nothing that rewrites a point with a new value is written (docs/deploy.md)',
+          ),
       })
       .strict()
       .default({})

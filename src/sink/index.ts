@@ -23,6 +23,11 @@ export interface CommonSinkConfig {
   schema?: ReadonlyMap<string, MeasurementSchema>;
   /** `verbatim` for InfluxDB 1.x/2.x (default), `escaped` for VictoriaMetrics and InfluxDB 3 (see types.ts). */
   backslashes?: BackslashDialect;
+  /**
+   * Whether the target replaces a point of the same series and time (InfluxDB: yes; VictoriaMetrics: no, it keeps
+   * every sample). The sink writes the same either way; config rules and the jobs read it (src/config/rules.ts).
+   */
+  overwrites?: boolean;
 }
 
 /** What only one kind of sink takes: its own options minus the shared ones above. */
@@ -38,7 +43,7 @@ export type SinkConfig = CommonSinkConfig &
 export const DEFAULT_DEAD_LETTER_PATH = './state/dead-letters.jsonl';
 
 export function createSink(config: SinkConfig): Sink {
-  const { telemetry, deadLetterPath, ...rest } = config;
+  const { telemetry, deadLetterPath, overwrites: _overwrites, ...rest } = config;
   const common = { ...rest, observer: telemetry, deadLetterPath: deadLetterPath ?? DEFAULT_DEAD_LETTER_PATH };
   switch (common.type) {
     case 'influx-v2':

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { DvrRecordingStore } from '../state/dvr-recordings.js';
 import { dvrJobs } from './dvr/jobs.js';
 import type { DvrSettings } from './dvr/settings.js';
 import { metricsJobs } from './metrics/jobs.js';
@@ -16,16 +17,24 @@ export interface SourcesConfig {
   accounts: readonly string[] | 'auto';
   api: { language?: JobContext['language']; pageSize: number };
   jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
+  /** `overwrites: false`: the database keeps every sample of a series and time, so points rewritten with new values are not written. */
+  output?: { overwrites?: boolean };
 }
 
 /** What the jobs of one runtime learn of the service and share (at start and as accounts are discovered). */
 export interface SourcesLearnt {
   streamstatShape: StreamstatShape;
+  /** DVR recordings' identities across snapshots (and restarts, with a state dir). */
+  dvrRecordings: DvrRecordingStore;
 }
 
 /** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */
-export function sourcesLearnt(log?: Logger): SourcesLearnt {
+export function sourcesLearnt(log?: Logger, stateDir?: string): SourcesLearnt {
   return {
+    dvrRecordings: new DvrRecordingStore({
+      dir: stateDir,
+      onProblem: (problem) => log?.warn({ problem }, 'DVR recording identities lost: recordings cut by the DVR window get a new row'),
+    }),
     streamstatShape: new StreamstatShape((granularity) =>
       log?.warn({ granularity }, `stream view statistics answer without buckets: reading one call per ${granularity} bucket`),
     ),
@@ -34,7 +43,7 @@ export function sourcesLearnt(log?: Logger): SourcesLearnt {
 
 /** Every source, explicitly: adding an API is one folder and one line here. */
 export function buildJobs(config: SourcesConfig, learnt: SourcesLearnt = sourcesLearnt()): CollectJob[] {
-  return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...dvrJobs(config.jobs.dvr)];
+  return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...dvrJobs(config.jobs.dvr, { recordings: learnt.dvrRecordings, ranges: config.output?.overwrites !== false })];
 }
 
 /** The jobs of some accounts (DVR's streams are listed apart, with their accounts): at start, or once discovered. */

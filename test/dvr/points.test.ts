@@ -4,7 +4,7 @@ import { createEncoder } from '../../src/sink/line-protocol.js';
 import { DVR_MEASUREMENT, DVR_RANGE_MEASUREMENT } from '../../src/sources/dvr/measurements.js';
 import { dvrToPoints } from '../../src/sources/dvr/points.js';
 import type { DvrGetResponse } from '../../src/sources/dvr/schemas.js';
-import { startDvrFixture, T0_MS, type DvrFixture } from './helpers.js';
+import { startDvrFixture, T0, T0_MS, type DvrFixture } from './helpers.js';
 
 let f: DvrFixture;
 let body: DvrGetResponse;
@@ -27,33 +27,33 @@ describe('dvrToPoints', () => {
         is_alive,
         enabled: dvr.enabled,
         window: dvr.window,
-        duration: dvr.duration,
+        recorded_seconds: dvr.duration,
         ranges: dvr.ranges.length,
       };
-      if (dvr.ranges.length > 0) expected.from = dvr.from;
+      if (dvr.ranges.length > 0) expected.first_recorded_at = dvr.from;
       expect(p.fields).toEqual(expected);
     }
   });
 
-  it('leaves `from` out for a node that recorded nothing (DVR disabled)', () => {
+  it('leaves `first_recorded_at` out for a node that recorded nothing (DVR disabled)', () => {
     const disabled = dvrToPoints('acme', body, T0_MS).find((p) => p.measurement === DVR_MEASUREMENT && p.tags.host === 'node-02');
-    expect(disabled?.fields).toMatchObject({ enabled: false, ranges: 0, duration: 0 });
-    expect(disabled?.fields).not.toHaveProperty('from');
+    expect(disabled?.fields).toMatchObject({ enabled: false, ranges: 0, recorded_seconds: 0 });
+    expect(disabled?.fields).not.toHaveProperty('first_recorded_at');
   });
 
-  it('writes one cdn_dvr_range per range, stamped with its start, so a replay yields the same keys', () => {
+  it('writes one cdn_dvr_range per range, first seen: stamped with its start, so a replay yields the same keys', () => {
     const ranges = dvrToPoints('acme', body, T0_MS).filter((p) => p.measurement === DVR_RANGE_MEASUREMENT);
     const expected = body.data.flatMap((r) =>
       r.dvr.ranges.map((range) => ({
         measurement: DVR_RANGE_MEASUREMENT,
         tags: { account: 'acme', stream: 'live/main', host: r.host },
-        fields: { duration: range.duration, end: range.from + range.duration },
+        fields: { starts_at: range.from, ends_at: range.from + range.duration, length_seconds: range.duration, seen_at: T0 },
         time: range.from * 1000,
       })),
     );
     expect(ranges).toEqual(expected);
-    const later = dvrToPoints('acme', body, T0_MS + 60_000).filter((p) => p.measurement === DVR_RANGE_MEASUREMENT);
-    expect(later).toEqual(ranges);
+    const replay = dvrToPoints('acme', body, T0_MS).filter((p) => p.measurement === DVR_RANGE_MEASUREMENT);
+    expect(replay).toEqual(ranges);
   });
 
   it('rounds fractional durations (the spec types them as number) into the integer fields', () => {
@@ -63,8 +63,8 @@ describe('dvrToPoints', () => {
       data: [{ ...record, dvr: { ...record.dvr, duration: 10.4, window: 14400.0, ranges: [{ from: 100, duration: 9.6 }] } }],
     };
     const [snapshot, range] = dvrToPoints('acme', fractional, T0_MS);
-    expect(snapshot?.fields).toMatchObject({ duration: 10, window: 14400 });
-    expect(range?.fields).toEqual({ duration: 10, end: 110 });
+    expect(snapshot?.fields).toMatchObject({ recorded_seconds: 10, window: 14400 });
+    expect(range?.fields).toEqual({ starts_at: 100, ends_at: 110, length_seconds: 10, seen_at: T0 });
   });
 
   it('every point encodes with the schema types (integers as integers, booleans as booleans)', () => {

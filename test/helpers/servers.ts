@@ -154,7 +154,8 @@ export interface VictoriaSeries {
   timestamps: number[];
 }
 
-export async function startVictoriaMetrics(): Promise<VictoriaMetricsServer> {
+/** `flags`: more command-line flags, e.g. `-dedup.minScrapeInterval=1ms`. */
+export async function startVictoriaMetrics(flags: readonly string[] = []): Promise<VictoriaMetricsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'victoria-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -169,6 +170,7 @@ export async function startVictoriaMetrics(): Promise<VictoriaMetricsServer> {
       '-search.latencyOffset=0',
       '-search.disableCache',
       '-loggerLevel=ERROR',
+      ...flags,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
