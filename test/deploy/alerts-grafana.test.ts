@@ -114,6 +114,10 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('Grafana alert quer
     expect(fired).toEqual([]);
     // And they are not empty by accident: the data rules see every collected account or stream.
     expect((await f.db.series(String(influxQueries(byUid('cdn-edge-5xx-share'))[0]!.model.query).replace('$timeFilter', `time >= ${Date.now() - HOUR}ms`), DATABASE)).length).toBe(2);
+    const behind = await f.db.series(String(influxQueries(byUid('cdn-dvr-recording-stopped'))[0]!.model.query), DATABASE);
+    expect(behind.length).toBeGreaterThan(0);
+    // A recording stream's newest range ends at its latest snapshot (within the snapshot's minute).
+    expect(Math.min(...behind.map((s) => Number(s.values[0]![1])))).toBeLessThanOrEqual(60);
   });
 
   it('fire on injected faults: 5xx share, cache-ratio drop, a live stream that stopped recording, auth, spans set aside, lag', async () => {
