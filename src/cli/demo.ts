@@ -6,6 +6,7 @@ import { runBackfill } from '../collector/backfill.js';
 import { planBackfill } from '../plan/planner.js';
 import { startDaemon } from '../collector/daemon.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
+import { sinkTarget } from '../collector/startup.js';
 import { parseConfig } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { createLogger } from '../log.js';
@@ -42,12 +43,11 @@ export function demoCommand(): Command {
         ...(process.env.INFLUX_URL ? {} : { sink: { type: 'file', path: join(o.dataDir, 'points.lp') } }),
         output: { deadLetterPath: join(o.dataDir, 'dead-letters.jsonl') },
         state: { dir: join(o.dataDir, 'state'), initialLookback: `${o.hours}h` },
-      });
+      }, sinkEnvOnly(process.env));
       checkConfig(config);
       const log = createLogger(config.log.level);
       const rt = await createRuntime(config, systemClock, log);
-      const sinkText = config.sink.type === 'file' ? config.sink.path : `${config.sink.type} ${config.sink.url}`;
-      process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkText}\n`);
+      process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`);
 
       const range = { from: Date.now() - o.hours * HOUR, to: Date.now() };
       const plan = planBackfill(rt.collector, range);
@@ -67,6 +67,15 @@ export function demoCommand(): Command {
       await rt.close();
       await sim.close();
     });
+}
+
+/**
+ * The environment the demo's config may read: the sink's INFLUX_* only. CDN_BASE_URL, CDN_TOKEN, CDN_ACCOUNTS and the
+ * other API variables (which the README's DVR section exports) would point the demo at a real service and spend its
+ * quota while the screen says "Simulator".
+ */
+function sinkEnvOnly(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('INFLUX_')));
 }
 
 function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: number }): void {

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { HttpClient } from '../http/client.js';
-import { LimiterSet } from '../limit/index.js';
+import type { LimiterSet } from '../limit/index.js';
 import type { Logger } from '../log.js';
 import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
@@ -18,6 +18,7 @@ import { AccountDiscovery } from './discovery.js';
 import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
 import { reportAuthEvent } from './auth-reports.js';
+import { ApiWatch, WatchedLimiterSet } from './api-watch.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
@@ -27,6 +28,8 @@ export interface Runtime {
   collector: Collector;
   http: HttpClient;
   limiters: LimiterSet;
+  /** Every API attempt: reports the first failure of each API at once; counts calls and 429s. */
+  watch: ApiWatch;
   sink: Sink;
   store: CheckpointStore;
   aside: SetAsideStore;
@@ -60,7 +63,8 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     onSaveError: (err) => log.warn({ err: (err as Error).message }, 'set-aside list not saved; after a restart its spans are collected again'),
   });
   if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
-  const limiters = new LimiterSet(
+  const watch = new ApiWatch(log, clock);
+  const limiters = new WatchedLimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
     {
       clock,
@@ -68,6 +72,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
       maxRetryAfterMs: config.api.maxRetryAfter,
       onEvent: (e) => reportLimiterEvent(telemetry, log, e),
     },
+    watch,
   );
   const http = new HttpClient({
     baseUrl: config.api.baseUrl,
@@ -101,6 +106,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     collector,
     http,
     limiters,
+    watch,
     sink,
     store,
     aside,

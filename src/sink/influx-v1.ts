@@ -1,7 +1,7 @@
 /** InfluxDB 1.x `POST /write?db=&rp=&precision=`, with basic auth and optional gzip. */
 import { BatchingSink, type BatchingOptions } from './batching.js';
 import { DeadLetterFile } from './dead-letter.js';
-import { HttpLineTransport } from './http-transport.js';
+import { HttpLineTransport, type HttpLineTransportOptions } from './http-transport.js';
 
 export interface InfluxV1Options extends BatchingOptions {
   url: string;
@@ -23,24 +23,29 @@ export interface InfluxV1Options extends BatchingOptions {
 export function createInfluxV1Sink(options: InfluxV1Options): BatchingSink {
   const name = options.name ?? 'influx-v1';
   const precision = options.precision ?? 's';
-  const query = new URLSearchParams({ db: options.database, precision });
+  const transport = new HttpLineTransport(influxV1Transport({ ...options, precision }));
+  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), {
+    backslashes: 'verbatim',
+    ...options,
+    precision,
+  });
+}
+
+/** The write request of a v1 sink (also what the online check sends an empty body to). */
+export function influxV1Transport(options: Omit<InfluxV1Options, 'deadLetterPath'>): HttpLineTransportOptions {
+  const query = new URLSearchParams({ db: options.database, precision: options.precision ?? 's' });
   if (options.retentionPolicy) query.set('rp', options.retentionPolicy);
   const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };
   if (options.username !== undefined || options.password !== undefined) {
     const credentials = Buffer.from(`${options.username ?? ''}:${options.password ?? ''}`).toString('base64');
     headers.authorization = `Basic ${credentials}`;
   }
-  const transport = new HttpLineTransport({
-    sinkName: name,
+  return {
+    sinkName: options.name ?? 'influx-v1',
     baseUrl: options.url,
     path: `/write?${query}`,
     headers,
     gzipLevel: options.gzipLevel ?? 0,
     timeoutMs: options.timeoutMs,
-  });
-  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), {
-    backslashes: 'verbatim',
-    ...options,
-    precision,
-  });
+  };
 }

@@ -8,7 +8,7 @@
  */
 import { BatchingSink, type BatchingOptions } from './batching.js';
 import { DeadLetterFile } from './dead-letter.js';
-import { HttpLineTransport } from './http-transport.js';
+import { HttpLineTransport, type HttpLineTransportOptions } from './http-transport.js';
 
 export interface InfluxV2Options extends BatchingOptions {
   url: string;
@@ -31,14 +31,19 @@ export interface InfluxV2Options extends BatchingOptions {
 export function createInfluxV2Sink(options: InfluxV2Options): BatchingSink {
   const name = options.name ?? 'influx-v2';
   const precision = options.precision ?? 's';
-  const query = new URLSearchParams({ org: options.org, bucket: options.bucket, precision });
-  const transport = new HttpLineTransport({
-    sinkName: name,
+  const transport = new HttpLineTransport(influxV2Transport({ ...options, precision }));
+  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), { ...options, precision });
+}
+
+/** The write request of a v2 sink (also what the online check sends an empty body to). */
+export function influxV2Transport(options: Omit<InfluxV2Options, 'deadLetterPath'>): HttpLineTransportOptions {
+  const query = new URLSearchParams({ org: options.org, bucket: options.bucket, precision: options.precision ?? 's' });
+  return {
+    sinkName: options.name ?? 'influx-v2',
     baseUrl: options.url,
     path: `/api/v2/write?${query}`,
     headers: { 'content-type': 'text/plain; charset=utf-8', authorization: `Token ${options.token}` },
     gzipLevel: options.gzipLevel ?? 1,
     timeoutMs: options.timeoutMs,
-  });
-  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), { ...options, precision });
+  };
 }

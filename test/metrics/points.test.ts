@@ -3,7 +3,8 @@ import { encodePoint } from '../../src/sink/line-protocol.js';
 import { metricsMeasurements } from '../../src/sources/metrics/measurements.js';
 import { aggregateToPoints, byResourceToPoints } from '../../src/sources/metrics/points.js';
 import { metricsByResourceSchema, type MetricsAggregateBody } from '../../src/sources/metrics/schema.js';
-import { isMetricName } from '../../src/spec/metrics.js';
+import { metricFieldName } from '../../src/sources/metrics/fields.js';
+import { METRIC_NAMES } from '../../src/spec/metrics.js';
 import { useSimulator } from '../helpers/sim.js';
 import { END, metricsClient, START, START_MS } from './helpers.js';
 
@@ -12,13 +13,13 @@ const SCHEMA = new Map(metricsMeasurements.map((m) => [m.name, m]));
 const envelope = { status: 'OK', start: START, end: END, account: 'acme', metrics: [] };
 
 describe('metrics points', () => {
-  it('maps an aggregate to one cdn_metrics point at the window start, dropping nulls and unknown names', () => {
+  it('maps an aggregate to one cdn_metrics point at the window start, dropping nulls and unknown names; bandwidth is stored as _avg', () => {
     const body: MetricsAggregateBody = {
       ...envelope,
       data: [{ edge_requests_total: 120, edge_hit_ratio: null, edge_bandwidth: 1.5, edge_teleports: 3 }],
     };
     expect(aggregateToPoints(body, START_MS)).toEqual([
-      { measurement: 'cdn_metrics', tags: { account: 'acme' }, fields: { edge_requests_total: 120, edge_bandwidth: 1.5 }, time: START_MS },
+      { measurement: 'cdn_metrics', tags: { account: 'acme' }, fields: { edge_requests_total: 120, edge_bandwidth_avg: 1.5 }, time: START_MS },
     ]);
   });
 
@@ -51,13 +52,28 @@ describe('metrics points', () => {
     expect(Object.keys(total!.tags)).toEqual(['account']);
     expect(Object.keys(perResource!.tags).sort()).toEqual(['account', 'cname', 'resource', 'resource_name']);
     for (const m of metricsMeasurements) {
-      expect(Object.keys(m.fields).every(isMetricName), m.name).toBe(true);
+      expect(Object.keys(m.fields), m.name).toEqual(METRIC_NAMES.map(metricFieldName));
+      expect(Object.keys(m.fields).filter((f) => f.includes('bandwidth'))).toEqual(['origin_bandwidth_avg', 'edge_bandwidth_avg']);
       expect(Object.keys(m.fields)).toHaveLength(66);
       expect(m.fields.edge_status_2xx!.type).toBe('integer');
       expect(m.fields.edge_hit_bytes!.type).toBe('integer');
-      expect(m.fields.origin_bandwidth!.type).toBe('float');
+      expect(m.fields.origin_bandwidth_avg!.type).toBe('float');
       expect(m.fields.edge_hit_ratio!.type).toBe('float');
       expect(m.fields.origin_request_time_3m_4m!.type).toBe('float');
+    }
+  });
+
+  it('says how each field aggregates: counts and bytes sum, averages, unweighted ratios and medians mean', () => {
+    for (const m of metricsMeasurements) {
+      expect(m.fields.edge_requests_total!.aggregate).toBe('sum');
+      expect(m.fields.origin_status_5xx!.aggregate).toBe('sum');
+      expect(m.fields.edge_hit_bytes!.aggregate).toBe('sum');
+      expect(m.fields.edge_bandwidth_avg!.aggregate).toBe('mean');
+      expect(m.fields.edge_request_time_0_250k!.aggregate).toBe('mean');
+      // No total-bytes field to pair with: a mean, and the description says it is unweighted.
+      expect(m.fields.edge_hit_ratio!.aggregate).toBe('mean');
+      expect(m.fields.edge_hit_ratio!.description).toMatch(/unweighted/);
+      expect(Object.values(m.fields).every((f) => f.aggregate !== undefined), m.name).toBe(true);
     }
   });
 
@@ -75,7 +91,8 @@ describe('metrics points', () => {
       }
       const line = encodePoint(point, 's', { schema: SCHEMA })!;
       expect(line).toMatch(/[ ,]edge_status_200=\d+i[ ,]/);
-      expect(line).toMatch(/[ ,]edge_bandwidth=[\d.]+[ ,]/);
+      expect(line).toMatch(/[ ,]edge_bandwidth_avg=[\d.]+[ ,]/);
+      expect(line).not.toMatch(/[ ,]edge_bandwidth=/);
       expect(line.endsWith(` ${START_MS / 1000}`)).toBe(true);
     }
   });

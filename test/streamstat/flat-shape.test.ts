@@ -30,10 +30,13 @@ describe('stream views from a service that answers without buckets', () => {
     return sim;
   }
 
-  /** Stream views only, 15-minute buckets, the default hour of initial lookback: a handful of calls per job. */
+  /**
+   * Stream views only (uniques have their own test: uniques-influx.test.ts), 15-minute buckets, the default hour of
+   * initial lookback: a handful of calls per job.
+   */
   async function collectorFor(sim: Simulator) {
     const out = join(mkdtempSync(join(tmpdir(), 'streamstat-shape-')), 'points.lp');
-    const jobs = { metrics: { enabled: false }, statistic: { enabled: false }, dvr: { enabled: false }, streamstat: { granularity: 'PT15M' } };
+    const jobs = { metrics: { enabled: false }, statistic: { enabled: false }, dvr: { enabled: false }, streamstat: { granularity: 'PT15M', uniques: [] } };
     const logged: string[] = [];
     const destination = new Writable({ write: (chunk, _enc, done) => void (logged.push(String(chunk)), done()) });
     const rt = await createRuntime(configFor(sim, { type: 'file', path: out }, { jobs }), clock, createLogger('warn', { pretty: false, destination }));
@@ -41,7 +44,7 @@ describe('stream views from a service that answers without buckets', () => {
       const results = await rt.collector.tick();
       expect(results.filter((r) => r.error)).toEqual([]);
     };
-    const lines = () => readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('cdn_views,')).sort();
+    const lines = () => readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('cdn_views')).sort();
     const warnings = () => logged.filter((l) => l.includes(FLAT_WARNING));
     return { rt, pass, lines, warnings };
   }
@@ -66,6 +69,7 @@ describe('stream views from a service that answers without buckets', () => {
       await buckets.pass();
       await flat.pass();
       expect(buckets.lines().length).toBeGreaterThan(0);
+      expect(buckets.lines().some((l) => l.startsWith('cdn_views_by_streams,'))).toBe(true);
       expect(flat.lines()).toEqual(buckets.lines());
       expect(flat.warnings()).toHaveLength(1);
       expect(JSON.parse(flat.warnings()[0]!)).toMatchObject({ level: 40, granularity: 'PT15M' });
@@ -83,7 +87,7 @@ describe('stream views from a service that answers without buckets', () => {
       const before = new Set(flat.lines());
       await flat.pass();
       await buckets.pass();
-      const newTotals = flat.lines().filter((l) => !before.has(l) && l.includes('grouping=total'));
+      const newTotals = flat.lines().filter((l) => !before.has(l) && l.startsWith('cdn_views,'));
       const newBuckets = new Set(newTotals.map((l) => l.split(' ').at(-1))).size;
       expect(newBuckets).toBeGreaterThan(0);
       const calls = flatSim.stats.apis.streamstat.requests;

@@ -1,4 +1,4 @@
-import type { FieldSchema, MeasurementSchema } from '../../points.js';
+import type { Aggregate, FieldSchema, MeasurementSchema } from '../../points.js';
 import {
   METRIC_NAMES,
   metricFieldType,
@@ -8,6 +8,7 @@ import {
   type MetricName,
   type SizeRange,
 } from '../../spec/metrics.js';
+import { metricFieldName } from './fields.js';
 
 export const METRICS_MEASUREMENT = 'cdn_metrics';
 export const METRICS_RESOURCE_MEASUREMENT = 'cdn_metrics_resource';
@@ -37,9 +38,10 @@ function describeMetric(name: MetricName): string {
   const part = name.slice(side.length + 1);
   switch (metricKind(name)) {
     case 'bandwidth':
-      return `${side} bandwidth over the window`;
+      return `${side} bandwidth averaged over the window (not a peak); the mean of equal windows is the longer period's average`;
     case 'hit_ratio':
-      return 'share of cached traffic: cached bytes / total bytes';
+      // No total-bytes field to weigh it with: mean() over windows is unweighted (a quiet window counts as much as a busy one).
+      return 'share of cached traffic in the window: cached bytes / total bytes; averaging windows is unweighted by traffic';
     case 'hit_bytes':
       return 'bytes returned from cache hits in the window';
     case 'request_time': {
@@ -53,14 +55,27 @@ function describeMetric(name: MetricName): string {
   }
 }
 
+/** Counts and bytes add up over windows; averages, ratios without a weight and medians can only be averaged. */
+const AGGREGATES: Record<MetricKind, Aggregate> = {
+  count: 'sum',
+  hit_bytes: 'sum',
+  bandwidth: 'mean',
+  hit_ratio: 'mean',
+  request_time: 'mean',
+};
+
 function metricField(name: MetricName): FieldSchema {
+  const kind = metricKind(name);
   // Every kind is a count, rate, ratio, size or time: none can be negative.
-  return { type: metricFieldType(name), description: describeMetric(name), unit: UNITS[metricKind(name)], nonNegative: true };
+  return { type: metricFieldType(name), description: describeMetric(name), unit: UNITS[kind], aggregate: AGGREGATES[kind], nonNegative: true };
 }
 
-const METRIC_FIELDS: Record<string, FieldSchema> = Object.fromEntries(METRIC_NAMES.map((n) => [n, metricField(n)]));
+const METRIC_FIELDS: Record<string, FieldSchema> = Object.fromEntries(METRIC_NAMES.map((n) => [metricFieldName(n), metricField(n)]));
 
-/** Field names are the API's metric names; size ranges appear as `<side>_request_time_<range>` (see names.ts). */
+/**
+ * Field names are the API's metric names, bandwidths with `_avg` (fields.ts); size ranges appear as
+ * `<side>_request_time_<range>` (see spec/metrics.ts).
+ */
 export const metricsMeasurements: MeasurementSchema[] = [
   {
     name: METRICS_MEASUREMENT,
@@ -68,6 +83,8 @@ export const metricsMeasurements: MeasurementSchema[] = [
     source: 'GET /app/metrics/v1/',
     tags: { account: 'account name' },
     fields: METRIC_FIELDS,
+    query:
+      'SELECT sum("edge_requests_total") AS "requests", mean("edge_bandwidth_avg") AS "bandwidth" FROM "cdn_metrics" WHERE "account" = \'acme\' AND time > now() - 1d GROUP BY time(1h)',
   },
   {
     name: METRICS_RESOURCE_MEASUREMENT,
@@ -80,5 +97,7 @@ export const metricsMeasurements: MeasurementSchema[] = [
       cname: 'host name of the resource',
     },
     fields: METRIC_FIELDS,
+    query:
+      'SELECT sum("edge_requests_total") AS "requests", mean("edge_bandwidth_avg") AS "bandwidth" FROM "cdn_metrics_resource" WHERE "account" = \'acme\' AND time > now() - 1d GROUP BY time(1h), "resource_name"',
   },
 ];

@@ -1,5 +1,5 @@
 import type { Point } from '../../points.js';
-import { isMetricName } from '../../spec/metrics.js';
+import { fieldOfApiKey } from './fields.js';
 import { METRICS_MEASUREMENT, METRICS_RESOURCE_MEASUREMENT } from './measurements.js';
 import type { MetricsAggregateBody, MetricsByResourceBody } from './schema.js';
 
@@ -27,13 +27,15 @@ function point(measurement: string, tags: Record<string, string>, values: Record
 }
 
 /**
- * Known metric names with a finite number only: null or absent metrics are dropped, never filled in, and names the
- * schema does not know (a metric the provider added) are left out so a point never carries an undeclared field.
+ * Known metric names with a finite number only, under their field names (fields.ts): null or absent metrics are
+ * dropped, never filled in, and names the schema does not know (a metric the provider added) are left out so a point
+ * never carries an undeclared field.
  */
 function metricFields(values: Record<string, unknown>): Record<string, number> {
   const fields: Record<string, number> = {};
-  for (const [name, value] of Object.entries(values)) {
-    if (isMetricName(name) && typeof value === 'number' && Number.isFinite(value)) fields[name] = value;
+  for (const [key, value] of Object.entries(values)) {
+    const field = fieldOfApiKey(key);
+    if (field !== undefined && typeof value === 'number' && Number.isFinite(value)) fields[field] = value;
   }
   return fields;
 }

@@ -1,31 +1,52 @@
 import { streamstatRule } from '../../plan/windows.js';
+import type { StreamstatGranularity } from '../../spec/streamstat.js';
 import type { CollectJob, JobContext } from '../types.js';
 import { StreamstatClient } from './client.js';
-import { viewsCalls, readViews } from './read.js';
-import { stepMs, type StreamstatSettings } from './settings.js';
+import { usersMeasurement, VIEWS_SERIES, type UniquesPeriod, type ViewsSeries } from './measurements.js';
+import { viewsCalls, readViews, type ViewsRead } from './read.js';
+import { stepMs, uniquesStepMs, type StreamstatSettings } from './settings.js';
 import { StreamstatShape } from './shape.js';
 
 /**
- * Stream views: one job per account and grouping. A call covers a whole span of buckets (`granularity` set), so a
- * day of 5-minute buckets costs one call, not 288, within the 30 calls/min — unless the service answers without
- * buckets (see read.ts): then every job of the context reads one call per bucket.
+ * Stream views: per account and grouping, one job for views (in buckets of `granularity`) and one per uniques period
+ * (unique users, read in buckets of that period once each is over plus `lag`). A call covers a whole span of buckets
+ * (`granularity` set), so a day of 5-minute buckets costs one call, not 288, within the 30 calls/min — unless the
+ * service answers without buckets (see read.ts): then every job of the context reads one call per bucket.
+ * `language` only when configured: no tag or field of stream views depends on it.
  */
-/** `language` only when configured: no tag or field of stream views depends on it. */
 export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize, streamstatShape }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
-  const rule = streamstatRule(stepMs(c), c.lag, c.span);
   const shape = streamstatShape ?? new StreamstatShape();
+  const viewsRule = streamstatRule(stepMs(c), c.lag, c.span);
   return accounts.flatMap((account) =>
-    c.groupings.map((grouping): CollectJob => {
-      const read = { account, grouping, granularity: c.granularity, pageSize, shape };
-      return {
-        key: `streamstat/${account}/${grouping}`,
-        api: 'streamstat',
-        rule,
-        checkpointed: true,
-        callsFor: (span) => viewsCalls(read, span),
-        collect: (span, http) => readViews({ ...read, http, client: new StreamstatClient(http, language ? { language } : {}) }, span),
+    c.groupings.flatMap((grouping): CollectJob[] => {
+      const job = (key: string, rule: CollectJob['rule'], granularity: StreamstatGranularity, series: ViewsSeries): CollectJob => {
+        const read: Omit<ViewsRead, 'http' | 'client'> = { account, grouping, granularity, series, pageSize, shape };
+        return {
+          key,
+          api: 'streamstat',
+          rule,
+          checkpointed: true,
+          callsFor: (span) => viewsCalls(read, span),
+          collect: (span, http) => readViews({ ...read, http, client: new StreamstatClient(http, language ? { language } : {}) }, span),
+        };
       };
+      const base = `streamstat/${account}/${grouping}`;
+      return [
+        job(base, viewsRule, c.granularity, VIEWS_SERIES),
+        ...c.uniques.map((period) => job(`${base}/${usersKey(period)}`, uniquesRule(c, period), period, { kind: 'users', period })),
+      ];
     }),
   );
+}
+
+/** `users_hourly` / `users_daily`: the measurement's own word for its period. */
+function usersKey(period: UniquesPeriod): string {
+  return usersMeasurement(period, 'total').replace(/^cdn_/, '');
+}
+
+/** Buckets of the period, read `lag` after each ends; a call spans at least one period, else `span` rounded up to whole periods. */
+function uniquesRule(c: StreamstatSettings, period: UniquesPeriod): CollectJob['rule'] {
+  const step = uniquesStepMs(period);
+  return streamstatRule(step, c.lag, Math.ceil(c.span / step) * step);
 }

@@ -5,16 +5,22 @@ import { streamstatGranularity, type StreamstatGranularity, type StreamstatGroup
 import { collectPages, flatRows, type PagedRead, largestBucket, pageParams, pagedCalls, SINGLE_CALL } from '../paging.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StreamstatClient } from './client.js';
+import { fieldsOf, type ViewsSeries } from './measurements.js';
 import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from './points.js';
 import { UnbucketedAnswerError, type StreamstatShape } from './shape.js';
 
-/** One stream views job's read: an account, a grouping (or the total) in buckets of `granularity`. */
+/**
+ * One stream views job's read: an account, a grouping (or the total) in buckets of `granularity`, for `series`: views
+ * (at the configured granularity) or the unique users of a period (granularity = that period: the API counts uniques
+ * over each bucket asked).
+ */
 export interface ViewsRead {
   http: HttpClient;
   client: StreamstatClient;
   account: string;
   grouping: 'total' | StreamstatGrouping;
   granularity: StreamstatGranularity;
+  series: ViewsSeries;
   pageSize: number;
   shape: StreamstatShape;
 }
@@ -50,25 +56,25 @@ function bucketsOf(r: Pick<ViewsRead, 'granularity'>, span: Span): Span[] {
 }
 
 async function readBucketed(r: ViewsRead, span: Span): Promise<Point[]> {
-  const q = { account: r.account, start: span.from, end: span.to, granularity: r.granularity };
+  const q = { account: r.account, start: span.from, end: span.to, granularity: r.granularity, fields: fieldsOf(r.series) };
   const tags = { account: r.account };
-  if (r.grouping === 'total') return timesToPoints(await r.client.times(q), tags);
+  if (r.grouping === 'total') return timesToPoints(await r.client.times(q), tags, r.series);
   const g = r.grouping;
   return pagedViews(r, g, {
     fetchPage: (offset, limit) => r.client.timesGrouped(g, { ...q, ...pageParams(offset, limit) }),
-    toPoints: (body) => timesGroupedToPoints(g, body, tags),
+    toPoints: (body) => timesGroupedToPoints(g, body, tags, r.series),
     rows: largestBucket,
   });
 }
 
 async function readFlat(r: ViewsRead, bucket: Span): Promise<Point[]> {
-  const q = { account: r.account, start: bucket.from, end: bucket.to };
+  const q = { account: r.account, start: bucket.from, end: bucket.to, fields: fieldsOf(r.series) };
   const tags = { account: r.account };
-  if (r.grouping === 'total') return totalToPoints(await r.client.total(q), tags);
+  if (r.grouping === 'total') return totalToPoints(await r.client.total(q), tags, r.series);
   const g = r.grouping;
   return pagedViews(r, g, {
     fetchPage: (offset, limit) => r.client.grouped(g, { ...q, ...pageParams(offset, limit) }),
-    toPoints: (body) => groupedToPoints(g, body, tags),
+    toPoints: (body) => groupedToPoints(g, body, tags, r.series),
     rows: flatRows,
   });
 }

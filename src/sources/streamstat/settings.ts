@@ -9,7 +9,9 @@ import {
   streamstatGranularity,
   type StreamstatGranularity,
 } from '../../spec/streamstat.js';
+import { ParameterError } from '../../errors.js';
 import { asField, unique } from '../settings.js';
+import { UNIQUES_PERIODS, type UniquesPeriod } from './measurements.js';
 
 /** The length of a granularity the collector can follow; undefined for one whose buckets vary (P1W/P1M/P1Y…). */
 function collectableStepMs(granularity: StreamstatGranularity): number | undefined {
@@ -34,7 +36,7 @@ const COLLECTED_GRANULARITIES = STREAMSTAT_GRANULARITIES.filter((g) => collectab
 /** `jobs.streamstat` (see src/sources/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
-    enabled: z.boolean().default(true).describe('collect cdn_views'),
+    enabled: z.boolean().default(true).describe('collect cdn_views (and cdn_users_*)'),
     granularity: z.enum(COLLECTED_GRANULARITIES).default('PT5M').describe('bucket size'),
     lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
     span: duration.default('6h').describe('widest time span one call covers'),
@@ -42,7 +44,14 @@ export const schema = z
       .array(z.enum(['total', ...STREAMSTAT_GROUPINGS] as const))
       .min(1)
       .default(['total', 'streams', 'stream-types'])
-      .describe('groupings to collect; each costs calls'),
+      .describe('groupings to collect (total and accounts both write cdn_views: list one); each costs calls'),
+    uniques: z
+      .array(z.enum(UNIQUES_PERIODS))
+      .default([...UNIQUES_PERIODS])
+      .describe(
+        'periods to count unique users over (cdn_users_hourly, cdn_users_daily, per grouping), each read with its own ' +
+          'calls once the period is over plus lag; [] disables',
+      ),
     schedule: cronSchedule.default('*/1 * * * *'),
   })
   .strict()
@@ -59,9 +68,19 @@ export function stepMs(s: StreamstatSettings): number {
 export function check(s: StreamstatSettings): void {
   asField('span', () => streamstatRule(stepMs(s), s.lag, s.span));
   unique('groupings', s.groupings);
+  unique('uniques', s.uniques);
+  if (s.groupings.includes('total') && s.groupings.includes('accounts')) {
+    // With each job's account filter, /accounts answers the account's total: the same points, for twice the calls.
+    throw new ParameterError(`groupings.${s.groupings.indexOf('accounts')}`, 'accounts writes the same cdn_views points as total; list one of them');
+  }
 }
 
-/** A bucket is read `lag` after it ends. */
+/** A bucket is read `lag` after it ends; the longest bucket collected (a day of uniques) decides. */
 export function reachMs(s: StreamstatSettings): number | undefined {
-  return s.enabled ? s.lag + stepMs(s) : undefined;
+  return s.enabled ? s.lag + Math.max(stepMs(s), ...s.uniques.map(uniquesStepMs)) : undefined;
+}
+
+/** The length of a uniques period (one hour or one day). */
+export function uniquesStepMs(period: UniquesPeriod): number {
+  return fixedLengthMs(streamstatGranularity(period))!;
 }

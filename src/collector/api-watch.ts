@@ -1,0 +1,160 @@
+import type { Clock } from '../clock.js';
+import { errorCodeOf } from '../errors.js';
+import { ApiError, NetworkError } from '../http/errors.js';
+import type { Gate } from '../http/client.js';
+import type { Logger } from '../log.js';
+import { LimiterSet } from '../limit/index.js';
+import type { LimiterOptions, Priority, QuotaSet, RunOptions } from '../limit/index.js';
+import type { ApiName } from '../spec/apis.js';
+
+/** While an API keeps failing, one summary line per this long (the first failure is reported at once). */
+export const FAILURE_SUMMARY_MS = 60_000;
+
+/** What every attempt of this process cost: the `--once` verdict and the online check read it. */
+export interface CallTally {
+  calls: number;
+  quotaRejections: number;
+  failures: number;
+}
+
+interface Failing {
+  since: number;
+  count: number;
+  reason: string;
+  endpoint: string;
+  summarizedAt: number;
+}
+
+/**
+ * Watches every attempt sent to an API (each one inside the limiter, so retries count) and reports the FIRST failure
+ * of a run of failures at once — at error level when it needs an operator (no server at the address, 401/403/404),
+ * else at warn — with the API, the endpoint and the reason (ENOTFOUND, HTTP 401…):
+ * the limiter retries network errors for up to its deadline (minutes) with backoff, and a wrong base URL or token
+ * would otherwise be silent that long. Retries go on per the limiter's policy; while they fail, one summary line a
+ * minute; when the API answers again, one line says so.
+ */
+export class ApiWatch {
+  private readonly failing = new Map<ApiName, Failing>();
+  private readonly tallies = new Map<ApiName, CallTally>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  /** `gate` with every attempt observed. */
+  wrap(gate: Gate): Gate {
+    return (api, send) =>
+      gate(api, () =>
+        send().then(
+          (value) => {
+            this.succeeded(api);
+            return value;
+          },
+          (err: unknown) => {
+            this.failed(api, err);
+            throw err;
+          },
+        ),
+      );
+  }
+
+  /** Calls per API so far (attempts, 429s among them, failures). */
+  tally(api: ApiName): CallTally {
+    return { ...(this.tallies.get(api) ?? { calls: 0, quotaRejections: 0, failures: 0 }) };
+  }
+
+  total(): CallTally {
+    const sum = { calls: 0, quotaRejections: 0, failures: 0 };
+    for (const t of this.tallies.values()) {
+      sum.calls += t.calls;
+      sum.quotaRejections += t.quotaRejections;
+      sum.failures += t.failures;
+    }
+    return sum;
+  }
+
+  private count(api: ApiName): CallTally {
+    let t = this.tallies.get(api);
+    if (!t) this.tallies.set(api, (t = { calls: 0, quotaRejections: 0, failures: 0 }));
+    t.calls++;
+    return t;
+  }
+
+  private succeeded(api: ApiName): void {
+    this.count(api);
+    const was = this.failing.get(api);
+    if (!was) return;
+    this.failing.delete(api);
+    this.log.info({ api, failedCalls: was.count, sinceMs: this.clock.now() - was.since }, `${api} API answers again`);
+  }
+
+  private failed(api: ApiName, err: unknown): void {
+    const t = this.count(api);
+    t.failures++;
+    if (err instanceof ApiError && err.status === 429) {
+      // The quota: the limiter waits as the server asks; not a failure of the API or of its settings.
+      t.quotaRejections++;
+      return;
+    }
+    const now = this.clock.now();
+    const { reason, endpoint } = describeFailure(err);
+    const was = this.failing.get(api);
+    if (!was) {
+      this.failing.set(api, { since: now, count: 1, reason, endpoint, summarizedAt: now });
+      // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
+      const level = needsOperator(err) ? 'error' : 'warn';
+      this.log[level](
+        { api, endpoint, reason, code: errorCodeOf(err) },
+        `${api} API call failed: ${reason}${hintFor(err)}; retried per the limiter's policy, a summary each minute while it fails`,
+      );
+      return;
+    }
+    was.count++;
+    was.reason = reason;
+    was.endpoint = endpoint;
+    if (now - was.summarizedAt < FAILURE_SUMMARY_MS) return;
+    was.summarizedAt = now;
+    this.log.warn({ api, endpoint, reason, failedCalls: was.count, sinceMs: now - was.since }, `${api} API still failing`);
+  }
+}
+
+/** The reason (system code or HTTP status) and the redacted endpoint of a failed attempt. */
+function describeFailure(err: unknown): { reason: string; endpoint: string } {
+  const request = (err as { request?: { method: string; url: string } } | undefined)?.request;
+  const endpoint = request ? `${request.method} ${request.url}` : 'unknown';
+  if (err instanceof ApiError) return { reason: `HTTP ${err.status}`, endpoint };
+  if (err instanceof NetworkError) return { reason: err.causeCode ?? 'network error', endpoint };
+  return { reason: errorCodeOf(err), endpoint };
+}
+
+/** A connection that broke midway: the address is right, the next try may pass. */
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
+
+/** No server there, or the server refuses us: retries will not cure it until the configuration changes. */
+function needsOperator(err: unknown): boolean {
+  if (err instanceof NetworkError) return !TRANSIENT_NETWORK_CODES.has(err.causeCode ?? '');
+  return err instanceof ApiError && [401, 403, 404].includes(err.status);
+}
+
+function hintFor(err: unknown): string {
+  if (err instanceof NetworkError && err.causeCode === 'ENOTFOUND') return ' (host not found: check api.baseUrl / CDN_BASE_URL)';
+  if (err instanceof NetworkError && err.causeCode === 'ECONNREFUSED') return ' (nothing listens there: check api.baseUrl / CDN_BASE_URL)';
+  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return ' (the token is refused: check api.token / CDN_TOKEN)';
+  return '';
+}
+
+/** The limiter set of a runtime whose gates report through an ApiWatch (the collector and discovery take gates). */
+export class WatchedLimiterSet extends LimiterSet {
+  constructor(
+    quotas: QuotaSet,
+    options: LimiterOptions,
+    readonly watch: ApiWatch,
+  ) {
+    super(quotas, options);
+  }
+
+  override gate(priority: Priority = 'live', options: Omit<RunOptions, 'priority'> = {}): Gate {
+    return this.watch.wrap(super.gate(priority, options));
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { ApiWatch, FAILURE_SUMMARY_MS } from '../../src/collector/api-watch.js';
+import { ApiError, NetworkError } from '../../src/http/errors.js';
+import { capturedLogger } from '../helpers/captured-log.js';
+
+const request = { api: 'metrics' as const, method: 'GET', url: 'http://cdn.invalid/app/metrics/v1/?account=a' };
+
+interface Line {
+  level: number;
+  msg: string;
+  api?: string;
+  failedCalls?: number;
+}
+
+/**
+ * The first-failure reporting behind `run` (issue 13 §2), one attempt at a time: the process tests
+ * (run-feedback.test.ts) show it end to end; here, the run of failures after the first — a summary a minute, one
+ * line on recovery — and the counts the `--once` verdict reads.
+ */
+describe('ApiWatch', () => {
+  function watched() {
+    const clock = new ManualClock(0);
+    const { log, text } = capturedLogger();
+    const watch = new ApiWatch(log, clock);
+    const gate = watch.wrap((_api, send) => send());
+    const lines = () => text().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+    const attempt = (outcome: unknown) =>
+      gate('metrics', () => (outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome))).catch(() => undefined);
+    return { clock, watch, lines, attempt };
+  }
+
+  it('reports the first failure at once, then one summary a minute, then the recovery', async () => {
+    const { clock, lines, attempt } = watched();
+    const dns = new NetworkError(request, 'ENOTFOUND');
+    await attempt(dns);
+    expect(lines()).toEqual([expect.objectContaining({ level: 50, api: 'metrics', msg: expect.stringContaining('ENOTFOUND') })]);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(FAILURE_SUMMARY_MS / 10);
+      await attempt(dns);
+    }
+    expect(lines()).toHaveLength(1); // retries within the minute stay quiet
+    clock.advance(FAILURE_SUMMARY_MS);
+    await attempt(dns);
+    expect(lines()[1]).toMatchObject({ level: 40, msg: 'metrics API still failing', failedCalls: 7 });
+    await attempt({ status: 200 });
+    expect(lines()[2]).toMatchObject({ level: 30, msg: 'metrics API answers again', failedCalls: 7 });
+    // A new run of failures is reported at once again.
+    await attempt(new ApiError({ status: 401, body: {}, request }));
+    expect(lines()[3]).toMatchObject({ level: 50, msg: expect.stringContaining('HTTP 401') });
+  });
+
+  it('a 5xx or a reset is a warning; a 429 is not a failure of the API; calls and 429s are counted', async () => {
+    const { watch, lines, attempt } = watched();
+    await attempt(new ApiError({ status: 429, body: {}, request, retryAfterSec: 1 }));
+    expect(lines()).toEqual([]);
+    await attempt(new ApiError({ status: 503, body: {}, request }));
+    expect(lines()).toEqual([expect.objectContaining({ level: 40, msg: expect.stringContaining('HTTP 503') })]);
+    await attempt({ status: 200 });
+    await attempt(new NetworkError(request, 'ECONNRESET'));
+    expect(lines()[2]).toMatchObject({ level: 40, msg: expect.stringContaining('ECONNRESET') });
+    expect(watch.total()).toEqual({ calls: 4, quotaRejections: 1, failures: 3 });
+    expect(watch.tally('metrics')).toEqual(watch.total());
+    expect(watch.tally('dvr')).toEqual({ calls: 0, quotaRejections: 0, failures: 0 });
+  });
+});
