@@ -1,7 +1,7 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Argument, Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { HttpClient } from '../http/client.js';
-import { API_NAMES, APIS, isApiName } from '../spec/apis.js';
+import { API_NAMES, APIS, type ApiName } from '../spec/apis.js';
 import { collect } from './common.js';
 import { resolveConnection, type ConnectionOptions } from './dvr-args.js';
 
@@ -19,14 +19,13 @@ function parseParam(text: string, previous: string[] = []): string[] {
 export function apiCommand(): Command {
   const command = new Command('api')
     .description('GET any API path, e.g. `api metrics / -q account=acme -q start=2026-11-23T10:00:00 -q end=2026-11-23T10:10:00`')
-    .argument('<api>', API_NAMES.join(' | '))
+    .addArgument(new Argument('<api>', API_NAMES.join(' | ')).choices(API_NAMES))
     .argument('[path]', 'path below the API prefix, e.g. /resources, /times/countries, /acme/streams/live/main', '/')
     .option('-q, --query <key=value>', 'query parameter, repeatable (metric=a -q metric=b repeats it)', parseParam)
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
     .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file); never printed')
     .option('--token-file <path>', 'read the access token from this file (first line)');
-  return command.action(async (api: string, path: string, o: { query?: string[] } & ConnectionOptions) => {
-    if (!isApiName(api)) throw new InvalidArgumentError(`<api> must be one of ${API_NAMES.join(', ')}`);
+  return command.action(async (api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions) => {
     const { baseUrl, token } = resolveConnection(o, process.env);
     const query: Record<string, string[]> = {};
     for (const pair of o.query ?? []) {

@@ -9,11 +9,11 @@ import type { Shard } from '../config/shard.js';
 import { createLogger, type Logger } from '../log.js';
 import { estimateDuration, planBackfill, type BackfillPlan } from '../plan/planner.js';
 import type { ApiName } from '../spec/apis.js';
-import { CliError, collect, EXIT_USAGE, parseTimeOption } from './common.js';
+import { CliError, collect, configFileOption, configHelp, EXIT_USAGE, parseTimeOption } from './common.js';
 import { applyShard, shardOption } from './shard.js';
 
 interface BackfillOptions {
-  config: string;
+  config?: string;
   from: number;
   to?: number;
   jobs?: string[];
@@ -25,20 +25,21 @@ interface BackfillOptions {
 export function backfillCommand(): Command {
   return new Command('backfill')
     .description('Collect a historical range once, within the quotas; resumable (shares checkpoints with the daemon)')
-    .requiredOption('-c, --config <file>', 'YAML configuration')
+    .addOption(configFileOption())
     .requiredOption('--from <time>', 'start (ISO 8601, UTC when no zone)', parseTimeOption('--from'))
     .option('--to <time>', 'end, exclusive, ISO 8601 (default: now; capped at the newest final window)', parseTimeOption('--to'))
     .option('--jobs <prefix>', 'only jobs whose key starts with this (metrics, statistic/acme, …); repeatable', collect)
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
     .option('--json', 'print the plan or the result as JSON')
     .addOption(shardOption())
+    .addHelpText('after', configHelp('incomplete: some spans failed or were set aside (rerun to resume)', 'complete (or --dry-run)'))
     .action(async (o: BackfillOptions) => {
       const from = o.from;
       const to = o.to ?? Date.now();
       if (from >= to) throw new CliError('--from must be before --to', EXIT_USAGE);
       const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);
-      const log = createLogger(config.log.level);
+      const log = createLogger(config.log);
       const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
       try {
         await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now

@@ -1,5 +1,7 @@
-import { InvalidArgumentError } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option } from 'commander';
 import { durationMs } from '../config/duration.js';
+import { configReference } from '../config/reference.js';
 import { CollectorError, type ErrorCode } from '../errors.js';
 import { parseIsoTime } from '../time.js';
 
@@ -32,11 +34,67 @@ export function exitCodeOf(err: CollectorError): number {
   return EXIT_CODES[err.code] ?? EXIT_FAILURE;
 }
 
-export function parseIntArg(name: string, min = 0): (value: string) => number {
+export function parseIntArg(name: string, min = 0, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+    if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}`);
+    }
     return n;
+  };
+}
+
+/** A positive number (`--clock-speed 2.5`); 0, negatives and text are usage errors naming the option. */
+export function parsePositive(name: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    return n;
+  };
+}
+
+/**
+ * `--write <file>`: the text to the file; a path that cannot be written (a missing folder, a directory) is a usage
+ * error naming the option, never a stack.
+ */
+export async function writeOutput(path: string, text: string): Promise<void> {
+  try {
+    await writeFile(path, text);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(err));
+    throw new CliError(`--write ${path}: cannot write (${why}); nothing was written`, EXIT_USAGE);
+  }
+}
+
+/** `-c, --config <file>` of the commands that read a configuration: optional, as every field can come from env. */
+export function configFileOption(): Option {
+  return new Option('-c, --config <file>', 'YAML configuration (see config/collector.example.yaml); without it, the environment alone');
+}
+
+/**
+ * The help text after the options of a command that reads the configuration (as `dvr --help` has): every
+ * environment variable with the field it sets, the precedence, and the command's exit codes (`failure`: what 1 means).
+ */
+export function configHelp(failure: string, success = 'done', moreCodes: readonly string[] = []): () => string {
+  return () => {
+    const fieldsOf = new Map<string, Set<string>>();
+    for (const f of configReference().flatMap((s) => s.fields)) if (f.env) fieldsOf.set(f.env, (fieldsOf.get(f.env) ?? new Set()).add(f.path));
+    const width = Math.max(...[...fieldsOf.keys()].map((name) => name.length));
+    const rows = [...fieldsOf].map(([name, paths]) => `  ${name.padEnd(width)}  ${[...paths].join(', ')}`);
+    return [
+      '',
+      'Environment (sets the config field; precedence: flag > environment > config file > default;',
+      'reference: docs/configuration.md):',
+      ...rows,
+      `  ${'CDN_SHARD'.padEnd(width)}  --shard`,
+      `  ${'NO_COLOR'.padEnd(width)}  no colours even on a terminal`,
+      'Exit codes:',
+      `  0  ${success}; also after Ctrl-C or SIGTERM (a second Ctrl-C a second later stops at once: 130)`,
+      `  1  ${failure}`,
+      '  2  bad arguments or configuration (nothing was called or written)',
+      ...moreCodes.map((line) => `  ${line}`),
+    ].join('\n');
   };
 }
 

@@ -1,12 +1,13 @@
-import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { loadConfigFile } from '../config/loader.js';
+import { renderEffectiveConfig } from '../config/print.js';
 import { configReference, renderConfigReference } from '../config/reference.js';
 import { shardOf } from '../config/shard.js';
-import { CliError, EXIT_USAGE, parseIntArg } from './common.js';
+import { CliError, configFileOption, EXIT_USAGE, parseIntArg, writeOutput } from './common.js';
 
 interface ConfigOptions {
   reference?: boolean;
+  print?: boolean;
   json?: boolean;
   write?: string;
   config?: string;
@@ -15,27 +16,31 @@ interface ConfigOptions {
 
 export function configCommand(): Command {
   return new Command('config')
-    .description('Configuration tools: the field reference (docs/configuration.md) and how accounts split into shards')
+    .description('Configuration tools: the effective configuration, the field reference (docs/configuration.md), how accounts split into shards')
+    .option('--print', 'print the effective configuration (file + environment + flags + defaults) as YAML, secrets redacted')
     .option('--reference', 'print the reference of every field: type, default, env override, meaning (markdown)')
     .option('--json', 'with --reference: JSON instead of markdown')
     .option('--write <file>', 'with --reference: write to a file instead of stdout (e.g. docs/configuration.md)')
-    .option('-c, --config <file>', 'with --shards: the configuration whose accounts are split')
+    .addOption(configFileOption())
     .option('--shards <n>', 'print which accounts each of n shards (--shard i/n) collects', parseIntArg('--shards', 1))
     .action(async (o: ConfigOptions) => {
+      if (o.print) {
+        process.stdout.write(renderEffectiveConfig(loadConfigFile(o.config)));
+        return;
+      }
       if (o.reference) {
         const text = o.json ? `${JSON.stringify(configReference(), null, 2)}\n` : renderConfigReference();
-        if (o.write) await writeFile(o.write, text);
+        if (o.write) await writeOutput(o.write, text);
         else process.stdout.write(text);
         return;
       }
       if (o.shards !== undefined) {
-        if (!o.config) throw new CliError('--shards needs --config <file> (the accounts to split)', EXIT_USAGE);
         const { accounts } = loadConfigFile(o.config);
         if (accounts === 'auto') throw new CliError('--shards: accounts is auto: each instance keeps the discovered accounts of its shard', EXIT_USAGE);
         const shards = Array.from({ length: o.shards }, (_, i) => accounts.filter((a) => shardOf(a, o.shards!) === i));
         shards.forEach((mine, i) => process.stdout.write(`${i}/${o.shards}: ${mine.join(', ') || '(none: this shard would refuse to start)'}\n`));
         return;
       }
-      throw new CliError('config: choose --reference or --shards <n> (see --help)', EXIT_USAGE);
+      throw new CliError('config: choose --print, --reference or --shards <n> (see --help)', EXIT_USAGE);
     });
 }

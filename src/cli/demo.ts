@@ -45,7 +45,7 @@ export function demoCommand(): Command {
         state: { dir: join(o.dataDir, 'state'), initialLookback: `${o.hours}h` },
       }, sinkEnvOnly(process.env));
       checkConfig(config);
-      const log = createLogger(config.log.level);
+      const log = createLogger(config.log);
       const rt = await createRuntime(config, systemClock, log);
       process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`);
 

@@ -5,6 +5,11 @@ import type { DvrGetResponse } from '../sources/dvr/schemas.js';
 
 /** Text of the `dvr` command's outputs: one function per kind, JSON or a readable table. */
 
+/** A table; coloured (cli-table3's red headers, grey borders) only when `colour` (src/colour.ts decides). */
+function table(head: string[], colour: boolean): Table.Table {
+  return new Table({ head, ...(colour ? {} : { style: { head: [], border: [] } }) });
+}
+
 export function isoSeconds(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
 }
@@ -13,13 +18,13 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-export function formatStreamTable(body: DvrGetResponse): string {
-  const nodes = new Table({ head: ['host', 'alive', 'dvr enabled', 'window (s)', 'recorded (s)', 'first recording', 'ranges'] });
+export function formatStreamTable(body: DvrGetResponse, colour: boolean): string {
+  const nodes = table(['host', 'alive', 'dvr enabled', 'window (s)', 'recorded (s)', 'first recording', 'ranges'], colour);
   for (const { host, is_alive, dvr } of body.data) {
     const first = dvr.ranges.length > 0 && typeof dvr.from === 'number' ? isoSeconds(dvr.from) : '-';
     nodes.push([host, yesNo(is_alive), yesNo(dvr.enabled), dvr.window, dvr.duration, first, dvr.ranges.length]);
   }
-  const ranges = new Table({ head: ['host', 'from', 'to', 'duration (s)'] });
+  const ranges = table(['host', 'from', 'to', 'duration (s)'], colour);
   for (const { host, dvr } of body.data) {
     for (const r of dvr.ranges) ranges.push([host, isoSeconds(r.from), isoSeconds(r.from + r.duration), r.duration]);
   }
@@ -47,20 +52,20 @@ export function previewJson(report: PreviewReport): string {
   return json({ dry_run: true, ...report, deletes: absolute, seconds: removedSeconds(report), deleted: false });
 }
 
-export function formatPreviewTable(report: PreviewReport): string {
+export function formatPreviewTable(report: PreviewReport, colour: boolean): string {
   const range =
     report.deletes === 'all'
       ? 'all recorded DVR'
       : `[${isoSeconds(report.deletes.from_ts)}, ${isoSeconds(report.deletes.to_ts)})`;
   const seconds = removedSeconds(report);
   const what = `${range} (${seconds} recorded seconds${seconds >= 3600 ? `, ${(seconds / 3600).toFixed(1)} h` : ''})`;
-  const table = new Table({ head: ['host', 'from', 'to', 'seconds'] });
+  const rows = table(['host', 'from', 'to', 'seconds'], colour);
   for (const node of report.nodes) {
-    if (node.parts.length === 0) table.push([node.host, { colSpan: 2, content: 'nothing recorded there' }, 0]);
-    for (const p of node.parts) table.push([node.host, isoSeconds(p.from), isoSeconds(p.from + p.duration), p.duration]);
+    if (node.parts.length === 0) rows.push([node.host, { colSpan: 2, content: 'nothing recorded there' }, 0]);
+    for (const p of node.parts) rows.push([node.host, isoSeconds(p.from), isoSeconds(p.from + p.duration), p.duration]);
   }
   return (
-    `Dry run: would delete ${what} of ${report.stream_name} on host ${report.host}:\n${table.toString()}\n` +
+    `Dry run: would delete ${what} of ${report.stream_name} on host ${report.host}:\n${rows.toString()}\n` +
     'Nothing was deleted. Add --yes to delete.\n'
   );
 }

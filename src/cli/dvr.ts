@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { useColour } from '../colour.js';
 import { HttpClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
 import { DvrClient } from '../sources/dvr/client.js';
@@ -104,7 +105,7 @@ function withDeleteOptions(command: Command): Command {
 async function runGet(io: DvrIo, account: string, stream: string, o: CommonOptions): Promise<void> {
   await withClient(io, o, async (client) => {
     const body = await asUsageError(() => client.get(account, stream));
-    io.stdout.write(wantsJson(o, io) ? json(body) : formatStreamTable(body));
+    io.stdout.write(wantsJson(o, io) ? json(body) : formatStreamTable(body, useColour(io.stdout, io.env)));
   });
 }
 
@@ -150,7 +151,7 @@ async function preview(
     deletes: cut === 'all' ? 'all' : { from_ts: cut.from, to_ts: cut.to },
     nodes,
   };
-  io.stdout.write(wantsJson(o, io) ? previewJson(report) : formatPreviewTable(report));
+  io.stdout.write(wantsJson(o, io) ? previewJson(report) : formatPreviewTable(report, useColour(io.stdout, io.env)));
 }
 
 async function reportDeletion(io: DvrIo, o: DeleteOptions, remove: () => Promise<Record<string, unknown>>): Promise<void> {

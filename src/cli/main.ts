@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CollectorError } from '../errors.js';
 import { apiCommand } from './api.js';
 import { backfillCommand } from './backfill.js';
@@ -7,14 +7,17 @@ import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
 import { dvrCommand } from './dvr.js';
 import { redactWrites } from './redacted-output.js';
+import { withOverrideFlags } from './overrides.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
+import { exitCleanlyOnSignals } from './signals.js';
 import { simCommand } from './sim.js';
 import { statusCommand } from './status.js';
 
 // Secrets never reach the terminal, whatever quotes them (an error repeating a server's answer, a config value).
 redactWrites(process.stdout);
 redactWrites(process.stderr);
+exitCleanlyOnSignals();
 
 const program = new Command('cdn-collector')
   .description('Collects CDN analytics (metrics, statistics, stream views, DVR) into InfluxDB')
@@ -22,7 +25,18 @@ const program = new Command('cdn-collector')
   .exitOverride()
   .showHelpAfterError('(add --help for usage)');
 
-for (const command of [demoCommand(), runCommand(), backfillCommand(), dvrCommand(), apiCommand(), simCommand(), schemaCommand(), configCommand(), statusCommand()]) {
+const commands = [
+  withOverrideFlags(demoCommand()),
+  withOverrideFlags(runCommand(), { listen: true }),
+  withOverrideFlags(backfillCommand()),
+  dvrCommand(),
+  apiCommand(),
+  simCommand(),
+  schemaCommand(),
+  withOverrideFlags(configCommand(), { listen: true }),
+  statusCommand(),
+];
+for (const command of commands) {
   program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));
 }
 
@@ -34,6 +48,11 @@ try {
 
 /** Prints a failure (a stack only for one that is not ours: a bug) and returns the exit code (see exitCodeOf). */
 function report(err: unknown): number {
+  if (err instanceof InvalidArgumentError) {
+    // Thrown by an action (commander prints only the errors it raises while parsing).
+    process.stderr.write(`error: ${err.message}\n`);
+    return EXIT_USAGE;
+  }
   if (err instanceof CommanderError) {
     // --help and --version exit 0; every argument error exits 2 (commander itself would use 1).
     return err.exitCode === 0 ? 0 : EXIT_USAGE;

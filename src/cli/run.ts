@@ -11,20 +11,20 @@ import { applyShard, shardOption } from './shard.js';
 import { startupFields } from '../collector/startup.js';
 import { EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, verdictExitCode, verdictLine } from '../collector/verdict.js';
 import { printPoints, runOnlineCheck } from './check-online.js';
-import { CliError, EXIT_USAGE } from './common.js';
+import { CliError, configFileOption, configHelp, EXIT_USAGE } from './common.js';
 
-const EXIT_CODES_HELP = `
-Exit codes:
-  0  stopped by SIGINT/SIGTERM; --once: every pending window collected; --check: all checks passed
-  1  an error stopped it (the message says which); --check --online: some check failed
-  2  bad arguments or configuration (nothing called, nothing written)
-  ${EXIT_SET_ASIDE}  --once: some windows were set aside (a permanent failure of that window; retried later)
-  ${EXIT_WINDOWS_FAILED}  --once: some windows failed (API or sink down, token refused): they stay pending;
-     --once --dry-run: some job did not answer
-`;
+const EXIT_CODES_HELP = configHelp(
+  'an error stopped it (the message says which); --check --online: some check failed',
+  'stopped; --once: every pending window collected; --check: all checks passed',
+  [
+    `${EXIT_SET_ASIDE}  --once: some windows were set aside (a permanent failure of that window; retried later)`,
+    `${EXIT_WINDOWS_FAILED}  --once: some windows failed (API or sink down, token refused): they stay pending;`,
+    '   --once --dry-run: some job did not answer',
+  ],
+);
 
 interface RunOptions {
-  config: string;
+  config?: string;
   check?: boolean;
   online?: boolean;
   once?: boolean;
@@ -35,7 +35,7 @@ interface RunOptions {
 export function runCommand(): Command {
   return new Command('run')
     .description('Run the collector daemon: scheduled collection, gap filling from checkpoints, graceful stop on SIGINT/SIGTERM')
-    .requiredOption('-c, --config <file>', 'YAML configuration (see config/collector.example.yaml)')
+    .addOption(configFileOption())
     .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid)')
     .option('--online', 'with --check: also call each enabled API once and test a write to the sink; a verdict per API and sink (exit 0 all ok, 1 some failed)')
     .option('--once', 'run one pass of every job (fills gaps), print a one-line verdict and exit (see the exit codes)')
@@ -47,22 +47,23 @@ export function runCommand(): Command {
       if (o.dryRun && !o.once) throw new CliError('--dry-run goes with --once', EXIT_USAGE);
       const config = applyShard(loadConfigFile(o.config), o.shard);
       checkConfig(config);
+      const source = o.config ?? 'configuration from the environment';
       if (o.check && o.online) {
-        process.exitCode = await runOnlineCheck(config, o.config, o.shard);
+        process.exitCode = await runOnlineCheck(config, source, o.shard);
         return;
       }
       if (o.check) {
         const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})` : '';
-        process.stdout.write(`${o.config}: valid${scope}\n`);
+        process.stdout.write(`${source}: valid${scope}\n`);
         return;
       }
       if (o.dryRun) {
         process.exitCode = await printPoints(config, o.shard);
         return;
       }
-      const log = createLogger(config.log.level);
+      const log = createLogger(config.log);
       // Before anything that may wait: within a second the user sees what this run is doing.
-      log.info(startupFields(config, o.config), o.once ? 'collecting once' : 'starting');
+      log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
       const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
       if (o.once) {
         await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error

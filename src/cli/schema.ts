@@ -1,7 +1,7 @@
-import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { SCHEMA } from '../schema.js';
 import { renderSchemaDocument, renderSchemaJson } from '../schema-doc.js';
+import { writeOutput } from './common.js';
 
 export function schemaCommand(): Command {
   return new Command('schema')
@@ -10,7 +10,7 @@ export function schemaCommand(): Command {
     .option('--write <file>', 'write to a file instead of stdout (e.g. docs/schema.md)')
     .action(async (o: { json?: boolean; write?: string }) => {
       const text = o.json ? renderSchemaJson(SCHEMA) : renderSchemaDocument(SCHEMA);
-      if (o.write) await writeFile(o.write, text);
+      if (o.write) await writeOutput(o.write, text);
       else process.stdout.write(text);
     });
 }

@@ -4,7 +4,18 @@ import { isApiName, type ApiName } from '../spec/apis.js';
 import { parseFaultFlag, type FaultPlan } from '../sim/faults.js';
 import type { QuotaRule } from '../sim/quota.js';
 import { startSimulator } from '../sim/server.js';
-import { collect, parseDuration, parseIntArg } from './common.js';
+import { CliError, collect, EXIT_USAGE, parseDuration, parseIntArg, parsePositive } from './common.js';
+
+/** `api=kinds:rate` (repeatable), checked as it is parsed so a bad one is a usage error naming the option. */
+function parseFault(text: string, previous: Partial<Record<ApiName, FaultPlan>> = {}): Partial<Record<ApiName, FaultPlan>> {
+  let parsed: ReturnType<typeof parseFaultFlag>;
+  try {
+    parsed = parseFaultFlag(text);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message.replace(/^--fault: /, ''));
+  }
+  return { ...previous, ...Object.fromEntries(parsed.apis.map((api) => [api, parsed.plan])) };
+}
 
 /** `api=N/period`, e.g. `statistic=5/2s` or `metrics=off`. */
 function parseQuota(text: string, previous: Record<string, QuotaRule | null> = {}): Record<string, QuotaRule | null> {
@@ -19,17 +30,17 @@ export function simCommand(): Command {
   return new Command('sim')
     .description('Run the simulator of all four APIs on 127.0.0.1; prints one JSON line {url, token, accounts, streams}')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0 = any free port)', parseIntArg('--port'), 0)
+    .option('--port <port>', 'port (0 = any free port)', parseIntArg('--port', 0, 65535), 0)
     .option('--seed <n>', 'seed of the deterministic data', parseIntArg('--seed'), 42)
     .option('--accounts <n>', 'number of accounts', parseIntArg('--accounts', 1), 2)
     .option('--resources <n>', 'resources per account', parseIntArg('--resources', 1), 3)
     .option('--streams <n>', 'streams per account', parseIntArg('--streams', 1), 3)
     .option('--nodes <n>', 'DVR nodes', parseIntArg('--nodes', 1), 3)
     .option('--quota <api=N/period>', 'quota per token, repeatable (statistic=5/2s, metrics=off)', parseQuota)
-    .option('--fault <api=kinds:rate>', 'inject faults, repeatable (statistic=500,504:0.2, all=reset:0.1)', collect)
+    .option('--fault <api=kinds:rate>', 'inject faults, repeatable (statistic=500,504:0.2, all=reset:0.1)', parseFault)
     .option('--failing-node <node>', 'DVR node on which deletions fail, repeatable', collect)
     .option('--statistic-lag <duration>', 'how long statistics keep growing after a minute ends', parseDuration)
-    .option('--clock-speed <x>', 'run the simulated clock x times faster than real time', Number)
+    .option('--clock-speed <x>', 'run the simulated clock x times faster than real time', parsePositive('--clock-speed'))
     .option('--token <token>', 'main token (default: derived from the seed)')
     .option('--real-shapes', 'answer as the real service does: echoes as text, zone-less statistic times, numeric status, hex DVR node ids')
     .option('--streamstat-flat', 'stream views ignore granularity and answer the flat shape for the whole window')
@@ -37,20 +48,10 @@ export function simCommand(): Command {
     .option('--password <password>', 'password of the login (a test credential: ps shows it)')
     .option('--token-lifetime <duration>', 'lifetime of each token the login issues (default 21599000 ms, ~6 h)', parseDuration)
     .action(async (o) => {
-      const faults: Partial<Record<ApiName, FaultPlan>> = {};
-      for (const flag of (o.fault as string[] | undefined) ?? []) {
-        try {
-          const { apis, plan } = parseFaultFlag(flag);
-          for (const api of apis) faults[api] = plan;
-        } catch (err) {
-          throw new InvalidArgumentError((err as Error).message);
-        }
-      }
       const speed = o.clockSpeed as number | undefined;
-      if (speed !== undefined && !(speed > 0)) throw new InvalidArgumentError('--clock-speed must be a positive number');
-      if ((o.username === undefined) !== (o.password === undefined)) throw new InvalidArgumentError('--username and --password go together');
-      if (o.tokenLifetime !== undefined && o.username === undefined) throw new InvalidArgumentError('--token-lifetime needs --username and --password');
-      const sim = await startSimulator({
+      if ((o.username === undefined) !== (o.password === undefined)) throw new CliError('--username and --password go together', EXIT_USAGE);
+      if (o.tokenLifetime !== undefined && o.username === undefined) throw new CliError('--token-lifetime needs --username and --password', EXIT_USAGE);
+      const sim = await listening(() => startSimulator({
         host: o.host,
         port: o.port,
         seed: o.seed,
@@ -60,7 +61,7 @@ export function simCommand(): Command {
           : {}),
         world: { accounts: o.accounts, resourcesPerAccount: o.resources, streamsPerAccount: o.streams, nodes: o.nodes },
         quotas: o.quota,
-        faults,
+        faults: o.fault ?? {},
         clock: speed ? new ScaledClock(Date.now(), speed) : systemClock,
         settings: {
           ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
@@ -68,7 +69,7 @@ export function simCommand(): Command {
           ...(o.realShapes ? { shapes: 'real' as const } : {}),
           ...(o.streamstatFlat ? { streamstatShape: 'flat' as const } : {}),
         },
-      });
+      }), o.host, o.port);
       process.stdout.write(
         `${JSON.stringify({ url: sim.url, token: sim.token, accounts: sim.accounts, streams: sim.streams })}\n`,
       );
@@ -76,4 +77,16 @@ export function simCommand(): Command {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+}
+
+/** The simulator started; a port in use or an address this host does not have is a message, not a stack (exit 1). */
+async function listening<T>(start: () => Promise<T>, host: string, port: number): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`--port ${port}: address ${host}:${port} is already in use`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new CliError(`--host ${host} --port ${port}: cannot listen (${code})`);
+    throw err;
+  }
 }

@@ -186,7 +186,7 @@ export class Collector {
    */
   private async confirm(job: CollectJob, span: Span): Promise<void> {
     try {
-      await this.deps.store.confirm(job.key, span);
+      await Promise.all([job.key, ...(job.sharedKeys?.(span) ?? [])].map((key) => this.deps.store.confirm(key, span)));
     } catch (err) {
       this.deps.telemetry.condition(CHECKPOINT_CONDITION, `checkpoint of ${job.key} not written: ${describeError(err)}`);
       throw err;

@@ -19,7 +19,13 @@ export function durationText(ms: number): string {
 }
 
 /** A config duration: a string such as `10m`, parsed to ms; must be positive. */
-export const duration = z.string().transform((text, ctx) => {
+export const duration = z.union([z.string(), z.number()]).transform((given, ctx) => {
+  const text = String(given);
+  // YAML reads `timeout: 30` as a number; the unit it meant cannot be guessed, the fix can be shown.
+  if (/^\d+(\.\d+)?$/.test(text.trim())) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${text.trim()} has no unit: write ${text.trim()}s (or ms, m, h, d)` });
+    return z.NEVER;
+  }
   const ms = durationMs(text);
   // Finite and safe: a numeral of hundreds of digits reads as Infinity, which no timer or deadline accepts.
   if (ms === undefined || !(ms > 0) || ms > Number.MAX_SAFE_INTEGER) {

@@ -1,86 +1,93 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import type { ZodIssue } from 'zod';
 import { CollectorError } from '../errors.js';
 import { registerConfigSecrets } from '../secrets.js';
+import { applyEnv, envFields, envProblems, type Env } from './env.js';
 import { configSchema, type CollectorConfig } from './schema.js';
 
-/** The configuration is invalid; `field` is its dotted path (e.g. `jobs.metrics.window`). Commands exit 2. */
+// The environment mapping lives in src/config/env.ts; re-exported for the loader's callers.
+export { applyEnv, CONFIG_ENV } from './env.js';
+
+type Obj = Record<string, unknown>;
+
+/** One thing wrong in a configuration: the field's dotted path (e.g. `jobs.metrics.window`) and what is wrong. */
+export interface ConfigProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * The configuration is invalid; commands exit 2. It carries every problem found, so one run shows them all; `field`
+ * is the first one's.
+ */
 export class ConfigError extends CollectorError {
   override name = 'ConfigError';
   override readonly code = 'CDN_ERR_CONFIG';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`config ${field}: ${message}`);
+  readonly problems: ConfigProblem[];
+  readonly field: string;
+  constructor(field: string, message: string);
+  constructor(problems: ConfigProblem[]);
+  constructor(fieldOrProblems: string | ConfigProblem[], message = '') {
+    const problems = typeof fieldOrProblems === 'string' ? [{ field: fieldOrProblems, message }] : fieldOrProblems;
+    super(
+      problems.length === 1
+        ? `config ${problems[0]!.field}: ${problems[0]!.message}`
+        : `config: ${problems.length} problems\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`,
+    );
+    this.problems = problems;
+    this.field = problems[0]!.field;
   }
 }
 
-type Env = Record<string, string | undefined>;
-type Obj = Record<string, unknown>;
-
-/** Secrets and deployment settings that environment variables override (12-factor; Docker/Kubernetes secrets). */
-const API_ENV: Record<string, string> = {
-  CDN_BASE_URL: 'baseUrl',
-  CDN_TOKEN: 'token',
-  CDN_TOKEN_FILE: 'tokenFile',
-  CDN_USERNAME: 'username',
-  CDN_PASSWORD: 'password',
-  CDN_PASSWORD_FILE: 'passwordFile',
+/** What a missing section needs, when its fields can come from the environment. */
+const MISSING_SECTION: Record<string, string> = {
+  api: 'required: an api section, or CDN_BASE_URL and CDN_TOKEN (or CDN_TOKEN_FILE, or CDN_USERNAME with CDN_PASSWORD)',
+  sink: 'required: a sink section, or INFLUX_URL with INFLUX_TOKEN, INFLUX_ORG, INFLUX_BUCKET (InfluxDB 2.x) or with INFLUX_DATABASE (InfluxDB 1.x)',
 };
-const SINK_ENV: Record<string, string> = {
-  INFLUX_URL: 'url',
-  INFLUX_TOKEN: 'token',
-  INFLUX_ORG: 'org',
-  INFLUX_BUCKET: 'bucket',
-  INFLUX_DATABASE: 'database',
-  INFLUX_RETENTION_POLICY: 'retentionPolicy',
-  INFLUX_USERNAME: 'username',
-  INFLUX_PASSWORD: 'password',
-};
-/** Every environment variable `applyEnv` reads (docs/configuration.md finds what each one sets by probing it). */
-export const CONFIG_ENV: readonly string[] = [...Object.keys(API_ENV), 'CDN_ACCOUNTS', ...Object.keys(SINK_ENV)];
-const V1_ONLY = new Set(['database', 'retentionPolicy', 'username', 'password']);
-const V2_ONLY = new Set(['token', 'org', 'bucket']);
 
-/** Merges environment overrides into a raw (unvalidated) config object. */
-export function applyEnv(raw: Obj, env: Env): Obj {
-  const out: Obj = { ...raw };
-  const api: Obj = { ...(isObj(out.api) ? out.api : {}) };
-  for (const [name, key] of Object.entries(API_ENV)) if (env[name]) api[key] = env[name];
-  if (Object.keys(api).length > 0) out.api = api;
-  if (env.CDN_ACCOUNTS) out.accounts = env.CDN_ACCOUNTS.trim() === 'auto' ? 'auto' : env.CDN_ACCOUNTS.split(',').map((s) => s.trim()).filter(Boolean);
-
-  const sink: Obj = { ...(isObj(out.sink) ? out.sink : {}) };
-  const given = Object.entries(SINK_ENV).filter(([name]) => env[name]);
-  if (given.length > 0) {
-    // With no sink in the file, INFLUX_DATABASE selects the v1 API, otherwise v2.
-    if (sink.type === undefined) sink.type = env.INFLUX_DATABASE ? 'influx-v1' : 'influx-v2';
-    for (const [name, key] of given) {
-      const fits = sink.type === 'influx-v1' ? !V2_ONLY.has(key) : sink.type === 'influx-v2' ? !V1_ONLY.has(key) : false;
-      if (fits) sink[key] = env[name];
-    }
-    out.sink = sink;
-  }
-  return out;
-}
-
-/** Validates a raw config object; the first problem is reported with its field path. */
+/** Validates a raw config object (with the environment's overrides); every problem is reported, naming its field. */
 export function parseConfig(raw: unknown, env: Env = process.env): CollectorConfig {
   const merged = applyEnv(isObj(raw) ? raw : {}, env);
   // Before validation: its errors quote values, which must not show a secret pasted into the wrong field.
   registerConfigSecrets(merged);
   const result = configSchema.safeParse(merged);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const field = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
-    throw new ConfigError(field, `${issue.message}${keys}`);
-  }
+  const problems = envProblems(env);
+  if (!result.success) problems.push(...result.error.issues.map((issue) => problemOf(issue, merged, env)));
+  // One problem per field: what zod finds after the first (a bound checked on a value it could not read) follows from it.
+  const firstPerField = problems.filter((p, i) => problems.findIndex((q) => q.field === p.field) === i);
+  if (firstPerField.length > 0 || !result.success) throw new ConfigError(firstPerField);
   return result.data;
 }
 
-export function loadConfigFile(path: string, env: Env = process.env): CollectorConfig {
+/** A zod issue in the reader's words: `required` for a missing field, and the environment variable that sets it. */
+function problemOf(issue: ZodIssue, merged: Obj, env: Env): ConfigProblem {
+  const field = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+  const missing = valueAt(merged, issue.path) === undefined;
+  if (missing && MISSING_SECTION[field]) return { field, message: MISSING_SECTION[field] };
+  let message = issue.message;
+  if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) message = 'required';
+  if (missing && issue.code === 'invalid_union_discriminator') message = `required: one of ${issue.options.map(String).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') message += ` (${issue.keys.join(', ')})`;
+  const variable = envFields(merged).get(field);
+  if (variable && !message.includes(variable)) message += setsField(variable, env, merged, issue.path) ? ` (from ${variable})` : missing ? ` (set ${variable})` : '';
+  return { field, message };
+}
+
+/** Whether `variable`, as given in `env`, is what set the field at `path` (an unparsable one sets nothing). */
+function setsField(variable: string, env: Env, merged: Obj, path: Array<string | number>): boolean {
+  const sinkType = isObj(merged.sink) ? merged.sink.type : undefined;
+  const alone = applyEnv(sinkType === undefined ? {} : { sink: { type: sinkType } }, { [variable]: env[variable] });
+  return env[variable] !== undefined && valueAt(alone, path) !== undefined;
+}
+
+function valueAt(value: unknown, path: Array<string | number>): unknown {
+  return path.reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Obj)[key] : undefined), value);
+}
+
+/** The configuration of a YAML file with the environment's overrides; without a file, of the environment alone. */
+export function loadConfigFile(path: string | undefined, env: Env = process.env): CollectorConfig {
+  if (path === undefined) return parseConfig({}, env);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

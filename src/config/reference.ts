@@ -1,6 +1,6 @@
 import { z, type ZodTypeAny } from 'zod';
 import { duration } from './duration.js';
-import { applyEnv, CONFIG_ENV } from './loader.js';
+import { envFields } from './env.js';
 import { configSchema } from './schema.js';
 
 /**
@@ -33,7 +33,7 @@ export interface SectionDoc {
   fields: FieldDoc[];
 }
 
-interface Unwrapped {
+export interface Unwrapped {
   inner: ZodTypeAny;
   description: string;
   default?: unknown;
@@ -41,7 +41,7 @@ interface Unwrapped {
 }
 
 /** Peels ZodDefault/ZodOptional (and non-duration ZodEffects) off a field, keeping the outermost description. */
-function unwrap(schema: ZodTypeAny): Unwrapped {
+export function unwrap(schema: ZodTypeAny): Unwrapped {
   let node = schema;
   let description: string | undefined;
   let dflt: { value: unknown } | undefined;
@@ -63,7 +63,7 @@ function unwrap(schema: ZodTypeAny): Unwrapped {
   return { inner: node, description: description ?? '', optional, ...(dflt ? { default: dflt.value } : {}) };
 }
 
-function isDuration(node: ZodTypeAny): boolean {
+export function isDuration(node: ZodTypeAny): boolean {
   return node instanceof z.ZodEffects && node._def.effect === duration._def.effect;
 }
 
@@ -119,23 +119,6 @@ export function flow(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/**
- * Which config path each environment variable sets, found by probing `applyEnv` on `raw` (a skeleton that selects a
- * union variant, e.g. `{ sink: { type: 'influx-v1' } }`), so this file never repeats the loader's mapping.
- */
-function envPaths(raw: Record<string, unknown>): Map<string, string> {
-  const probe = '\u0000probe';
-  const found = new Map<string, string>();
-  const search = (value: unknown, path: string, name: string): void => {
-    if (value === probe || (Array.isArray(value) && value.includes(probe))) found.set(path, name);
-    else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      for (const [k, v] of Object.entries(value)) search(v, path ? `${path}.${k}` : k, name);
-    }
-  };
-  for (const name of CONFIG_ENV) search(applyEnv(raw, { [name]: probe }), '', name);
-  return found;
-}
-
 /** `{ a: { b: value } }` for path `a.b`. */
 function skeleton(path: string, value: unknown): Record<string, unknown> {
   return path.split('.').reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), value as Record<string, unknown>);
@@ -146,7 +129,7 @@ export function configReference(schema: z.AnyZodObject = configSchema): SectionD
   const sections: SectionDoc[] = [];
 
   const objectSection = (obj: z.AnyZodObject, path: string, description: string, raw: Record<string, unknown>, variant?: string): void => {
-    const env = envPaths(raw);
+    const env = envFields(raw);
     const section: SectionDoc = { path: path || '(top level)', description, fields: [], ...(variant ? { variant } : {}) };
     sections.push(section);
     const nested: Array<() => void> = [];
@@ -221,13 +204,20 @@ export function renderConfigReference(sections: SectionDoc[] = configReference()
     `<!-- Generated from src/config/schema.ts; do not edit. Regenerate: ${REFERENCE_COMMAND} -->`,
     '',
     'The collector reads one YAML file (`--config FILE`); `config/collector.example.yaml` is a commented example.',
-    'Validate a file without calling anything: `cdn-collector run --config FILE --check` (exit 0 valid, 2 invalid,',
-    'naming the field).',
+    'Without `--config`, the configuration comes from the environment alone: every required field has a variable',
+    '(the Env column). Validate without calling anything: `cdn-collector run [--config FILE] --check` (exit 0 valid,',
+    '2 invalid, every problem listed, each naming the field and the variable that sets it). See what the collector',
+    'will use: `cdn-collector config --print [--config FILE]` (file, environment, flags and defaults merged; secrets',
+    'redacted).',
     '',
     '- **Unknown keys are errors**, so a misspelt key never silently falls back to its default.',
-    '- **Durations** are a number and a unit: `500ms`, `30s`, `10m`, `1h`, `7d`.',
+    '- **Durations** are a number and a unit: `500ms`, `30s`, `10m`, `1h`, `7d` (a bare `30` is refused: write `30s`).',
     '- **Defaults** apply to every field that has one; a section with all defaults may be left out. A field marked',
     '  **required** is required whenever its section is present.',
+    '- **Precedence**: command-line flag > environment variable > config file > default. The flags are',
+    '  `--log-level`, `--log-format` (`run`, `backfill`, `demo`, `config`) and `--listen host:port` (`run`, `config`),',
+    '  whose variables are `LOG_LEVEL`, `LOG_FORMAT`, `CDN_LISTEN` (which sets `http.host` and `http.port`:',
+    '  `127.0.0.1:9464`, `[::]:9464`, `:9464`).',
     '- **Environment variables** in the Env column override the file (12-factor: secrets from Kubernetes/Docker',
     '  secrets). `CDN_ACCOUNTS` takes a comma-separated list. With no `sink` in the file, `INFLUX_URL` with',
     '  `INFLUX_DATABASE` selects `influx-v1`, otherwise `influx-v2`; an `INFLUX_*` variable that does not fit the sink',

@@ -209,16 +209,22 @@ export const configSchema = z
       .optional()
       .describe('name of this collector in its cdn_collector points (default: the host name); unique per shard'),
     log: z
-      .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('JSON log level (stderr)') })
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('log level (stderr); flag --log-level'),
+        format: z
+          .enum(['json', 'pretty'])
+          .optional()
+          .describe('json lines or pretty text; unset: pretty on a terminal, json otherwise; flag --log-format'),
+      })
       .strict()
       .default({})
       .describe('logging'),
     http: z
       .object({
-        port: z.number().int().min(0).max(65535).optional().describe('health/metrics listener port; off when unset'),
+        port: z.number().int().min(0).max(65535).optional().describe('health/metrics listener port; off when unset; flag --listen host:port'),
         host: listenHost
           .default('127.0.0.1')
-          .describe('listener address; containers set 0.0.0.0 so their health checks reach it'),
+          .describe('listener address; containers set 0.0.0.0 so their health checks reach it; flag --listen host:port'),
         maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
         jobMaxLag: z
           .record(z.string().min(1), duration)

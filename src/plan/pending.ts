@@ -5,7 +5,7 @@
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import type { SetAsideStore } from '../state/set-aside.js';
-import { subtractSpans } from '../state/spans.js';
+import { mergeSpan, subtractSpans } from '../state/spans.js';
 import { floorTo } from '../time.js';
 import { collectableEnd, spans as cutSpans } from './windows.js';
 
@@ -22,7 +22,8 @@ export interface PendingState {
  * What `job` still lacks at `now`, oldest first, cut into calls of at most `maxSpanMs`: from its origin (first
  * confirmed or set-aside span, or `initialLookback` before the newest collectable window; never older than the
  * horizon) — or from `range.from` — to the newest collectable window (capped at `range.to`), minus what is confirmed
- * and minus set-aside spans whose retry is not due. A job without checkpoints reads its current spans.
+ * and minus set-aside spans whose retry is not due. A job without checkpoints reads its current spans. A job with
+ * shared keys (several accounts per call) lacks the union of what each key lacks.
  */
 export function pendingSpans(job: CollectJob, state: PendingState, now: number, range?: Span): Span[] {
   const { store, aside, horizonMs, initialLookbackMs } = state;
@@ -34,17 +35,20 @@ export function pendingSpans(job: CollectJob, state: PendingState, now: number, 
   }
   const newest = collectableEnd(rule, now);
   const end = Math.min(newest, range?.to ?? Infinity);
-  // A new job starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
+  const firstAside = aside.list(job.key)[0]?.from ?? Infinity;
+  // A new key starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
   // the lookback, it would never start); once it has confirmed or set aside a span, the oldest of those fixes its
   // origin (a set-aside first span stays pending for its retry).
-  const first = Math.min(store.confirmed(job.key)[0]?.from ?? Infinity, aside.list(job.key)[0]?.from ?? Infinity);
-  const origin = range?.from ?? (Number.isFinite(first) ? first : newest - initialLookbackMs);
-  const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
-  if (start >= end) return [];
+  const gapsOf = (key: string): Span[] => {
+    const first = Math.min(store.confirmed(key)[0]?.from ?? Infinity, firstAside);
+    const origin = range?.from ?? (Number.isFinite(first) ? first : newest - initialLookbackMs);
+    const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
+    return start < end ? store.missing(key, start, end) : [];
+  };
+  // A shared job lacks what any of its keys lacks: an account that joins later gets its own lookback read, and keys
+  // confirmed by single-account jobs before (checkpoint migration) are neither skipped nor read again where all agree.
+  const gaps = job.sharedKeys ? job.sharedKeys().flatMap(gapsOf).reduce<Span[]>(mergeSpan, []) : gapsOf(job.key);
   // Set-aside spans are skipped until their slow retry is due: every pass would otherwise spend a call on each.
   const waiting = aside.waiting(job.key, now);
-  return store
-    .missing(job.key, start, end)
-    .flatMap((gap) => subtractSpans(waiting, gap.from, gap.to))
-    .flatMap((gap) => cutSpans(rule, gap.from, gap.to));
+  return gaps.flatMap((gap) => subtractSpans(waiting, gap.from, gap.to)).flatMap((gap) => cutSpans(rule, gap.from, gap.to));
 }

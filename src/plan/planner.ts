@@ -22,10 +22,14 @@ export interface BackfillPlan {
   spans: number;
 }
 
-/** Checkpointed jobs whose key is or starts with one of `filters` (all when empty), and their missing spans. */
+/**
+ * Checkpointed jobs whose key (or one of whose shared keys: `statistic/acme` selects the job reading every account's
+ * totals) is or starts with one of `filters` (all when empty), and their missing spans.
+ */
 export function planBackfill(source: PendingSource, range: Span, filters: readonly string[] = []): BackfillPlan {
+  const matches = (key: string) => filters.some((f) => key === f || key.startsWith(`${f}/`));
   const selected = source.jobs.filter(
-    (j) => j.checkpointed && (filters.length === 0 || filters.some((f) => j.key === f || j.key.startsWith(`${f}/`))),
+    (j) => j.checkpointed && (filters.length === 0 || [j.key, ...(j.sharedKeys?.() ?? [])].some(matches)),
   );
   const jobs = selected.map((job) => ({ job, spans: source.pending(job, range) }));
   const calls: Partial<Record<ApiName, number>> = {};

@@ -26,6 +26,8 @@ export interface SourcesLearnt {
   streamstatShape: StreamstatShape;
   /** DVR recordings' identities across snapshots (and restarts, with a state dir). */
   dvrRecordings: DvrRecordingStore;
+  /** Members of the shared statistic totals job: the accounts found so far join it (see statistic/jobs.ts). */
+  statisticAccounts: Set<string>;
 }
 
 /** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */
@@ -38,6 +40,7 @@ export function sourcesLearnt(log?: Logger, stateDir?: string): SourcesLearnt {
     streamstatShape: new StreamstatShape((granularity) =>
       log?.warn({ granularity }, `stream view statistics answer without buckets: reading one call per ${granularity} bucket`),
     ),
+    statisticAccounts: new Set(),
   };
 }
 
@@ -48,7 +51,13 @@ export function buildJobs(config: SourcesConfig, learnt: SourcesLearnt = sources
 
 /** The jobs of some accounts (DVR's streams are listed apart, with their accounts): at start, or once discovered. */
 export function accountJobs(config: SourcesConfig, accounts: readonly string[], learnt: SourcesLearnt = sourcesLearnt()): CollectJob[] {
-  const context: JobContext = { accounts, language: config.api.language, pageSize: config.api.pageSize, ...learnt };
+  const context: JobContext = {
+    accounts,
+    language: config.api.language,
+    pageSize: config.api.pageSize,
+    accountsAuto: config.accounts === 'auto',
+    ...learnt,
+  };
   const { jobs } = config;
   return [...metricsJobs(jobs.metrics, context), ...statisticJobs(jobs.statistic, context), ...streamstatJobs(jobs.streamstat, context)];
 }

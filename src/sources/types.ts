@@ -30,6 +30,13 @@ export interface CollectJob {
    * such a job reads `currentSpans(now)` on every pass.
    */
   checkpointed: boolean;
+  /**
+   * Checkpoint keys a job that reads several accounts in one call collects for (statistic `/times/accounts`). Without
+   * a span: all of them, read at every pass (the set grows as accounts are discovered); a span is pending while any
+   * of them lacks it, each from its own origin. With a span just collected: the keys its points were written for,
+   * which the collector confirms along with `key` (an account that joined meanwhile is not among them).
+   */
+  sharedKeys?(span?: Span): readonly string[];
   /** Spans a non-checkpointed job reads now; default: the step window that contains `now`. */
   currentSpans?(now: number): Span[];
   /** HTTP calls reading `span` costs: for planning. */
@@ -45,6 +52,10 @@ export interface JobContext {
   language?: 'en' | 'ru' | undefined;
   /** `limit` of paged reads (api.pageSize). */
   pageSize: number;
+  /** `accounts: auto`: more accounts may join (the statistic totals are then read for all in one call). */
+  accountsAuto?: boolean;
+  /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */
+  statisticAccounts?: Set<string>;
   /** Whether stream views answer in buckets, learnt once for the whole runtime (default: one per call of the job builder). */
   streamstatShape?: StreamstatShape;
 }

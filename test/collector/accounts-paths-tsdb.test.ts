@@ -69,27 +69,27 @@ describe.skipIf(skip)('discovered accounts and paths → InfluxDB', () => {
     return { hits, from, to };
   };
 
-  const dbHits = async (where: string, from: number, to: number): Promise<unknown> =>
-    (await db.query(`SELECT sum(hits) AS hits FROM cdn_traffic WHERE ${where} AND time >= ${from}ms AND time < ${to}ms`, 'cdn'))[0]?.hits;
+  const dbHits = async (measurement: string, where: string, from: number, to: number): Promise<unknown> =>
+    (await db.query(`SELECT sum(hits) AS hits FROM ${measurement} WHERE ${where} AND time >= ${from}ms AND time < ${to}ms`, 'cdn'))[0]?.hits;
 
   it('collects every discovered account, including the one granted between two discoveries', async () => {
-    const rows = await db.query(`SELECT count(hits) FROM cdn_traffic WHERE grouping = 'total' GROUP BY account`, 'cdn');
+    const rows = await db.query(`SELECT count(hits) FROM cdn_traffic GROUP BY account`, 'cdn');
     expect(rows.map((r) => r.account).sort()).toEqual(['acme', 'globex', 'initech']);
     for (const account of ['acme', 'globex', 'initech']) {
       const { hits, from, to } = await truth(`statistic/${account}/total`, { account });
       expect(hits).toBeGreaterThan(0);
-      expect(await dbHits(`grouping = 'total' AND account = '${account}'`, from, to), account).toBe(hits);
+      expect(await dbHits('cdn_traffic', `account = '${account}'`, from, to), account).toBe(hits);
     }
   });
 
   it('stores paths with their host tag; the totals per host equal the simulator /paths totals for that host', async () => {
-    const tagged = await db.query(`SHOW TAG VALUES FROM cdn_traffic WITH KEY = host WHERE grouping = 'paths'`, 'cdn');
+    const tagged = await db.query(`SHOW TAG VALUES FROM cdn_traffic_by_paths WITH KEY = host`, 'cdn');
     expect(tagged.map((r) => r.value).sort()).toEqual(Object.values(hostsOf).flat().sort());
     for (const account of ['acme', 'globex', 'initech']) {
       for (const host of hostsOf[account]!) {
         const { hits, from, to } = await truth(`statistic/${account}/paths/${host}`, { account, host });
         expect(hits).toBeGreaterThan(0);
-        expect(await dbHits(`grouping = 'paths' AND account = '${account}' AND host = '${host}'`, from, to), host).toBe(hits);
+        expect(await dbHits('cdn_traffic_by_paths', `account = '${account}' AND host = '${host}'`, from, to), host).toBe(hits);
       }
     }
   });

@@ -66,17 +66,17 @@ describe.skipIf(skip)('backfill → InfluxDB 1.6.7', () => {
     const client = new StatisticClient(new HttpClient({ baseUrl: sim.url, token: sim.token }));
     for (const account of sim.accounts) {
       const expected = (await client.total({ account, start: from, end: to })).body;
-      const total = await sum('sum(traffic) AS traffic, sum(hits) AS hits', `cdn_traffic WHERE grouping = 'total' AND account = '${account}'`);
+      const total = await sum('sum(traffic) AS traffic, sum(hits) AS hits', `cdn_traffic WHERE account = '${account}'`);
       expect(total).toMatchObject({ traffic: expected.traffic, hits: expected.hits });
       // Groupings add up to the same totals.
-      const byCountry = await sum('sum(traffic) AS traffic', `cdn_traffic WHERE grouping = 'countries' AND account = '${account}'`);
+      const byCountry = await sum('sum(traffic) AS traffic', `cdn_traffic_by_countries WHERE account = '${account}'`);
       expect(byCountry.traffic).toBe(expected.traffic);
     }
   });
 
   it('metrics and statistics agree: edge requests = statistics hits; aggregate = sum over resources', async () => {
     for (const account of sim.accounts) {
-      const hits = await sum('sum(hits) AS v', `cdn_traffic WHERE grouping = 'total' AND account = '${account}'`);
+      const hits = await sum('sum(hits) AS v', `cdn_traffic WHERE account = '${account}'`);
       const edge = await sum('sum(edge_requests_total) AS v', `cdn_metrics WHERE account = '${account}'`);
       const perResource = await sum('sum(edge_requests_total) AS v', `cdn_metrics_resource WHERE account = '${account}'`);
       expect(edge.v).toBe(hits.v);

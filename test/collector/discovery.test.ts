@@ -15,19 +15,25 @@ import { configFor, runtimeFor } from '../helpers/collector.js';
 
 const TOKEN = 'discovery-token';
 
-/** Accounts that have `cdn_traffic` total points in a line-protocol file. */
-function accountsWritten(file: string): string[] {
-  const names = new Set<string>();
+/** Times of the `cdn_traffic` points of each account in a line-protocol file. */
+function timesWritten(file: string): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const m = /^cdn_traffic,account=([^,]+),grouping=total,/.exec(line);
-    if (m) names.add(m[1]!);
+    const m = /^cdn_traffic,account=([^,]+),.* (\d+)$/.exec(line);
+    if (m) out.set(m[1]!, (out.get(m[1]!) ?? new Set()).add(Number(m[2]) * 1000));
   }
-  return [...names].sort();
+  return out;
+}
+
+/** Accounts that have `cdn_traffic` points in a line-protocol file. */
+function accountsWritten(file: string): string[] {
+  return [...timesWritten(file).keys()].sort();
 }
 
 /**
  * `accounts: auto`: the collector reads the token's accounts from the statistics `/accounts` grouping and adds the
- * jobs of new ones while it runs. The simulator's token first grants two of its four accounts, then a third.
+ * jobs of new ones while it runs; the totals of all of them are one /times/accounts job that a new account joins.
+ * The simulator's token first grants two of its four accounts, then a third.
  */
 describe('account discovery', () => {
   const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
@@ -59,17 +65,31 @@ describe('account discovery', () => {
     const calls = rt.limiters.get('statistic').snapshot().recentCompletions;
     expect(calls).toBeGreaterThanOrEqual(1);
     expect(calls).toBeLessThanOrEqual(2);
-    expect(rt.collector.jobs.map((j) => j.key)).toEqual(['statistic/acme/total', 'statistic/globex/total']);
+    expect(rt.collector.jobs.map((j) => j.key)).toEqual(['statistic/*/total']);
     expect((await rt.collector.tick()).filter((r) => r.error)).toEqual([]);
     expect(accountsWritten(out)).toEqual(['acme', 'globex']);
+    const acmeBefore = rt.store.confirmed('statistic/acme/total');
 
     sim.addToken(TOKEN, { accounts: ['acme', 'globex', 'initech'] });
     clock.advance(HOUR);
     expect(await rt.discovery!.refresh()).toEqual(['initech']);
     expect(await rt.discovery!.refresh()).toEqual([]);
-    expect(rt.collector.jobs.map((j) => j.key)).toEqual(['statistic/acme/total', 'statistic/globex/total', 'statistic/initech/total']);
+    expect(rt.collector.jobs.map((j) => j.key)).toEqual(['statistic/*/total']);
+    // The shared job reads what any member lacks: acme from where it stopped, initech its own initialLookback (1 h);
+    // calls planned are the calls made (one /times/accounts call per span).
+    const [job] = rt.collector.jobs;
+    const spans = rt.collector.pending(job!);
+    const planned = spans.reduce((n, s) => n + job!.callsFor(s).least, 0);
+    const before = sim.stats.apis.statistic.requests;
     expect((await rt.collector.tick()).filter((r) => r.error)).toEqual([]);
+    expect(sim.stats.apis.statistic.requests - before).toBe(planned);
     expect(accountsWritten(out)).toEqual(['acme', 'globex', 'initech']);
+    const acme = rt.store.confirmed('statistic/acme/total');
+    const initech = rt.store.confirmed('statistic/initech/total');
+    expect(acme).toEqual([{ from: acmeBefore[0]!.from, to: acmeBefore[0]!.to + HOUR }]);
+    expect(initech).toEqual([{ from: acme[0]!.to - HOUR, to: acme[0]!.to }]);
+    // initech has every bucket of its window, no gap before the job's watermark.
+    expect(timesWritten(out).get('initech')!.size).toBe(HOUR / (5 * 60_000));
     await rt.close();
   });
 

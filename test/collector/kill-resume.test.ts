@@ -77,7 +77,7 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
       expect(windows.size).toBe((2 * DAY) / (10 * MINUTE));
 
       const expected = (await client.total({ account, start: from, end: to })).body;
-      const traffic = await vm.export(`cdn_traffic_hits{account="${account}",grouping="total"}`);
+      const traffic = await vm.export(`cdn_traffic_hits{account="${account}"}`);
       const byTime = distinctTimes(traffic, from, to);
       expect([...byTime.values()].reduce((a, b) => a + b, 0)).toBe(expected.hits);
     }

@@ -12,7 +12,7 @@ import { configFor, runtimeFor } from '../helpers/collector.js';
 function hitsByTime(path: string): Map<number, number> {
   const out = new Map<number, number>();
   for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line.startsWith('cdn_traffic,account=acme,grouping=total,')) continue;
+    if (!line.startsWith('cdn_traffic,account=acme,')) continue;
     const hits = Number(/hits=(\d+)i/.exec(line)![1]);
     out.set(Number(BigInt(line.split(' ').at(-1)!) / 1_000_000n), hits);
   }

@@ -60,8 +60,8 @@ describe('values that are no measurement', () => {
     expect(lines.map((l) => /resource=(\d)/.exec(l)![1])).toEqual(['1', '4']);
     expect(lines[1]).toContain('traffic=9223372036854774784i');
     expect(dead.map((d) => d.reason)).toEqual([
-      'cdn_traffic.hits: -5 is negative, which this integer field cannot be',
-      'cdn_traffic.traffic: 18446744073709551616 does not fit an int64 field',
+      'cdn_traffic_by_resources.hits: -5 is negative, which this integer field cannot be',
+      'cdn_traffic_by_resources.traffic: 18446744073709551616 does not fit an int64 field',
     ]);
     expect(dead.every((d) => d.status === 0 && d.lines.length === 1)).toBe(true);
   });

@@ -43,7 +43,7 @@ describe('a real response shape gives the same points as its seed-shaped twin', 
 
   it('statistic /times: counts and ratio as exact numeric strings', () => {
     const points = samePoints(fixture.statisticTimes, statisticTimesSchema, statistic.timesToPoints);
-    expect(points[0]!.fields).toEqual({ hits: 7, traffic: 700, cache_ratio: 0.5, bandwidth: 10 });
+    expect(points[0]!.fields).toEqual({ hits: 7, traffic: 700, cached_traffic: 350, cache_ratio: 0.5, bandwidth_peak: 10 });
   });
 
   it('streamstat grouped buckets: fields echoed as "views,users", limit as "1000", an unknown key', () => {

@@ -14,7 +14,7 @@ import { configFor, runtimeFor } from '../helpers/collector.js';
 function pathHitsByHost(file: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.startsWith('cdn_traffic,account=acme,grouping=paths,')) continue;
+    if (!line.startsWith('cdn_traffic_by_paths,account=acme,')) continue;
     const host = /(?<!\\),host=([^, ]+)/.exec(line)?.[1] ?? '(none)';
     out.set(host, (out.get(host) ?? 0) + Number(/ (?:.*,)?hits=(\d+)i/.exec(line)![1]));
   }

@@ -29,9 +29,9 @@ describe('stream views measurements (issue 12 §2: one aggregation level each)',
         expect(m.fields.views_max!.aggregate).toBe('max');
         expect(m.query).not.toMatch(/users/);
       } else {
-        expect(Object.keys(m.fields), m.name).toEqual(['users']);
-        expect(m.fields.users!.aggregate).toBe('last');
-        expect(m.query).toMatch(/last\("users"\)/);
+        expect(Object.keys(m.fields), m.name).toEqual(['unique_users']);
+        expect(m.fields.unique_users!.aggregate).toBe('last');
+        expect(m.query).toMatch(/last\("unique_users"\)/);
         expect(m.query).not.toMatch(/sum\(/);
       }
     }

@@ -28,12 +28,12 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
   it('the users series of a period keeps only users, in its own measurement', async () => {
     const body = await clientFor(ctx.sim).total({ ...WINDOW, account: 'acme' });
     expect(totalToPoints(body, { account: 'acme' }, { kind: 'users', period: 'PT1H' })).toEqual([
-      { measurement: 'cdn_users_hourly', tags: { account: 'acme' }, fields: { users: body.users }, time: windowStart },
+      { measurement: 'cdn_users_hourly', tags: { account: 'acme' }, fields: { unique_users: body.users }, time: windowStart },
     ]);
     const grouped = await clientFor(ctx.sim).grouped('stream-types', { ...WINDOW, account: 'acme' });
     const points = groupedToPoints('stream-types', grouped, {}, { kind: 'users', period: 'P1D' });
     expect(points.map((p) => p.measurement)).toEqual(grouped.result.map(() => 'cdn_users_daily_by_stream_types'));
-    expect(points.map((p) => p.fields)).toEqual(grouped.result.map((e) => ({ users: e.users })));
+    expect(points.map((p) => p.fields)).toEqual(grouped.result.map((e) => ({ unique_users: e.users })));
   });
 
   it('grouped elements become one point each in cdn_views_by_<grouping>, keyed by their result keys; only returned fields are written', async () => {

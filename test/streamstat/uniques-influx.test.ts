@@ -102,10 +102,10 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
   const users = async (database: string, measurement: string, account: string, extra = '') =>
     (
       await db.query(
-        `SELECT "users" FROM ${measurement} WHERE account = '${account}'${extra} AND time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`,
+        `SELECT "unique_users" FROM ${measurement} WHERE account = '${account}'${extra} AND time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`,
         database,
       )
-    ).map((r) => [Number(r.time), r.users]);
+    ).map((r) => [Number(r.time), r.unique_users]);
 
   it('stores the simulator’s uniques of the day and of each hour, per account', async () => {
     for (const account of buckets.sim.accounts) {
@@ -131,7 +131,7 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
       const [[, day]] = (await users('buckets', 'cdn_users_daily', account)) as [[number, number]];
       const hourly = (await users('buckets', 'cdn_users_hourly', account)).map(([, u]) => u as number);
       const [sum] = await db.query(
-        `SELECT sum("users") FROM cdn_users_hourly WHERE account = '${account}' AND time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`,
+        `SELECT sum("unique_users") FROM cdn_users_hourly WHERE account = '${account}' AND time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`,
         'buckets',
       );
       expect(sum!.sum).toBeGreaterThan(day);
@@ -184,7 +184,7 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
 
   it('a service that answers flat gives the same users points, a day bucket read with one call per day window', async () => {
     for (const m of ['cdn_users_daily', 'cdn_users_hourly', 'cdn_users_daily_by_browsers', 'cdn_users_hourly_by_browsers']) {
-      const q = `SELECT "users" FROM ${m} WHERE time >= ${RANGE.from}ms AND time < ${RANGE.to}ms GROUP BY *`;
+      const q = `SELECT "unique_users" FROM ${m} WHERE time >= ${RANGE.from}ms AND time < ${RANGE.to}ms GROUP BY *`;
       const [a, b] = await Promise.all([db.series(q, 'buckets'), db.series(q, 'flat')]);
       expect(a.length, m).toBeGreaterThan(0);
       expect(b, m).toEqual(a);

@@ -141,7 +141,9 @@ function buildSplit(world: World, account: string, dimension: Dimension, country
 function splitAmounts(a: Amounts, weights: readonly number[]): Amounts[] {
   const bytes = splitInteger(a.bytes, weights);
   const requests = splitInteger(a.requests, weights);
-  const cached = splitInteger(a.cachedBytes, weights);
+  // Cached bytes follow the bytes' split: largest remainder then never gives a part more than its bytes, so the
+  // guard below never cuts and cached bytes add up like the rest.
+  const cached = splitInteger(a.cachedBytes, bytes);
   return weights.map((_, i) => ({ bytes: bytes[i]!, requests: requests[i]!, cachedBytes: Math.min(cached[i]!, bytes[i]!) }));
 }
 

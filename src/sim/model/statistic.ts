@@ -14,11 +14,10 @@ import type { SimResource, World } from './world.js';
  * cache_ratio = cachedBytes / bytes, bandwidth = peak bits/s = max over minutes of bytes × 8 / 60.
  *
  * Resources are selected first (account, resource, host, service); each selected resource is a "unit" whose minute
- * series is computed once, keyed by what it is grouped by (resource id, host or account). Buckets sum each unit's
- * series, dimension filters take their share of each unit's sums (statistic-dimensions.ts) and dimension groupings
- * split them. Every grouping therefore adds up the same per-unit shares, so groups sum exactly to the total of the
- * same filters; /times buckets add up to the total of the whole window when no dimension filter is set (with one,
- * each bucket's shares are rounded on their own).
+ * series is computed once, keyed by what it is grouped by (resource id, host or account). Dimension filters take
+ * their share of each unit's minute and dimension groupings split it (statistic-dimensions.ts, integers by largest
+ * remainder); buckets and ranges then only add minutes. So everything adds up exactly: the groups of a bucket to the
+ * total of the same filters, and the buckets of a group to that group over the whole range.
  *
  * Bandwidth of a share (not shown how a real service computes it; chosen): the peak of the unfiltered base series
  * scaled by the share's part of the base's bytes. The base is the whole selection for totals and dimension groups,
@@ -77,67 +76,87 @@ export function unitSeries(
   });
 }
 
-/** Sums of a series over [from, to) (whole minutes). */
-function window(s: UnitSeries, from: number, to: number): Amounts {
-  const a = Math.max(0, (from - s.from) / MINUTE);
-  const b = Math.min(s.bytes.length, (to - s.from) / MINUTE);
-  const amounts = { bytes: 0, requests: 0, cachedBytes: 0 };
-  for (let i = a; i < b; i++) {
-    amounts.bytes += s.bytes[i]!;
-    amounts.requests += s.requests[i]!;
-    amounts.cachedBytes += s.cachedBytes[i]!;
-  }
-  return amounts;
-}
-
-/** Peak minute of bytes of several series together (the selection's bandwidth, not the sum of peaks). */
-function combinedPeak(series: readonly UnitSeries[], from: number, to: number): number {
-  const first = series[0];
-  if (!first) return 0;
-  let peak = 0;
-  for (let i = Math.max(0, (from - first.from) / MINUTE); i < Math.min(first.bytes.length, (to - first.from) / MINUTE); i++) {
-    let sum = 0;
-    for (const s of series) sum += s.bytes[i]!;
-    peak = Math.max(peak, sum);
-  }
-  return peak;
+/** Per-minute sums of one group (or of a bandwidth base): integers, so any window of them sums exactly. */
+interface MinuteSums {
+  bytes: Float64Array;
+  requests: Float64Array;
+  cachedBytes: Float64Array;
 }
 
 /** How units become groups: one total, one group per unit, or a split of each unit by a dimension. */
 export type StatGrouping = { kind: 'total' } | { kind: 'unit' } | { kind: 'dimension'; grouping: DimensionGrouping };
 
-/** Values per group key over [from, to), in first-seen order. */
-export function statValues(
-  world: World,
-  series: readonly UnitSeries[],
-  from: number,
-  to: number,
-  filters: DimensionFilters,
-  grouping: StatGrouping,
-): Map<string, StatValues> {
-  const groups = new Map<string, Amounts>();
-  const add = (key: string, a: Amounts) => {
-    const acc = groups.get(key) ?? { bytes: 0, requests: 0, cachedBytes: 0 };
-    groups.set(key, { bytes: acc.bytes + a.bytes, requests: acc.requests + a.requests, cachedBytes: acc.cachedBytes + a.cachedBytes });
-  };
-  // Base of each group's bandwidth: its own series for unit groups, the whole selection otherwise.
-  const baseSeries = new Map<string, UnitSeries[]>();
-  const baseBytes = new Map<string, number>();
+/**
+ * A request's groups, minute by minute: filters take their share and groupings split each unit's minute (integers,
+ * largest remainder), and buckets only add minutes up. So the buckets of a group add up exactly to that group over
+ * the whole range (any granularity), and the groups of a bucket to its total, whatever the grouping and filters.
+ */
+export interface GroupedSeries {
+  from: number;
+  minutes: number;
+  grouping: StatGrouping;
+  groups: Map<string, MinuteSums>;
+  /** Bytes per minute of each bandwidth base: a unit group's own series, else the whole selection (`selection`). */
+  bases: Map<string, Float64Array>;
+}
+
+export function groupSeries(world: World, series: readonly UnitSeries[], filters: DimensionFilters, grouping: StatGrouping): GroupedSeries {
+  const first = series[0];
+  const minutes = first?.bytes.length ?? 0;
+  const out: GroupedSeries = { from: first?.from ?? 0, minutes, grouping, groups: new Map(), bases: new Map() };
+  if (grouping.kind === 'total') sumsOf(out.groups, 'total', minutes);
   for (const s of series) {
-    const amounts = window(s, from, to);
-    const baseKey = grouping.kind === 'unit' ? s.unit.key : 'selection';
-    baseSeries.set(baseKey, [...(baseSeries.get(baseKey) ?? []), s]);
-    baseBytes.set(baseKey, (baseBytes.get(baseKey) ?? 0) + amounts.bytes);
-    const filtered = applyDimensionFilters(world, s.unit.account, amounts, filters);
-    if (grouping.kind === 'total') add('total', filtered);
-    else if (grouping.kind === 'unit') add(s.unit.key, filtered);
-    else for (const [key, part] of splitByDimension(world, s.unit.account, filtered, grouping.grouping, filters)) add(key, part);
+    const base = out.bases.get(baseKey(grouping, s.unit.key)) ?? new Float64Array(minutes);
+    out.bases.set(baseKey(grouping, s.unit.key), base);
+    for (let i = 0; i < minutes; i++) {
+      base[i]! += s.bytes[i]!;
+      const minute = { bytes: s.bytes[i]!, requests: s.requests[i]!, cachedBytes: s.cachedBytes[i]! };
+      if (minute.bytes + minute.requests === 0) continue;
+      const filtered = applyDimensionFilters(world, s.unit.account, minute, filters);
+      if (grouping.kind === 'total') add(sumsOf(out.groups, 'total', minutes), i, filtered);
+      else if (grouping.kind === 'unit') add(sumsOf(out.groups, s.unit.key, minutes), i, filtered);
+      else for (const [key, part] of splitByDimension(world, s.unit.account, filtered, grouping.grouping, filters)) add(sumsOf(out.groups, key, minutes), i, part);
+    }
   }
+  return out;
+}
+
+function baseKey(grouping: StatGrouping, key: string): string {
+  return grouping.kind === 'unit' ? key : 'selection';
+}
+
+function sumsOf(groups: Map<string, MinuteSums>, key: string, minutes: number): MinuteSums {
+  let sums = groups.get(key);
+  if (!sums) groups.set(key, (sums = { bytes: new Float64Array(minutes), requests: new Float64Array(minutes), cachedBytes: new Float64Array(minutes) }));
+  return sums;
+}
+
+function add(sums: MinuteSums, i: number, a: Amounts): void {
+  sums.bytes[i]! += a.bytes;
+  sums.requests[i]! += a.requests;
+  sums.cachedBytes[i]! += a.cachedBytes;
+}
+
+/** Values per group key over [from, to) (whole minutes inside the series), in first-seen order. */
+export function statValues(g: GroupedSeries, from: number, to: number): Map<string, StatValues> {
+  const a = Math.max(0, (from - g.from) / MINUTE);
+  const b = Math.min(g.minutes, (to - g.from) / MINUTE);
   const out = new Map<string, StatValues>();
-  for (const [key, a] of groups) {
-    const baseKey = grouping.kind === 'unit' ? key : 'selection';
-    const base = { bytes: baseBytes.get(baseKey) ?? 0, peakBytes: combinedPeak(baseSeries.get(baseKey) ?? [], from, to) };
-    out.set(key, toValues(a, base));
+  for (const [key, sums] of g.groups) {
+    const amounts = { bytes: 0, requests: 0, cachedBytes: 0 };
+    for (let i = a; i < b; i++) {
+      amounts.bytes += sums.bytes[i]!;
+      amounts.requests += sums.requests[i]!;
+      amounts.cachedBytes += sums.cachedBytes[i]!;
+    }
+    const base = g.bases.get(baseKey(g.grouping, key));
+    let bytes = 0;
+    let peakBytes = 0;
+    for (let i = a; base && i < b; i++) {
+      bytes += base[i]!;
+      peakBytes = Math.max(peakBytes, base[i]!);
+    }
+    out.set(key, toValues(amounts, { bytes, peakBytes }));
   }
   return out;
 }

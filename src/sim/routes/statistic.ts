@@ -5,7 +5,7 @@ import type { StatisticGrouping } from '../../spec/statistic.js';
 import { errorBody } from '../error-body.js';
 import { dimensionRowKeys, GROUPING_DIMENSION, type DimensionFilters, type DimensionGrouping, type Language } from '../model/statistic-dimensions.js';
 import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
-import { statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
+import { groupSeries, statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
 import { visibleShare } from '../model/views.js';
 import type { SimResource } from '../model/world.js';
 import { pageOf, type PagingFault } from '../paging.js';
@@ -61,7 +61,8 @@ function respond(
   const filters = dimensionFilters(r);
   const stat = statGrouping(grouping);
   const show = (ms: number) => DateTime.fromMillis(ms, { zone: r.timeZone }).toISO({ suppressMilliseconds: true })!;
-  const compute = (from: number, to: number) => statValues(ctx.world, series, from, to, filters, stat);
+  const grouped = groupSeries(ctx.world, series, filters, stat);
+  const compute = (from: number, to: number) => statValues(grouped, from, to);
   const rowsOf = (values: Map<string, StatValues>) => rows(r, grouping!, values, ctx, language, paging);
   const echoed = { ...r.filters, ...(r.filters.code !== undefined ? { code: Number(r.filters.code) } : {}) };
   const envelope = { start: show(r.start), end: show(r.end), account: null, ...echoed };

@@ -1,5 +1,5 @@
 import type { HttpClient } from '../../http/client.js';
-import { provisionalSpans, statisticRule } from '../../plan/windows.js';
+import { provisionalSpans, statisticRule, type WindowRule } from '../../plan/windows.js';
 import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
 import type { StatisticClientOptions } from './client.js';
@@ -7,9 +7,11 @@ import { collectPages, flatRows, largestBucket, pageParams, pagedCalls } from '.
 import type { CollectJob, JobContext, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
+import { ReadFor, readSharedTotals, SHARED_TOTALS_KEY, sharedTotalsCalls, totalsKey } from './shared-totals.js';
 import { stepMs, type StatisticSettings } from './settings.js';
 
-type Grouping = 'total' | StatisticGrouping;
+/** `accounts` is collected as `total`: its rows are each account's totals (the same cdn_traffic points). */
+type Grouping = 'total' | Exclude<StatisticGrouping, 'accounts'>;
 
 /** What one job reads: a grouping of an account, and for `paths` the host it is filtered by (the spec requires one). */
 interface Target {
@@ -18,39 +20,80 @@ interface Target {
   host?: string;
 }
 
+/** The final read of a job, before the provisional twin is derived from it. */
+type FinalJob = Pick<CollectJob, 'key' | 'callsFor' | 'collect' | 'sharedKeys'>;
+
 /**
  * Traffic statistics: one job per account and grouping (per account and host for `paths`), read through the
  * `/times…` endpoints so one call covers a whole span of buckets (5 calls/min go a long way), and only once the
  * buckets are final (`lag` after they end). With `provisional`, a second job per target reads the closed but not yet
  * final buckets early; it keeps no checkpoint, and the final read later overwrites its points (same series and time).
+ *
+ * Totals of several accounts (two or more configured, or `accounts: auto`) are ONE job reading `/times/accounts`,
+ * which carries every account's totals in one call (issue 11 §4), instead of one `/times?account=…` job each. It
+ * keeps each account's checkpoint under the key the single-account job used (`statistic/<account>/total`), so
+ * switching between the two neither leaves a gap nor reads twice what every account has; a window that only some
+ * accounts have is read for all and rewrites the others' points with the same values. An account that joins (found
+ * by discovery) has no checkpoint yet: the shared job reads its `initialLookback` like a new single-account job would.
  */
-export function statisticJobs(c: StatisticSettings, { accounts, language, pageSize }: JobContext): CollectJob[] {
+export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const step = stepMs(c);
   const rule = statisticRule(step, c.lag, c.span);
-  return accounts.flatMap((account) =>
-    targetsOf(c, account).flatMap((target): CollectJob[] => {
-      const key = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/');
-      const final: CollectJob = {
-        key: `statistic/${key}`,
-        api: 'statistic',
-        rule,
-        checkpointed: true,
-        // /times pages the span's buckets themselves (their number is known); grouped reads page groups per bucket.
-        callsFor: (span) => pagedCalls(target.grouping === 'total' ? (span.to - span.from) / step : 0, pageSize),
-        collect: (span, http) =>
-          readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, c.granularity, span, pageSize),
-      };
-      if (!c.provisional) return [final];
-      const early: CollectJob = {
-        ...final,
-        key: `statistic-provisional/${key}`,
-        checkpointed: false,
-        currentSpans: (now) => provisionalSpans(rule, now, c.lag),
-      };
-      return [final, early];
-    }),
+  const groupings = [...new Set(c.groupings.map((g): Grouping => (g === 'accounts' ? 'total' : g)))];
+  // With accounts: auto the job is made with the first accounts found; later ones join its member set.
+  const shared = groupings.includes('total') && ctx.accounts.length > 0 && (ctx.accountsAuto === true || ctx.accounts.length >= 2);
+  const finals: FinalJob[] = ctx.accounts.flatMap((account) =>
+    targetsOf(c, groupings, account)
+      .filter((t) => !(shared && t.grouping === 'total'))
+      .map((target) => targetJob(c, ctx, step, target)),
   );
+  if (shared) finals.push(sharedTotalsJob(c, ctx));
+  return finals.flatMap((final) => withProvisional(c, rule, final));
+}
+
+function targetJob(c: StatisticSettings, { language, pageSize }: JobContext, step: number, target: Target): FinalJob {
+  const key = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/');
+  return {
+    key: `statistic/${key}`,
+    // /times pages the span's buckets themselves (their number is known); grouped reads page groups per bucket.
+    callsFor: (span) => pagedCalls(target.grouping === 'total' ? (span.to - span.from) / step : 0, pageSize),
+    collect: (span, http) => readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, c.granularity, span, pageSize),
+  };
+}
+
+/**
+ * The job of every member's totals. Members live in the runtime's shared set (discovery adds to it; the collector
+ * keeps the first job of this key), and each span confirms the accounts it was read for.
+ */
+function sharedTotalsJob(c: StatisticSettings, ctx: JobContext): FinalJob {
+  const members = ctx.statisticAccounts ?? new Set<string>();
+  for (const account of ctx.accounts) members.add(account);
+  const readFor = new ReadFor();
+  const client = (http: HttpClient) => new StatisticClient(http, languageFor('total', ctx.language));
+  return {
+    key: SHARED_TOTALS_KEY,
+    sharedKeys: (span?: Span) => (span ? readFor.take(span) : [...members].sort()).map(totalsKey),
+    callsFor: () => sharedTotalsCalls(members.size, ctx.pageSize),
+    collect: (span, http) => {
+      const now = new Set(members);
+      readFor.record(span, now);
+      return readSharedTotals(http, client(http), now, { start: span.from, end: span.to, granularity: c.granularity }, ctx.pageSize);
+    },
+  };
+}
+
+function withProvisional(c: StatisticSettings, rule: WindowRule, final: FinalJob): CollectJob[] {
+  const job: CollectJob = { ...final, api: 'statistic', rule, checkpointed: true };
+  if (!c.provisional) return [job];
+  const { sharedKeys: _final, ...read } = job;
+  const early: CollectJob = {
+    ...read,
+    key: final.key.replace(/^statistic\//, 'statistic-provisional/'),
+    checkpointed: false,
+    currentSpans: (now) => provisionalSpans(rule, now, c.lag),
+  };
+  return [job, early];
 }
 
 /**
@@ -64,9 +107,9 @@ function languageFor(grouping: Grouping, language: JobContext['language']): Stat
   return chosen === undefined ? {} : { language: chosen };
 }
 
-/** The account's targets: each configured grouping, `paths` once per host listed for the account (none if none). */
-function targetsOf(c: StatisticSettings, account: string): Target[] {
-  return c.groupings.flatMap((grouping): Target[] =>
+/** The account's targets: each grouping, `paths` once per host listed for the account (none if none). */
+function targetsOf(c: StatisticSettings, groupings: readonly Grouping[], account: string): Target[] {
+  return groupings.flatMap((grouping): Target[] =>
     grouping === 'paths' ? (c.paths.hosts[account] ?? []).map((host) => ({ account, grouping, host })) : [{ account, grouping }],
   );
 }
@@ -86,7 +129,7 @@ function readSpan(
       api: 'statistic',
       endpoint: '/times',
       fetchPage: async (offset, limit) => (await client.times({ ...q, ...pageParams(offset, limit) })).body,
-      toPoints: timesToPoints,
+      toPoints: (body) => timesToPoints(body, { account }),
       rows: flatRows,
     }, pageSize);
   }
@@ -94,7 +137,7 @@ function readSpan(
     api: 'statistic',
     endpoint: `/times/${grouping}`,
     fetchPage: async (offset, limit) => (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
-    toPoints: (body) => timesGroupedToPoints(grouping, body),
+    toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
     rows: largestBucket,
   }, pageSize);
 }

@@ -1,36 +1,96 @@
-import type { MeasurementSchema } from '../../points.js';
+import type { FieldSchema, MeasurementSchema } from '../../points.js';
+import { GROUPING_KEYS, STATISTIC_GROUPINGS, type StatisticGrouping } from '../../spec/statistic.js';
 
+/** Totals per account and bucket; the `accounts` grouping's rows are these same points (same series). */
 export const TRAFFIC_MEASUREMENT = 'cdn_traffic';
+
+/** Groupings stored in a measurement of their own (`accounts` is cdn_traffic itself). */
+export type DimensionGrouping = Exclude<StatisticGrouping, 'accounts'>;
+export const DIMENSION_GROUPINGS = STATISTIC_GROUPINGS.filter((g): g is DimensionGrouping => g !== 'accounts');
+
+/** One aggregation level per measurement: a query without a filter never counts a byte twice. */
+export function trafficMeasurement(grouping: StatisticGrouping | 'total'): string {
+  return grouping === 'total' || grouping === 'accounts' ? TRAFFIC_MEASUREMENT : `cdn_traffic_by_${grouping}`;
+}
+
+/**
+ * cached_traffic = round(traffic × cache_ratio). The spec does not say whether the ratio is one of bytes or of hits;
+ * bytes are assumed, like the metrics API's hit ratio, which its spec defines as cached bytes / total bytes. Stored so
+ * that a ratio over several buckets or series is sum(cached_traffic) / sum(traffic), weighted by traffic.
+ */
+const FIELDS: Record<string, FieldSchema> = {
+  traffic: { type: 'integer', description: 'traffic in the bucket', unit: 'bytes', aggregate: 'sum', nonNegative: true },
+  hits: { type: 'integer', description: 'number of connections in the bucket', unit: 'hits', aggregate: 'sum', nonNegative: true },
+  cached_traffic: {
+    type: 'integer',
+    description: 'traffic served from cache: round(traffic × cache_ratio) (the ratio is taken as one of bytes)',
+    unit: 'bytes',
+    aggregate: 'sum',
+    nonNegative: true,
+  },
+  cache_ratio: {
+    type: 'float',
+    description: 'share served from cache in this bucket only, 0..1, unrounded; over several buckets or series use sum(cached_traffic) / sum(traffic), never its mean',
+    unit: 'ratio',
+    aggregate: { ratio: ['cached_traffic', 'traffic'] },
+    nonNegative: true,
+  },
+  bandwidth_peak: { type: 'integer', description: 'peak speed in the bucket (the API field bandwidth)', unit: 'bits/s', aggregate: 'max', nonNegative: true },
+};
+
+const COMMON_TAGS = {
+  account: 'account name (every point belongs to one account: there is no all-accounts point)',
+  service: 'media or static (the service filter of the call); all when not filtered',
+};
+
+/** What each key tag means, for the groupings whose key it is. */
+const KEY_TAG_TEXT: Record<string, string> = {
+  country: 'country code',
+  country_name: 'readable country name in the response language',
+  region: 'region code',
+  region_name: 'readable region name in the response language; (empty) when the service has none',
+  browser: 'browser',
+  platform: 'platform / OS',
+  referrer: 'referrer',
+  code: 'HTTP response code',
+  custom: 'label',
+  resource: 'resource identifier',
+  resource_name: 'resource name',
+  host: 'host part of the URL',
+  path: 'path part of the URL',
+};
+
+/** The key tags of a grouping; paths also carry the host they were read for (the spec: /paths requires host). */
+function keyTags(grouping: DimensionGrouping): Record<string, string> {
+  const keys = grouping === 'paths' ? ['host', ...GROUPING_KEYS.paths] : GROUPING_KEYS[grouping];
+  return Object.fromEntries(keys.map((k) => [k, KEY_TAG_TEXT[k] ?? k]));
+}
+
+const SOURCE = 'GET /app/statistic/v3';
+const RATIO = 'sum("cached_traffic") / sum("traffic") AS "cache_ratio"';
 
 /** Traffic statistics v3: one point per bucket (× group) of /times and /times/<g>; time = bucket start. */
 export const statisticMeasurements: MeasurementSchema[] = [
   {
     name: TRAFFIC_MEASUREMENT,
-    description: 'CDN traffic, hits, cache ratio and peak bandwidth per bucket, in total or per group',
-    source: 'GET /app/statistic/v3/times and /times/<grouping> (also / and /<grouping>, time = window start)',
-    tags: {
-      account: 'account name (the group, or the account filter of the call); all when neither',
-      grouping: 'total, or the grouping: customs, referrers, codes, regions, browsers, platforms, resources, hosts, paths, countries, accounts',
-      service: 'media or static (the service filter of the call); all when not filtered',
-      country: 'country code (groupings countries/regions, or the country filter)',
-      country_name: 'readable country name in the response language',
-      region: 'region code (grouping regions, or the region filter)',
-      region_name: 'readable region name in the response language; (empty) when the service has none',
-      browser: 'browser (grouping browsers, or the browser filter)',
-      platform: 'platform / OS (grouping platforms, or the platform filter)',
-      referrer: 'referrer (grouping referrers, or the referrer filter)',
-      code: 'HTTP response code (grouping codes, or the code filter)',
-      custom: 'label (grouping customs, or the custom filter)',
-      resource: 'resource identifier (grouping resources, or the resource filter)',
-      resource_name: 'resource name (grouping resources)',
-      host: 'host part of the URL (grouping hosts; the host filter, e.g. of /paths)',
-      path: 'path part of the URL (grouping paths, or the path filter)',
-    },
-    fields: {
-      traffic: { type: 'integer', description: 'traffic in the bucket', unit: 'bytes', nonNegative: true },
-      hits: { type: 'integer', description: 'number of connections in the bucket', unit: 'hits', nonNegative: true },
-      cache_ratio: { type: 'float', description: 'share served from cache, 0..1, unrounded', unit: 'ratio', nonNegative: true },
-      bandwidth: { type: 'integer', description: 'peak speed in the bucket', unit: 'bits/s', nonNegative: true },
-    },
+    description:
+      'CDN traffic, hits, cached traffic and peak bandwidth per account and bucket (the account total; the accounts grouping gives the same points)',
+    source: `${SOURCE}/times?account=… or /times/accounts (several accounts in one call)`,
+    tags: COMMON_TAGS,
+    fields: FIELDS,
+    query: `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${RATIO}, max("bandwidth_peak") AS "bandwidth_peak" FROM "cdn_traffic" WHERE $timeFilter GROUP BY time($__interval), "account"`,
   },
+  ...DIMENSION_GROUPINGS.map(
+    (grouping): MeasurementSchema => ({
+      name: trafficMeasurement(grouping),
+      description: `CDN traffic, hits, cached traffic and peak bandwidth per account, bucket and ${grouping} group`,
+      source: `${SOURCE}/times/${grouping}`,
+      tags: { ...COMMON_TAGS, ...keyTags(grouping) },
+      fields: FIELDS,
+      query: `SELECT sum("traffic") AS "traffic", ${RATIO} FROM "${trafficMeasurement(grouping)}" WHERE $timeFilter GROUP BY time($__interval), ${Object.keys(keyTags(grouping))
+        .filter((k) => !k.endsWith('_name'))
+        .map((k) => `"${k}"`)
+        .join(', ')}`,
+    }),
+  ),
 ];

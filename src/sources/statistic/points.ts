@@ -1,7 +1,7 @@
 import { presentTags, type Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
 import { toMs } from '../../time.js';
-import { TRAFFIC_MEASUREMENT } from './measurements.js';
+import { trafficMeasurement } from './measurements.js';
 import type { StatisticGrouped, StatisticRow, StatisticTimes, StatisticTimesGrouped, StatisticTotal } from './schemas.js';
 
 /** Keys of a row or of the envelope's echoed filters that become tags (account and service are handled apart). */
@@ -20,47 +20,63 @@ const KEY_TAGS = [
   'host',
   'path',
 ] as const;
-const VALUE_FIELDS = ['traffic', 'hits', 'cache_ratio', 'bandwidth'] as const;
 
-type Values = Partial<Record<(typeof VALUE_FIELDS)[number], number>>;
+type Values = { traffic?: number | undefined; hits?: number | undefined; cache_ratio?: number | undefined; bandwidth?: number | undefined };
 type Keyed = Partial<Record<(typeof KEY_TAGS)[number] | 'account', string | number | null | undefined>>;
 type Envelope = Keyed & { service?: string | undefined };
 
-/** `/times`: one point per bucket, at the bucket start. */
-export function timesToPoints(body: StatisticTimes): Point[] {
-  return body.result.map((bucket) => point('total', bucket.start, body, {}, bucket));
+/** What the call itself fixed: the account a job asked for (a service need not echo it). */
+export interface CallContext {
+  account?: string;
 }
 
-/** `/times/<grouping>`: one point per bucket and group, at the bucket start. */
-export function timesGroupedToPoints(grouping: StatisticGrouping, body: StatisticTimesGrouped): Point[] {
-  return body.result.flatMap((bucket) => bucket.result.map((row) => point(grouping, bucket.start, body, row, row)));
+/** `/times`: one point per bucket, at the bucket start. */
+export function timesToPoints(body: StatisticTimes, call: CallContext = {}): Point[] {
+  return body.result.map((bucket) => point('total', bucket.start, body, call, {}, bucket));
+}
+
+/** `/times/<grouping>`: one point per bucket and group, at the bucket start (`accounts` rows are cdn_traffic points). */
+export function timesGroupedToPoints(grouping: StatisticGrouping, body: StatisticTimesGrouped, call: CallContext = {}): Point[] {
+  return body.result.flatMap((bucket) => bucket.result.map((row) => point(grouping, bucket.start, body, call, row, row)));
 }
 
 /** `/`: one point at the window start. */
-export function totalToPoints(body: StatisticTotal): Point[] {
-  return [point('total', body.start, body, {}, body)];
+export function totalToPoints(body: StatisticTotal, call: CallContext = {}): Point[] {
+  return [point('total', body.start, body, call, {}, body)];
 }
 
 /** `/<grouping>`: one point per group at the window start. */
-export function groupedToPoints(grouping: StatisticGrouping, body: StatisticGrouped): Point[] {
-  return body.result.map((row) => point(grouping, body.start, body, row, row));
+export function groupedToPoints(grouping: StatisticGrouping, body: StatisticGrouped, call: CallContext = {}): Point[] {
+  return body.result.map((row) => point(grouping, body.start, body, call, row, row));
+}
+
+/**
+ * The API's values as fields: `bandwidth` is a peak (bandwidth_peak), and cached_traffic = round(traffic × cache_ratio)
+ * (the ratio taken as one of bytes, see measurements.ts) so that ratios over buckets are sums of bytes.
+ */
+export function trafficFields(v: Values): Record<string, number> {
+  const fields: Record<string, number> = {};
+  if (v.traffic !== undefined) fields.traffic = v.traffic;
+  if (v.hits !== undefined) fields.hits = v.hits;
+  if (v.traffic !== undefined && v.cache_ratio !== undefined) fields.cached_traffic = Math.round(v.traffic * v.cache_ratio);
+  if (v.cache_ratio !== undefined) fields.cache_ratio = v.cache_ratio;
+  if (v.bandwidth !== undefined) fields.bandwidth_peak = v.bandwidth;
+  return fields;
 }
 
 /**
  * Tags: the call's echoed filters, overridden by the row's keys (so filtered series stay apart from unfiltered ones);
- * `account` and `service` are `all` when neither the row nor the call fixed them.
+ * `service` is `all` when the call did not filter it. The account is the row's (accounts grouping), else the one the
+ * call asked for, else its echo; the jobs always ask for one, so no point stands for all accounts.
  */
-function point(grouping: string, start: string, envelope: Envelope, row: Keyed | StatisticRow, values: Values): Point {
+function point(grouping: StatisticGrouping | 'total', start: string, envelope: Envelope, call: CallContext, row: Keyed | StatisticRow, values: Values): Point {
   const keys = Object.fromEntries(KEY_TAGS.map((key) => [key, (row as Keyed)[key] ?? envelope[key]]));
   const tags: Record<string, string> = {
-    account: 'all',
-    grouping,
+    ...presentTags({ account: row.account ?? call.account ?? envelope.account }),
     service: 'all',
-    ...presentTags({ account: row.account ?? envelope.account, service: envelope.service }),
+    ...presentTags({ service: envelope.service }),
     ...presentTags(keys),
   };
-  const fields: Record<string, number> = {};
-  for (const f of VALUE_FIELDS) if (values[f] !== undefined) fields[f] = values[f];
   // The schemas already checked that `start` parses.
-  return { measurement: TRAFFIC_MEASUREMENT, tags, fields, time: toMs(start) };
+  return { measurement: trafficMeasurement(grouping), tags, fields: trafficFields(values), time: toMs(start) };
 }

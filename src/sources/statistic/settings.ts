@@ -14,7 +14,7 @@ const COLLECTED_GROUPINGS = ['total', ...STATISTIC_GROUPINGS] as ['total', ...St
 /** `jobs.statistic` (see src/sources/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
-    enabled: z.boolean().default(true).describe('collect cdn_traffic'),
+    enabled: z.boolean().default(true).describe('collect cdn_traffic (per account) and cdn_traffic_by_<grouping>'),
     granularity: z.string().default('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
     lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
     span: duration.default('1d').describe('widest time span one /times call covers'),
@@ -22,7 +22,9 @@ export const schema = z
       .array(z.enum(COLLECTED_GROUPINGS))
       .min(1)
       .default(['total', 'resources', 'countries', 'codes'])
-      .describe('groupings to collect; each costs calls'),
+      .describe(
+        'groupings to collect; each costs calls. total and accounts are the same points (cdn_traffic); with two or more accounts (or accounts: auto) they are read for all accounts at once from /times/accounts',
+      ),
     paths: z
       .object({
         hosts: z

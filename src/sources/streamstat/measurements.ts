@@ -52,6 +52,9 @@ export function fieldsOf(series: ViewsSeries): readonly StreamstatField[] {
   return series.kind === 'views' ? ['views', 'views_max'] : ['users'];
 }
 
+/** The field a value of the API is stored as: `users` is an InfluxQL keyword (SHOW USERS), so it is stored as `unique_users`. */
+export const STORED_FIELD: Readonly<Record<StreamstatField, string>> = { views: 'views', views_max: 'views_max', users: 'unique_users' };
+
 const VIEWS_FIELDS: Record<string, FieldSchema> = {
   views: { type: 'integer', description: 'views observed in the bucket', unit: 'views', aggregate: 'sum', nonNegative: true },
   views_max: { type: 'integer', description: 'peak simultaneous views in the bucket', unit: 'views', aggregate: 'max', nonNegative: true },
@@ -60,10 +63,9 @@ const VIEWS_FIELDS: Record<string, FieldSchema> = {
 function usersFields(period: UniquesPeriod): Record<string, FieldSchema> {
   const noun = PERIOD_NOUN[period];
   return {
-    users: {
+    [STORED_FIELD.users]: {
       type: 'integer',
-      // USERS is an InfluxQL keyword (SHOW USERS): unquoted `SELECT users` does not parse.
-      description: `unique users (IP + User-Agent) over the ${noun}, as the API counts them for a ${noun}; never summed over ${noun}s or groups. Quote it in InfluxQL ("users" is a keyword)`,
+      description: `unique users (IP + User-Agent) over the ${noun}, as the API counts them for a ${noun} (its \`users\`); never summed over ${noun}s or groups`,
       unit: 'users',
       aggregate: 'last',
       nonNegative: true,
@@ -113,7 +115,7 @@ function usersSchemas(period: UniquesPeriod): MeasurementSchema[] {
       source: `${SOURCE} with granularity ${period} (or one call per ${noun})`,
       tags: ACCOUNT_TAG,
       fields: usersFields(period),
-      query: `SELECT last("users") FROM "${total}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY time(${interval})`,
+      query: `SELECT last("unique_users") FROM "${total}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY time(${interval})`,
     },
     ...GROUPED_BY.map((g): MeasurementSchema => {
       const [tag] = Object.keys(GROUP_TAGS[g]);
@@ -124,7 +126,7 @@ function usersSchemas(period: UniquesPeriod): MeasurementSchema[] {
         source: `${groupedSource(g)} with granularity ${period} (or one call per ${noun})`,
         tags: { ...ACCOUNT_TAG, ...GROUP_TAGS[g] },
         fields: usersFields(period),
-        query: `SELECT last("users") FROM "${name}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY time(${interval}), "${tag}"`,
+        query: `SELECT last("unique_users") FROM "${name}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY time(${interval}), "${tag}"`,
       };
     }),
   ];

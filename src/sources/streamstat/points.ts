@@ -1,7 +1,7 @@
 import { presentTags, type Point } from '../../points.js';
 import type { StreamstatGrouping } from '../../spec/streamstat.js';
 import { toMs } from '../../time.js';
-import { fieldsOf, measurementOf, VIEWS_SERIES, type ViewsSeries } from './measurements.js';
+import { fieldsOf, measurementOf, STORED_FIELD, VIEWS_SERIES, type ViewsSeries } from './measurements.js';
 import type { StreamstatElement, StreamstatGrouped, StreamstatTimes, StreamstatTimesGrouped, StreamstatTotal } from './schemas.js';
 
 const KEY_TAGS = ['account', 'stream', 'stream_type', 'browser', 'platform'] as const;
@@ -56,6 +56,6 @@ function point(series: ViewsSeries, grouping: 'total' | StreamstatGrouping, star
   // The schemas already checked that `start` parses.
   const time = toMs(start);
   const fields: Record<string, number> = {};
-  for (const f of fieldsOf(series)) if (values[f] !== undefined) fields[f] = values[f];
+  for (const f of fieldsOf(series)) if (values[f] !== undefined) fields[STORED_FIELD[f]] = values[f];
   return { measurement: measurementOf(series, grouping), tags: presentTags(tags), fields, time };
 }

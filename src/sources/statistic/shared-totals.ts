@@ -1,0 +1,84 @@
+import type { HttpClient } from '../../http/client.js';
+import type { Point } from '../../points.js';
+import { largestBucket, pageParams, walkPages } from '../paging.js';
+import type { Span, SpanCalls } from '../types.js';
+import type { StatisticClient } from './client.js';
+import { timesGroupedToPoints } from './points.js';
+
+/** The checkpoint key of an account's totals: the same for its own `/times` job and for the shared job. */
+export const totalsKey = (account: string): string => `statistic/${account}/total`;
+
+/** The key of the job that reads every member's totals through `/times/accounts`. */
+export const SHARED_TOTALS_KEY = 'statistic/*/total';
+
+/**
+ * Calls one span of `/times/accounts` takes: a page per `pageSize` accounts (the limit applies to the accounts of
+ * each bucket), so one call for up to `pageSize` accounts. The read stops once every bucket listed every member; an
+ * idle member (no row in a bucket) or a token with more accounts than the members can add a page.
+ */
+export function sharedTotalsCalls(members: number, pageSize: number): SpanCalls {
+  return { least: Math.max(1, Math.ceil(members / pageSize)), paged: true };
+}
+
+/**
+ * One span of `/times/accounts` (spec A2: the accounts grouping, no account filter: every account of the token), as
+ * cdn_traffic points of the `members` only; the accounts grouping's rows are the same points as each account's
+ * `/times` (same series and time), so the shared read and a single-account read never make two series.
+ * Unlike `/times?account=…`, a member without traffic in a bucket has no row there, so no zero point is written; and
+ * a configured account the token cannot read is simply absent (no 401 names it): its buckets stay empty.
+ */
+export async function readSharedTotals(
+  http: HttpClient,
+  client: StatisticClient,
+  members: ReadonlySet<string>,
+  q: { start: number; end: number; granularity: string },
+  pageSize: number,
+): Promise<Point[]> {
+  const points: Point[] = [];
+  const seen = new Map<string, Set<string>>();
+  const read = {
+    api: 'statistic' as const,
+    endpoint: '/times/accounts',
+    fetchPage: async (offset: number, limit: number) => (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
+    rows: largestBucket,
+  };
+  for await (const page of walkPages(http, read, 0, pageSize)) {
+    for (const p of timesGroupedToPoints('accounts', page)) if (members.has(p.tags.account!)) points.push(p);
+    for (const bucket of page.result) {
+      const accounts = seen.get(bucket.start) ?? new Set<string>();
+      for (const row of bucket.result) if (row.account !== undefined && members.has(row.account)) accounts.add(row.account);
+      seen.set(bucket.start, accounts);
+    }
+    // Every member in every bucket: no member's row can be on a later page (each account is one row per bucket).
+    if (page.result.length > 0 && [...seen.values()].every((s) => s.size === members.size)) break;
+  }
+  return points;
+}
+
+/**
+ * The members a span was read for, so that the collector confirms exactly those (an account may join meanwhile).
+ * Bounded: a pass holds at most two spans between read and confirmation, and reads nobody confirms (the provisional
+ * twin, a failed write) must not pile up.
+ */
+export class ReadFor {
+  private readonly bySpan = new Map<string, string[]>();
+
+  constructor(private readonly limit = 64) {}
+
+  record(span: Span, members: ReadonlySet<string>): void {
+    const id = `${span.from}/${span.to}`;
+    this.bySpan.delete(id);
+    this.bySpan.set(id, [...members]);
+    for (const oldest of this.bySpan.keys()) {
+      if (this.bySpan.size <= this.limit) break;
+      this.bySpan.delete(oldest);
+    }
+  }
+
+  take(span: Span): string[] {
+    const id = `${span.from}/${span.to}`;
+    const members = this.bySpan.get(id) ?? [];
+    this.bySpan.delete(id);
+    return members;
+  }
+}
