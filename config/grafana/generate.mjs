@@ -157,7 +157,7 @@ const streamVar = variable('stream', `SHOW TAG VALUES FROM "cdn_views_by_streams
 const STREAM = `"stream" =~ /^$stream$/`;
 /** Unique users of one period, read from the series counted over that period: never summed across buckets. */
 const users = (measurement, period, by) =>
-  `SELECT last("users") FROM "${measurement}" WHERE ${ACC}${by.includes('stream') ? ` AND ${STREAM}` : ''} AND ${T} GROUP BY time(${period})${by.map((t) => `, "${t}"`).join('')} fill(none)`;
+  `SELECT last("unique_users") FROM "${measurement}" WHERE ${ACC}${by.includes('stream') ? ` AND ${STREAM}` : ''} AND ${T} GROUP BY time(${period})${by.map((t) => `, "${t}"`).join('')} fill(none)`;
 
 const audience = dashboard(
   'cdn-streams',
@@ -167,7 +167,7 @@ const audience = dashboard(
   [
     panel('stat', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
     panel('stat', 'Peak simultaneous views', [q(`SELECT max("views_max") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8),
-    panel('stat', 'Unique users, latest day', [q(`SELECT last("users") FROM "cdn_users_daily" WHERE ${ACC} AND ${T} GROUP BY "account"`)], 8, {
+    panel('stat', 'Unique users, latest day', [q(`SELECT last("unique_users") FROM "cdn_users_daily" WHERE ${ACC} AND ${T} GROUP BY "account"`)], 8, {
       description: 'Unique users of the latest day in the range, as the API counts them for that day (not a sum of hours).',
     }),
     panel('timeseries', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m' }),

@@ -77,11 +77,11 @@ describe('InfluxQL checker (the dashboard test can fail)', () => {
   });
 
   it('refuses aggregates that lie: a sum of unique users, a mean of a ratio, a sum of peaks', () => {
-    bad(`SELECT sum("users") FROM "cdn_users_daily" WHERE $timeFilter GROUP BY time(1d)`, /sum\("users"\) does not fit cdn_users_daily.users, which aggregates as last/);
+    bad(`SELECT sum("unique_users") FROM "cdn_users_daily" WHERE $timeFilter GROUP BY time(1d)`, /sum\("unique_users"\) does not fit cdn_users_daily.unique_users, which aggregates as last/);
     bad(`SELECT mean("cache_ratio") FROM "cdn_traffic"`, /mean\("cache_ratio"\) does not fit .* as ratio \(use sum\("cached_traffic"\) \/ sum\("traffic"\)\)/);
     bad(`SELECT sum("bandwidth_peak") FROM "cdn_traffic"`, /sum\("bandwidth_peak"\) does not fit/);
     ok(`SELECT sum("cached_traffic") / sum("traffic") FROM "cdn_traffic" GROUP BY time(1h)`);
-    ok(`SELECT last("users") FROM "cdn_users_hourly" GROUP BY time(1h), "account"`);
+    ok(`SELECT last("unique_users") FROM "cdn_users_hourly" GROUP BY time(1h), "account"`);
   });
 
   it('refuses what it cannot check instead of passing it', () => {
