@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/http/client.js';
 import { SCHEMA } from '../../src/schema.js';
+import { NO_QUOTAS } from '../../src/sim/quota.js';
+import { MetricsClient } from '../../src/sources/metrics/client.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { INFLUXD_BIN, serverSkipReason } from '../helpers/servers.js';
 import { DATABASE, fillInflux, type FilledInflux } from './dashboards-fixture.js';
@@ -92,7 +95,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('Grafana alert quer
   const to = Math.floor((now - HOUR) / HOUR) * HOUR;
 
   beforeAll(async () => {
-    f = await fillInflux((sim) => ({ statistic: { groupings: ['total'] }, streamstat: { enabled: false }, dvr: { streams: sim.streams } }), to - 3 * HOUR, to, { accounts: 2 });
+    f = await fillInflux((sim) => ({ statistic: { groupings: ['total'] }, streamstat: { enabled: false }, dvr: { streams: sim.streams } }), to - 3 * HOUR, to, { accounts: 2, quotas: NO_QUOTAS });
     await f.rt.collector.tick();
     for (const job of f.rt.collector.jobs) f.rt.telemetry.jobLag(job.key, job.key.startsWith('statistic/') ? HOUR : MINUTE);
     await f.rt.sink.write(f.rt.telemetry.toPoints(Date.now() - 2 * MINUTE));
@@ -118,6 +121,26 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('Grafana alert quer
     expect(behind.length).toBeGreaterThan(0);
     // A recording stream's newest range ends at its latest snapshot (within the snapshot's minute).
     expect(Math.min(...behind.map((s) => Number(s.values[0]![1])))).toBeLessThanOrEqual(60);
+  });
+
+  it('the 5xx share a rule evaluates = the metrics API\'s 5xx ÷ requests of the same half hour, per account', async () => {
+    const query = String(influxQueries(byUid('cdn-edge-5xx-share'))[0]!.model.query);
+    const from = to - 30 * MINUTE;
+    const shown = await f.db.series(query.replace('$timeFilter', `time >= ${from}ms AND time <= ${to - 1}ms`), DATABASE);
+    const metrics = new MetricsClient(new HttpClient({ baseUrl: f.sim.url, token: f.sim.token }));
+    const accounts = f.sim.accounts.slice(0, 2);
+    expect(shown.map((s) => s.tags!.account).sort()).toEqual([...accounts].sort());
+    for (const account of accounts) {
+      let errors = 0;
+      let requests = 0;
+      for (let t = from; t < to; t += 10 * MINUTE) {
+        const [row] = (await metrics.aggregate({ account, start: t, end: t + 10 * MINUTE, metrics: ['edge_status_5xx', 'edge_requests_total'] })).data;
+        errors += Number(row!.edge_status_5xx);
+        requests += Number(row!.edge_requests_total);
+      }
+      expect(requests, account).toBeGreaterThan(0);
+      expect(Number(shown.find((s) => s.tags!.account === account)!.values[0]![1]), account).toBeCloseTo(errors / requests, 12);
+    }
   });
 
   it('fire on injected faults: 5xx share, cache-ratio drop, a live stream that stopped recording, auth, spans set aside, lag', async () => {
