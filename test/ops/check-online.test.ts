@@ -130,8 +130,11 @@ describe('run --check --online and run --once --dry-run', () => {
   });
 
   it('--once --dry-run prints the newest window of every job as line protocol; writes nothing, no checkpoint', async () => {
-    const cfg = simConfig();
-    const exit = await runCli(['run', '--config', cfg.path, '--once', '--dry-run'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
+    // Its own simulator: the calls of the tests before (other processes, other quota journals) must not count against
+    // this one's quota window.
+    const own = await startSimulator({ quotas: scaledQuotas(2000) });
+    const cfg = feedbackConfig({ baseUrl: own.url, token: own.token, accounts: own.accounts.slice(0, 1), sim: own, apis: [...ALL_APIS] });
+    const exit = await runCli(['run', '--config', cfg.path, '--once', '--dry-run'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited.finally(() => own.close());
     expect(exit.code, exit.stderr).toBe(0);
     const lines = exit.stdout.trim().split('\n');
     expect(lines.every((l) => /^cdn_[a-z_]+,.+ \d+$/.test(l)), exit.stdout.slice(0, 2000)).toBe(true);
