@@ -5,9 +5,12 @@ import type { DvrGetResponse } from '../sources/dvr/schemas.js';
 
 /** Text of the `dvr` command's outputs: one function per kind, JSON or a readable table. */
 
-/** A table; coloured (cli-table3's red headers, grey borders) only when `colour` (src/colour.ts decides). */
+/**
+ * A table with red headers only when `colour` (src/colour.ts decides). The codes are ours, not cli-table3's styles:
+ * its colour library second-guesses the decision (e.g. it turns colours off whenever CI is set, even on a terminal).
+ */
 function table(head: string[], colour: boolean): Table.Table {
-  return new Table({ head, ...(colour ? {} : { style: { head: [], border: [] } }) });
+  return new Table({ head: colour ? head.map((h) => `\x1b[31m${h}\x1b[39m`) : head, style: { head: [], border: [] } });
 }
 
 export function isoSeconds(unixSeconds: number): string {

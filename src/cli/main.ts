@@ -13,6 +13,7 @@ import { schemaCommand } from './schema.js';
 import { exitCleanlyOnSignals } from './signals.js';
 import { simCommand } from './sim.js';
 import { statusCommand } from './status.js';
+import { verifyCommand } from './verify.js';
 
 // Secrets never reach the terminal, whatever quotes them (an error repeating a server's answer, a config value).
 redactWrites(process.stdout);
@@ -35,6 +36,7 @@ const commands = [
   schemaCommand(),
   withOverrideFlags(configCommand(), { listen: true }),
   statusCommand(),
+  withOverrideFlags(verifyCommand()),
 ];
 for (const command of commands) {
   program.addCommand(command.exitOverride().showHelpAfterError('(add --help for usage)'));

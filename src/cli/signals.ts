@@ -1,5 +1,5 @@
 /** A second signal within this long of the first is a copy of the same keypress, not a request to hurry. */
-const SAME_KEYPRESS_MS = 1000;
+export const SAME_KEYPRESS_MS = 1000;
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /**

@@ -1,21 +1,67 @@
 import pLimit from 'p-limit';
-import type { BackfillPlan } from '../plan/planner.js';
+import { planBackfill, type BackfillPlan } from '../plan/planner.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { Collector, PassResult } from './collector.js';
 
+/** Spans per pass: between passes a backfill can stop (Ctrl-C, a cancelled request) without waiting for a whole job. */
+const SPANS_PER_PASS = 8;
+
+export interface BackfillRunOptions {
+  onSpan?: (job: CollectJob, span: Span) => void;
+  /** Asked between passes: true stops the backfill after the spans already under way (they are confirmed). */
+  shouldStop?: () => boolean;
+  concurrency?: number;
+}
+
 /**
  * Runs a plan (planBackfill): jobs side by side (the per-API limiters keep every call inside its quota), each job's
- * spans oldest first. Resumable: confirmed spans are checkpointed, so a rerun after a kill only does what is still
- * missing.
+ * spans oldest first, a few spans per pass. Resumable: confirmed spans are checkpointed, so a rerun after a kill only
+ * does what is still missing. Returns one result per job, its passes added up.
  */
-export async function runBackfill(
-  collector: Collector,
-  plan: BackfillPlan,
-  onSpan: (job: CollectJob, span: Span) => void = () => {},
-  concurrency = 16,
-): Promise<PassResult[]> {
-  const limit = pLimit(concurrency);
-  return Promise.all(
-    plan.jobs.map(({ job }) => limit(() => collector.runOnce(job, 'backfill', plan.range, (span) => onSpan(job, span)))),
-  );
+export async function runBackfill(collector: Collector, plan: BackfillPlan, options: BackfillRunOptions = {}): Promise<PassResult[]> {
+  const limit = pLimit(options.concurrency ?? 16);
+  const runJob = async (job: CollectJob, spans: Span[]): Promise<PassResult> => {
+    const total: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
+    for (let i = 0; i < spans.length && !options.shouldStop?.(); i += SPANS_PER_PASS) {
+      const chunk = spans.slice(i, i + SPANS_PER_PASS);
+      // The pass collects what is still pending inside the chunk's range: never a window confirmed meanwhile.
+      const range = { from: chunk[0]!.from, to: chunk[chunk.length - 1]!.to };
+      const r = await collector.runOnce(job, 'backfill', range, (span) => options.onSpan?.(job, span));
+      total.spans += r.spans;
+      total.points += r.points;
+      total.setAside += r.setAside;
+      if (r.error) return { ...total, error: r.error };
+    }
+    return total;
+  };
+  return Promise.all(plan.jobs.map(({ job, spans }) => limit(() => runJob(job, spans))));
+}
+
+export interface BackfillOutcome {
+  spans: number;
+  points: number;
+  setAside: number;
+  /** Jobs whose last round still ended on an error. */
+  failed: string[];
+  stopped: boolean;
+}
+
+/**
+ * Runs the plan, then reruns the jobs that failed while a round makes progress (at most 3 rounds): a transient
+ * failure (an API blip, a database restart) does not end a long backfill.
+ */
+export async function executeBackfill(collector: Collector, plan: BackfillPlan, options: BackfillRunOptions = {}): Promise<BackfillOutcome> {
+  const outcome: BackfillOutcome = { spans: 0, points: 0, setAside: 0, failed: [], stopped: false };
+  let current = plan;
+  for (let round = 0; round < 3; round++) {
+    const results = await runBackfill(collector, current, options);
+    outcome.spans += results.reduce((n, r) => n + r.spans, 0);
+    outcome.points += results.reduce((n, r) => n + r.points, 0);
+    outcome.setAside += results.reduce((n, r) => n + r.setAside, 0);
+    outcome.failed = results.filter((r) => r.error).map((r) => r.key);
+    if (options.shouldStop?.()) return { ...outcome, stopped: true };
+    if (outcome.failed.length === 0 || results.every((r) => r.spans === 0)) break;
+    current = planBackfill(collector, plan.range, outcome.failed);
+  }
+  return outcome;
 }

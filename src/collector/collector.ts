@@ -157,7 +157,7 @@ export class Collector {
     await settleWrite();
     if (failure) {
       result.error = describeError(failure.err);
-      this.deps.telemetry.jobFailed(job.key);
+      this.deps.telemetry.jobFailed(job.key, result.error);
       this.deps.log.warn({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
     }
     this.deps.telemetry.jobLag(job.key, this.lagMs(job));

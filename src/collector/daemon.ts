@@ -2,6 +2,8 @@ import { schedule, setLogger, type ScheduledTask } from 'node-cron';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
+import { serveBackfillRequests } from './backfill-server.js';
+import { scheduleVerify } from '../verify/job.js';
 
 export interface Daemon {
   /** Resolves after the first pass of every job (startup gap fill) has ended. */
@@ -44,6 +46,8 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     tasks.push(schedule(config.jobs[api].schedule, passOf(api), { noOverlap: true, name: `collect-${api}` }));
   }
   tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
+  const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
+  tasks.push(...[scheduleVerify(rt, log)].filter((t) => t !== undefined)); // reconciliation (config verify)
 
   // accounts: auto: the accounts are read before the first pass and again every jobs.statistic.discovery; the passes
   // pick up the jobs of new accounts (they filter collector.jobs each time).
@@ -65,6 +69,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     firstPass,
     async stop() {
       clearInterval(discoveryTimer);
+      await backfills.stop();
       for (const t of tasks) await t.stop();
       // Calls queued for a quota slot or a retry would hold the stop for up to the limiter deadline (minutes, e.g.
       // while the API is down) and outlast a container's grace period: they are rejected, so their spans stay

@@ -45,9 +45,11 @@ export interface RuntimeOptions {
 }
 
 export async function createRuntime(config: CollectorConfig, clock: Clock, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
-  const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname() });
+  const failing = { apiAfterMs: config.http.apiFailingAfter, sinkAfterMs: config.http.sinkFailingAfter };
+  const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname(), failing });
   // Before anything is opened: an unreadable password file is a config error with nothing to release.
   const tokens = tokenProviderFor(config.api, { clock, onEvent: (e) => reportAuthEvent(telemetry, log, e) });
+  telemetry.setFailingLimits({ refusalsToFail: tokens.renew ? 2 : 1 }); // a renewable token gets its renewal first
   const store = await CheckpointStore.open(config.state.dir, { clock });
   telemetry.watchCheckpoints(store);
   let journal: QuotaJournal;

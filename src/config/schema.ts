@@ -5,6 +5,7 @@ import * as dvr from '../sources/dvr/settings.js';
 import * as metrics from '../sources/metrics/settings.js';
 import * as statistic from '../sources/statistic/settings.js';
 import * as streamstat from '../sources/streamstat/settings.js';
+import * as verify from '../verify/settings.js';
 import { duration, durationText } from './duration.js';
 import { httpUrl, listenHost } from './fields.js';
 
@@ -226,6 +227,8 @@ export const configSchema = z
           .default('127.0.0.1')
           .describe('listener address; containers set 0.0.0.0 so their health checks reach it; flag --listen host:port'),
         maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
+        apiFailingAfter: duration.default('5m').describe('/healthz answers 503 when every call of an API failed for this long (401/403 after a token renewal: at once)'),
+        sinkFailingAfter: duration.default('2m').describe('/healthz answers 503 when every write to the sink failed for this long'),
         jobMaxLag: z
           .record(z.string().min(1), duration)
           .default({})
@@ -236,6 +239,7 @@ export const configSchema = z
       .strict()
       .default({})
       .describe('the /healthz and /metrics listener'),
+    verify: verify.schema,
   })
   .strict();
 

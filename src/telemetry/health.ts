@@ -36,7 +36,7 @@ export function evaluateHealth(telemetry: Telemetry, thresholds: HealthThreshold
     jobs[job] = { lagSeconds: lagMs / 1000, maxLagSeconds: maxLagMs / 1000, ok };
     if (!ok) reasons[job] = `lag ${formatSeconds(lagMs)} exceeds the limit of ${formatSeconds(maxLagMs)}`;
   }
-  const conditions = telemetry.activeConditions();
+  const conditions = telemetry.activeConditions(now);
   Object.assign(reasons, conditions);
   const setAside = telemetry.setAsideByJob();
   const extra = Object.keys(setAside).length > 0 ? { setAside } : {};

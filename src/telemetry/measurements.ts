@@ -6,8 +6,10 @@ const TAG_MEANINGS: Record<string, string> = {
   kind: `which metric the point carries: ${Object.keys(METRICS).join(', ')}`,
   api: `API called: ${API_NAMES.join(', ')} (api_* kinds)`,
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
-  measurement: 'measurement the points went to (points_written)',
+  measurement: 'measurement the points went to (points_written), or that was reconciled (verify_drift)',
   job: 'collection job key, e.g. statistic/ACCOUNT/countries (job_*, checkpoint_age)',
+  field_key: 'the field compared by the reconciliation (verify_drift); measurement and account name the series',
+  account: 'account of the reconciled series (verify_drift)',
   instance: 'the collector process (config `instance`, default the host name), so shards writing to one database stay apart',
   condition: 'what makes /healthz answer 503, e.g. auth, state:checkpoints (unhealthy)',
 };

@@ -83,6 +83,24 @@ export const METRICS = {
     unit: 's',
     help: 'Time since the job last persisted a confirmed span',
   },
+  verify_drift: {
+    type: 'gauge',
+    labels: ['measurement', 'field_key', 'account'],
+    promName: `${METRIC_PREFIX}_verify_drift`,
+    field: 'drift',
+    fieldType: 'float',
+    unit: 'field unit (stored − provider)',
+    help: 'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per measurement, field (field_key: `field` is an InfluxQL keyword) and account; 0 when it matched',
+  },
+  verify_last_run: {
+    type: 'gauge',
+    labels: [],
+    promName: `${METRIC_PREFIX}_verify_last_run_timestamp_seconds`,
+    field: 'timestamp_seconds',
+    fieldType: 'float',
+    unit: 's since the epoch',
+    help: 'When the last reconciliation (verify) finished',
+  },
 } satisfies Record<string, MetricDefinition>;
 
 export type MetricKind = keyof typeof METRICS;

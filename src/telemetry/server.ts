@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { evaluateHealth, type HealthThresholds } from './health.js';
+import { renderProcessMetrics, startProcessMetrics } from './process-metrics.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import type { Telemetry } from './telemetry.js';
 
@@ -48,9 +49,13 @@ export interface TelemetryServer {
   close(): Promise<void>;
 }
 
-/** `/healthz` (200 ok, 503 with a reason per lagging job), `/metrics` (Prometheus text), 404 for anything else. */
+/**
+ * `/healthz` (200 ok, 503 with a reason per lagging job and per condition: failing API or sink, state not writable),
+ * `/metrics` (Prometheus text: the collector's metrics, then process/runtime metrics and build info), 404 otherwise.
+ */
 export async function startTelemetryServer(opts: TelemetryServerOptions): Promise<TelemetryServer> {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...opts.limits };
+  startProcessMetrics();
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -105,7 +110,7 @@ function route(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerRe
     res.setHeader('allow', 'GET, HEAD');
     return send(res, 405, 'application/json', { error: `method ${req.method} not allowed` });
   }
-  if (path === '/metrics') return send(res, 200, PROMETHEUS_CONTENT_TYPE, opts.telemetry.prometheus());
+  if (path === '/metrics') return send(res, 200, PROMETHEUS_CONTENT_TYPE, opts.telemetry.prometheus() + renderProcessMetrics());
   const report = evaluateHealth(opts.telemetry, opts);
   send(res, report.status === 'ok' ? 200 : 503, 'application/json', report);
 }

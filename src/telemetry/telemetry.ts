@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import type { FailureKind } from './outcome.js';
+import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isRefusal, isServed, type FailingLimits } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { renderPrometheus } from './prometheus.js';
 
@@ -15,6 +16,8 @@ export interface TelemetryOptions {
   /** Tag of every cdn_collector point: counters of several instances in one database must not overwrite each other. */
   instance?: string;
   checkpoints?: CheckpointView;
+  /** When failing APIs and a failing sink turn /healthz 503 (config `http.apiFailingAfter`, `http.sinkFailingAfter`). */
+  failing?: Partial<FailingLimits>;
 }
 
 interface LagReport {
@@ -32,12 +35,21 @@ export class Telemetry {
   private readonly backlogs = new Map<string, number>();
   private readonly conditions = new Map<string, string>();
   private readonly setAside = new Map<string, number>();
+  private readonly errors = new Map<string, { error: string; at: number }>();
+  /** The last reconciliation: drift per measurement, field and account, and when it ran (epoch ms). */
+  private verification: { drift: Sample[]; at: number } | undefined;
   private readonly clock: Clock;
   private readonly instance: string | undefined;
   private checkpoints: CheckpointView | undefined;
+  private readonly apiFailures = new FailureTracker();
+  private readonly sinkFailures = new FailureTracker();
+  /** Consecutive 401/403 answers per API since its last success. */
+  private readonly refusals = new Map<string, number>();
+  private failingLimits: FailingLimits;
 
   constructor(opts: TelemetryOptions = {}) {
     this.clock = opts.clock ?? systemClock;
+    this.failingLimits = { ...DEFAULT_FAILING_LIMITS, ...opts.failing };
     this.instance = opts.instance;
     this.checkpoints = opts.checkpoints;
   }
@@ -47,10 +59,25 @@ export class Telemetry {
     this.checkpoints = view;
   }
 
-  /** One finished HTTP call: `outcome` is the HTTP status or a failure kind (see callOutcome). 429 also counts as throttled. */
+  /** Changes when failures become unhealthy (e.g. once the runtime knows whether its token can be renewed). */
+  setFailingLimits(limits: Partial<FailingLimits>): void {
+    this.failingLimits = { ...this.failingLimits, ...limits };
+  }
+
+  /**
+   * One finished HTTP call: `outcome` is the HTTP status or a failure kind (see callOutcome). 429 also counts as
+   * throttled. A served call clears the API's failures; see failingConditions for when they make it unhealthy.
+   */
   apiCall(api: string, outcome: number | FailureKind): void {
     this.count('api_calls', { api, status: String(outcome) });
     if (outcome === 429) this.count('api_throttled', { api });
+    if (isServed(outcome)) {
+      this.apiFailures.succeeded(api);
+      this.refusals.delete(api);
+      return;
+    }
+    this.apiFailures.failed(api, this.clock.now(), outcome);
+    if (isRefusal(outcome)) this.refusals.set(api, (this.refusals.get(api) ?? 0) + 1);
   }
 
   apiRetry(api: string): void {
@@ -59,6 +86,7 @@ export class Telemetry {
 
   pointsWritten(measurement: string, count: number): void {
     this.count('points_written', { measurement }, count);
+    this.sinkFailures.succeeded('sink');
   }
 
   deadLetters(count = 1): void {
@@ -67,10 +95,18 @@ export class Telemetry {
 
   writeFailed(): void {
     this.count('write_failures', {});
+    this.sinkFailures.failed('sink', this.clock.now());
   }
 
-  jobFailed(job: string): void {
+  /** A pass of `job` ended early on `error` (kept as the job's last error for `status`). */
+  jobFailed(job: string, error?: string): void {
     this.count('job_failures', { job });
+    if (error !== undefined) this.errors.set(job, { error, at: this.clock.now() });
+  }
+
+  /** The last error of each job that failed, and when. */
+  lastErrors(): Record<string, { error: string; at: number }> {
+    return Object.fromEntries(this.errors);
   }
 
   /** Lag of `job` as of now. Between reports it is read as growing with time, so a stalled job turns unhealthy. */
@@ -91,9 +127,10 @@ export class Telemetry {
     else this.conditions.set(name, reason);
   }
 
-  /** Current unhealthy conditions, by name. */
-  activeConditions(): Record<string, string> {
-    return Object.fromEntries([...this.conditions].sort(([a], [b]) => a.localeCompare(b)));
+  /** Current unhealthy conditions, by name: those set with `condition`, and failing APIs and sink as of `now`. */
+  activeConditions(now = this.clock.now()): Record<string, string> {
+    const failing = failingConditions(this.apiFailures, this.refusals, this.sinkFailures, this.failingLimits, now);
+    return Object.fromEntries([...this.conditions, ...Object.entries(failing)].sort(([a], [b]) => a.localeCompare(b)));
   }
 
   /** Spans of `job` set aside for a permanent reason (collected again on a slow schedule); 0 clears it. */
@@ -126,6 +163,15 @@ export class Telemetry {
     return report && report.lagMs + Math.max(0, now - report.at);
   }
 
+  /**
+   * The result of a reconciliation (verify): `series` are every compared measurement, field and account with the
+   * summed difference of their drifting windows (0 when they matched). Replaces the previous run's.
+   */
+  verified(series: ReadonlyArray<{ measurement: string; field: string; account: string; drift: number }>, at = this.clock.now()): void {
+    const drift = series.map(({ measurement, field, account, drift: value }) => ({ kind: 'verify_drift' as const, labels: { measurement, field_key: field, account }, value }));
+    this.verification = { drift, at };
+  }
+
   /** Every series with its current value, sorted by metric then labels. */
   samples(now = this.clock.now()): Sample[] {
     const samples: Sample[] = [...this.counters.values()].map((s) => ({ ...s, labels: { ...s.labels } }));
@@ -134,10 +180,14 @@ export class Telemetry {
     for (const job of this.lags.keys()) samples.push({ kind: 'job_lag', labels: { job }, value: this.lagMs(job, now)! / 1000 });
     for (const [job, windows] of this.backlogs) samples.push({ kind: 'job_backlog', labels: { job }, value: windows });
     for (const [job, spans] of this.setAside) samples.push({ kind: 'spans_set_aside', labels: { job }, value: spans });
-    for (const name of this.conditions.keys()) samples.push({ kind: 'unhealthy', labels: { condition: name }, value: 1 });
+    for (const name of Object.keys(this.activeConditions(now))) samples.push({ kind: 'unhealthy', labels: { condition: name }, value: 1 });
     for (const job of this.checkpoints?.keys() ?? []) {
       const at = this.checkpoints?.lastConfirmedAt(job);
       if (at !== undefined) samples.push({ kind: 'checkpoint_age', labels: { job }, value: Math.max(0, now - at) / 1000 });
+    }
+    if (this.verification) {
+      samples.push(...this.verification.drift.map((d) => ({ ...d, labels: { ...d.labels } })));
+      samples.push({ kind: 'verify_last_run', labels: {}, value: this.verification.at / 1000 });
     }
     const order = Object.keys(METRICS);
     return samples.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || seriesKey(a).localeCompare(seriesKey(b)));

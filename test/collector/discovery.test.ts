@@ -97,7 +97,7 @@ describe('account discovery', () => {
     const token = 'not-yet-granted';
     const rt = await runtimeFor(autoConfig(join(mkdtempSync(join(tmpdir(), 'disc-')), 'points.lp'), token), clock);
     await expect(rt.discovery!.refresh()).rejects.toThrow();
-    expect(rt.telemetry.activeConditions()).toEqual({ [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*401/) });
+    expect(rt.telemetry.activeConditions()).toEqual({ [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*401/), 'api:statistic': expect.stringMatching(/^every call refused with 401/) });
     sim.addToken(token, { accounts: ['acme'] });
     expect(await rt.discovery!.refresh()).toEqual(['acme']);
     expect(rt.telemetry.activeConditions()).toEqual({});

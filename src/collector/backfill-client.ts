@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { CollectorError } from '../errors.js';
+import {
+  isFinal,
+  readStatus,
+  removeRequest,
+  requestCancel,
+  writeRequest,
+  type BackfillRequest,
+  type BackfillStatus,
+} from '../state/backfill-requests.js';
+
+export interface HandOverOptions {
+  /** Called with each new status the daemon wrote. */
+  onStatus?: (status: BackfillStatus) => void;
+  /** Asked every poll: true asks the daemon to stop the backfill (Ctrl-C). */
+  cancelled?: () => boolean;
+  /** A daemon polls every second; one that has not answered by then does not take requests. */
+  pickupTimeoutMs?: number;
+  pollMs?: number;
+}
+
+/**
+ * Hands a backfill to the daemon holding the state directory (see state/backfill-requests.ts) and follows it to its
+ * end: resolves with the final status (a dry run's: its plan). Throws when no daemon takes the request.
+ */
+export async function handOverBackfill(
+  stateDir: string,
+  request: Omit<BackfillRequest, 'id' | 'requestedAt'>,
+  options: HandOverOptions = {},
+): Promise<BackfillStatus> {
+  const full: BackfillRequest = { ...request, id: `${Date.now()}-${randomUUID().slice(0, 8)}`, requestedAt: Date.now() };
+  await writeRequest(stateDir, full);
+  const pickupBy = Date.now() + (options.pickupTimeoutMs ?? 15_000);
+  let cancelSent = false;
+  let lastUpdate = -1;
+  try {
+    for (;;) {
+      const status = await readStatus(stateDir, full.id);
+      if (status && status.updatedAt !== lastUpdate) {
+        lastUpdate = status.updatedAt;
+        options.onStatus?.(status);
+      }
+      if (status && isFinal(status.state)) return status;
+      if (!status && Date.now() > pickupBy) {
+        throw new CollectorError(
+          'the process holding the state directory did not take the backfill request: it is not a running daemon ' +
+            '(another backfill?). Wait for it to end, or stop it',
+        );
+      }
+      if (!cancelSent && options.cancelled?.()) {
+        cancelSent = true;
+        await requestCancel(stateDir, full.id);
+      }
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 300));
+    }
+  } finally {
+    await removeRequest(stateDir, full.id).catch(() => {});
+  }
+}

@@ -1,0 +1,132 @@
+import type { Logger } from '../log.js';
+import { planBackfill, type BackfillPlan } from '../plan/planner.js';
+import {
+  isCancelled,
+  readRequests,
+  readStatus,
+  removeRequest,
+  writeStatus,
+  type BackfillRequest,
+  type BackfillStatus,
+} from '../state/backfill-requests.js';
+import { executeBackfill } from './backfill.js';
+import { DaemonReporter } from './daemon-report.js';
+import type { Runtime } from './runtime.js';
+
+/** How often the daemon looks for requests and cancellations, and refreshes daemon-status.json. */
+export const POLL_MS = 1_000;
+/** A finished request nobody collected (the command was killed) is removed after this. */
+const KEEP_FINISHED_MS = 24 * 3_600_000;
+/** The status file of a running backfill is rewritten at most this often. */
+const STATUS_EVERY_MS = 500;
+
+/** The summary of a plan as the status file and `--dry-run` show it. */
+export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
+  return {
+    jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })),
+    calls: plan.calls,
+    pagingMayAdd: plan.pagingMayAdd,
+    spans: plan.spans,
+  };
+}
+
+/**
+ * The daemon's side of backfills handed over by `cdn-collector backfill` (see state/backfill-requests.ts): runs each
+ * request through the daemon's own collector at backfill priority, one at a time, and reports progress in its status
+ * file. A request found running at start-up (the daemon was restarted) is resumed: its confirmed spans are skipped.
+ * Each poll also refreshes daemon-status.json for `cdn-collector status` (daemon-report.ts).
+ */
+export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS): { stop(): Promise<void> } {
+  const dir = rt.config.state.dir;
+  let stopping = false;
+  let busy = false;
+  const handled = new Set<string>();
+  const reporter = new DaemonReporter(rt);
+
+  const tick = async () => {
+    if (busy || stopping) return;
+    busy = true;
+    try {
+      await reporter.write().catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
+      for (const request of await readRequests(dir)) {
+        if (stopping) break;
+        if (handled.has(request.id)) continue;
+        const previous = await readStatus(dir, request.id);
+        if (previous && previous.state !== 'running') {
+          // Normally the command removes its request once it read the end; one whose shell died is kept a day.
+          if (Date.now() - previous.updatedAt > KEEP_FINISHED_MS) await removeRequest(dir, request.id);
+          else handled.add(request.id);
+          continue;
+        }
+        handled.add(request.id);
+        await handle(rt, log, request, () => stopping).catch((err: unknown) => log.warn({ id: request.id, err: String(err) }, 'backfill request failed'));
+      }
+    } catch (err) {
+      log.warn({ err: String(err) }, 'backfill requests not read');
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), pollMs);
+  timer.unref();
+  void tick();
+  return {
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemonStopping: () => boolean): Promise<void> {
+  const dir = rt.config.state.dir;
+  const plan = planBackfill(rt.collector, { from: request.from, to: request.to }, request.jobs);
+  const status: BackfillStatus = {
+    id: request.id,
+    state: request.dryRun ? 'planned' : 'running',
+    plan: planSummary(plan),
+    spansDone: 0,
+    points: 0,
+    calls: {},
+    failed: [],
+    setAside: 0,
+    startedAt: Date.now(),
+    updatedAt: Date.now(),
+    pid: process.pid,
+  };
+  await writeStatus(dir, status);
+  if (request.dryRun) return;
+  log.info({ id: request.id, from: new Date(request.from).toISOString(), to: new Date(request.to).toISOString(), spans: plan.spans }, 'backfill handed over: running');
+  let cancelled = false;
+  let lastWrite = 0;
+  const poll = setInterval(() => {
+    void isCancelled(dir, request.id).then((c) => (cancelled ||= c));
+  }, POLL_MS);
+  try {
+    const outcome = await executeBackfill(rt.collector, plan, {
+      shouldStop: () => cancelled || daemonStopping(),
+      onSpan: (job, span) => {
+        status.spansDone++;
+        status.calls[job.api] = (status.calls[job.api] ?? 0) + job.callsFor(span).least;
+        if (Date.now() - lastWrite >= STATUS_EVERY_MS) {
+          lastWrite = Date.now();
+          status.updatedAt = lastWrite;
+          void writeStatus(dir, { ...status }).catch(() => {});
+        }
+      },
+    });
+    // A daemon stopping leaves the request running: the next start resumes it.
+    if (daemonStopping() && !cancelled) return;
+    Object.assign(status, {
+      points: outcome.points,
+      failed: outcome.failed,
+      setAside: outcome.setAside,
+      state: cancelled ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done',
+      updatedAt: Date.now(),
+    } satisfies Partial<BackfillStatus>);
+    await writeStatus(dir, status);
+    log.info({ id: request.id, state: status.state, spans: status.spansDone, points: status.points }, 'handed-over backfill ended');
+  } finally {
+    clearInterval(poll);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * What `cdn-collector status` reports, gathered without any lock so it works beside the running daemon: the state
+ * files (watermarks, set-aside spans), the daemon's own report (lag, backlog, last errors, quota use; see
+ * state/daemon-status.ts) while it is fresh, and the backfills handed to it. Without a daemon, lag is measured from
+ * the watermark and quota use read from the quota journal.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CollectorConfig } from '../config/schema.js';
+import { buildJobs } from '../sources/registry.js';
+import { API_NAMES, type ApiName } from '../spec/apis.js';
+import { readRequests, readStatus } from '../state/backfill-requests.js';
+import { readDaemonStatus } from '../state/daemon-status.js';
+import { readStateSnapshot } from '../state/snapshot.js';
+
+/** A daemon report older than this is from a daemon that is gone (it rewrites it every second). */
+const FRESH_MS = 30_000;
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+export interface StatusReport {
+  stateDir: string;
+  /** The running daemon, when its report is fresh. */
+  daemon: { pid: number; reportedAt: string } | null;
+  jobs: JobStatus[];
+  apis: Array<{ api: ApiName; used: number; quota: number | null; periodSeconds: number | null; queued: number | null }>;
+  backfills: Array<{ id: string; state: string; spansDone: number; spans: number }>;
+  problems: string[];
+}
+
+export interface JobStatus {
+  key: string;
+  /** False for a key the state directory holds but the configuration no longer has. */
+  configured: boolean;
+  watermark: string | null;
+  lastConfirmedAt: string | null;
+  /** Seconds behind now (the daemon's measure, past set-aside spans; else now − watermark). */
+  lagSeconds: number | null;
+  /** Windows still to collect (the daemon's count; null without a running daemon). */
+  backlog: number | null;
+  setAside: Array<{ from: string; to: string; reason: string; attempts: number; firstAt: string; nextRetryAt: string }>;
+  lastError: { error: string; at: string } | null;
+}
+
+export async function gatherStatus(config: CollectorConfig, now = Date.now()): Promise<StatusReport> {
+  const dir = config.state.dir;
+  const snapshot = await readStateSnapshot(dir);
+  const reported = await readDaemonStatus(dir);
+  const daemon = reported && now - reported.updatedAt < FRESH_MS ? reported : undefined;
+  const configured = buildJobs(config).filter((j) => j.checkpointed).map((j) => j.key);
+  const keys = [...new Set([...configured, ...snapshot.jobs.keys()])].sort();
+  const jobs = keys.map((key): JobStatus => {
+    const job = snapshot.jobs.get(key);
+    const live = daemon?.jobs[key];
+    const lagMs = live?.lagMs ?? (job?.watermark === undefined ? undefined : Math.max(0, now - job.watermark));
+    return {
+      key,
+      configured: configured.includes(key),
+      watermark: iso(job?.watermark),
+      lastConfirmedAt: iso(job?.lastConfirmedAt),
+      lagSeconds: lagMs === undefined ? null : Math.round(lagMs / 1000),
+      backlog: live?.backlog ?? null,
+      setAside: (job?.setAside ?? []).map((e) => ({
+        from: iso(e.from)!,
+        to: iso(e.to)!,
+        reason: e.reason,
+        attempts: e.attempts,
+        firstAt: iso(e.firstAt)!,
+        nextRetryAt: iso(e.nextRetryAt)!,
+      })),
+      lastError: live?.lastError ? { error: live.lastError.error, at: iso(live.lastError.at)! } : null,
+    };
+  });
+  const journal = daemon ? undefined : await journalUse(dir, config, now);
+  const apis = API_NAMES.filter((api) => config.jobs[api].enabled).map((api) => {
+    const use = daemon?.apis[api];
+    const quota = config.quotas[api];
+    return {
+      api,
+      used: use?.used ?? journal?.[api] ?? 0,
+      quota: use?.calls ?? quota.calls,
+      periodSeconds: (use?.periodMs ?? quota.period) / 1000,
+      queued: use ? use.queued : null,
+    };
+  });
+  const backfills = [];
+  for (const request of await readRequests(dir).catch(() => [])) {
+    const s = await readStatus(dir, request.id).catch(() => undefined);
+    backfills.push({ id: request.id, state: s?.state ?? 'waiting', spansDone: s?.spansDone ?? 0, spans: s?.plan.spans ?? 0 });
+  }
+  return {
+    stateDir: dir,
+    daemon: daemon ? { pid: daemon.pid, reportedAt: iso(daemon.updatedAt)! } : null,
+    jobs,
+    apis,
+    backfills,
+    problems: snapshot.problems,
+  };
+}
+
+/** Calls completed within each API's quota period, from the quota journal (best effort: 0 when unreadable). */
+async function journalUse(dir: string, config: CollectorConfig, now: number): Promise<Partial<Record<ApiName, number>>> {
+  try {
+    const entries = JSON.parse(await readFile(join(dir, 'quota-calls.json'), 'utf8')) as Partial<Record<ApiName, { done?: number[] }>>;
+    const out: Partial<Record<ApiName, number>> = {};
+    for (const api of API_NAMES) {
+      const period = config.quotas[api].period;
+      out[api] = (entries[api]?.done ?? []).filter((at) => typeof at === 'number' && at > now - period).length;
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}

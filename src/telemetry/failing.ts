@@ -1,0 +1,97 @@
+import type { FailureKind } from './outcome.js';
+
+/** How long, and how often, something has failed since it last worked. */
+export interface FailingSince {
+  since: number;
+  failures: number;
+  /** The last outcome: an HTTP status or a failure kind (APIs), or undefined (the sink). */
+  last: number | FailureKind | undefined;
+}
+
+/**
+ * Failures of named dependencies (an API, the sink) since each last worked. A success forgets them: health asks
+ * "has every call failed for this long", not "did any fail".
+ */
+export class FailureTracker {
+  private readonly failing = new Map<string, FailingSince>();
+
+  failed(name: string, now: number, last?: number | FailureKind): void {
+    const entry = this.failing.get(name);
+    if (entry) {
+      entry.failures++;
+      entry.last = last;
+    } else {
+      this.failing.set(name, { since: now, failures: 1, last });
+    }
+  }
+
+  succeeded(name: string): void {
+    this.failing.delete(name);
+  }
+
+  get(name: string): FailingSince | undefined {
+    return this.failing.get(name);
+  }
+
+  entries(): Array<[string, FailingSince]> {
+    return [...this.failing];
+  }
+}
+
+/** When failures become a /healthz condition (config `http.apiFailingAfter`, `http.sinkFailingAfter`). */
+export interface FailingLimits {
+  /** An API none of whose calls succeeded for this long (and at least MIN_FAILURES calls) is unhealthy. */
+  apiAfterMs: number;
+  /** A sink none of whose writes succeeded for this long is unhealthy. */
+  sinkAfterMs: number;
+  /**
+   * Consecutive 401/403 answers that make an API unhealthy at once: 2 when the token can be renewed (the first
+   * refusal triggers a renewal, the second comes after it), 1 for a fixed token.
+   */
+  refusalsToFail: number;
+}
+
+export const DEFAULT_FAILING_LIMITS: FailingLimits = { apiAfterMs: 5 * 60_000, sinkAfterMs: 2 * 60_000, refusalsToFail: 1 };
+
+/** One failed call is a blip, even on an API called once an hour; the limiter's retries make more when it is down. */
+export const MIN_FAILURES = 3;
+
+/**
+ * A call the API served: any status but 5xx, 429 and 401/403. Another 4xx (a refused parameter, a DVR stream that is
+ * gone) is the span's fault, set aside on its own (collector/errors.ts isSpanFault), not the API failing.
+ */
+export function isServed(outcome: number | FailureKind): boolean {
+  return typeof outcome === 'number' && outcome < 500 && outcome !== 429 && !isRefusal(outcome);
+}
+
+export function isRefusal(outcome: number | FailureKind): boolean {
+  return outcome === 401 || outcome === 403;
+}
+
+/** The /healthz conditions of failing APIs (`api:<name>`) and a failing sink (`sink`), with a reason each. */
+export function failingConditions(
+  apis: FailureTracker,
+  refusals: ReadonlyMap<string, number>,
+  sink: FailureTracker,
+  limits: FailingLimits,
+  now: number,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [api, f] of apis.entries()) {
+    const refused = refusals.get(api) ?? 0;
+    if (refused >= limits.refusalsToFail) {
+      out[`api:${api}`] = `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is wrong, expired or lacks rights`;
+    } else if (now - f.since >= limits.apiAfterMs && f.failures >= MIN_FAILURES) {
+      out[`api:${api}`] = `every call failed for ${seconds(now - f.since)} (${plural(f.failures, 'call')} since ${iso(f.since)}, last: ${String(f.last)})`;
+    }
+  }
+  const s = sink.get('sink');
+  if (s && now - s.since >= limits.sinkAfterMs) {
+    out.sink = `every write failed for ${seconds(now - s.since)} (${plural(s.failures, 'failed write')} since ${iso(s.since)})`;
+  }
+  return out;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

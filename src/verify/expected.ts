@@ -1,0 +1,91 @@
+import type { HttpClient } from '../http/client.js';
+import type { Point } from '../points.js';
+import type { ProviderRead } from './provider-read.js';
+import type { StatisticGrouping } from '../spec/statistic.js';
+import type { StreamstatGrouping } from '../spec/streamstat.js';
+import { StatisticClient } from '../sources/statistic/client.js';
+import { timesGroupedToPoints as statisticPoints } from '../sources/statistic/points.js';
+import { StreamstatClient } from '../sources/streamstat/client.js';
+import { groupedToPoints as streamstatPoints } from '../sources/streamstat/points.js';
+import { DAY } from '../time.js';
+import type { VerifyPlan } from './plan.js';
+import { readUniques } from './uniques.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Reads the provider's coarse totals for the plan, in the calls that cost least under the quotas:
+ * - statistics: `/times/accounts` over the whole range with granularity P1D (PT1H), one call for every account
+ *   (paged per 100 accounts a bucket), then `/times/<grouping>` per account (and host for paths) over the range;
+ * - stream views: `/accounts` per window (every account in one call), then `/<grouping>` per account and window
+ *   (flat answers: a service that ignores granularity is read the same way, see sources/streamstat/shape.ts);
+ * - unique users: per account, grouping and period, in buckets of the period (uniques.ts).
+ */
+export async function readProvider(http: HttpClient, plan: VerifyPlan): Promise<ProviderRead[]> {
+  const reads: ProviderRead[] = [];
+  if (plan.statistic) reads.push(...(await readStatistic(http, plan, plan.statistic)));
+  if (plan.streamstat) reads.push(...(await readStreamstat(http, plan, plan.streamstat)));
+  reads.push(...(await readUniques(http, plan)));
+  return reads;
+}
+
+async function readStatistic(http: HttpClient, plan: VerifyPlan, s: NonNullable<VerifyPlan['statistic']>): Promise<ProviderRead[]> {
+  const client = new StatisticClient(http, plan.language ? { language: plan.language } : {});
+  const granularity = plan.windowMs === DAY ? 'P1D' : 'PT1H';
+  const q = { start: plan.from, end: plan.to, granularity };
+  const read = async (grouping: StatisticGrouping, filter: { account?: string; host?: string }): Promise<Point[]> => {
+    const result = [];
+    for await (const page of client.timesPages(grouping, { ...q, ...filter }, plan.pageSize)) result.push(...page);
+    return statisticPoints(grouping, { start: iso(plan.from), end: iso(plan.to), granularity, ...filter, result: mergeBuckets(result) });
+  };
+  const reads: ProviderRead[] = [];
+  if (s.totals.length > 0) {
+    reads.push({ api: 'statistic', aggregate: 'sum', windowMs: plan.windowMs, jobs: (account) => s.totals.map((g) => `statistic/${account}/${g}`), points: await read('accounts', {}) });
+  }
+  for (const account of plan.accounts) {
+    for (const grouping of s.groupings) {
+      const hosts = grouping === 'paths' ? (s.pathHosts[account] ?? []) : [undefined];
+      for (const host of hosts) {
+        const points = await read(grouping, host === undefined ? { account } : { account, host });
+        reads.push({ api: 'statistic', aggregate: 'sum', windowMs: plan.windowMs, jobs: () => [`statistic/${account}/${grouping}${host === undefined ? '' : `/${host}`}`], points });
+      }
+    }
+  }
+  return reads;
+}
+
+/** Pages of `/times/<g>` repeat the buckets with other groups: one bucket per start, its groups together. */
+function mergeBuckets<B extends { start: string; result: unknown[] }>(pages: B[]): B[] {
+  const byStart = new Map<string, B>();
+  for (const bucket of pages) {
+    const seen = byStart.get(bucket.start);
+    if (seen) seen.result.push(...bucket.result);
+    else byStart.set(bucket.start, { ...bucket, result: [...bucket.result] });
+  }
+  return [...byStart.values()];
+}
+
+async function readStreamstat(http: HttpClient, plan: VerifyPlan, s: NonNullable<VerifyPlan['streamstat']>): Promise<ProviderRead[]> {
+  const client = new StreamstatClient(http, plan.language ? { language: plan.language } : {});
+  const read = async (grouping: StreamstatGrouping, account: string | undefined): Promise<Point[]> => {
+    const points: Point[] = [];
+    for (let from = plan.from; from < plan.to; from += plan.windowMs) {
+      const window = { start: from, end: from + plan.windowMs, ...(account === undefined ? {} : { account }) };
+      const result = [];
+      for await (const page of client.pages(grouping, window, plan.pageSize)) result.push(...page);
+      const body = { start: iso(window.start), end: iso(window.end), ...(account === undefined ? {} : { account }), result };
+      points.push(...streamstatPoints(grouping, body, account === undefined ? {} : { account }));
+    }
+    return points;
+  };
+  const reads: ProviderRead[] = [];
+  if (s.totals.length > 0) {
+    reads.push({ api: 'streamstat', aggregate: 'sum', windowMs: plan.windowMs, jobs: (account) => s.totals.map((g) => `streamstat/${account}/${g}`), points: await read('accounts', undefined) });
+  }
+  for (const account of plan.accounts) {
+    for (const grouping of s.groupings) {
+      reads.push({ api: 'streamstat', aggregate: 'sum', windowMs: plan.windowMs, jobs: () => [`streamstat/${account}/${grouping}`], points: await read(grouping, account) });
+    }
+  }
+  return reads;
+}

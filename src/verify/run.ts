@@ -1,0 +1,59 @@
+import type { Runtime } from '../collector/runtime.js';
+import type { Logger } from '../log.js';
+import type { MeasurementSchema } from '../points.js';
+import type { SeriesCheck } from './compare.js';
+import { planVerify } from './plan.js';
+import { readerFor } from './readers/index.js';
+import { driftRemains, runVerify, type VerifyReport } from './verify.js';
+
+export interface VerifyRange {
+  from: number;
+  to: number;
+  windowMs: number;
+}
+
+/** The accounts this runtime collects: the config's list, or those discovery found (refreshed first). */
+async function accountsOf(rt: Runtime): Promise<readonly string[]> {
+  if (rt.config.accounts !== 'auto') return rt.config.accounts;
+  await rt.discovery?.refresh();
+  return rt.discovery?.accounts ?? [];
+}
+
+/**
+ * Verifies `range` with the runtime's limiter-gated client (backfill priority: live collection goes first), sink and
+ * jobs, and reports the result to telemetry (/metrics and cdn_collector points).
+ */
+export async function verifyRange(
+  rt: Runtime,
+  log: Logger,
+  range: VerifyRange,
+  repair: boolean,
+  schema?: ReadonlyMap<string, MeasurementSchema>,
+): Promise<VerifyReport> {
+  const reader = readerFor(rt.config);
+  try {
+    const plan = planVerify(rt.config, await accountsOf(rt), range.from, range.to, range.windowMs);
+    const http = rt.http.withGate(rt.limiters.gate('backfill'));
+    const report = await runVerify(plan, { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) }, repair);
+    rt.telemetry.verified(driftBySeries(report));
+    const level = driftRemains(report) ? 'warn' : 'info';
+    log[level]({ series: report.series, drift: report.drift.length, remaining: report.repair?.after.length }, 'verify finished');
+    return report;
+  } finally {
+    await reader.close();
+  }
+}
+
+/** Per measurement, field and account: the summed difference of its drifting windows (after a repair: of the re-check). */
+export function driftBySeries(report: VerifyReport): Array<{ measurement: string; field: string; account: string; drift: number }> {
+  const out = new Map<string, { measurement: string; field: string; account: string; drift: number }>();
+  const add = (c: SeriesCheck, drift: number) => {
+    const key = JSON.stringify([c.measurement, c.field, c.account]);
+    const seen = out.get(key) ?? { measurement: c.measurement, field: c.field, account: c.account, drift: 0 };
+    seen.drift += drift;
+    out.set(key, seen);
+  };
+  for (const c of report.checked) add(c, 0);
+  for (const c of report.repair ? report.repair.after : report.drift) add(c, c.difference);
+  return [...out.values()];
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { evaluateHealth } from '../../src/telemetry/health.js';
+import { Telemetry } from '../../src/telemetry/telemetry.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+function setup(failing = {}) {
+  const clock = new ManualClock(T0);
+  const telemetry = new Telemetry({ clock, failing: { apiAfterMs: 60_000, sinkAfterMs: 30_000, ...failing } });
+  const health = () => evaluateHealth(telemetry, { maxLagMs: 3_600_000 });
+  return { clock, telemetry, health };
+}
+
+describe('failing APIs and sink in /healthz', () => {
+  it('an API whose every call failed for apiFailingAfter is unhealthy; one success clears it', () => {
+    const { clock, telemetry, health } = setup();
+    telemetry.apiCall('statistic', 503);
+    clock.advance(30_000);
+    telemetry.apiCall('statistic', 'timeout');
+    telemetry.apiCall('statistic', 'network');
+    expect(health().status).toBe('ok'); // failing for 30 s only
+    clock.advance(30_000);
+    expect(health()).toMatchObject({ status: 'unhealthy', reasons: { 'api:statistic': 'every call failed for 60 s (3 calls since 2026-01-01T00:00:00.000Z, last: network)' } });
+    expect(telemetry.prometheus()).toMatch(/^cdn_collector_unhealthy\{condition="api:statistic"\} 1$/m);
+    telemetry.apiCall('statistic', 200);
+    expect(health().status).toBe('ok');
+  });
+
+  it('a 404 or 400 is the span\'s fault, not the API failing: it clears the failures like a success', () => {
+    const { clock, telemetry, health } = setup();
+    for (const outcome of [500, 429, 'timeout'] as const) telemetry.apiCall('dvr', outcome);
+    telemetry.apiCall('dvr', 404);
+    clock.advance(120_000);
+    expect(health().status).toBe('ok');
+  });
+
+  it('one failed call on a rarely called API is a blip, not an outage', () => {
+    const { clock, telemetry, health } = setup();
+    telemetry.apiCall('statistic', 500);
+    clock.advance(3_600_000);
+    expect(health().status).toBe('ok');
+  });
+
+  it('a refused fixed token is unhealthy at once; a renewable one after the refusal that follows its renewal', () => {
+    const fixed = setup();
+    fixed.telemetry.apiCall('metrics', 401);
+    expect(fixed.health().reasons?.['api:metrics']).toMatch(/^every call refused with 401 since .*\(1 call\): the token/);
+
+    const renewable = setup({ refusalsToFail: 2 });
+    renewable.telemetry.apiCall('metrics', 401);
+    expect(renewable.health().status).toBe('ok'); // the client renews the token and tries again
+    renewable.telemetry.apiCall('metrics', 200);
+    renewable.telemetry.apiCall('metrics', 401);
+    expect(renewable.health().status).toBe('ok'); // counted since the last success
+    renewable.telemetry.apiCall('metrics', 403);
+    expect(renewable.health().reasons?.['api:metrics']).toMatch(/refused with 403 .*\(2 calls\)/);
+  });
+
+  it('a sink whose writes all failed for sinkFailingAfter is unhealthy until a write is confirmed', () => {
+    const { clock, telemetry, health } = setup();
+    telemetry.writeFailed();
+    clock.advance(29_000);
+    telemetry.writeFailed();
+    expect(health().status).toBe('ok');
+    clock.advance(1_000);
+    expect(health().reasons).toEqual({ sink: 'every write failed for 30 s (2 failed writes since 2026-01-01T00:00:00.000Z)' });
+    telemetry.pointsWritten('cdn_metrics', 5);
+    expect(health().status).toBe('ok');
+  });
+});
