@@ -1,20 +1,28 @@
 #!/usr/bin/env node
 // Generates config/grafana/dashboards/*.json (Grafana dashboard JSON, InfluxQL queries) from the tables below, so the
-// seven dashboards share one panel layout and one datasource reference instead of copy-pasted JSON.
+// seven dashboards share one panel layout and one datasource reference instead of copy-pasted JSON; and the alert
+// rules' provisioning file config/grafana/provisioning/alerting/cdn-alerts.yaml from alerting.mjs.
 //   node config/grafana/generate.mjs           rewrite the JSON files
 //   node config/grafana/generate.mjs --check   exit 1 when a committed file differs (run by test/deploy)
 // Measurement, tag and field names must be those of src/schema.ts: test/deploy/dashboards.test.ts parses every query.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { alerting } from './alerting.mjs';
 import { accountVar, dashboard, panel, q, variable } from './lib.mjs';
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), 'dashboards');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const OUT = join(HERE, 'dashboards');
+const ALERTS = join(HERE, 'provisioning', 'alerting', 'cdn-alerts.yaml');
 const ACC = `"account" =~ /^$account$/`;
 const T = '$timeFilter';
 const BY_TIME = 'GROUP BY time($__interval)';
 
 // ---- dashboards --------------------------------------------------------------------------------------------------
+
+/** Cache ratio weighted by traffic (sum ÷ sum), never the mean of per-bucket ratios. */
+const CACHE_RATIO = `sum("cached_traffic") / sum("traffic")`;
 
 const traffic = dashboard(
   'cdn-traffic',
@@ -22,25 +30,28 @@ const traffic = dashboard(
   'Bandwidth, traffic, hits, cache ratio and status classes per account (metrics API: cdn_metrics; statistics API: cdn_traffic, final about an hour late).',
   [accountVar],
   [
-    panel('stat', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { unit: 'bytes', calc: 'sum' }),
-    panel('stat', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { calc: 'sum' }),
-    panel('stat', 'Cache ratio', [q(`SELECT mean("cache_ratio") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { unit: 'percentunit', decimals: 1 }),
-    panel('stat', 'Peak bandwidth', [q(`SELECT max("bandwidth") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 6, { unit: 'bps' }),
-    panel('timeseries', 'Bandwidth: edge vs origin', [
-      q(`SELECT mean("edge_bandwidth") AS "edge", mean("origin_bandwidth") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
+    panel('stat', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, { unit: 'bytes', calc: 'sum' }),
+    panel('stat', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, { calc: 'sum' }),
+    panel('stat', 'Cache ratio', [q(`SELECT ${CACHE_RATIO} FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, {
+      unit: 'percentunit', decimals: 1, description: 'Cached bytes ÷ bytes over the whole range (weighted by traffic).',
+    }),
+    panel('stat', 'Peak bandwidth', [q(`SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, { unit: 'bps' }),
+    panel('timeseries', 'Bandwidth: edge vs origin (window averages)', [
+      q(`SELECT mean("edge_bandwidth_avg") AS "edge", mean("origin_bandwidth_avg") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
     ], 12, { unit: 'bps', interval: '10m' }),
     panel('timeseries', 'Requests: edge vs origin', [
       q(`SELECT sum("edge_requests_total") AS "edge", sum("origin_requests_total") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
     ], 12, { interval: '10m' }),
-    panel('timeseries', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { unit: 'bytes', interval: '5m', stack: true }),
-    panel('timeseries', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m', stack: true }),
+    panel('timeseries', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { unit: 'bytes', interval: '5m', stack: true }),
+    panel('timeseries', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m', stack: true }),
     panel('timeseries', 'Cache ratio', [
-      q(`SELECT mean("cache_ratio") FROM "cdn_traffic" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account statistics'),
+      q(`SELECT ${CACHE_RATIO} FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account statistics'),
       q(`SELECT mean("edge_hit_ratio") FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account metrics'),
-    ], 12, { unit: 'percentunit', interval: '10m' }),
+    ], 12, { unit: 'percentunit', interval: '10m', description: 'statistics: cached bytes ÷ bytes per interval; metrics: mean of the windows\' hit ratios (the API gives no byte total to weigh them).' }),
+    panel('timeseries', 'Peak bandwidth', [q(`SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { unit: 'bps', interval: '5m' }),
     panel('timeseries', 'Edge status classes', [
       q(`SELECT sum("edge_status_2xx") AS "2xx", sum("edge_status_3xx") AS "3xx", sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
-    ], 12, { interval: '10m', stack: true }),
+    ], 24, { interval: '10m', stack: true }),
   ],
 );
 
@@ -58,23 +69,24 @@ const RES = `"resource_name" =~ /^$resource$/`;
 const resources = dashboard(
   'cdn-resources',
   'CDN resources',
-  'Per resource: top N by traffic and hits (statistics grouping resources), bandwidth, hit ratio and errors (metrics per resource).',
+  'Per resource: top N by traffic and hits (statistics grouping resources: cdn_traffic_by_resources), bandwidth, hit ratio and errors (metrics per resource).',
   [accountVar, resourceVar, topVar],
   [
     panel('table', 'Top resources by traffic', [
-      q(`SELECT top("traffic", "resource_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'resources' AND ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
+      q(`SELECT top("traffic", "resource_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
     ], 12, { unit: 'bytes', sortBy: 'traffic' }),
     panel('table', 'Top resources by hits', [
-      q(`SELECT top("hits", "resource_name", $top) AS "hits" FROM (SELECT sum("hits") AS "hits" FROM "cdn_traffic" WHERE "grouping" = 'resources' AND ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
+      q(`SELECT top("hits", "resource_name", $top) AS "hits" FROM (SELECT sum("hits") AS "hits" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
     ], 12, { sortBy: 'hits' }),
-    panel('timeseries', 'Edge bandwidth per resource', [
-      q(`SELECT mean("edge_bandwidth") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
+    panel('timeseries', 'Edge bandwidth per resource (window averages)', [
+      q(`SELECT mean("edge_bandwidth_avg") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
     ], 12, { unit: 'bps', interval: '10m' }),
     panel('timeseries', 'Traffic per resource', [
-      q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'resources' AND ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
+      q(`SELECT sum("traffic") FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
     ], 12, { unit: 'bytes', interval: '5m', stack: true }),
-    panel('timeseries', 'Edge hit ratio per resource', [
-      q(`SELECT mean("edge_hit_ratio") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
+    panel('timeseries', 'Cache ratio per resource', [
+      q(`SELECT ${CACHE_RATIO} FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name statistics'),
+      q(`SELECT mean("edge_hit_ratio") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name metrics'),
     ], 12, { unit: 'percentunit', interval: '10m' }),
     panel('timeseries', 'Edge 4xx and 5xx per resource', [
       q(`SELECT sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name $col'),
@@ -88,45 +100,49 @@ const resources = dashboard(
 const geography = dashboard(
   'cdn-geography',
   'CDN geography',
-  'Traffic and hits by country and region (statistics groupings countries and regions).',
+  'Traffic and hits by country and region (statistics groupings countries and regions: cdn_traffic_by_countries, cdn_traffic_by_regions).',
   [accountVar, { ...topVar }],
   [
     panel('table', 'Countries', [
-      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", mean("cache_ratio") AS "cache ratio" FROM "cdn_traffic" WHERE "grouping" = 'countries' AND ${ACC} AND ${T} GROUP BY "country", "country_name"`, '', true),
+      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${CACHE_RATIO} AS "cache ratio" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country", "country_name"`, '', true),
     ], 12, { sortBy: 'traffic', h: 10 }),
     panel('table', 'Regions', [
-      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic" WHERE "grouping" = 'regions' AND ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`, '', true),
+      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`, '', true),
     ], 12, { sortBy: 'traffic', h: 10 }),
     panel('table', 'Top countries by traffic', [
-      q(`SELECT top("traffic", "country_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'countries' AND ${ACC} AND ${T} GROUP BY "country_name")`, '', true),
+      q(`SELECT top("traffic", "country_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country_name")`, '', true),
     ], 8, { unit: 'bytes', sortBy: 'traffic' }),
     panel('timeseries', 'Traffic by country', [
-      q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "grouping" = 'countries' AND ${ACC} AND ${T} ${BY_TIME}, "country_name" fill(none)`, '$tag_country_name'),
+      q(`SELECT sum("traffic") FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} ${BY_TIME}, "country_name" fill(none)`, '$tag_country_name'),
     ], 16, { unit: 'bytes', interval: '5m', stack: true }),
     panel('timeseries', 'Hits by region', [
-      q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'regions' AND ${ACC} AND ${T} ${BY_TIME}, "country", "region_name" fill(none)`, '$tag_country $tag_region_name'),
+      q(`SELECT sum("hits") FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} ${BY_TIME}, "country", "region_name" fill(none)`, '$tag_country $tag_region_name'),
     ], 24, { interval: '5m', stack: true }),
   ],
 );
 
+/** Share of edge responses that were 5xx (the alert rule "5xx share" uses the same ratio). */
+const EDGE_5XX_SHARE = `sum("edge_status_5xx") / sum("edge_requests_total")`;
+
 const statusCodes = dashboard(
   'cdn-status-codes',
   'CDN status codes',
-  'HTTP response codes: hits per code (statistics grouping codes) and edge/origin status counters (metrics).',
+  'HTTP response codes: hits per code (statistics grouping codes: cdn_traffic_by_codes) and edge/origin status counters (metrics).',
   [accountVar],
   [
     panel('stat', 'Edge error ratio (4xx + 5xx)', [
       q(`SELECT (sum("edge_status_4xx") + sum("edge_status_5xx")) / sum("edge_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`),
-    ], 8, { unit: 'percentunit', decimals: 2 }),
+    ], 6, { unit: 'percentunit', decimals: 2 }),
+    panel('stat', 'Edge 5xx share', [q(`SELECT ${EDGE_5XX_SHARE} FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, { unit: 'percentunit', decimals: 2 }),
     panel('stat', 'Origin error ratio (4xx + 5xx)', [
       q(`SELECT (sum("origin_status_4xx") + sum("origin_status_5xx")) / sum("origin_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`),
-    ], 8, { unit: 'percentunit', decimals: 2 }),
-    panel('stat', 'Edge 5xx', [q(`SELECT sum("edge_status_5xx") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
+    ], 6, { unit: 'percentunit', decimals: 2 }),
+    panel('stat', 'Edge 5xx', [q(`SELECT sum("edge_status_5xx") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, { calc: 'sum' }),
     panel('timeseries', 'Hits by HTTP code', [
-      q(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'codes' AND ${ACC} AND ${T} ${BY_TIME}, "code" fill(none)`, '$tag_code'),
+      q(`SELECT sum("hits") FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} ${BY_TIME}, "code" fill(none)`, '$tag_code'),
     ], 12, { interval: '5m', stack: true }),
     panel('table', 'Hits per code', [
-      q(`SELECT sum("hits") AS "hits", sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'codes' AND ${ACC} AND ${T} GROUP BY "code"`, '', true),
+      q(`SELECT sum("hits") AS "hits", sum("traffic") AS "traffic" FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} GROUP BY "code"`, '', true),
     ], 12, { sortBy: 'hits' }),
     panel('timeseries', 'Edge responses by status', [
       q(`SELECT sum("edge_status_200") AS "200", sum("edge_status_206") AS "206", sum("edge_status_304") AS "304", sum("edge_status_403") AS "403", sum("edge_status_404") AS "404", sum("edge_status_500") AS "500", sum("edge_status_502") AS "502", sum("edge_status_503") AS "503", sum("edge_status_504") AS "504" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
@@ -137,34 +153,43 @@ const statusCodes = dashboard(
   ],
 );
 
-const streamVar = variable('stream', `SHOW TAG VALUES FROM "cdn_views" WITH KEY = "stream" WHERE ${ACC}`);
+const streamVar = variable('stream', `SHOW TAG VALUES FROM "cdn_views_by_streams" WITH KEY = "stream" WHERE ${ACC}`);
 const STREAM = `"stream" =~ /^$stream$/`;
+/** Unique users of one period, read from the series counted over that period: never summed across buckets. */
+const users = (measurement, period, by) =>
+  `SELECT last("unique_users") FROM "${measurement}" WHERE ${ACC}${by.includes('stream') ? ` AND ${STREAM}` : ''} AND ${T} GROUP BY time(${period})${by.map((t) => `, "${t}"`).join('')} fill(none)`;
 
 const audience = dashboard(
   'cdn-streams',
   'Stream audience',
-  'Views, unique users and peak simultaneous views, in total, by stream and by stream type (stream view statistics: cdn_views).',
+  'Views and peak simultaneous views (cdn_views, cdn_views_by_<grouping>) and unique users per hour and per day (cdn_users_hourly, cdn_users_daily: counted by the API over that period, never added up).',
   [accountVar, streamVar],
   [
-    panel('stat', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
-    panel('stat', 'Peak simultaneous views', [q(`SELECT max("views_max") FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 8),
-    panel('stat', 'Peak users in a bucket', [q(`SELECT max("users") FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T}`)], 8, {
-      description: 'Unique users are counted per bucket; they do not add up across buckets.',
+    panel('stat', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
+    panel('stat', 'Peak simultaneous views', [q(`SELECT max("views_max") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8),
+    panel('stat', 'Unique users, latest day', [q(`SELECT last("unique_users") FROM "cdn_users_daily" WHERE ${ACC} AND ${T} GROUP BY "account"`)], 8, {
+      description: 'Unique users of the latest day in the range, as the API counts them for that day (not a sum of hours).',
     }),
-    panel('timeseries', 'Views and users', [
-      q(`SELECT sum("views") AS "views", sum("users") AS "users" FROM "cdn_views" WHERE "grouping" = 'total' AND ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
-    ], 12, { interval: '5m' }),
+    panel('timeseries', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m' }),
+    panel('timeseries', 'Unique users per hour', [q(users('cdn_users_hourly', '1h', ['account']), '$tag_account')], 12, {
+      description: 'Users counted by the API over each hour: hours do not add up to a day (one user is counted in every hour they watched).',
+    }),
+    panel('timeseries', 'Unique users per day', [q(users('cdn_users_daily', '1d', ['account']), '$tag_account')], 12),
     panel('timeseries', 'Peak simultaneous views by stream type', [
-      q(`SELECT max("views_max") FROM "cdn_views" WHERE "grouping" = 'stream-types' AND ${ACC} AND ${T} ${BY_TIME}, "stream_type" fill(none)`, '$tag_stream_type'),
+      q(`SELECT max("views_max") FROM "cdn_views_by_stream_types" WHERE ${ACC} AND ${T} ${BY_TIME}, "stream_type" fill(none)`, '$tag_stream_type'),
     ], 12, { interval: '5m' }),
     panel('timeseries', 'Peak simultaneous views by stream', [
-      q(`SELECT max("views_max") FROM "cdn_views" WHERE "grouping" = 'streams' AND ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
+      q(`SELECT max("views_max") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
     ], 12, { interval: '5m' }),
     panel('timeseries', 'Views by stream', [
-      q(`SELECT sum("views") FROM "cdn_views" WHERE "grouping" = 'streams' AND ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
+      q(`SELECT sum("views") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
     ], 12, { interval: '5m', stack: true }),
+    panel('timeseries', 'Unique users per hour by stream', [q(users('cdn_users_hourly_by_streams', '1h', ['account', 'stream']), '$tag_account $tag_stream')], 12),
+    panel('timeseries', 'Unique users per day by stream', [q(users('cdn_users_daily_by_streams', '1d', ['account', 'stream']), '$tag_account $tag_stream')], 12),
+    panel('timeseries', 'Unique users per hour by stream type', [q(users('cdn_users_hourly_by_stream_types', '1h', ['account', 'stream_type']), '$tag_account $tag_stream_type')], 12),
+    panel('timeseries', 'Unique users per day by stream type', [q(users('cdn_users_daily_by_stream_types', '1d', ['account', 'stream_type']), '$tag_account $tag_stream_type')], 12),
     panel('table', 'Streams', [
-      q(`SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous", max("users") AS "peak users" FROM "cdn_views" WHERE "grouping" = 'streams' AND ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`, '', true),
+      q(`SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous" FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`, '', true),
     ], 24, { sortBy: 'views' }),
   ],
 );
@@ -172,11 +197,17 @@ const audience = dashboard(
 const dvrStreamVar = variable('stream', `SHOW TAG VALUES FROM "cdn_dvr" WITH KEY = "stream" WHERE ${ACC}`);
 const hostVar = variable('host', `SHOW TAG VALUES FROM "cdn_dvr" WITH KEY = "host" WHERE ${ACC}`, 'node');
 const DVR = `${ACC} AND ${STREAM} AND "host" =~ /^$host$/`;
+/**
+ * The recorded periods now: the query of cdn_dvr_range in src/sources/dvr/measurements.ts (rows whose seen_at is the
+ * snapshot of the dashboard's end; 60 = jobs.dvr.interval) with the dashboard's filters; the test holds them equal.
+ * No $timeFilter: a row's time is when the recording started, which may be long before the range shown.
+ */
+const DVR_RANGES_NOW = `SELECT "starts_at", "ends_at", "length_seconds", "seen_at" FROM "cdn_dvr_range" WHERE ${DVR} AND "seen_at" > \${__to:date:seconds} - 60 GROUP BY "account", "stream", "host"`;
 
 const dvr = dashboard(
   'cdn-dvr',
   'DVR',
-  'Network DVR per stream and node: alive, enabled, recorded duration, depth, and the recorded periods (cdn_dvr snapshots, cdn_dvr_range).',
+  'Network DVR per stream and node: alive, enabled, recorded duration, depth, and the recorded periods now (cdn_dvr snapshots, cdn_dvr_range: one row per recording).',
   [accountVar, dvrStreamVar, hostVar],
   [
     panel('state-timeline', 'Alive per node', [
@@ -186,7 +217,7 @@ const dvr = dashboard(
       q(`SELECT last("enabled") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`, '$tag_stream @ $tag_host'),
     ], 12, { interval: '1m' }),
     panel('timeseries', 'Recorded duration per node', [
-      q(`SELECT last("duration") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
+      q(`SELECT last("recorded_seconds") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
     ], 12, { unit: 's', interval: '1m' }),
     panel('timeseries', 'Recorded periods per node', [
       q(`SELECT last("ranges") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
@@ -194,9 +225,9 @@ const dvr = dashboard(
     panel('timeseries', 'DVR depth (window)', [
       q(`SELECT last("window") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
     ], 8, { unit: 's', interval: '1m' }),
-    panel('table', 'Recorded periods (time = start)', [
-      q(`SELECT "duration", "end", "stream", "host" FROM "cdn_dvr_range" WHERE ${DVR} AND ${T} ORDER BY time DESC LIMIT 200`, '', true),
-    ], 16, { unit: 's' }),
+    panel('table', 'Recorded periods now (time = first seen start)', [q(DVR_RANGES_NOW, '', true)], 16, {
+      description: 'The recordings the latest DVR snapshot listed (seen_at within a snapshot interval of the range end); starts_at/ends_at in unix seconds.',
+    }),
   ],
 );
 
@@ -235,6 +266,9 @@ const collector = dashboard(
     }),
     panel('timeseries', 'Checkpoint age per job', [q(gauge('checkpoint_age', 'age_seconds'), '$tag_job')], 12, { unit: 's', interval: '1m' }),
     panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, { interval: '1m' }),
+    panel('timeseries', 'Reconciliation drift (stored − provider)', [
+      q(`SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement", "field_key", "account" fill(none)`, '$tag_measurement $tag_field_key $tag_account'),
+    ], 12, { interval: '1m', description: 'Written by the verify job/command: 0 when stored sums match the provider\'s totals.' }),
     panel('timeseries', 'Points written by measurement', [q(increase('points_written', ['measurement']), '$tag_measurement')], 12, { interval: '1m', stack: true }),
   ],
 );
@@ -243,10 +277,13 @@ const collector = dashboard(
 
 const all = { 'cdn-traffic': traffic, 'cdn-resources': resources, 'cdn-geography': geography, 'cdn-status-codes': statusCodes, 'cdn-streams': audience, 'cdn-dvr': dvr, 'cdn-collector-health': collector };
 const check = process.argv.includes('--check');
+const ALERTS_HEADER = '# Generated by config/grafana/generate.mjs from alerting.mjs; do not edit. Grafana alerting file provisioning.\n';
+const outputs = [
+  ...Object.entries(all).map(([name, json]) => [join(OUT, `${name}.json`), `${JSON.stringify(json, null, 2)}\n`]),
+  [ALERTS, ALERTS_HEADER + stringify(alerting(), { lineWidth: 0 })],
+];
 let stale = 0;
-for (const [name, json] of Object.entries(all)) {
-  const path = join(OUT, `${name}.json`);
-  const text = `${JSON.stringify(json, null, 2)}\n`;
+for (const [path, text] of outputs) {
   if (!check) writeFileSync(path, text);
   else if (readOrEmpty(path) !== text) {
     process.stderr.write(`${path} differs from what config/grafana/generate.mjs produces; run it\n`);

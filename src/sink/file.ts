@@ -1,4 +1,8 @@
-/** Line protocol appended to a file, or written to stdout for `-`: for demos, piping, and replay with `influx write`. */
+/**
+ * Line protocol appended to a file, or written to stdout for `-`: for demos, piping, and replay with `influx write`
+ * or `curl --data-binary @file` to /write or /api/v2/write. Timestamps are nanoseconds (unless told otherwise): the
+ * precision InfluxDB assumes when the write names none, so a replay without `precision=` stores the right dates.
+ */
 import { once } from 'node:events';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -86,9 +90,13 @@ class FileTransport implements LineTransport {
   }
 }
 
+/** What a reader of the file assumes when told nothing (InfluxDB's default for /write and /api/v2/write). */
+export const FILE_PRECISION = 'ns';
+
 export function createFileSink(options: FileSinkOptions): BatchingSink {
   const name = options.name ?? 'file';
   const transport = new FileTransport(name, options.path);
   // One batch at a time keeps the file in the order the points were given.
-  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), { ...options, maxInFlight: 1 });
+  const settings = { ...options, precision: options.precision ?? FILE_PRECISION, maxInFlight: 1 };
+  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), settings);
 }

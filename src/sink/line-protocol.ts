@@ -31,7 +31,7 @@ const NEEDS_WORK = /[, =\\\n]/;
 export function createEncoder(precision: Precision = 's', options: EncodeOptions = {}): PointEncoder {
   const schema = options.schema ?? SCHEMA;
   const escapeName = nameEscaper(options.backslashes ?? 'verbatim');
-  const divisor = precision === 's' ? 1000 : 1;
+  const stamp = timestamp(precision);
   const measurements = new Map<string, CompiledMeasurement>();
   const tagCache = new Map<string, string>();
 
@@ -73,7 +73,17 @@ export function createEncoder(precision: Precision = 's', options: EncodeOptions
       line += ',' + tag('tag key', key) + '=' + tag('tag value', tagText(value ?? ''));
     }
     if (!Number.isFinite(point.time)) throw new EncodeError(point.measurement, undefined, `invalid time ${point.time}`);
-    return line + ' ' + fields + ' ' + Math.floor(point.time / divisor);
+    return line + ' ' + fields + ' ' + stamp(point.time);
+  };
+}
+
+/** Epoch milliseconds as the precision's integer; nanoseconds as text (beyond 2^53, a number would round). */
+function timestamp(precision: Precision): (ms: number) => string {
+  if (precision === 's') return (ms) => String(Math.floor(ms / 1000));
+  if (precision === 'ms') return (ms) => String(Math.floor(ms));
+  return (ms) => {
+    const whole = Math.floor(ms);
+    return whole === 0 ? '0' : `${whole}000000`;
   };
 }
 

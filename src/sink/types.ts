@@ -20,8 +20,11 @@ export interface Sink {
   close(): Promise<void>;
 }
 
-/** Timestamp precision of the written lines. Every collector window is minute-aligned, so seconds lose nothing. */
-export type Precision = 's' | 'ms';
+/**
+ * Timestamp precision of the written lines. Every collector window is minute-aligned, so seconds lose nothing; `ns`
+ * is what InfluxDB assumes when a write names no precision (the file sink writes it, so the file loads as is).
+ */
+export type Precision = 's' | 'ms' | 'ns';
 
 /**
  * How the target's line-protocol parser treats a backslash in names and tag values:

@@ -20,7 +20,7 @@ function timesWritten(file: string): Map<string, Set<number>> {
   const out = new Map<string, Set<number>>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const m = /^cdn_traffic,account=([^,]+),.* (\d+)$/.exec(line);
-    if (m) out.set(m[1]!, (out.get(m[1]!) ?? new Set()).add(Number(m[2]) * 1000));
+    if (m) out.set(m[1]!, (out.get(m[1]!) ?? new Set()).add(Number(BigInt(m[2]!) / 1_000_000n)));
   }
   return out;
 }

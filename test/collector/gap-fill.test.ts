@@ -47,7 +47,7 @@ describe('gaps after downtime', () => {
     const times = readFileSync(out, 'utf8')
       .split('\n')
       .filter((l) => l.startsWith('cdn_metrics,account=acme '))
-      .map((l) => Number(l.split(' ').at(-1)) * 1000);
+      .map((l) => Number(BigInt(l.split(' ').at(-1)!) / 1_000_000n));
     const expected: number[] = [];
     for (let t = origin; t < lastClosed; t += 10 * MINUTE) expected.push(t);
     expect(times.sort((a, b) => a - b)).toEqual(expected);

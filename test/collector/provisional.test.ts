@@ -14,7 +14,7 @@ function hitsByTime(path: string): Map<number, number> {
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line.startsWith('cdn_traffic,account=acme,')) continue;
     const hits = Number(/hits=(\d+)i/.exec(line)![1]);
-    out.set(Number(line.split(' ').at(-1)) * 1000, hits);
+    out.set(Number(BigInt(line.split(' ').at(-1)!) / 1_000_000n), hits);
   }
   return out;
 }

@@ -1,14 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../../src/config/loader.js';
 import { runBackfill } from '../../src/collector/backfill.js';
 import { planBackfill } from '../../src/plan/planner.js';
-import type { Runtime } from '../../src/collector/runtime.js';
-import { loadConfigFile } from '../../src/config/loader.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
-import { HOUR, MINUTE } from '../../src/time.js';
-import { configFor, FAST_QUOTAS, runtimeFor } from '../helpers/collector.js';
-import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
+import { DAY, HOUR, MINUTE } from '../../src/time.js';
+import { INFLUXD_BIN, serverSkipReason } from '../helpers/servers.js';
+import { DATABASE, expandGrafana, fillInflux, type FilledInflux, type PanelRange } from './dashboards-fixture.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
 const DASHBOARDS = 'config/grafana/dashboards';
@@ -19,20 +17,8 @@ interface Dashboard {
   templating: { list: Array<{ name: string; type: string; query: string }> };
 }
 
-/**
- * Grafana's part, done by hand: the time filter, the interval, `$top`, and every other variable as "All" (`.*`;
- * the dashboards use them only inside regexes).
- */
-function expand(query: string): string {
-  return query
-    .replaceAll('$timeFilter', 'time >= now() - 12h AND time <= now() + 1h')
-    .replaceAll('$__interval', '1m')
-    .replaceAll('$top', '10')
-    .replace(/\$[A-Za-z_]\w*/g, '.*');
-}
-
-/** Queries that may rightly find nothing after a clean collection: throttling, retries, errors, failures. */
-const MAY_BE_EMPTY = [/'api_throttled'/, /'api_retries'/, /'job_failures'/, /'write_failures'/, /"status" !~/];
+/** Queries that may rightly find nothing after a clean collection: throttling, retries, errors, failures, drift (verify not run). */
+const MAY_BE_EMPTY = [/'api_throttled'/, /'api_retries'/, /'job_failures'/, /'write_failures'/, /"status" !~/, /'verify_drift'/];
 
 /**
  * Every panel and variable query of the provisioned dashboards, run against a real InfluxDB 1.6.7 (InfluxQL as
@@ -40,52 +26,54 @@ const MAY_BE_EMPTY = [/'api_throttled'/, /'api_retries'/, /'job_failures'/, /'wr
  * of config/collector.docker.yaml: none is refused, and every one that should show data does.
  */
 describe.skipIf(skip)('dashboard queries on InfluxDB 1.6.7 filled by the collector', () => {
-  let sim: Simulator;
-  let db: InfluxV1Server;
-  let rt: Runtime;
+  let f: FilledInflux;
+  let range: PanelRange;
   const docker = loadConfigFile('config/collector.docker.yaml', { CDN_BASE_URL: 'http://x', CDN_TOKEN: 't', CDN_ACCOUNTS: 'a', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' });
 
   beforeAll(async () => {
-    [sim, db] = await Promise.all([startSimulator({ quotas: FAST_QUOTAS }), startInfluxV1()]);
-    await db.query('CREATE DATABASE cdn');
-    const jobs = {
-      statistic: { groupings: docker.jobs.statistic.groupings },
-      streamstat: { groupings: docker.jobs.streamstat.groupings },
-      dvr: { streams: sim.streams },
-    };
-    rt = await runtimeFor(configFor(sim, { type: 'influx-v1', url: db.url, database: 'cdn' }, { jobs }));
     // Two hours of final statistics, then one live pass (DVR snapshots) and two self-monitoring snapshots two minutes
     // apart (counter panels show increases, which need two points).
     const to = Math.floor((Date.now() - 2 * HOUR) / HOUR) * HOUR;
-    const results = await runBackfill(rt.collector, planBackfill(rt.collector, { from: to - 2 * HOUR, to }));
-    expect(results.filter((r) => r.error)).toEqual([]);
-    await rt.collector.tick();
-    const now = Date.now();
-    for (const job of rt.collector.jobs) rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
-    for (const job of rt.collector.jobs.filter((j) => j.checkpointed)) rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
-    await rt.sink.write(rt.telemetry.toPoints(now - 2 * MINUTE));
-    await rt.sink.write(rt.telemetry.toPoints(now));
-    await rt.sink.flush();
-  }, 120_000);
+    const jobs = (sim: { streams: unknown }) => ({
+      statistic: { groupings: docker.jobs.statistic.groupings },
+      streamstat: { groupings: docker.jobs.streamstat.groupings },
+      dvr: { streams: sim.streams },
+    });
+    f = await fillInflux(jobs, to - 2 * HOUR, to);
+    // Daily unique users exist only for days that are over: one whole closed day of those jobs alone.
+    const day = Math.floor(to / DAY) * DAY - DAY;
+    const daily = f.rt.collector.jobs.filter((j) => j.key.endsWith('users_daily')).map((j) => j.key);
+    expect(daily.length).toBeGreaterThan(0);
+    const dailyResults = await runBackfill(f.rt.collector, planBackfill(f.rt.collector, { from: day, to: day + DAY }, daily));
+    expect(dailyResults.filter((r) => r.error)).toEqual([]);
+    const tickAt = Date.now();
+    await f.rt.collector.tick();
+    // The dashboard's end: within the minute of the DVR snapshot ("recorded periods now" is that snapshot's ranges).
+    const end = Math.floor(tickAt / MINUTE) * MINUTE + MINUTE;
+    const stamp = Math.min(Date.now(), end - 1);
+    for (const job of f.rt.collector.jobs) f.rt.telemetry.jobLag(job.key, f.rt.collector.lagMs(job) ?? 0);
+    for (const job of f.rt.collector.jobs.filter((j) => j.checkpointed)) f.rt.telemetry.jobBacklog(job.key, f.rt.collector.pending(job).length);
+    await f.rt.sink.write(f.rt.telemetry.toPoints(stamp - 2 * MINUTE));
+    await f.rt.sink.write(f.rt.telemetry.toPoints(stamp));
+    await f.rt.sink.flush();
+    range = { from: day, to: end, interval: '1m' };
+  }, 180_000);
 
-  afterAll(async () => {
-    await rt?.close();
-    await Promise.all([sim?.close(), db?.stop()]);
-  });
+  afterAll(() => f?.close());
 
   const files = readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json'));
   for (const file of files) {
     it(`${file}: every query runs, and shows data unless it counts failures`, async () => {
       const d = JSON.parse(readFileSync(join(DASHBOARDS, file), 'utf8')) as Dashboard;
       const queries = [
-        ...d.panels.flatMap((p) => p.targets.map((t) => ({ where: `${p.title} ${t.refId}`, query: expand(t.query) }))),
-        ...d.templating.list.filter((v) => v.type === 'query').map((v) => ({ where: `$${v.name}`, query: expand(v.query) })),
+        ...d.panels.flatMap((p) => p.targets.map((t) => ({ where: `${p.title} ${t.refId}`, query: expandGrafana(t.query, range) }))),
+        ...d.templating.list.filter((v) => v.type === 'query').map((v) => ({ where: `$${v.name}`, query: expandGrafana(v.query, range) })),
       ];
       const failed: string[] = [];
       const empty: string[] = [];
       for (const { where, query } of queries) {
         try {
-          const series = await db.series(query, 'cdn');
+          const series = await f.db.series(query, DATABASE);
           if (series.length === 0 && !MAY_BE_EMPTY.some((re) => re.test(query))) empty.push(`${where}: ${query}`);
         } catch (err) {
           failed.push(`${where}: ${(err as Error).message}`);

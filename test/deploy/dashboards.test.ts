@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfigFile } from '../../src/config/loader.js';
 import { SCHEMA } from '../../src/schema.js';
-import { checkQuery, type GroupingValues } from './query-check.js';
+import { checkQuery, type Collected } from './query-check.js';
 
 const GRAFANA = 'config/grafana';
 const DASHBOARDS = join(GRAFANA, 'dashboards');
@@ -25,11 +25,22 @@ function queriesOf(d: Dashboard): Array<{ where: string; query: string }> {
   return out;
 }
 
-/** Groupings the compose configs collect: a panel on another grouping would stay empty. */
-function groupingsOf(configFile: string): GroupingValues {
+/**
+ * The measurements a compose config makes the collector write: every measurement of the schema, but a
+ * `<api measurement>_by_<grouping>` one only for a grouping the config collects (a panel on another stays empty).
+ */
+export function collectedBy(configFile: string): Collected {
   const env = { CDN_BASE_URL: 'http://sim:8080', CDN_TOKEN: 't', CDN_ACCOUNTS: 'a', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' };
   const config = loadConfigFile(configFile, env);
-  return { cdn_traffic: config.jobs.statistic.groupings, cdn_views: config.jobs.streamstat.groupings };
+  const grouped = (groupings: readonly string[]) => new Set(groupings.map((g) => g.replaceAll('-', '_')));
+  const traffic = grouped(config.jobs.statistic.groupings);
+  const views = grouped(config.jobs.streamstat.groupings);
+  return new Set(
+    [...SCHEMA.keys()].filter((name) => {
+      const by = /^(cdn_traffic|cdn_views|cdn_users_hourly|cdn_users_daily)_by_(.+)$/.exec(name);
+      return !by || (by[1] === 'cdn_traffic' ? traffic : views).has(by[2]!);
+    }),
+  );
 }
 
 const BUILTIN_VARIABLES = new Set(['timeFilter', '__interval', '__interval_ms', '__from', '__to', '__range', '__timeFilter']);
@@ -39,30 +50,38 @@ describe('InfluxQL checker (the dashboard test can fail)', () => {
   const bad = (q: string, problem: RegExp) => expect(checkQuery(q, SCHEMA).join('\n')).toMatch(problem);
 
   it('accepts queries on real names, subqueries on their columns, and SHOW TAG VALUES on real tags', () => {
-    ok(`SELECT mean("edge_bandwidth") AS "edge" FROM "cdn_metrics" WHERE "account" =~ /^$account$/ AND $timeFilter GROUP BY time($__interval), "account" fill(none)`);
-    ok(`SELECT top("traffic", "resource_name", $top) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" WHERE "grouping" = 'resources' GROUP BY "resource_name")`);
+    ok(`SELECT mean("edge_bandwidth_avg") AS "edge" FROM "cdn_metrics" WHERE "account" =~ /^$account$/ AND $timeFilter GROUP BY time($__interval), "account" fill(none)`);
+    ok(`SELECT top("traffic", "resource_name", $top) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_resources" GROUP BY "resource_name")`);
     ok(`SELECT (sum("edge_status_4xx") + sum(edge_status_5xx)) / sum("edge_requests_total") FROM cdn_metrics WHERE time > now() - 1h`);
-    ok('SHOW TAG VALUES FROM "cdn_views" WITH KEY = "stream" WHERE "account" =~ /^(a|b)$/');
+    ok('SHOW TAG VALUES FROM "cdn_views_by_streams" WITH KEY = "stream" WHERE "account" =~ /^(a|b)$/');
     ok(`SELECT non_negative_difference(last("total")) FROM "cdn_collector" WHERE "kind" = 'api_calls' AND "status" !~ /^[23]/ GROUP BY time(1m), "api"`);
   });
 
   it('names the unknown measurement, field, tag, group-by tag, subquery column and tag key', () => {
-    bad('SELECT mean("edge_bandwidth") FROM "cdn_metric"', /unknown measurement "cdn_metric"/);
-    bad('SELECT mean("edge_bandwith") FROM "cdn_metrics"', /SELECT names "edge_bandwith"/);
+    bad('SELECT mean("edge_bandwidth_avg") FROM "cdn_metric"', /unknown measurement "cdn_metric"/);
+    bad('SELECT mean("edge_bandwith_avg") FROM "cdn_metrics"', /SELECT names "edge_bandwith_avg"/);
     bad(`SELECT sum("traffic") FROM "cdn_traffic" WHERE "acount" = 'a'`, /WHERE names "acount"/);
-    bad('SELECT sum("views") FROM "cdn_views" GROUP BY time(5m), "streamtype"', /GROUP BY "streamtype"/);
+    bad('SELECT sum("views") FROM "cdn_views_by_stream_types" GROUP BY time(5m), "streamtype"', /GROUP BY "streamtype"/);
     bad('SELECT max("lag_seconds") FROM (SELECT last("lag_seconds") FROM "cdn_collector" GROUP BY "job")', /SELECT names "lag_seconds", not a field or tag of the subquery/);
-    bad('SELECT top("traffic", "country", 5) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic" GROUP BY "country_name")', /"country"/);
+    bad('SELECT top("traffic", "country", 5) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" GROUP BY "country_name")', /"country"/);
     bad('SHOW TAG VALUES FROM "cdn_dvr" WITH KEY = "node"', /"node" is not a tag of cdn_dvr/);
     bad('SHOW TAG VALUES WITH KEY = "acount"', /"acount" is not a tag of any measurement/);
   });
 
-  it('checks the fixed tag values: self-monitoring kind and its field, collected groupings', () => {
+  it('checks the self-monitoring kind and its field, and that the config collects the measurement', () => {
     bad(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'api_call'`, /kind 'api_call' is not a self-monitoring metric/);
     bad(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'job_lag'`, /kind 'job_lag' carries field "lag_seconds", not "total"/);
-    expect(checkQuery(`SELECT sum("hits") FROM "cdn_traffic" WHERE "grouping" = 'browsers'`, SCHEMA, { cdn_traffic: ['total', 'codes'] })).toEqual([
-      `grouping 'browsers' is not written to cdn_traffic (total, codes)`,
+    expect(checkQuery(`SELECT sum("hits") FROM "cdn_traffic_by_browsers"`, SCHEMA, new Set(['cdn_traffic', 'cdn_traffic_by_codes']))).toEqual([
+      `"cdn_traffic_by_browsers" is not written with this config`,
     ]);
+  });
+
+  it('refuses aggregates that lie: a sum of unique users, a mean of a ratio, a sum of peaks', () => {
+    bad(`SELECT sum("unique_users") FROM "cdn_users_daily" WHERE $timeFilter GROUP BY time(1d)`, /sum\("unique_users"\) does not fit cdn_users_daily.unique_users, which aggregates as last/);
+    bad(`SELECT mean("cache_ratio") FROM "cdn_traffic"`, /mean\("cache_ratio"\) does not fit .* as ratio \(use sum\("cached_traffic"\) \/ sum\("traffic"\)\)/);
+    bad(`SELECT sum("bandwidth_peak") FROM "cdn_traffic"`, /sum\("bandwidth_peak"\) does not fit/);
+    ok(`SELECT sum("cached_traffic") / sum("traffic") FROM "cdn_traffic" GROUP BY time(1h)`);
+    ok(`SELECT last("unique_users") FROM "cdn_users_hourly" GROUP BY time(1h), "account"`);
   });
 
   it('refuses what it cannot check instead of passing it', () => {
@@ -106,10 +125,10 @@ describe('provisioned Grafana dashboards', () => {
   });
 
   for (const config of ['config/collector.docker.yaml', 'config/collector.sim.yaml']) {
-    it(`name only measurements, tags, fields and groupings the collector writes (${config})`, () => {
-      const groupings = groupingsOf(config);
+    it(`name only measurements, tags and fields the collector writes (${config}), aggregated as they aggregate`, () => {
+      const collected = collectedBy(config);
       const problems = dashboards.flatMap(({ json }) =>
-        queriesOf(json).flatMap(({ where, query }) => checkQuery(query, SCHEMA, groupings).map((p) => `${json.title} / ${where}: ${p}`)),
+        queriesOf(json).flatMap(({ where, query }) => checkQuery(query, SCHEMA, collected).map((p) => `${json.title} / ${where}: ${p}`)),
       );
       expect(problems).toEqual([]);
     });
@@ -128,8 +147,15 @@ describe('provisioned Grafana dashboards', () => {
     expect(problems).toEqual([]);
   });
 
-  it('show every measurement the collector writes somewhere', () => {
+  it('show every measurement the compose config makes the collector write somewhere', () => {
     const used = new Set(dashboards.flatMap(({ json }) => queriesOf(json).flatMap(({ query }) => [...query.matchAll(/FROM "([a-z_]+)"/g)].map((m) => m[1]))));
-    expect([...SCHEMA.keys()].filter((m) => !used.has(m))).toEqual([]);
+    expect([...collectedBy('config/collector.docker.yaml')].filter((m) => !used.has(m))).toEqual([]);
+  });
+
+  it('list the recorded DVR periods now with the query docs/schema.md gives for cdn_dvr_range, plus the filters', () => {
+    const dvr = dashboards.find((d) => d.json.uid === 'cdn-dvr')!.json;
+    const table = dvr.panels.find((p) => p.title.startsWith('Recorded periods now'))!;
+    const filters = 'WHERE "account" =~ /^$account$/ AND "stream" =~ /^$stream$/ AND "host" =~ /^$host$/ AND ';
+    expect(table.targets![0]!.query!.replace(filters, 'WHERE ')).toBe(SCHEMA.get('cdn_dvr_range')!.query);
   });
 });

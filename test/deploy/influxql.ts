@@ -26,6 +26,8 @@ export interface SelectQuery {
   equals: Array<{ key: string; value: string }>;
   /** Tags of GROUP BY (without time()). */
   groupBy: string[];
+  /** Functions of the select list applied directly to a field, e.g. `sum("traffic")` → { fn: 'sum', field: 'traffic' }. */
+  calls: Array<{ fn: string; field: string }>;
 }
 
 export interface ShowTagValuesQuery {
@@ -113,6 +115,8 @@ export function parseInfluxQL(text: string): Query {
 
 class Parser {
   private pos = 0;
+  /** Where the select list being parsed records its function calls (undefined outside a select list). */
+  private calls: SelectQuery['calls'] | undefined;
   constructor(private readonly tokens: Token[]) {}
 
   peek(offset = 0): Token {
@@ -155,6 +159,8 @@ class Parser {
     this.keyword('select');
     const selected: string[] = [];
     const columns: string[] = [];
+    const calls: SelectQuery['calls'] = [];
+    this.calls = calls;
     do {
       const refs: string[] = [];
       const head = this.expression(refs);
@@ -164,6 +170,7 @@ class Parser {
         columns.push(this.name());
       } else columns.push(head);
     } while (this.peek().text === ',' && this.next());
+    this.calls = undefined;
     this.keyword('from');
     const source = this.source();
     const whereRefs: string[] = [];
@@ -185,7 +192,7 @@ class Parser {
       } while (this.peek().text === ',' && this.next());
     }
     this.tail();
-    return { kind: 'select', source, selected, columns, whereRefs: whereRefs.filter((r) => r !== 'time'), equals, groupBy };
+    return { kind: 'select', source, selected, columns, whereRefs: whereRefs.filter((r) => r !== 'time'), equals, groupBy, calls };
   }
 
   /** fill(...), ORDER BY time [ASC|DESC], LIMIT/OFFSET/SLIMIT/SOFFSET n, tz('...'), in InfluxQL's order. */
@@ -248,7 +255,8 @@ class Parser {
       this.op(')');
       return inner;
     }
-    if (t.kind === 'number' || t.kind === 'string' || t.kind === 'var' || t.kind === 'regex') {
+    const boolean = t.kind === 'ident' && !t.quoted && ['true', 'false'].includes(t.text.toLowerCase());
+    if (t.kind === 'number' || t.kind === 'string' || t.kind === 'var' || t.kind === 'regex' || boolean) {
       this.next();
       return '';
     }
@@ -256,6 +264,10 @@ class Parser {
     if (t.kind === 'ident' && !t.quoted && this.peek(1).text === '(') {
       this.next();
       this.op('(');
+      const arg = this.peek();
+      if (arg.kind === 'ident' && (arg.quoted || !KEYWORDS.has(arg.text.toLowerCase())) && [',', ')'].includes(this.peek(1).text)) {
+        this.calls?.push({ fn: t.text.toLowerCase(), field: arg.text });
+      }
       if (this.peek().text !== ')') {
         do this.expression(refs);
         while (this.peek().text === ',' && this.next());

@@ -1,15 +1,19 @@
 import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Point } from '../../src/points.js';
 import { SinkError } from '../../src/sink/errors.js';
 import { createSink } from '../../src/sink/index.js';
+import { INFLUXD_BIN, serverSkipReason, startInfluxV1 } from '../helpers/servers.js';
 import { testSchema } from './schema.js';
 
 const schema = testSchema({ m: { v: 'integer', s: 'string' } });
 const T0 = Date.UTC(2024, 0, 1);
 const point = (i: number, tags: Record<string, string> = {}): Point => ({ measurement: 'm', tags, fields: { v: i }, time: T0 + i * 60_000 });
+/** The file's timestamps are nanoseconds (InfluxDB's default precision): epoch ms followed by six zeros. */
+const ns = (ms: number) => `${ms}000000`;
 
 let dir: string;
 beforeEach(async () => {
@@ -30,8 +34,7 @@ describe('file sink', () => {
     expect(await sink.write([point(0, { host: 'a b' }), point(1), point(2)])).toEqual({ written: 3, rejected: 0 });
     await sink.write([{ measurement: 'm', tags: {}, fields: { s: 'say "hi"' }, time: T0 }]);
     await sink.flush();
-    const s = T0 / 1000;
-    expect(await readFile(path, 'utf8')).toBe(`m,host=a\\ b v=0i ${s}\nm v=1i ${s + 60}\nm v=2i ${s + 120}\nm s="say \\"hi\\"" ${s}\n`);
+    expect(await readFile(path, 'utf8')).toBe(`m,host=a\\ b v=0i ${ns(T0)}\nm v=1i ${ns(T0 + 60_000)}\nm v=2i ${ns(T0 + 120_000)}\nm s="say \\"hi\\"" ${ns(T0)}\n`);
     await sink.close();
   });
 
@@ -61,7 +64,7 @@ describe('file sink', () => {
     const sink = fileSink(path);
     await sink.write([point(0)]);
     await sink.close();
-    expect(await readFile(path, 'utf8')).toBe(`earlier line\nm v=0i ${T0 / 1000}\n`);
+    expect(await readFile(path, 'utf8')).toBe(`earlier line\nm v=0i ${ns(T0)}\n`);
   });
 
   it('writes to stdout for "-"', async () => {
@@ -74,7 +77,7 @@ describe('file sink', () => {
     await sink.write([point(0), point(1)]);
     await sink.close();
     vi.restoreAllMocks();
-    expect(written.join('')).toBe(`m v=0i ${T0 / 1000}\nm v=1i ${T0 / 1000 + 60}\n`);
+    expect(written.join('')).toBe(`m v=0i ${ns(T0)}\nm v=1i ${ns(T0 + 60_000)}\n`);
   });
 
   it('a write error rejects with a retryable SinkError naming the path', async () => {
@@ -86,5 +89,30 @@ describe('file sink', () => {
     expect(err).toMatchObject({ sink: 'file', retryable: true });
     expect((err as SinkError).message).toContain(path);
     await sink.close();
+  });
+});
+
+/**
+ * What the README tells users to do: POST the file to InfluxDB's /write without a precision parameter. With seconds in
+ * the file that stored 1970 dates; with nanoseconds every point lands at its own time (to the millisecond).
+ */
+describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('file sink output loaded into InfluxDB 1.6.7 as is', () => {
+  it('POST /write with the default precision stores the dates the points carry', async () => {
+    const path = join(dir, 'points.lp');
+    const sink = fileSink(path);
+    const times = [T0, T0 + 60_000, Date.UTC(2026, 10, 23, 22, 41, 7, 250)];
+    await sink.write(times.map((time, i) => ({ measurement: 'm', tags: { host: 'h' }, fields: { v: i }, time })));
+    await sink.close();
+    const db = await startInfluxV1();
+    try {
+      await db.query('CREATE DATABASE lp');
+      const res = await request(`${db.url}/write?db=lp`, { method: 'POST', body: await readFile(path) });
+      expect(res.statusCode).toBe(204);
+      await res.body.dump();
+      const rows = await db.query('SELECT "v" FROM "m"', 'lp'); // times as epoch ms
+      expect(rows.map((r) => [r.time, r.v])).toEqual(times.map((t, i) => [t, i]));
+    } finally {
+      await db.stop();
+    }
   });
 });

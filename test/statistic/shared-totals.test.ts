@@ -23,7 +23,7 @@ function trafficPoints(file: string): Map<string, Map<number, { hits: number; wr
     if (!m) continue;
     const times = out.get(m[1]!) ?? new Map<number, { hits: number; writes: number }>();
     out.set(m[1]!, times);
-    const time = Number(m[3]) * 1000;
+    const time = Number(BigInt(m[3]!) / 1_000_000n);
     times.set(time, { hits: Number(m[2]), writes: (times.get(time)?.writes ?? 0) + 1 });
   }
   return out;
