@@ -66,7 +66,7 @@ export const collectorRules = [
   }),
   // verify runs daily (config verify): its last drift per series stays the truth until the next run.
   rule('cdn-reconciliation-drift', 'CDN stored data drifts from the provider', [
-    ['A', `SELECT last("drift") FROM "cdn_collector" WHERE ${KIND('verify_drift')} AND $timeFilter GROUP BY "measurement", "field_key", "account"`, 2 * 24 * HOUR],
+    ['A', `SELECT last("drift") FROM "cdn_collector" WHERE ${KIND('verify_drift')} AND $timeFilter GROUP BY "measurement_name", "field_key", "account"`, 2 * 24 * HOUR],
   ], '$RA > 0 || $RA < 0', { for: '0s', summary: 'The reconciliation (verify) found stored sums that differ from the provider\'s totals; `cdn-collector verify --repair` re-collects them' }),
   rule('cdn-spans-set-aside', 'CDN spans set aside', [
     ['A', `SELECT last("spans") FROM "cdn_collector" WHERE ${KIND('spans_set_aside')} AND $timeFilter GROUP BY "job"`, 10 * MIN],

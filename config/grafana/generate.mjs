@@ -267,9 +267,9 @@ const collector = dashboard(
     panel('timeseries', 'Checkpoint age per job', [q(gauge('checkpoint_age', 'age_seconds'), '$tag_job')], 12, { unit: 's', interval: '1m' }),
     panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, { interval: '1m' }),
     panel('timeseries', 'Reconciliation drift (stored − provider)', [
-      q(`SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement", "field_key", "account" fill(none)`, '$tag_measurement $tag_field_key $tag_account'),
+      q(`SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement_name", "field_key", "account" fill(none)`, '$tag_measurement_name $tag_field_key $tag_account'),
     ], 12, { interval: '1m', description: 'Written by the verify job/command: 0 when stored sums match the provider\'s totals.' }),
-    panel('timeseries', 'Points written by measurement', [q(increase('points_written', ['measurement']), '$tag_measurement')], 12, { interval: '1m', stack: true }),
+    panel('timeseries', 'Points written by measurement', [q(increase('points_written', ['measurement_name']), '$tag_measurement_name')], 12, { interval: '1m', stack: true }),
   ],
 );
 
