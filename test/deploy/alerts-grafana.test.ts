@@ -152,8 +152,8 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('Grafana alert quer
       `cdn_traffic,account=broken,service=all traffic=1000i,cached_traffic=300i,hits=1i,cache_ratio=0.3,bandwidth_peak=1i ${to / 1000 - 3600}`,
       `cdn_dvr,account=broken,host=node-9,stream=live is_alive=true,enabled=true,recorded_seconds=600i,window=3600i,ranges=1i ${minute}`,
       `cdn_dvr_range,account=broken,host=node-9,stream=live starts_at=${minute - 1800}i,ends_at=${minute - 1200}i,length_seconds=600i,seen_at=${minute}i ${minute - 1800}`,
-      `cdn_collector,account=broken,field_key=hits,kind=verify_drift,measurement=cdn_traffic drift=-42 ${minute}`,
-      `cdn_collector,account=fine,field_key=hits,kind=verify_drift,measurement=cdn_traffic drift=0 ${minute}`,
+      `cdn_collector,account=broken,field_key=hits,kind=verify_drift,measurement_name=cdn_traffic drift=-42 ${minute}`,
+      `cdn_collector,account=fine,field_key=hits,kind=verify_drift,measurement_name=cdn_traffic drift=0 ${minute}`,
     ]);
     f.rt.telemetry.condition('auth', 'login refused');
     const job = f.rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
@@ -170,6 +170,6 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('Grafana alert quer
     expect(await evaluate(f, byUid('cdn-spans-set-aside'), at)).toEqual([JSON.stringify({ job })]);
     expect(await evaluate(f, byUid('cdn-data-stale'), at)).toEqual([JSON.stringify({ job })]);
     expect(await evaluate(f, byUid('cdn-statistics-stale'), at)).toEqual([]);
-    expect(await evaluate(f, byUid('cdn-reconciliation-drift'), at)).toEqual([JSON.stringify({ account: 'broken', field_key: 'hits', measurement: 'cdn_traffic' })]);
+    expect(await evaluate(f, byUid('cdn-reconciliation-drift'), at)).toEqual([JSON.stringify({ account: 'broken', field_key: 'hits', measurement_name: 'cdn_traffic' })]);
   });
 });
