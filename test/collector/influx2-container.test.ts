@@ -1,5 +1,5 @@
 import { InfluxDB } from '@influxdata/influxdb-client';
-import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfill } from '../../src/collector/backfill.js';
 import { planBackfill } from '../../src/plan/planner.js';
@@ -8,7 +8,7 @@ import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { HOUR } from '../../src/time.js';
 import { configFor, FAST_QUOTAS, runtimeFor } from '../helpers/collector.js';
-import { dockerUnavailable, INFLUX2, influx2Environment } from '../helpers/docker.js';
+import { dockerUnavailable, INFLUX2, startInflux2 } from '../helpers/docker.js';
 
 const skipReason = await dockerUnavailable('collector/influx2-container.test.ts');
 
@@ -21,16 +21,12 @@ describe.skipIf(skipReason !== undefined)('collector → influxdb:2 (testcontain
   const from = to - 6 * HOUR;
 
   beforeAll(async () => {
-    [container, sim] = await Promise.all([
-      new GenericContainer(INFLUX2.image)
-        .withEnvironment(influx2Environment())
-        .withExposedPorts(8086)
-        .withWaitStrategy(Wait.forHttp('/health', 8086).forStatusCode(200))
-        .withStartupTimeout(120_000)
-        .start(),
+    let started: Awaited<ReturnType<typeof startInflux2>>;
+    [started, sim] = await Promise.all([
+      startInflux2(),
       startSimulator({ quotas: FAST_QUOTAS }),
     ]);
-    url = `http://${container.getHost()}:${container.getMappedPort(8086)}`;
+    ({ container, url } = started);
     const rt = await runtimeFor(
       configFor(sim, { type: 'influx-v2', url, token: INFLUX2.token, org: INFLUX2.org, bucket: INFLUX2.bucket }, { accounts: ['acme'] }),
     );

@@ -3,22 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/loader.js';
+import { fieldOf } from '../helpers/config-error.js';
 
 const minimal = {
   api: { baseUrl: 'http://127.0.0.1:1', token: 'secret-token-123' },
   accounts: ['acme'],
   sink: { type: 'file', path: '-' },
 };
-
-function fieldOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).field;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('config schema', () => {
   it('fills documented defaults (quotas of the spec, 10-minute metrics windows, 1 h statistics lag)', () => {

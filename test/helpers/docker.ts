@@ -1,4 +1,4 @@
-import { getContainerRuntimeClient } from 'testcontainers';
+import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
 
 const PROBE_TIMEOUT_MS = 5_000;
 
@@ -29,4 +29,15 @@ export function influx2Environment(): Record<string, string> {
     DOCKER_INFLUXDB_INIT_RETENTION: '0',
     DOCKER_INFLUXDB_INIT_ADMIN_TOKEN: INFLUX2.token,
   };
+}
+
+/** A started InfluxDB 2 container (the official image, set up as INFLUX2 says) and its URL. */
+export async function startInflux2(): Promise<{ container: StartedTestContainer; url: string }> {
+  const container = await new GenericContainer(INFLUX2.image)
+    .withEnvironment(influx2Environment())
+    .withExposedPorts(8086)
+    .withWaitStrategy(Wait.forHttp('/health', 8086).forStatusCode(200))
+    .withStartupTimeout(120_000)
+    .start();
+  return { container, url: `http://${container.getHost()}:${container.getMappedPort(8086)}` };
 }

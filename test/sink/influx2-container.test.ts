@@ -6,12 +6,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InfluxDB } from '@influxdata/influxdb-client';
-import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_TAG, type Point } from '../../src/points.js';
 import type { DeadLetter } from '../../src/sink/dead-letter.js';
 import { createSink, type Sink } from '../../src/sink/index.js';
-import { dockerUnavailable, INFLUX2, influx2Environment } from '../helpers/docker.js';
+import { dockerUnavailable, INFLUX2, startInflux2 } from '../helpers/docker.js';
 import { HOSTILE_TAG_VALUES, testSchema } from './schema.js';
 
 const { token: TOKEN, org: ORG, bucket: BUCKET } = INFLUX2;
@@ -26,13 +26,7 @@ describe.skipIf(skipReason !== undefined)('InfluxDB v2 sink against influxdb:2 (
   let sink: Sink;
 
   beforeAll(async () => {
-    container = await new GenericContainer('influxdb:2')
-      .withEnvironment(influx2Environment())
-      .withExposedPorts(8086)
-      .withWaitStrategy(Wait.forHttp('/health', 8086).forStatusCode(200))
-      .withStartupTimeout(120_000)
-      .start();
-    url = `http://${container.getHost()}:${container.getMappedPort(8086)}`;
+    ({ container, url } = await startInflux2());
     dir = await mkdtemp(join(tmpdir(), 'sink-influx2-'));
     sink = createSink({
       type: 'influx-v2',

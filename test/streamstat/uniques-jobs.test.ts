@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config/loader.js';
+import { parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
 import { streamstatJobs } from '../../src/sources/streamstat/jobs.js';
 import { StreamstatShape } from '../../src/sources/streamstat/shape.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
+import { fieldOf } from '../helpers/config-error.js';
 
 const minimal = {
   api: { baseUrl: 'http://127.0.0.1:1', token: 'secret-token-123' },
@@ -15,16 +16,6 @@ function configWith(streamstat: Record<string, unknown>, state?: Record<string, 
   const config = parseConfig({ ...minimal, jobs: { streamstat }, ...(state ? { state } : {}) }, {});
   checkConfig(config);
   return config;
-}
-
-function fieldOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).field;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 const context = (shape = new StreamstatShape()) => ({ accounts: ['acme'], pageSize: 1000, streamstatShape: shape });

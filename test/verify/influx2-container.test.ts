@@ -1,10 +1,10 @@
-import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { HOUR } from '../../src/time.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
-import { dockerUnavailable, INFLUX2, influx2Environment } from '../helpers/docker.js';
+import { dockerUnavailable, INFLUX2, startInflux2 } from '../helpers/docker.js';
 import { collectDay, driftOf, verify, verifiedDay, verifyConfig } from './helpers.js';
 
 const skipReason = await dockerUnavailable('verify/influx2-container.test.ts');
@@ -18,16 +18,12 @@ describe.skipIf(skipReason !== undefined)('verify → influxdb:2 (testcontainers
   const day = verifiedDay();
 
   beforeAll(async () => {
-    [container, sim] = await Promise.all([
-      new GenericContainer(INFLUX2.image)
-        .withEnvironment(influx2Environment())
-        .withExposedPorts(8086)
-        .withWaitStrategy(Wait.forHttp('/health', 8086).forStatusCode(200))
-        .withStartupTimeout(120_000)
-        .start(),
+    let started: Awaited<ReturnType<typeof startInflux2>>;
+    [started, sim] = await Promise.all([
+      startInflux2(),
       startSimulator({ quotas: FAST_QUOTAS }),
     ]);
-    url = `http://${container.getHost()}:${container.getMappedPort(8086)}`;
+    ({ container, url } = started);
     config = verifyConfig(sim, { type: 'influx-v2', url, token: INFLUX2.token, org: INFLUX2.org, bucket: INFLUX2.bucket });
     await collectDay(config, day);
   }, 300_000);
