@@ -9,6 +9,7 @@ import { createLogger } from '../log.js';
 import { startHealthServer } from '../telemetry/server.js';
 import { applyShard, shardOption } from './shard.js';
 import { startupFields } from '../collector/startup.js';
+import { overQuotaLines } from '../collector/capacity-report.js';
 import { EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, verdictExitCode, verdictLine } from '../collector/verdict.js';
 import { printPoints, runOnlineCheck } from './check-online.js';
 import { CliError, configFileOption, configHelp, EXIT_USAGE } from './common.js';
@@ -55,6 +56,8 @@ export function runCommand(): Command {
       if (o.check) {
         const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})` : '';
         process.stdout.write(`${source}: valid${scope}\n`);
+        // Valid but too much work for a quota: a warning (exit 0), the config runs, just slower than configured.
+        for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
         return;
       }
       if (o.dryRun) {
@@ -64,6 +67,7 @@ export function runCommand(): Command {
       const log = createLogger(config.log);
       // Before anything that may wait: within a second the user sees what this run is doing.
       log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
+      for (const line of overQuotaLines(config, systemClock.now())) log.warn(line);
       const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
       if (o.once) {
         await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error
