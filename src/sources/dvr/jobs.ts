@@ -5,7 +5,7 @@ import type { CollectJob } from '../types.js';
 import { DvrClient } from './client.js';
 import { dvrToPoints, type DvrPointOptions } from './points.js';
 import type { DvrSettings } from './settings.js';
-import { dvrTurnsNeeded, isDvrTurn, type DvrTurnsRule } from './turns.js';
+import { DvrRound, dvrTurnsNeeded, type DvrTurnsRule } from './turns.js';
 
 export interface DvrJobOptions extends DvrPointOptions {
   /** The DVR quota (config `quotas.dvr`): when the streams need more snapshots than it allows, they take turns. */
@@ -24,17 +24,17 @@ export function dvrJobs(c: DvrSettings, options: DvrJobOptions = {}): CollectJob
   const recordings = options.recordings ?? new DvrRecordingStore();
   const rule = { stepMs: c.interval, delayMs: 0, maxSpanMs: c.interval };
   const turns: DvrTurnsRule | undefined = options.quota && { streams: c.streams.length, intervalMs: c.interval, quota: options.quota };
-  const fair = turns && dvrTurnsNeeded(turns) ? turns : undefined;
+  const round = turns && dvrTurnsNeeded(turns) ? new DvrRound(turns) : undefined;
   return c.streams.map(
     ({ account, stream }, index): CollectJob => ({
       key: `dvr/${account}/${stream}`,
       api: 'dvr',
       rule,
       checkpointed: false,
-      ...(fair && {
+      ...(round && {
         currentSpans: (now: number) => {
           const from = floorTo(now, c.interval);
-          return isDvrTurn(fair, index, from) ? [{ from, to: from + c.interval }] : [];
+          return round.isTurn(index, from) ? [{ from, to: from + c.interval }] : [];
         },
       }),
       callsFor: () => SINGLE_CALL,

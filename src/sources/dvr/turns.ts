@@ -1,11 +1,12 @@
 /**
- * Fair turns for DVR snapshots that do not fit the quota (issue 14 §4). Reads are numbered in one endless round over
- * the streams (read r snapshots stream r mod N); interval k gets reads ⌊k·B⌋ … ⌊(k+1)·B⌋ − 1, where B = quota calls ×
- * interval ÷ quota period is the quota's budget per interval. Every stream gets its turn, the counts of any two streams
- * differ by at most one, and each stream is read on average every N ÷ B intervals instead of every interval.
+ * Fair turns for DVR snapshots that do not fit the quota (issue 14 §4). The streams are read in one endless round
+ * (config order); each interval reads the next ones, as many as the quota's budget per interval B = quota calls ×
+ * interval ÷ quota period (fractional budgets alternate: interval k reads ⌊(k+1)·B⌋ − ⌊k·B⌋). Every stream gets its
+ * turn, the counts of any two streams differ by at most one, and each is read on average every N ÷ B intervals.
  *
- * Stateless over the clock: the same interval gives the same turns in every process, so a restart (or `run --once`
- * driven from an outside scheduler) continues the round instead of starting again with the first streams.
+ * The round moves on when an interval's turns are first asked for (a pass), not with the clock: an interval whose pass
+ * was skipped (the one before still waited for quota) skips no stream, the next pass continues the round. It starts
+ * where the clock puts it (⌊k·B⌋ mod N), so a restart does not begin again with the first streams.
  */
 export interface DvrTurnsRule {
   streams: number;
@@ -13,17 +14,31 @@ export interface DvrTurnsRule {
   quota: { calls: number; period: number };
 }
 
-/** Whether stream `index` (0-based, in config order) is read in the interval that starts at `intervalStart`. */
-export function isDvrTurn(rule: DvrTurnsRule, index: number, intervalStart: number): boolean {
-  const { streams } = rule;
-  const k = BigInt(Math.floor(intervalStart / rule.intervalMs));
-  const lo = readsBefore(rule, k);
-  const count = readsBefore(rule, k + 1n) - lo;
-  if (count >= BigInt(streams)) return true;
-  const n = BigInt(streams);
-  // The offset of this stream after the round's position at the interval's first read.
-  const offset = (((BigInt(index) - lo) % n) + n) % n;
-  return offset < count;
+export class DvrRound {
+  /** The interval whose turns were asked for last, the round's position at its first read, and its reads. */
+  private interval: bigint | undefined;
+  private first = 0n;
+  private count = 0n;
+
+  constructor(private readonly rule: DvrTurnsRule) {}
+
+  /** Whether stream `index` (0-based, in config order) is read in the interval that starts at `intervalStart`. */
+  isTurn(index: number, intervalStart: number): boolean {
+    const k = BigInt(Math.floor(intervalStart / this.rule.intervalMs));
+    const n = BigInt(this.rule.streams);
+    if (this.interval === undefined) {
+      this.first = readsBefore(this.rule, k) % n;
+    } else if (k > this.interval) {
+      this.first = (this.first + this.count) % n;
+    }
+    if (this.interval === undefined || k > this.interval) {
+      this.interval = k;
+      this.count = readsBefore(this.rule, k + 1n) - readsBefore(this.rule, k);
+    }
+    if (this.count >= n) return true;
+    const offset = (((BigInt(index) - this.first) % n) + n) % n;
+    return offset < this.count;
+  }
 }
 
 /** True when the streams need more reads per interval than the quota allows: turns are then taken. */
