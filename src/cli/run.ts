@@ -9,7 +9,8 @@ import { createLogger } from '../log.js';
 import { startHealthServer } from '../telemetry/server.js';
 import { applyShard, shardOption } from './shard.js';
 import { startupFields } from '../collector/startup.js';
-import { overQuotaLines } from '../collector/capacity-report.js';
+import { configDemand, overQuotaLines } from '../collector/capacity-report.js';
+import { demandLine, overQuota } from '../plan/capacity.js';
 import { EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, verdictExitCode, verdictLine } from '../collector/verdict.js';
 import { printPoints, runOnlineCheck } from './check-online.js';
 import { CliError, configFileOption, configHelp, EXIT_USAGE } from './common.js';
@@ -67,8 +68,10 @@ export function runCommand(): Command {
       const log = createLogger(config.log);
       // Before anything that may wait: within a second the user sees what this run is doing.
       log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
-      for (const line of overQuotaLines(config, systemClock.now())) log.warn(line);
+      const demand = configDemand(config, systemClock.now());
+      for (const d of overQuota(demand)) log.warn(demandLine(d));
       const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+      for (const d of demand) rt.telemetry.quotaDemand(d.api, d.ratio);
       if (o.once) {
         await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error
         const results = await rt.collector.tick();

@@ -6,6 +6,7 @@ import { stringify } from 'yaml';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { runCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/servers.js';
 import { ensureBuilt } from '../ops/entry.js';
 import { waitForOutput } from '../ops/feedback-config.js';
 
@@ -14,7 +15,7 @@ const PROCESS_LIMIT_MS = 60_000;
 const streams = (n: number) => Array.from({ length: n }, (_, i) => ({ account: 'acme', stream: `live/s${i}` }));
 
 /** DVR only, `n` streams, against `baseUrl`, quotas as configured by default (DVR 60/min). */
-function dvrConfig(baseUrl: string, token: string, n: number): string {
+function dvrConfig(baseUrl: string, token: string, n: number, extra: Record<string, unknown> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'dvr-quota-'));
   const path = join(dir, 'collector.yaml');
   const config = {
@@ -24,6 +25,7 @@ function dvrConfig(baseUrl: string, token: string, n: number): string {
     sink: { type: 'file', path: join(dir, 'points.lp') },
     output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
     state: { dir: join(dir, 'state') },
+    ...extra,
   };
   writeFileSync(path, stringify(config));
   return path;
@@ -49,11 +51,15 @@ describe('DVR work over the quota, through a real process', () => {
     expect(fits.stdout).not.toContain('warning');
   });
 
-  it('run: the same line as a warn entry of the log at start, before the first pass', async () => {
-    const run = runCli(['run', '--config', dvrConfig(sim.url, sim.token, 102)], {}, { killAfterMs: PROCESS_LIMIT_MS });
+  it('run: the same line as a warn entry of the log at start, before the first pass; the ratio on /metrics', async () => {
+    const port = await freePort();
+    const config = dvrConfig(sim.url, sim.token, 102, { http: { port } });
+    const run = runCli(['run', '--config', config], {}, { killAfterMs: PROCESS_LIMIT_MS });
     let stderr = '';
     run.child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     await waitForOutput(() => stderr, /"msg":"collector started"/, run.exited);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/^cdn_collector_quota_demand_ratio\{[^}]*api="dvr"[^}]*\} 1\.7$/m);
     run.child.kill('SIGTERM');
     const exit = await run.exited;
     const lines = exit.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string });
