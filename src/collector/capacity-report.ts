@@ -1,5 +1,5 @@
-import { createTask } from 'node-cron';
 import type { CollectorConfig } from '../config/schema.js';
+import { scheduleGapMs } from '../config/schedule-gap.js';
 import { demandLine, overQuota, quotaDemand, type ApiDemand } from '../plan/capacity.js';
 import { buildJobs } from '../sources/registry.js';
 import { API_NAMES, perApi, type ApiName } from '../spec/apis.js';
@@ -19,15 +19,4 @@ export function configDemand(config: CollectorConfig, now: number): ApiDemand[] 
 /** One line per API whose configured work exceeds its quota (none when everything fits). */
 export function overQuotaLines(config: CollectorConfig, now: number): string[] {
   return overQuota(configDemand(config, now)).map(demandLine);
-}
-
-/** The mean time between the next runs of a cron schedule (over its next 64 runs); undefined if it never runs. */
-function scheduleGapMs(expression: string): number | undefined {
-  const task = createTask(expression, () => {});
-  try {
-    const runs = task.getNextRuns(64).map((d) => d.getTime());
-    return runs.length >= 2 ? (runs.at(-1)! - runs[0]!) / (runs.length - 1) : undefined;
-  } finally {
-    void task.destroy();
-  }
 }

@@ -39,14 +39,14 @@ export function quotaDemand(jobs: readonly CollectJob[], quotas: Partial<Record<
     const gap = options.passGapMs?.(api);
     const needed = apiJobs.reduce((n, job) => n + callsPerPeriod(job, quota.periodMs, gap, options.now), 0);
     const demand: ApiDemand = { api, needed, quota, ratio: needed / quota.calls };
-    if (api === 'dvr') demand.snapshots = { streams: apiJobs.length, intervalMs: apiJobs[0]!.rule.stepMs };
+    if (api === 'dvr') demand.snapshots = { streams: apiJobs.length, intervalMs: snapshotGapMs(apiJobs[0]!, gap) };
     out.push(demand);
   }
   return out;
 }
 
 /**
- * One job's calls per period. A snapshot job (no checkpoint, no spans of its own) reads once per window. A job with
+ * One job's calls per period. A snapshot job (no checkpoint, no spans of its own) reads once per pass. A job with
  * current spans (provisional reads) reads them on every pass. A checkpointed job reads, per pass, the windows that
  * closed since the pass before, in spans of at most maxSpan: as many calls as spans of that width fit in the period.
  */
@@ -54,13 +54,18 @@ function callsPerPeriod(job: CollectJob, periodMs: number, gapMs: number | undef
   const { stepMs, maxSpanMs } = job.rule;
   const costOf = (span: Span) => job.callsFor(span).least;
   if (!job.checkpointed) {
-    if (!job.currentSpans) return (periodMs / stepMs) * costOf({ from: floorTo(now, stepMs), to: floorTo(now, stepMs) + stepMs });
+    if (!job.currentSpans) return (periodMs / snapshotGapMs(job, gapMs)) * costOf({ from: floorTo(now, stepMs), to: floorTo(now, stepMs) + stepMs });
     const perPass = job.currentSpans(now).reduce((n, span) => n + costOf(span), 0);
     return (periodMs / Math.max(gapMs ?? stepMs, 1)) * perPass;
   }
   const width = Math.min(maxSpanMs, Math.max(stepMs, floorTo(gapMs ?? stepMs, stepMs)));
   const from = floorTo(now - width, stepMs);
   return (periodMs / width) * costOf({ from, to: from + width });
+}
+
+/** How often a snapshot job reads: at every pass, one per window without a schedule. */
+function snapshotGapMs(job: CollectJob, gapMs: number | undefined): number {
+  return Math.max(gapMs ?? job.rule.stepMs, 1);
 }
 
 /** Only the APIs whose configured work exceeds their quota. */

@@ -54,6 +54,19 @@ describe('DVR turns', () => {
     expect(spread(counts)).toBeLessThanOrEqual(1);
   });
 
+  it('a schedule every g intervals gives each pass the budget of g intervals', () => {
+    const rule = { streams: 150, intervalMs: MINUTE, quota: { calls: 60, period: MINUTE }, passIntervals: 2 };
+    const { counts, perPass } = readRound(rule, 10, (k) => k % 2 === 1);
+    expect(perPass).toEqual([120, 120, 120, 120, 120]); // the quota allows 120 per 2 minutes: each pass reads that
+    expect(spread(counts)).toBeLessThanOrEqual(1);
+    // 102 streams every 5 minutes fit 60/min: no turns, every job reads every pass.
+    const streams = Array.from({ length: 102 }, (_, i) => ({ account: 'acme', stream: `s${i}` }));
+    const every5 = dvrJobs({ enabled: true, interval: MINUTE, streams, schedule: '*/5 * * * *' }, { quota: { calls: 60, period: MINUTE } });
+    expect(every5.every((j) => j.currentSpans === undefined)).toBe(true);
+    const every1 = dvrJobs({ enabled: true, interval: MINUTE, streams, schedule: '*/1 * * * *' }, { quota: { calls: 60, period: MINUTE } });
+    expect(every1.every((j) => j.currentSpans !== undefined)).toBe(true);
+  });
+
   it('streams that fit are all read at every pass, and the jobs then read every interval as before', () => {
     const rule = { streams: 60, intervalMs: MINUTE, quota: { calls: 60, period: MINUTE } };
     expect(dvrTurnsNeeded(rule)).toBe(false);

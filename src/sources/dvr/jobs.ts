@@ -1,4 +1,5 @@
 import { DvrRecordingStore } from '../../state/dvr-recordings.js';
+import { scheduleGapMs } from '../../config/schedule-gap.js';
 import { floorTo } from '../../time.js';
 import { SINGLE_CALL } from '../paging.js';
 import type { CollectJob } from '../types.js';
@@ -23,7 +24,9 @@ export function dvrJobs(c: DvrSettings, options: DvrJobOptions = {}): CollectJob
   if (!c.enabled) return [];
   const recordings = options.recordings ?? new DvrRecordingStore();
   const rule = { stepMs: c.interval, delayMs: 0, maxSpanMs: c.interval };
-  const turns: DvrTurnsRule | undefined = options.quota && { streams: c.streams.length, intervalMs: c.interval, quota: options.quota };
+  const gap = options.quota && scheduleGapMs(c.schedule);
+  const passIntervals = gap === undefined ? 1 : Math.ceil(gap / c.interval);
+  const turns: DvrTurnsRule | undefined = options.quota && { streams: c.streams.length, intervalMs: c.interval, quota: options.quota, passIntervals };
   const round = turns && dvrTurnsNeeded(turns) ? new DvrRound(turns) : undefined;
   return c.streams.map(
     ({ account, stream }, index): CollectJob => ({
