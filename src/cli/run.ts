@@ -38,7 +38,7 @@ export function runCommand(): Command {
   return new Command('run')
     .description('Run the collector daemon: scheduled collection, gap filling from checkpoints, graceful stop on SIGINT/SIGTERM')
     .addOption(configFileOption())
-    .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid)')
+    .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid); warns of work that exceeds a quota')
     .option('--online', 'with --check: also call each enabled API once and test a write to the sink; a verdict per API and sink (exit 0 all ok, 1 some failed)')
     .option('--once', 'run one pass of every job (fills gaps), print a one-line verdict and exit (see the exit codes)')
     .option('--dry-run', 'with --once: read the newest window of every job and print its points as line protocol on stdout; writes nothing, changes no checkpoint')
@@ -51,6 +51,7 @@ export function runCommand(): Command {
       checkConfig(config);
       const source = o.config ?? 'configuration from the environment';
       if (o.check && o.online) {
+        for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
         process.exitCode = await runOnlineCheck(config, source, o.shard);
         return;
       }
