@@ -31,7 +31,11 @@ export interface DemandOptions {
  */
 export function quotaDemand(jobs: readonly CollectJob[], quotas: Partial<Record<ApiName, QuotaRule | null>>, options: DemandOptions): ApiDemand[] {
   const byApi = new Map<ApiName, CollectJob[]>();
-  for (const job of jobs) byApi.set(job.api, [...(byApi.get(job.api) ?? []), job]);
+  for (const job of jobs) {
+    const list = byApi.get(job.api);
+    if (list) list.push(job);
+    else byApi.set(job.api, [job]);
+  }
   const out: ApiDemand[] = [];
   for (const [api, apiJobs] of byApi) {
     const quota = quotas[api];
@@ -46,24 +50,24 @@ export function quotaDemand(jobs: readonly CollectJob[], quotas: Partial<Record<
 }
 
 /**
- * One job's calls per period. A snapshot job (no checkpoint, no spans of its own) reads once per pass. A job with
- * current spans (provisional reads) reads them on every pass. A checkpointed job reads, per pass, the windows that
+ * One job's calls per period. A job without checkpoints reads its current spans at every pass (a snapshot: the
+ * current window; provisional reads: the closed windows not final yet). A checkpointed job reads, per pass, the windows that
  * closed since the pass before, in spans of at most maxSpan: as many calls as spans of that width fit in the period.
  */
 function callsPerPeriod(job: CollectJob, periodMs: number, gapMs: number | undefined, now: number): number {
   const { stepMs, maxSpanMs } = job.rule;
   const costOf = (span: Span) => job.callsFor(span).least;
   if (!job.checkpointed) {
-    if (!job.currentSpans) return (periodMs / snapshotGapMs(job, gapMs)) * costOf({ from: floorTo(now, stepMs), to: floorTo(now, stepMs) + stepMs });
-    const perPass = job.currentSpans(now).reduce((n, span) => n + costOf(span), 0);
-    return (periodMs / Math.max(gapMs ?? stepMs, 1)) * perPass;
+    const current = floorTo(now, stepMs);
+    const spans = job.currentSpans?.(now) ?? [{ from: current, to: current + stepMs }];
+    return (periodMs / snapshotGapMs(job, gapMs)) * spans.reduce((n, span) => n + costOf(span), 0);
   }
   const width = Math.min(maxSpanMs, Math.max(stepMs, floorTo(gapMs ?? stepMs, stepMs)));
   const from = floorTo(now - width, stepMs);
   return (periodMs / width) * costOf({ from, to: from + width });
 }
 
-/** How often a snapshot job reads: at every pass, one per window without a schedule. */
+/** How often a job without checkpoints reads: at every pass; without a schedule, once per window. */
 function snapshotGapMs(job: CollectJob, gapMs: number | undefined): number {
   return Math.max(gapMs ?? job.rule.stepMs, 1);
 }
