@@ -9,6 +9,8 @@ import { createLogger } from '../log.js';
 import { startHealthServer } from '../telemetry/server.js';
 import { applyShard, shardOption } from './shard.js';
 import { startupFields } from '../collector/startup.js';
+import { configDemand, overQuotaLines } from '../collector/capacity-report.js';
+import { demandLine, overQuota } from '../plan/capacity.js';
 import { EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, verdictExitCode, verdictLine } from '../collector/verdict.js';
 import { printPoints, runOnlineCheck } from './check-online.js';
 import { CliError, configFileOption, configHelp, EXIT_USAGE } from './common.js';
@@ -36,7 +38,7 @@ export function runCommand(): Command {
   return new Command('run')
     .description('Run the collector daemon: scheduled collection, gap filling from checkpoints, graceful stop on SIGINT/SIGTERM')
     .addOption(configFileOption())
-    .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid)')
+    .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid); warns of work that exceeds a quota')
     .option('--online', 'with --check: also call each enabled API once and test a write to the sink; a verdict per API and sink (exit 0 all ok, 1 some failed)')
     .option('--once', 'run one pass of every job (fills gaps), print a one-line verdict and exit (see the exit codes)')
     .option('--dry-run', 'with --once: read the newest window of every job and print its points as line protocol on stdout; writes nothing, changes no checkpoint')
@@ -49,12 +51,15 @@ export function runCommand(): Command {
       checkConfig(config);
       const source = o.config ?? 'configuration from the environment';
       if (o.check && o.online) {
+        for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
         process.exitCode = await runOnlineCheck(config, source, o.shard);
         return;
       }
       if (o.check) {
         const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})` : '';
         process.stdout.write(`${source}: valid${scope}\n`);
+        // Valid but too much work for a quota: a warning (exit 0), the config runs, just slower than configured.
+        for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
         return;
       }
       if (o.dryRun) {
@@ -64,7 +69,10 @@ export function runCommand(): Command {
       const log = createLogger(config.log);
       // Before anything that may wait: within a second the user sees what this run is doing.
       log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
+      const demand = configDemand(config, systemClock.now());
+      for (const d of overQuota(demand)) log.warn(demandLine(d));
       const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+      for (const d of demand) rt.telemetry.quotaDemand(d.api, d.ratio);
       if (o.once) {
         await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error
         const results = await rt.collector.tick();

@@ -19,6 +19,8 @@ export interface SourcesConfig {
   jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
   /** `overwrites: false`: the database keeps every sample of a series and time, so points rewritten with new values are not written. */
   output?: { overwrites?: boolean };
+  /** Per API quota (config `quotas`): DVR streams take turns when they need more snapshots than it allows. */
+  quotas?: { dvr?: { calls: number; period: number } };
 }
 
 /** What the jobs of one runtime learn of the service and share (at start and as accounts are discovered). */
@@ -46,7 +48,7 @@ export function sourcesLearnt(log?: Logger, stateDir?: string): SourcesLearnt {
 
 /** Every source, explicitly: adding an API is one folder and one line here. */
 export function buildJobs(config: SourcesConfig, learnt: SourcesLearnt = sourcesLearnt()): CollectJob[] {
-  return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...dvrJobs(config.jobs.dvr, { recordings: learnt.dvrRecordings, ranges: config.output?.overwrites !== false })];
+  return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...dvrJobs(config.jobs.dvr, { recordings: learnt.dvrRecordings, ranges: config.output?.overwrites !== false, quota: config.quotas?.dvr })];
 }
 
 /** The jobs of some accounts (DVR's streams are listed apart, with their accounts): at start, or once discovered. */

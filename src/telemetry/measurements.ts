@@ -4,7 +4,7 @@ import { METRIC_PREFIX, METRICS } from './metrics.js';
 
 const TAG_MEANINGS: Record<string, string> = {
   kind: `which metric the point carries: ${Object.keys(METRICS).join(', ')}`,
-  api: `API called: ${API_NAMES.join(', ')} (api_* kinds)`,
+  api: `API called: ${API_NAMES.join(', ')} (api_* kinds, quota_demand)`,
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
   measurement_name: 'measurement the points went to (points_written), or that was reconciled (verify_drift); not `measurement`, an InfluxQL keyword',
   job: 'collection job key, e.g. statistic/ACCOUNT/countries (job_*, checkpoint_age)',

@@ -92,6 +92,15 @@ export const METRICS = {
     unit: 'field unit (stored − provider)',
     help: 'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per measurement (measurement_name), field (field_key: `measurement` and `field` are InfluxQL keywords) and account; 0 when it matched',
   },
+  quota_demand: {
+    type: 'gauge',
+    labels: ['api'],
+    promName: `${METRIC_PREFIX}_quota_demand_ratio`,
+    field: 'ratio',
+    fieldType: 'float',
+    unit: 'calls needed ÷ calls allowed per quota period',
+    help: 'Steady-state calls the configured jobs need per quota period over the quota, by API (at start); above 1 the API cannot keep up (DVR streams then take turns)',
+  },
   verify_last_run: {
     type: 'gauge',
     labels: [],

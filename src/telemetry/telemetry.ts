@@ -33,6 +33,7 @@ export class Telemetry {
   private readonly counters = new Map<string, Sample>();
   private readonly lags = new Map<string, LagReport>();
   private readonly backlogs = new Map<string, number>();
+  private readonly demands = new Map<string, number>();
   private readonly conditions = new Map<string, string>();
   private readonly setAside = new Map<string, number>();
   private readonly errors = new Map<string, { error: string; at: number }>();
@@ -114,6 +115,11 @@ export class Telemetry {
     this.lags.set(job, { lagMs: Math.max(0, lagMs), at: this.clock.now() });
   }
 
+  /** Calls the configured work of `api` needs per quota period ÷ its quota (plan/capacity.ts). */
+  quotaDemand(api: string, ratio: number): void {
+    this.demands.set(api, ratio);
+  }
+
   jobBacklog(job: string, windows: number): void {
     this.backlogs.set(job, windows);
   }
@@ -179,6 +185,7 @@ export class Telemetry {
     if (!samples.some((s) => s.kind === 'write_failures')) samples.push({ kind: 'write_failures', labels: {}, value: 0 });
     for (const job of this.lags.keys()) samples.push({ kind: 'job_lag', labels: { job }, value: this.lagMs(job, now)! / 1000 });
     for (const [job, windows] of this.backlogs) samples.push({ kind: 'job_backlog', labels: { job }, value: windows });
+    for (const [api, ratio] of this.demands) samples.push({ kind: 'quota_demand', labels: { api }, value: ratio });
     for (const [job, spans] of this.setAside) samples.push({ kind: 'spans_set_aside', labels: { job }, value: spans });
     for (const name of Object.keys(this.activeConditions(now))) samples.push({ kind: 'unhealthy', labels: { condition: name }, value: 1 });
     for (const job of this.checkpoints?.keys() ?? []) {
