@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_NAMES } from '../../src/spec/apis.js';
 import { scaledQuotas } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
@@ -22,11 +22,13 @@ function verdictOf(stdout: string, what: string): string | undefined {
 describe('run --check --online and run --once --dry-run', () => {
   let sim: Simulator;
 
-  beforeAll(async () => {
-    ensureBuilt();
+  beforeAll(() => ensureBuilt());
+  // A simulator per test: each test's process has its own quota journal, so calls of the tests before must not count
+  // against its quota window on a shared simulator.
+  beforeEach(async () => {
     sim = await startSimulator({ quotas: scaledQuotas(2000) });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await sim.close();
   });
 
@@ -130,11 +132,8 @@ describe('run --check --online and run --once --dry-run', () => {
   });
 
   it('--once --dry-run prints the newest window of every job as line protocol; writes nothing, no checkpoint', async () => {
-    // Its own simulator: the calls of the tests before (other processes, other quota journals) must not count against
-    // this one's quota window.
-    const own = await startSimulator({ quotas: scaledQuotas(2000) });
-    const cfg = feedbackConfig({ baseUrl: own.url, token: own.token, accounts: own.accounts.slice(0, 1), sim: own, apis: [...ALL_APIS] });
-    const exit = await runCli(['run', '--config', cfg.path, '--once', '--dry-run'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited.finally(() => own.close());
+    const cfg = simConfig();
+    const exit = await runCli(['run', '--config', cfg.path, '--once', '--dry-run'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
     expect(exit.code, exit.stderr).toBe(0);
     const lines = exit.stdout.trim().split('\n');
     expect(lines.every((l) => /^cdn_[a-z_]+,.+ \d+$/.test(l)), exit.stdout.slice(0, 2000)).toBe(true);
