@@ -5,22 +5,32 @@ import { reason, unique } from '../sources/settings.js';
 import * as statistic from '../sources/statistic/settings.js';
 import * as streamstat from '../sources/streamstat/settings.js';
 import { MINUTE } from '../time.js';
-import { ConfigError } from './loader.js';
+import { ConfigError, type ConfigProblem } from './loader.js';
 import { checkStateDir } from './paths.js';
 import type { CollectorConfig } from './schema.js';
 
 /**
  * Rules beyond the schema's shapes. Each source checks its own section (src/sources/<api>/settings.ts); the rules
- * here span sources. Each failure names the config field, so `run`, `backfill` and `demo` exit 2 before any call.
+ * here span sources. Each failure names the config field, so `run`, `backfill` and `demo` exit 2 before any call;
+ * every rule runs, and all failures are reported at once.
  */
 export function checkConfig(config: CollectorConfig): void {
+  const problems: ConfigProblem[] = [];
+  const rule = (check: () => void) => {
+    try {
+      check();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems);
+    }
+  };
   const { jobs } = config;
-  within('jobs.metrics.', () => metrics.check(jobs.metrics));
-  within('jobs.statistic.', () => statistic.check(jobs.statistic));
-  within('jobs.streamstat.', () => streamstat.check(jobs.streamstat));
-  within('jobs.dvr.', () => dvr.check(jobs.dvr));
+  rule(() => within('jobs.metrics.', () => metrics.check(jobs.metrics)));
+  rule(() => within('jobs.statistic.', () => statistic.check(jobs.statistic)));
+  rule(() => within('jobs.streamstat.', () => streamstat.check(jobs.streamstat)));
+  rule(() => within('jobs.dvr.', () => dvr.check(jobs.dvr)));
   const { accounts } = config;
-  if (accounts !== 'auto') within('', () => unique('accounts', accounts));
+  if (accounts !== 'auto') rule(() => within('', () => unique('accounts', accounts)));
 
   // A horizon shorter than a job's delay plus one window ends before the newest collectable window: nothing is
   // ever collected, silently.
@@ -30,13 +40,14 @@ export function checkConfig(config: CollectorConfig): void {
     ['jobs.streamstat', streamstat.reachMs(jobs.streamstat)],
     ['jobs.dvr', dvr.reachMs()],
   ];
-  for (const [job, ms] of reach) {
-    if (ms !== undefined && config.state.horizon < ms) {
-      throw new ConfigError('state.horizon', `must be at least ${ms / MINUTE} min (${job}: lag/delay plus one window), or nothing is collected`);
-    }
+  const short = reach.find(([, ms]) => ms !== undefined && config.state.horizon < ms);
+  if (short) {
+    const [job, ms] = short;
+    problems.push({ field: 'state.horizon', message: `must be at least ${ms! / MINUTE} min (${job}: lag/delay plus one window), or nothing is collected` });
   }
-  checkStateDir(config.state.dir);
-  checkOverwrites(config);
+  rule(() => checkStateDir(config.state.dir));
+  rule(() => checkOverwrites(config));
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /**

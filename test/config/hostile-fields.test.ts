@@ -76,3 +76,24 @@ describe('configuration refused at --check', () => {
     expect(parseConfig({ ...base, http: { host: 'collector.local' } }, {}).http.host).toBe('collector.local');
   });
 });
+
+describe('rules across fields: every problem at once', () => {
+  it('names each field that breaks a rule, not only the first', () => {
+    const raw = {
+      ...base,
+      accounts: ['acme', 'acme'],
+      jobs: { statistic: { discovery: '10s', provisional: true } },
+      state: { dir: aFile, horizon: '1m' },
+      output: { overwrites: false },
+    };
+    let problems: string[] = [];
+    try {
+      checkConfig(parseConfig(raw, {}));
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      problems = (err as ConfigError).problems.map((p) => p.field);
+      expect((err as ConfigError).message).toMatch(/^config: \d+ problems\n/);
+    }
+    expect(problems).toEqual(['jobs.statistic.discovery', 'accounts.1', 'state.horizon', 'state.dir', 'jobs.statistic.provisional']);
+  });
+});
