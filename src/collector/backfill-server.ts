@@ -42,12 +42,21 @@ export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS
   let busy = false;
   const handled = new Set<string>();
   const reporter = new DaemonReporter(rt);
+  let reporting = false;
+  // Apart from the requests: a handed-over backfill keeps a tick busy for minutes, and a report older than
+  // status-report.ts's FRESH_MS reads as "daemon not running".
+  const report = async () => {
+    if (reporting || stopping) return;
+    reporting = true;
+    await reporter.write().catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
+    reporting = false;
+  };
 
   const tick = async () => {
+    void report();
     if (busy || stopping) return;
     busy = true;
     try {
-      await reporter.write().catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
       for (const request of await readRequests(dir)) {
         if (stopping) break;
         if (handled.has(request.id)) continue;

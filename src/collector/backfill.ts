@@ -8,7 +8,7 @@ const SPANS_PER_PASS = 8;
 
 export interface BackfillRunOptions {
   onSpan?: (job: CollectJob, span: Span) => void;
-  /** Asked between passes: true stops the backfill after the spans already under way (they are confirmed). */
+  /** Asked before each span: true stops the backfill after the spans already under way (they are confirmed). */
   shouldStop?: () => boolean;
   concurrency?: number;
 }
@@ -26,7 +26,7 @@ export async function runBackfill(collector: Collector, plan: BackfillPlan, opti
       const chunk = spans.slice(i, i + SPANS_PER_PASS);
       // The pass collects what is still pending inside the chunk's range: never a window confirmed meanwhile.
       const range = { from: chunk[0]!.from, to: chunk[chunk.length - 1]!.to };
-      const r = await collector.runOnce(job, 'backfill', range, (span) => options.onSpan?.(job, span));
+      const r = await collector.runOnce(job, 'backfill', range, (span) => options.onSpan?.(job, span), options.shouldStop);
       total.spans += r.spans;
       total.points += r.points;
       total.setAside += r.setAside;

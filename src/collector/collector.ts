@@ -91,11 +91,11 @@ export class Collector {
    * that pass and its result; any other request waits for it to end, then runs its own pass — it never gets a result
    * about another range or priority.
    */
-  runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
+  runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean): Promise<PassResult> {
     const newest = this.running.get(job.key);
     if (newest && !onSpan && newest.priority === priority && sameRange(newest.range, range)) return newest.result;
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const entry: RunningPass = { priority, range, result: after.then(() => this.pass(job, priority, range, onSpan)) };
+    const entry: RunningPass = { priority, range, result: after.then(() => this.pass(job, priority, range, onSpan, shouldStop)) };
     this.running.set(job.key, entry);
     void entry.result.finally(() => {
       if (this.running.get(job.key) === entry) this.running.delete(job.key);
@@ -118,7 +118,7 @@ export class Collector {
    * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
    * on; any other failure ends the pass, and its span and all later ones stay missing.
    */
-  private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void): Promise<PassResult> {
+  private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean): Promise<PassResult> {
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
@@ -130,7 +130,8 @@ export class Collector {
       await done.catch((err: unknown) => (failure ??= { span, err }));
     };
     for (const span of this.pending(job, range)) {
-      if (this.stopping) break;
+      // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
+      if (this.stopping || shouldStop?.()) break;
       let collectError: unknown;
       const points = await job.collect(span, http).catch((err: unknown) => {
         collectError = err;

@@ -4,7 +4,7 @@
  * exceeded in any sliding window, and no window read twice (a recording proxy counts calls per account and window).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -168,6 +168,27 @@ describe('backfill beside a running daemon', () => {
     expect(second.plannedSpans).toBe(0);
     expect([...reads].filter(([, n]) => n > 1)).toEqual([]);
   }, 120_000);
+
+  it('the daemon keeps reporting for status while it runs a handed-over backfill', async () => {
+    const to = Math.floor(Date.now() / MINUTE) * MINUTE - 120 * MINUTE;
+    const from = to - 30 * MINUTE;
+    const run = spawnEntry(['backfill', '--config', configFile, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()]);
+    const state = join(dir, 'state');
+    const requests = join(state, 'backfill');
+    const running = async () => {
+      const file = readdirSync(requests).find((n) => n.endsWith('.status.json'));
+      return file && (JSON.parse(readFileSync(join(requests, file), 'utf8')) as { state: string }).state === 'running' ? true : undefined;
+    };
+    await waitFor('the daemon running the request', running, 30_000, run.output);
+    const reportedAt = () => (JSON.parse(readFileSync(join(state, 'daemon-status.json'), 'utf8')) as { updatedAt: number }).updatedAt;
+    const first = reportedAt();
+    // 60 spans at 5 calls / 2 s: the backfill runs for ~20 s; the report (rewritten every second) must move meanwhile,
+    // or `status` calls the daemon gone once it is older than 30 s.
+    await waitFor('a newer daemon report', async () => (reportedAt() > first ? true : undefined), 10_000, daemon.output);
+    expect(await running(), 'the backfill was still running when the report moved').toBe(true);
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output()).toBe(1);
+  }, 90_000);
 
   it('Ctrl-C on a handed-over backfill asks the daemon to stop after the spans under way and says how to resume', async () => {
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 80 * MINUTE;
