@@ -46,15 +46,12 @@ const increase = (kind, by, extra = '') =>
   `SELECT sum("d") FROM (SELECT non_negative_difference(last("total")) AS "d" FROM "cdn_collector" WHERE ${KIND(kind)}${extra} AND $timeFilter GROUP BY time(1m), "instance"${by.map((t) => `, "${t}"`).join('')}) GROUP BY ${by.map((t) => `"${t}"`).join(', ')}`;
 
 export const collectorRules = [
-  rule('cdn-data-stale', 'CDN data stale (lag over 30 min)', [
-    ['A', `SELECT max("lag_seconds") FROM "cdn_collector" WHERE ${KIND('job_lag')} AND "job" !~ /^statistic\\// AND $timeFilter GROUP BY "job"`, 10 * MIN],
+  rule('cdn-data-stale', 'CDN data stale (over 30 min behind what could be collected)', [
+    ['A', `SELECT max("overdue_seconds") FROM "cdn_collector" WHERE ${KIND('job_overdue')} AND $timeFilter GROUP BY "job"`, 10 * MIN],
   ], '$RA > 1800', {
     for: '10m', noData: 'Alerting',
-    summary: 'A collection job lags more than 30 min, or the collector writes no self-monitoring at all (stopped, or cannot write)',
+    summary: 'A collection job is more than 30 min behind what could be collected by now (its lag beyond its delay plus one window: statistics are an hour late and daily unique users a day late by design), or the collector writes no self-monitoring at all',
   }),
-  rule('cdn-statistics-stale', 'CDN statistics stale (lag over 3 h)', [
-    ['A', `SELECT max("lag_seconds") FROM "cdn_collector" WHERE ${KIND('job_lag')} AND "job" =~ /^statistic\\// AND $timeFilter GROUP BY "job"`, 10 * MIN],
-  ], '$RA > 10800', { for: '10m', summary: 'A statistics job lags more than 3 h (statistics are final about an hour late by design)' }),
   rule('cdn-quota-exhausted', 'CDN API quota exhausted (429)', [['A', increase('api_throttled', ['api']), 15 * MIN]], '$RA > 0', {
     for: '0s', summary: 'The provider answered 429 Too Many Requests: the quota of this token is spent (shared with another client, or config quotas too high)',
   }),

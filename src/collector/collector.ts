@@ -13,6 +13,7 @@ import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
+import { builtInLagMs } from '../plan/windows.js';
 
 export interface CollectorDeps {
   jobs: CollectJob[];
@@ -161,7 +162,7 @@ export class Collector {
       this.deps.telemetry.jobFailed(job.key, result.error);
       this.deps.log.warn({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
     }
-    this.deps.telemetry.jobLag(job.key, this.lagMs(job));
+    this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
     return result;
   }
 

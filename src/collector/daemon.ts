@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from './backfill-server.js';
 import { scheduleVerify } from '../verify/job.js';
+import { builtInLagMs } from '../plan/windows.js';
 
 export interface Daemon {
   /** Resolves after the first pass of every job (startup gap fill) has ended. */
@@ -82,7 +83,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
-    rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
+    rt.telemetry.jobLag(job.key, rt.collector.lagMs(job), builtInLagMs(job.rule));
     if (job.checkpointed) {
       rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.

@@ -226,7 +226,7 @@ export const configSchema = z
         host: listenHost
           .default('127.0.0.1')
           .describe('listener address; containers set 0.0.0.0 so their health checks reach it; flag --listen host:port'),
-        maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this'),
+        maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this beyond the lag it has by design (its delay plus one window: a daily job is a day and its lag behind when caught up)'),
         apiFailingAfter: duration.default('5m').describe('/healthz answers 503 when every call of an API failed for this long (401/403 after a token renewal: at once)'),
         sinkFailingAfter: duration.default('2m').describe('/healthz answers 503 when every write to the sink failed for this long'),
         jobMaxLag: z

@@ -20,6 +20,11 @@ export interface WindowRule {
   maxSpanMs: number;
 }
 
+/** How far behind now a job is when fully caught up: a window is read `delayMs` after it closes, and lasts `stepMs`. */
+export function builtInLagMs(rule: WindowRule): number {
+  return rule.delayMs + rule.stepMs;
+}
+
 export interface RuleValidation {
   /** The API takes times at minute precision only, so windows must be whole minutes. */
   wholeMinutes?: boolean;

@@ -47,6 +47,15 @@ export const METRICS = {
     unit: 's',
     help: 'Now minus the job watermark (end of its contiguous collected prefix); grows while a job makes no progress',
   },
+  job_overdue: {
+    type: 'gauge',
+    labels: ['job'],
+    promName: `${METRIC_PREFIX}_job_overdue_seconds`,
+    field: 'overdue_seconds',
+    fieldType: 'float',
+    unit: 's',
+    help: 'Lag beyond what the job has by design when caught up (its delay plus one window; a daily job is a day behind): one budget fits every job',
+  },
   job_backlog: {
     type: 'gauge',
     labels: ['job'],

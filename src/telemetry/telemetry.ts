@@ -23,6 +23,7 @@ export interface TelemetryOptions {
 interface LagReport {
   lagMs: number;
   at: number;
+  builtInMs: number;
 }
 
 /**
@@ -110,9 +111,18 @@ export class Telemetry {
     return Object.fromEntries(this.errors);
   }
 
-  /** Lag of `job` as of now. Between reports it is read as growing with time, so a stalled job turns unhealthy. */
-  jobLag(job: string, lagMs: number): void {
-    this.lags.set(job, { lagMs: Math.max(0, lagMs), at: this.clock.now() });
+  /**
+   * Lag of `job` as of now. Between reports it is read as growing with time, so a stalled job turns unhealthy.
+   * `builtInMs`: the lag the job has even when fully caught up (its delay plus one window: a daily job is up to a day
+   * and its lag behind), which /healthz allows on top of its limit.
+   */
+  jobLag(job: string, lagMs: number, builtInMs = 0): void {
+    this.lags.set(job, { lagMs: Math.max(0, lagMs), at: this.clock.now(), builtInMs });
+  }
+
+  /** The lag `job` has by design when caught up (see jobLag). */
+  builtInLagMs(job: string): number {
+    return this.lags.get(job)?.builtInMs ?? 0;
   }
 
   /** Calls the configured work of `api` needs per quota period ÷ its quota (plan/capacity.ts). */
@@ -183,7 +193,11 @@ export class Telemetry {
     const samples: Sample[] = [...this.counters.values()].map((s) => ({ ...s, labels: { ...s.labels } }));
     if (!samples.some((s) => s.kind === 'dead_letters')) samples.push({ kind: 'dead_letters', labels: {}, value: 0 });
     if (!samples.some((s) => s.kind === 'write_failures')) samples.push({ kind: 'write_failures', labels: {}, value: 0 });
-    for (const job of this.lags.keys()) samples.push({ kind: 'job_lag', labels: { job }, value: this.lagMs(job, now)! / 1000 });
+    for (const [job, { builtInMs }] of this.lags) {
+      const lagMs = this.lagMs(job, now)!;
+      samples.push({ kind: 'job_lag', labels: { job }, value: lagMs / 1000 });
+      samples.push({ kind: 'job_overdue', labels: { job }, value: Math.max(0, lagMs - builtInMs) / 1000 });
+    }
     for (const [job, windows] of this.backlogs) samples.push({ kind: 'job_backlog', labels: { job }, value: windows });
     for (const [api, ratio] of this.demands) samples.push({ kind: 'quota_demand', labels: { api }, value: ratio });
     for (const [job, spans] of this.setAside) samples.push({ kind: 'spans_set_aside', labels: { job }, value: spans });

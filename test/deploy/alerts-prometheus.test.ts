@@ -50,7 +50,7 @@ describe('Prometheus rules for /metrics', () => {
 
   it('cover stale data, quota, auth, spans set aside and reconciliation drift', () => {
     const metrics = new Set(rules.flatMap((r) => readPromQL(r.expr).selectors.map((s) => s.metric)));
-    for (const m of ['cdn_collector_job_lag_seconds', 'cdn_collector_api_throttled_total', 'cdn_collector_unhealthy', 'cdn_collector_spans_set_aside', 'cdn_collector_verify_drift']) {
+    for (const m of ['cdn_collector_job_overdue_seconds', 'cdn_collector_api_throttled_total', 'cdn_collector_unhealthy', 'cdn_collector_spans_set_aside', 'cdn_collector_verify_drift']) {
       expect(metrics, m).toContain(m);
     }
   });
@@ -149,6 +149,7 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)('Prometheus rules 
 
     const metricsJob = rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
     rt.telemetry.jobLag(metricsJob, 2 * HOUR);
+    rt.telemetry.jobLag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000); // caught up: not stale
     rt.telemetry.apiCall('statistic', 429);
     rt.telemetry.apiCall('metrics', 401);
     rt.telemetry.condition('auth', 'login refused');

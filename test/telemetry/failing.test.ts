@@ -69,3 +69,24 @@ describe('failing APIs and sink in /healthz', () => {
     expect(health().status).toBe('ok');
   });
 });
+
+describe('job lag in /healthz', () => {
+  const HOUR = 3_600_000;
+  it('allows a job the lag it has by design (delay + one window) on top of maxLag; a per-job limit is taken as written', () => {
+    const { clock, telemetry, health } = setup();
+    // A daily uniques job read 5 min after the day ends: caught up, it is up to a day and 5 min behind.
+    const builtIn = 24 * HOUR + 5 * 60_000;
+    telemetry.jobLag('streamstat/acme/total/users_daily', 23 * HOUR, builtIn);
+    telemetry.jobLag('metrics/acme', 5 * 60_000, 6 * 60_000);
+    expect(health().status).toBe('ok');
+    clock.advance(2 * HOUR); // 25 h behind: within 1 h (maxLag) of its built-in lag
+    telemetry.jobLag('metrics/acme', 5 * 60_000, 6 * 60_000);
+    expect(health().status).toBe('ok');
+    clock.advance(2 * HOUR); // 27 h: more than an hour beyond
+    telemetry.jobLag('metrics/acme', 5 * 60_000, 6 * 60_000);
+    expect(health()).toMatchObject({ status: 'lagging', reasons: { 'streamstat/acme/total/users_daily': expect.stringMatching(/^lag /) } });
+    expect(Object.keys(health().reasons ?? {})).toEqual(['streamstat/acme/total/users_daily']);
+    expect(evaluateHealth(telemetry, { maxLagMs: HOUR, jobMaxLagMs: { 'streamstat/acme/total/users_daily': 30 * HOUR } }).status).toBe('ok');
+    expect(evaluateHealth(telemetry, { maxLagMs: 100 * HOUR, jobMaxLagMs: { 'streamstat/acme/total/users_daily': 26 * HOUR } }).status).toBe('lagging');
+  });
+});
