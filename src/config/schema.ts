@@ -233,7 +233,7 @@ export const configSchema = z
           .record(z.string().min(1), duration)
           .default({})
           .describe(
-            'per-job lag limits replacing maxLag, by job key (e.g. statistic/acme/countries: 3h — statistics are read an hour late by design)',
+            'per-job lag limits replacing maxLag, by job key, taken as written (the lag the job has by design included), e.g. statistic/acme/countries: 3h',
           ),
       })
       .strict()
