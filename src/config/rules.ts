@@ -29,21 +29,24 @@ export function checkConfig(config: CollectorConfig): void {
   rule(() => within('jobs.statistic.', () => statistic.check(jobs.statistic)));
   rule(() => within('jobs.streamstat.', () => streamstat.check(jobs.streamstat)));
   rule(() => within('jobs.dvr.', () => dvr.check(jobs.dvr)));
+  const jobsValid = problems.length === 0;
   const { accounts } = config;
   if (accounts !== 'auto') rule(() => within('', () => unique('accounts', accounts)));
 
   // A horizon shorter than a job's delay plus one window ends before the newest collectable window: nothing is
-  // ever collected, silently.
-  const reach: Array<[string, number | undefined]> = [
-    ['jobs.metrics', metrics.reachMs(jobs.metrics)],
-    ['jobs.statistic', statistic.reachMs(jobs.statistic)],
-    ['jobs.streamstat', streamstat.reachMs(jobs.streamstat)],
-    ['jobs.dvr', dvr.reachMs()],
-  ];
-  const short = reach.find(([, ms]) => ms !== undefined && config.state.horizon < ms);
-  if (short) {
-    const [job, ms] = short;
-    problems.push({ field: 'state.horizon', message: `must be at least ${ms! / MINUTE} min (${job}: lag/delay plus one window), or nothing is collected` });
+  // ever collected, silently. (Only judged on valid job settings: a job's reach is computed from them.)
+  if (jobsValid) {
+    const reach: Array<[string, number | undefined]> = [
+      ['jobs.metrics', metrics.reachMs(jobs.metrics)],
+      ['jobs.statistic', statistic.reachMs(jobs.statistic)],
+      ['jobs.streamstat', streamstat.reachMs(jobs.streamstat)],
+      ['jobs.dvr', dvr.reachMs()],
+    ];
+    const short = reach.find(([, ms]) => ms !== undefined && config.state.horizon < ms);
+    if (short) {
+      const [job, ms] = short;
+      problems.push({ field: 'state.horizon', message: `must be at least ${ms! / MINUTE} min (${job}: lag/delay plus one window), or nothing is collected` });
+    }
   }
   rule(() => checkStateDir(config.state.dir));
   rule(() => checkOverwrites(config));

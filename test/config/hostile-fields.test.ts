@@ -82,7 +82,7 @@ describe('rules across fields: every problem at once', () => {
     const raw = {
       ...base,
       accounts: ['acme', 'acme'],
-      jobs: { statistic: { discovery: '10s', provisional: true } },
+      jobs: { statistic: { provisional: true } },
       state: { dir: aFile, horizon: '1m' },
       output: { overwrites: false },
     };
@@ -94,6 +94,6 @@ describe('rules across fields: every problem at once', () => {
       problems = (err as ConfigError).problems.map((p) => p.field);
       expect((err as ConfigError).message).toMatch(/^config: \d+ problems\n/);
     }
-    expect(problems).toEqual(['jobs.statistic.discovery', 'accounts.1', 'state.horizon', 'state.dir', 'jobs.statistic.provisional']);
+    expect(problems).toEqual(['accounts.1', 'state.horizon', 'state.dir', 'jobs.statistic.provisional']);
   });
 });
