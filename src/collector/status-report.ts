@@ -47,7 +47,8 @@ export async function gatherStatus(config: CollectorConfig, now = Date.now()): P
   const snapshot = await readStateSnapshot(dir);
   const reported = await readDaemonStatus(dir);
   const daemon = reported && now - reported.updatedAt < FRESH_MS ? reported : undefined;
-  const configured = buildJobs(config).filter((j) => j.checkpointed).map((j) => j.key);
+  // A job reading several accounts at once keeps their checkpoints too (statistic/<account>/total): configured keys.
+  const configured = buildJobs(config).filter((j) => j.checkpointed).flatMap((j) => [j.key, ...(j.sharedKeys?.() ?? [])]);
   const keys = [...new Set([...configured, ...snapshot.jobs.keys()])].sort();
   const jobs = keys.map((key): JobStatus => {
     const job = snapshot.jobs.get(key);
