@@ -14,6 +14,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
 import { builtInLagMs } from '../plan/windows.js';
+import { LimiterClosedError } from '../limit/errors.js';
 
 export interface CollectorDeps {
   jobs: CollectJob[];
@@ -160,7 +161,9 @@ export class Collector {
     if (failure) {
       result.error = describeError(failure.err);
       this.deps.telemetry.jobFailed(job.key, result.error);
-      this.deps.log.warn({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
+      // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
+      const stopped = this.stopping && failure.err instanceof LimiterClosedError;
+      this.deps.log[stopped ? 'debug' : 'warn']({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
     }
     this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
     return result;
