@@ -1,9 +1,7 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
-import { z } from 'zod';
-import { HttpClient } from '../http/client.js';
-import { API_NAMES, APIS, type ApiName } from '../spec/apis.js';
+import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { collect } from './common.js';
-import { resolveConnection, type ConnectionOptions } from './dvr-args.js';
+import type { ConnectionOptions } from './dvr-args.js';
 
 /** `key=value` → [key, value]; repeated keys become repeated parameters. */
 function parseParam(text: string, previous: string[] = []): string[] {
@@ -25,25 +23,8 @@ export function apiCommand(): Command {
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
     .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file); never printed')
     .option('--token-file <path>', 'read the access token from this file (first line)');
-  return command.action(async (api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions) => {
-    const { baseUrl, token } = resolveConnection(o, process.env);
-    const query: Record<string, string[]> = {};
-    for (const pair of o.query ?? []) {
-      const at = pair.indexOf('=');
-      (query[pair.slice(0, at)] ??= []).push(pair.slice(at + 1));
-    }
-    const http = new HttpClient({ baseUrl, token });
-    try {
-      const res = await http.request({
-        api,
-        method: 'GET',
-        path: `${APIS[api].prefix}${path.startsWith('/') ? path : `/${path}`}`,
-        query,
-        schema: z.unknown(),
-      });
-      process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
-    } finally {
-      await http.close();
-    }
-  });
+  // The HTTP client loads when the command runs, not for `api --help` or an argument error.
+  return command.action(async (api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions) =>
+    (await import('./api-action.js')).apiAction(api, path, o),
+  );
 }

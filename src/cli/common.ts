@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option } from 'commander';
-import { durationMs } from '../config/duration.js';
-import { configReference } from '../config/reference.js';
+import { durationMs } from '../config/duration-text.js';
+import { fieldsOfVariables } from '../config/env.js';
 import { CollectorError, type ErrorCode } from '../errors.js';
 import { parseIsoTime } from '../time.js';
 
@@ -78,8 +78,7 @@ export function configFileOption(): Option {
  */
 export function configHelp(failure: string, success = 'done', moreCodes: readonly string[] = []): () => string {
   return () => {
-    const fieldsOf = new Map<string, Set<string>>();
-    for (const f of configReference().flatMap((s) => s.fields)) if (f.env) fieldsOf.set(f.env, (fieldsOf.get(f.env) ?? new Set()).add(f.path));
+    const fieldsOf = fieldsOfVariables();
     const width = Math.max(...[...fieldsOf.keys()].map((name) => name.length));
     const rows = [...fieldsOf].map(([name, paths]) => `  ${name.padEnd(width)}  ${[...paths].join(', ')}`);
     return [

@@ -1,7 +1,4 @@
 import { Command } from 'commander';
-import { loadConfigFile } from '../config/loader.js';
-import { renderEffectiveConfig } from '../config/print.js';
-import { configReference, renderConfigReference } from '../config/reference.js';
 import { shardOf } from '../config/shard.js';
 import { CliError, configFileOption, EXIT_USAGE, parseIntArg, writeOutput } from './common.js';
 
@@ -24,11 +21,15 @@ export function configCommand(): Command {
     .addOption(configFileOption())
     .option('--shards <n>', 'print which accounts each of n shards (--shard i/n) collects', parseIntArg('--shards', 1))
     .action(async (o: ConfigOptions) => {
+      // The schema and its tools load when the command runs, not for `config --help` or an argument error.
+      const { loadConfigFile } = await import('../config/loader.js');
       if (o.print) {
+        const { renderEffectiveConfig } = await import('../config/print.js');
         process.stdout.write(renderEffectiveConfig(loadConfigFile(o.config)));
         return;
       }
       if (o.reference) {
+        const { configReference, renderConfigReference } = await import('../config/reference.js');
         const text = o.json ? `${JSON.stringify(configReference(), null, 2)}\n` : renderConfigReference();
         if (o.write) await writeOutput(o.write, text);
         else process.stdout.write(text);

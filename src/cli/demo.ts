@@ -1,22 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command } from 'commander';
-import { systemClock } from '../clock.js';
-import { runBackfill } from '../collector/backfill.js';
-import { planBackfill } from '../plan/planner.js';
-import { startDaemon } from '../collector/daemon.js';
-import { createRuntime, type Runtime } from '../collector/runtime.js';
-import { sinkTarget } from '../collector/startup.js';
-import { parseConfig } from '../config/loader.js';
-import { checkConfig } from '../config/rules.js';
-import { createLogger } from '../log.js';
-import { configQuotasOf, scaledQuotas } from '../sim/quota.js';
-import { startSimulator, type Simulator } from '../sim/server.js';
-import { HOUR } from '../time.js';
 import { parseDuration, parseIntArg } from './common.js';
 
-/** The demo scales every quota period to this, so hours of history backfill in seconds (calls per period unchanged). */
-const DEMO_PERIOD_MS = 2000;
+export interface DemoOptions {
+  hours: number;
+  duration?: number;
+  dataDir: string;
+  seed: number;
+}
 
 export function demoCommand(): Command {
   return new Command('demo')
@@ -28,72 +18,5 @@ export function demoCommand(): Command {
     .option('--duration <d>', 'stop by itself after this long (e.g. 30s, 5m); default: run until Ctrl-C', parseDuration)
     .option('--data-dir <dir>', 'line-protocol output and checkpoints', './data')
     .option('--seed <n>', 'simulator seed', parseIntArg('--seed'), 42)
-    .action(async (o: { hours: number; duration?: number; dataDir: string; seed: number }) => {
-      mkdirSync(o.dataDir, { recursive: true });
-      const sim = await startSimulator({
-        seed: o.seed,
-        quotas: scaledQuotas(DEMO_PERIOD_MS),
-      });
-      const config = parseConfig({
-        api: { baseUrl: sim.url, token: sim.token },
-        accounts: sim.accounts,
-        quotas: configQuotasOf(sim.quota),
-        jobs: { dvr: { streams: sim.streams } },
-        // INFLUX_* in the environment selects InfluxDB (see config/loader.ts); otherwise line protocol to a file.
-        ...(process.env.INFLUX_URL ? {} : { sink: { type: 'file', path: join(o.dataDir, 'points.lp') } }),
-        output: { deadLetterPath: join(o.dataDir, 'dead-letters.jsonl') },
-        state: { dir: join(o.dataDir, 'state'), initialLookback: `${o.hours}h` },
-      }, sinkEnvOnly(process.env));
-      checkConfig(config);
-      const log = createLogger(config.log);
-      const rt = await createRuntime(config, systemClock, log);
-      process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`);
-
-      const range = { from: Date.now() - o.hours * HOUR, to: Date.now() };
-      const plan = planBackfill(rt.collector, range);
-      process.stdout.write(`Backfilling the last ${o.hours} h: ${plan.spans} spans…\n`);
-      await runBackfill(rt.collector, plan);
-      printSummary(rt, sim, range);
-
-      const daemon = startDaemon(rt, log);
-      process.stdout.write(o.duration ? `Collecting live for ${o.duration / 1000} s…\n` : 'Collecting live; Ctrl-C to stop.\n');
-      await new Promise<void>((resolve) => {
-        if (o.duration) setTimeout(resolve, o.duration).unref();
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
-      await daemon.stop();
-      printSummary(rt, sim, range);
-      await rt.close();
-      await sim.close();
-    });
-}
-
-/**
- * The environment the demo's config may read: the sink's INFLUX_* only. CDN_BASE_URL, CDN_TOKEN, CDN_ACCOUNTS and the
- * other API variables (which the README's DVR section exports) would point the demo at a real service and spend its
- * quota while the screen says "Simulator".
- */
-function sinkEnvOnly(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('INFLUX_')));
-}
-
-function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: number }): void {
-  const points = rt.telemetry.pointsByMeasurement();
-  // Missing of what was collectable when the range was planned: a window that became collectable since (say a
-  // 5-minute statistics bucket) is the live schedule's, and may still wait for its quota when the demo stops.
-  const missing = rt.collector.jobs
-    .filter((j) => j.checkpointed)
-    .reduce((n, job) => n + rt.collector.pending(job, range, range.to).length, 0);
-  const lines = [
-    'Summary',
-    '  points per measurement:',
-    ...Object.entries(points).map(([m, n]) => `    ${m.padEnd(22)} ${n}`),
-    '  calls per API (simulator):',
-    ...Object.entries(sim.stats.apis).map(
-      ([api, s]) => `    ${api.padEnd(22)} ${s.requests} (429 from quota: ${s.quotaRejections})`,
-    ),
-    `  missing windows: ${missing}`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+    .action(async (o: DemoOptions) => (await import('./demo-action.js')).demoAction(o));
 }

@@ -1,6 +1,4 @@
 import { Command } from 'commander';
-import { SCHEMA } from '../schema.js';
-import { renderSchemaDocument, renderSchemaJson } from '../schema-doc.js';
 import { writeOutput } from './common.js';
 
 export function schemaCommand(): Command {
@@ -9,6 +7,8 @@ export function schemaCommand(): Command {
     .option('--json', 'print JSON instead of markdown')
     .option('--write <file>', 'write to a file instead of stdout (e.g. docs/schema.md)')
     .action(async (o: { json?: boolean; write?: string }) => {
+      // The measurement schemas load when the command runs, not for `schema --help`.
+      const [{ SCHEMA }, { renderSchemaDocument, renderSchemaJson }] = await Promise.all([import('../schema.js'), import('../schema-doc.js')]);
       const text = o.json ? renderSchemaJson(SCHEMA) : renderSchemaDocument(SCHEMA);
       if (o.write) await writeOutput(o.write, text);
       else process.stdout.write(text);

@@ -1,10 +1,8 @@
-import { Command, InvalidArgumentError } from 'commander';
-import { ScaledClock, systemClock } from '../clock.js';
+import { Command, InvalidArgumentError, type OptionValues } from 'commander';
 import { isApiName, type ApiName } from '../spec/apis.js';
 import { parseFaultFlag, type FaultPlan } from '../sim/faults.js';
 import type { QuotaRule } from '../sim/quota.js';
-import { startSimulator } from '../sim/server.js';
-import { CliError, collect, EXIT_USAGE, parseDuration, parseIntArg, parsePositive } from './common.js';
+import { collect, parseDuration, parseIntArg, parsePositive } from './common.js';
 
 /** `api=kinds:rate` (repeatable), checked as it is parsed so a bad one is a usage error naming the option. */
 function parseFault(text: string, previous: Partial<Record<ApiName, FaultPlan>> = {}): Partial<Record<ApiName, FaultPlan>> {
@@ -47,46 +45,6 @@ export function simCommand(): Command {
     .option('--username <name>', 'enable the login POST /app/oauth/v1/token/ for this user (with --password)')
     .option('--password <password>', 'password of the login (a test credential: ps shows it)')
     .option('--token-lifetime <duration>', 'lifetime of each token the login issues (default 21599000 ms, ~6 h)', parseDuration)
-    .action(async (o) => {
-      const speed = o.clockSpeed as number | undefined;
-      if ((o.username === undefined) !== (o.password === undefined)) throw new CliError('--username and --password go together', EXIT_USAGE);
-      if (o.tokenLifetime !== undefined && o.username === undefined) throw new CliError('--token-lifetime needs --username and --password', EXIT_USAGE);
-      const sim = await listening(() => startSimulator({
-        host: o.host,
-        port: o.port,
-        seed: o.seed,
-        token: o.token,
-        ...(o.username !== undefined
-          ? { login: { username: o.username, password: o.password, ...(o.tokenLifetime !== undefined ? { tokenLifetimeMs: o.tokenLifetime } : {}) } }
-          : {}),
-        world: { accounts: o.accounts, resourcesPerAccount: o.resources, streamsPerAccount: o.streams, nodes: o.nodes },
-        quotas: o.quota,
-        faults: o.fault ?? {},
-        clock: speed ? new ScaledClock(Date.now(), speed) : systemClock,
-        settings: {
-          ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
-          ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
-          ...(o.realShapes ? { shapes: 'real' as const } : {}),
-          ...(o.streamstatFlat ? { streamstatShape: 'flat' as const } : {}),
-        },
-      }), o.host, o.port);
-      process.stdout.write(
-        `${JSON.stringify({ url: sim.url, token: sim.token, accounts: sim.accounts, streams: sim.streams })}\n`,
-      );
-      const stop = () => void sim.close().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-}
-
-/** The simulator started; a port in use or an address this host does not have is a message, not a stack (exit 1). */
-async function listening<T>(start: () => Promise<T>, host: string, port: number): Promise<T> {
-  try {
-    return await start();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliError(`--port ${port}: address ${host}:${port} is already in use`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new CliError(`--host ${host} --port ${port}: cannot listen (${code})`);
-    throw err;
-  }
+    // The simulator loads when it runs, not for `sim --help` or an argument error.
+    .action(async (o: OptionValues) => (await import('./sim-action.js')).simAction(o));
 }

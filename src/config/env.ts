@@ -31,8 +31,8 @@ export const LISTEN_ENV = 'CDN_LISTEN';
 
 /** Every environment variable `applyEnv` reads (docs/configuration.md finds what each one sets by probing it). */
 export const CONFIG_ENV: readonly string[] = [
-  ...Object.keys(API_ENV),
   'CDN_ACCOUNTS',
+  ...Object.keys(API_ENV),
   ...Object.keys(SINK_ENV),
   ...Object.keys(LOG_ENV),
   LISTEN_ENV,
@@ -54,7 +54,7 @@ export function parseListen(text: string): { host?: string; port: number } | und
   const m = /^(?:(?:\[([^\]]+)\]|([^:[\]]*)):)?(\d{1,5})$/.exec(text.trim());
   if (!m) return undefined;
   const host = m[1] ?? m[2];
-  return { ...(host ? { host } : {}), port: Number(m[3]) };
+  return { port: Number(m[3]), ...(host ? { host } : {}) };
 }
 
 /** Problems of variables whose text has a grammar of its own, each naming the variable and the field it sets. */
@@ -109,6 +109,18 @@ export function envFields(raw: Obj): Map<string, string> {
     }
   }
   return new Map([...setters].filter(([, names]) => names.length === 1).map(([path, [name]]) => [path, name!]));
+}
+
+/**
+ * Each variable with the fields it sets under any sink type, in the order of CONFIG_ENV: the table of `--help`, which
+ * must not load the schema (test/cli/help-env.test.ts checks it against the config reference, which walks the schema).
+ */
+export function fieldsOfVariables(): Map<string, string[]> {
+  const out = new Map(CONFIG_ENV.map((name) => [name, [] as string[]]));
+  for (const raw of [{}, { sink: { type: 'influx-v2' } }, { sink: { type: 'influx-v1' } }]) {
+    for (const [path, name] of envFields(raw)) if (!out.get(name)!.includes(path)) out.get(name)!.push(path);
+  }
+  return out;
 }
 
 /** Dotted path → JSON of each non-object value (a list is one value). */

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { HttpClient } from '../http/client.js';
+import { APIS, type ApiName } from '../spec/apis.js';
+import { resolveConnection, type ConnectionOptions } from './dvr-args.js';
+
+// What `api` does, loaded only when it runs (api.ts defines the command).
+
+export async function apiAction(api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions): Promise<void> {
+  const { baseUrl, token } = resolveConnection(o, process.env);
+  const query: Record<string, string[]> = {};
+  for (const pair of o.query ?? []) {
+    const at = pair.indexOf('=');
+    (query[pair.slice(0, at)] ??= []).push(pair.slice(at + 1));
+  }
+  const http = new HttpClient({ baseUrl, token });
+  try {
+    const res = await http.request({
+      api,
+      method: 'GET',
+      path: `${APIS[api].prefix}${path.startsWith('/') ? path : `/${path}`}`,
+      query,
+      schema: z.unknown(),
+    });
+    process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+  } finally {
+    await http.close();
+  }
+}

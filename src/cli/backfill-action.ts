@@ -1,0 +1,221 @@
+import { systemClock } from '../clock.js';
+import { executeBackfill } from '../collector/backfill.js';
+import { handOverBackfill } from '../collector/backfill-client.js';
+import { describeCuts } from '../collector/backfill-cuts.js';
+import { BackfillEta, formatDuration } from '../collector/backfill-eta.js';
+import { BackfillProgress } from '../collector/backfill-progress.js';
+import { createRuntime, type Runtime } from '../collector/runtime.js';
+import type { CollectorConfig } from '../config/schema.js';
+import { loadConfigFile } from '../config/loader.js';
+import { checkConfig } from '../config/rules.js';
+import type { Shard } from '../config/shard.js';
+import { errorCodeOf } from '../errors.js';
+import { createLogger, type Logger } from '../log.js';
+import { estimateDuration, planBackfill } from '../plan/planner.js';
+import { buildJobs } from '../sources/registry.js';
+import { perApi, type ApiName } from '../spec/apis.js';
+import type { BackfillStatus } from '../state/backfill-requests.js';
+import { CliError, EXIT_USAGE } from './common.js';
+import { SAME_KEYPRESS_MS } from './signals.js';
+import { applyShard } from './shard.js';
+
+// What `backfill` does, loaded only when it runs: its --help and argument errors load backfill.ts alone.
+
+export interface BackfillOptions {
+  config?: string;
+  from: number;
+  to?: number;
+  jobs?: string[];
+  dryRun?: boolean;
+  json?: boolean;
+  shard?: Shard;
+}
+
+type Plan = BackfillStatus['plan'];
+
+/** What a backfill did: the summary line, and `--json`. */
+interface BackfillResult {
+  /** `daemon`: handed to the daemon holding the state directory; `standalone`: run in this process. */
+  mode: 'standalone' | 'daemon';
+  state: 'done' | 'incomplete' | 'cancelled';
+  from: string;
+  to: string;
+  spans: number;
+  plannedSpans: number;
+  points: number;
+  durationSec: number;
+  /** Calls per API: counted (standalone) or the plan's cost of the spans done (daemon: its live calls are apart). */
+  calls: Partial<Record<ApiName, number>>;
+  failed: string[];
+  setAside: number;
+  notes: string[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export async function backfillAction(o: BackfillOptions): Promise<void> {
+  const range = { from: o.from, to: o.to ?? Date.now() };
+  if (range.from >= range.to) throw new CliError('--from must be before --to', EXIT_USAGE);
+  const config = applyShard(loadConfigFile(o.config), o.shard);
+  checkConfig(config);
+  const log = createLogger(config.log);
+  const resume = `cdn-collector backfill${o.config === undefined ? '' : ` --config ${o.config}`} --from ${iso(range.from)} --to ${iso(range.to)}${(o.jobs ?? []).map((j) => ` --jobs ${j}`).join('')}`;
+  const notes = describeCuts(buildJobs(config), range, Date.now());
+  const stop = onInterrupt(resume);
+  try {
+    let rt: Runtime;
+    try {
+      rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+    } catch (err) {
+      if (errorCodeOf(err) !== 'CDN_ERR_STATE_LOCKED') throw err;
+      return await besideDaemon(config, o, range, notes, stop, log);
+    }
+    try {
+      await standalone(rt, o, range, notes, stop, log);
+    } finally {
+      await rt.close();
+    }
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** The first Ctrl-C stops after the spans under way (they are confirmed) and says how to resume; a second one exits. */
+function onInterrupt(resume: string): { requested: () => boolean; dispose: () => void; resume: string } {
+  let requested = false;
+  let requestedAt = 0;
+  const handler = () => {
+    // Through npm one Ctrl-C arrives twice (terminal and npm): only a later one quits at once (see signals.ts).
+    if (requested) {
+      if (Date.now() - requestedAt > SAME_KEYPRESS_MS) process.exit(130);
+      return;
+    }
+    requested = true;
+    requestedAt = Date.now();
+    process.stderr.write(`\nstopping after the spans under way (Ctrl-C again to quit now). Resume with:\n  ${resume}\n`);
+  };
+  process.on('SIGINT', handler);
+  return { requested: () => requested, dispose: () => process.off('SIGINT', handler), resume };
+}
+
+async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number; to: number }, notes: string[], stop: ReturnType<typeof onInterrupt>, log: Logger) {
+  await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now
+  const plan = planBackfill(rt.collector, range, o.jobs ?? []);
+  if (plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
+  const summary: Plan = { jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })), calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, spans: plan.spans };
+  if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
+  const startedAt = Date.now();
+  const progress = startProgress(summary, rt.config, startedAt, log);
+  const callsBefore = apiCalls(rt);
+  let first = true;
+  const outcome = await executeBackfill(rt.collector, plan, {
+    shouldStop: stop.requested,
+    onSpan: (job, span) => {
+      progress.spanDone(job.api, job.callsFor(span).least, first ? Date.now() - startedAt : undefined);
+      first = false;
+    },
+  });
+  progress.stop();
+  const callsAfter = apiCalls(rt);
+  const calls = Object.fromEntries(
+    Object.entries(callsAfter).map(([api, n]) => [api, n - (callsBefore[api as ApiName] ?? 0)]).filter(([, n]) => (n as number) > 0),
+  );
+  const state = outcome.stopped ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done';
+  finish(
+    { mode: 'standalone', state, from: iso(range.from), to: iso(range.to), spans: outcome.spans, plannedSpans: plan.spans, points: outcome.points, durationSec: (Date.now() - startedAt) / 1000, calls, failed: outcome.failed, setAside: outcome.setAside, notes },
+    o.json === true,
+    stop.resume,
+  );
+}
+
+async function besideDaemon(
+  config: CollectorConfig,
+  o: BackfillOptions,
+  range: { from: number; to: number },
+  notes: string[],
+  stop: ReturnType<typeof onInterrupt>,
+  log: Logger,
+) {
+  if (!o.json) process.stderr.write(`a daemon holds ${config.state.dir}: handing the backfill to it (its quota, its checkpoints)\n`);
+  const startedAt = Date.now();
+  let progress: BackfillProgress | undefined;
+  let eta: BackfillEta | undefined;
+  const seen: Partial<Record<ApiName, number>> = {};
+  const status = await handOverBackfill(
+    config.state.dir,
+    { from: range.from, to: range.to, jobs: o.jobs ?? [], dryRun: o.dryRun === true },
+    {
+      cancelled: stop.requested,
+      onStatus: (s) => {
+        if (o.dryRun || s.state === 'planned') return;
+        progress ??= startProgress(s.plan, config, startedAt, log, (e) => (eta = e));
+        for (const [api, n] of Object.entries(s.calls) as Array<[ApiName, number]>) {
+          const delta = n - (seen[api] ?? 0);
+          if (delta > 0) eta?.completed(api, delta, Date.now());
+          seen[api] = n;
+        }
+        progress.setDone(s.spansDone);
+      },
+    },
+  );
+  progress?.stop();
+  if (status.plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
+  if (o.dryRun) return printPlan(status.plan, range, config, notes, o.json === true);
+  const state = status.state === 'planned' || status.state === 'running' ? 'incomplete' : status.state;
+  finish(
+    { mode: 'daemon', state, from: iso(range.from), to: iso(range.to), spans: status.spansDone, plannedSpans: status.plan.spans, points: status.points, durationSec: (Date.now() - startedAt) / 1000, calls: status.calls, failed: status.failed, setAside: status.setAside, notes },
+    o.json === true,
+    stop.resume,
+  );
+}
+
+function startProgress(plan: Plan, config: CollectorConfig, startedAt: number, log: Logger, onEta?: (eta: BackfillEta) => void): BackfillProgress {
+  const eta = new BackfillEta(plan.calls, quotasOf(config), startedAt);
+  onEta?.(eta);
+  return new BackfillProgress({ total: plan.spans, eta, now: () => Date.now(), tty: Boolean(process.stderr.isTTY), log });
+}
+
+const quotasOf = (config: CollectorConfig) => perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period }));
+
+function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
+  const out: Partial<Record<ApiName, number>> = {};
+  for (const s of rt.telemetry.samples()) {
+    if (s.kind === 'api_calls') out[s.labels.api as ApiName] = (out[s.labels.api as ApiName] ?? 0) + s.value;
+  }
+  return out;
+}
+
+function printPlan(plan: Plan, range: { from: number; to: number }, config: CollectorConfig, notes: string[], json: boolean): void {
+  const minimumDurationSec = Math.round(estimateDuration(plan.calls, quotasOf(config)) / 1000);
+  const summary = { from: iso(range.from), to: iso(range.to), jobs: plan.jobs, calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, minimumDurationSec, notes };
+  if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
+  for (const [api, calls] of Object.entries(plan.calls) as Array<[ApiName, number]>) {
+    lines.push(`  ${api}: ${calls} calls${plan.pagingMayAdd.includes(api) ? ' at least (paging can add calls)' : ''}`);
+  }
+  lines.push(`  at least ${minimumDurationSec} s (${formatDuration(minimumDurationSec * 1000)}) under the configured quotas`);
+  for (const note of notes) lines.push(`  note: ${note}`);
+  if (plan.spans === 0) lines.push('  0 spans: every window in the range is collected already, or cut by the notes above');
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The summary (or JSON), then an error exit when the backfill did not complete. */
+function finish(result: BackfillResult, json: boolean, resume: string): void {
+  if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    const calls = Object.entries(result.calls).map(([api, n]) => `${api} ${n}`).join(', ') || 'none';
+    process.stderr.write(
+      `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points in ${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
+    );
+    for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
+    if (result.plannedSpans === 0) process.stderr.write('0 spans: every window in the range is collected already, or cut by the notes above\n');
+  }
+  if (result.state === 'cancelled') throw new CliError(`backfill interrupted; resume with: ${resume}`);
+  if (result.failed.length > 0) throw new CliError(`backfill incomplete; rerun to resume (${resume}). Failed jobs: ${result.failed.join(', ')}`);
+  if (result.setAside > 0) {
+    throw new CliError(
+      `backfill incomplete: ${result.setAside} span(s) failed for a permanent reason and were set aside ` +
+        '(`cdn-collector status` lists them with the reason); they are retried from 10 minutes up to every 6 hours',
+    );
+  }
+}

@@ -1,0 +1,95 @@
+import { useColour } from '../colour.js';
+import { HttpClient } from '../http/client.js';
+import { ApiError } from '../http/errors.js';
+import { DvrClient } from '../sources/dvr/client.js';
+import { deleteRangeBody, rangeEnd, type DvrDeleteRange } from '../sources/dvr/params.js';
+import { previewDeletion } from '../sources/dvr/preview.js';
+import { CliError, EXIT_USAGE } from './common.js';
+import { asUsageError, resolveConnection, wantsJson, type ConnectionOptions, type DvrIo } from './dvr-args.js';
+import {
+  failedHostsOutput,
+  formatDeletedText,
+  formatPreviewTable,
+  formatStreamTable,
+  json,
+  previewJson,
+  type PreviewReport,
+} from './dvr-format.js';
+import type { CommonOptions, DeleteOptions, RangeOptions } from './dvr.js';
+
+// What the dvr subcommands do, loaded only when one runs (dvr.ts defines them).
+
+export async function runGet(io: DvrIo, account: string, stream: string, o: CommonOptions): Promise<void> {
+  await withClient(io, o, async (client) => {
+    const body = await asUsageError(() => client.get(account, stream));
+    io.stdout.write(wantsJson(o, io) ? json(body) : formatStreamTable(body, useColour(io.stdout, io.env)));
+  });
+}
+
+export async function runDeleteRange(io: DvrIo, account: string, stream: string, o: RangeOptions): Promise<void> {
+  if (o.to === undefined && o.duration === undefined) throw new CliError('one of --to or --duration is required', EXIT_USAGE);
+  const range: DvrDeleteRange =
+    o.to !== undefined ? { host: o.host, fromTs: o.from, toTs: o.to } : { host: o.host, fromTs: o.from, durationSec: o.duration };
+  // The spec's rules, checked before anything is read or deleted.
+  await asUsageError(async () => deleteRangeBody(range));
+  const cut = { from: o.from, to: rangeEnd(range) };
+  await withClient(io, o, async (client) => {
+    if (!o.yes || o.dryRun) return preview(io, client, account, stream, o, cut);
+    await reportDeletion(io, o, () => client.deleteRange(account, stream, range));
+  });
+}
+
+export async function runDeleteAll(io: DvrIo, account: string, stream: string, o: DeleteOptions): Promise<void> {
+  await withClient(io, o, async (client) => {
+    if (!o.yes || o.dryRun) return preview(io, client, account, stream, o, 'all');
+    await reportDeletion(io, o, () => client.deleteAll(account, stream, { host: o.host }));
+  });
+}
+
+/** The dry run: a GET and the parts of each addressed node's ranges that the deletion would remove. */
+async function preview(
+  io: DvrIo,
+  client: DvrClient,
+  account: string,
+  stream: string,
+  o: DeleteOptions,
+  cut: { from: number; to: number } | 'all',
+): Promise<void> {
+  if (o.host.length === 0) throw new CliError('--host must not be empty', EXIT_USAGE);
+  const body = await asUsageError(() => client.get(account, stream));
+  const { nodes, unknownHosts } = previewDeletion(body, o.host, cut);
+  if (unknownHosts.length > 0) {
+    const known = body.data.map((r) => r.host).join(', ');
+    throw new CliError(`--host ${o.host}: the stream has no record on that host (hosts: ${known}, or *)`, EXIT_USAGE);
+  }
+  const report: PreviewReport = {
+    stream_name: body.stream_name,
+    host: o.host,
+    deletes: cut === 'all' ? 'all' : { from_ts: cut.from, to_ts: cut.to },
+    nodes,
+  };
+  io.stdout.write(wantsJson(o, io) ? previewJson(report) : formatPreviewTable(report, useColour(io.stdout, io.env)));
+}
+
+async function reportDeletion(io: DvrIo, o: DeleteOptions, remove: () => Promise<Record<string, unknown>>): Promise<void> {
+  try {
+    const body = await asUsageError(remove);
+    io.stdout.write(wantsJson(o, io) ? json(body) : formatDeletedText(body));
+  } catch (err) {
+    if (err instanceof ApiError && err.failedHosts) {
+      io.stdout.write(failedHostsOutput(err, wantsJson(o, io)));
+      throw new CliError(`deletion failed on ${err.failedHosts.join(', ')}: ${err.description ?? `HTTP ${err.status}`}`, 1);
+    }
+    throw err;
+  }
+}
+
+async function withClient(io: DvrIo, o: ConnectionOptions, run: (client: DvrClient) => Promise<void>): Promise<void> {
+  const { baseUrl, token } = resolveConnection(o, io.env, io.output?.writeErr);
+  const http = new HttpClient({ baseUrl, token });
+  try {
+    await run(new DvrClient(http));
+  } finally {
+    await http.close();
+  }
+}

@@ -1,0 +1,65 @@
+import Table from 'cli-table3';
+import { formatDuration } from '../collector/backfill-eta.js';
+import { gatherStatus, type StatusReport } from '../collector/status-report.js';
+import { loadConfigFile } from '../config/loader.js';
+
+// What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.
+
+export async function statusAction(o: { config: string; json?: boolean }): Promise<void> {
+  const report = await gatherStatus(loadConfigFile(o.config));
+  if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else if (process.stdout.isTTY) process.stdout.write(renderTable(report));
+  else process.stdout.write(renderText(report));
+  // A state file that cannot be read is worth a non-zero exit (monitoring scripts); set-aside spans are not.
+  if (report.problems.length > 0) process.exitCode = 1;
+}
+
+const seconds = (s: number | null) => (s === null ? '—' : formatDuration(s * 1000));
+const daemonLine = (r: StatusReport) =>
+  r.daemon ? `daemon: running (pid ${r.daemon.pid}, reported ${r.daemon.reportedAt})` : 'daemon: not running (lag from the watermarks; no backlog)';
+
+/** One line per job (greppable), its set-aside spans indented under it, then APIs and backfills. */
+function renderText(r: StatusReport): string {
+  const lines = [`state: ${r.stateDir}`, daemonLine(r)];
+  const width = Math.max(0, ...r.jobs.map((j) => j.key.length));
+  for (const job of r.jobs) {
+    const aside = job.setAside.length > 0 ? `  set aside: ${job.setAside.length}` : '';
+    lines.push(`${job.key.padEnd(width)}  watermark ${job.watermark ?? 'none'}${aside}${job.configured ? '' : '  (not configured)'}`);
+    for (const e of job.setAside) lines.push(`  ${e.from}/${e.to}  attempts ${e.attempts}, next retry ${e.nextRetryAt}: ${e.reason}`);
+    lines.push(`  lag ${seconds(job.lagSeconds)}, backlog ${job.backlog ?? '—'} windows${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`);
+  }
+  for (const a of r.apis) lines.push(`api ${a.api}: ${quotaText(a)}`);
+  for (const b of r.backfills) lines.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
+  for (const p of r.problems) lines.push(`problem: ${p}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function quotaText(a: StatusReport['apis'][number]): string {
+  const quota = a.quota === null ? 'no quota' : `${a.used}/${a.quota} calls in the last ${seconds(a.periodSeconds)}`;
+  return `${quota}${a.queued ? `, ${a.queued} queued` : ''}`;
+}
+
+function renderTable(r: StatusReport): string {
+  const jobs = new Table({ head: ['job', 'watermark', 'lag', 'backlog', 'set aside', 'last error'] });
+  for (const j of r.jobs) {
+    jobs.push([
+      j.configured ? j.key : `${j.key} (not configured)`,
+      j.watermark ?? 'none',
+      seconds(j.lagSeconds),
+      j.backlog ?? '—',
+      j.setAside.length === 0 ? '' : j.setAside.map((e) => `${e.from}: ${clip(e.reason)}`).join('\n'),
+      j.lastError ? `${j.lastError.at}: ${clip(j.lastError.error)}` : '',
+    ]);
+  }
+  const apis = new Table({ head: ['api', 'quota use', 'queued'] });
+  for (const a of r.apis) apis.push([a.api, a.quota === null ? 'no quota' : `${a.used}/${a.quota} per ${seconds(a.periodSeconds)}`, a.queued ?? '—']);
+  const parts = [`state: ${r.stateDir}`, daemonLine(r), jobs.toString(), apis.toString()];
+  for (const b of r.backfills) parts.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
+  for (const p of r.problems) parts.push(`problem: ${p}`);
+  return `${parts.join('\n')}\n`;
+}
+
+/** Table cells stay readable; `--json` and the plain lines carry the whole text. */
+function clip(text: string, max = 60): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

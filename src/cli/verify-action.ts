@@ -1,0 +1,72 @@
+import { systemClock } from '../clock.js';
+import { createRuntime } from '../collector/runtime.js';
+import { loadConfigFile } from '../config/loader.js';
+import { checkConfig } from '../config/rules.js';
+import { createLogger } from '../log.js';
+import { DAY, HOUR } from '../time.js';
+import type { SeriesCheck } from '../verify/compare.js';
+import { windowOf } from '../verify/plan.js';
+import { readerKindOf } from '../verify/readers/index.js';
+import { verifyRange } from '../verify/run.js';
+import { driftRemains, type VerifyReport } from '../verify/verify.js';
+import { CliError, EXIT_USAGE } from './common.js';
+import { applyShard } from './shard.js';
+import { EXIT_DRIFT, type VerifyOptions } from './verify.js';
+
+// What `verify` does, loaded only when it runs: its --help and argument errors load verify.ts alone.
+
+export async function verifyAction(o: VerifyOptions): Promise<void> {
+  const to = o.to ?? o.from + (o.from % DAY === 0 ? DAY : HOUR);
+  const windowMs = windowOf(o.from, to);
+  if (windowMs === undefined) throw new CliError('--from and --to must be whole hours (UTC) or whole days', EXIT_USAGE);
+  if (o.from >= to) throw new CliError('--from must be before --to', EXIT_USAGE);
+  const config = applyShard(loadConfigFile(o.config), o.shard);
+  checkConfig(config);
+  if (readerKindOf(config) === undefined) throw new CliError(`sink.type ${config.sink.type}: verify needs a database sink to read back`, EXIT_USAGE);
+  const log = createLogger(config.log);
+  const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+  let report: VerifyReport;
+  try {
+    report = await verifyRange(rt, log, { from: o.from, to, windowMs }, o.repair === true);
+  } finally {
+    await rt.close();
+  }
+  process.stdout.write(o.json ? `${JSON.stringify(toJson(report), null, 2)}\n` : toText(report));
+  if (driftRemains(report)) process.exitCode = EXIT_DRIFT;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function driftJson(c: SeriesCheck) {
+  const { measurement, field, account, expected, stored, difference, relative, tolerance } = c;
+  return { measurement, field, account, window: iso(c.time), expected, stored, difference, relative, tolerance };
+}
+
+function toJson(r: VerifyReport) {
+  return {
+    from: iso(r.from),
+    to: iso(r.to),
+    window: r.windowMs === DAY ? 'P1D' : 'PT1H',
+    reader: r.reader,
+    series: r.series,
+    drift: r.drift.map(driftJson),
+    ...(r.repair ? { repair: { recollected: r.repair.recollected, points: r.repair.points, after: r.repair.after.map(driftJson) } } : {}),
+  };
+}
+
+function lines(drift: readonly SeriesCheck[]): string[] {
+  return drift.map((c) => {
+    const rel = c.relative === null ? 'n/a' : `${(c.relative * 100).toFixed(4)} %`;
+    return `  ${c.measurement}.${c.field} account=${c.account} ${iso(c.time)}: expected ${c.expected}, stored ${c.stored}, difference ${c.difference} (${rel})`;
+  });
+}
+
+function toText(r: VerifyReport): string {
+  const out = [`verify ${iso(r.from)} → ${iso(r.to)} (${r.reader}): ${r.series} series compared, ${r.drift.length} drifting`, ...lines(r.drift)];
+  if (r.repair) {
+    const jobs = Object.keys(r.repair.recollected);
+    out.push(`repair: ${jobs.length} job(s) re-collected (${r.repair.points} points): ${jobs.join(', ')}`);
+    out.push(`re-check: ${r.repair.after.length} drifting`, ...lines(r.repair.after));
+  }
+  return `${out.join('\n')}\n`;
+}
