@@ -5,7 +5,7 @@ import { loadConfigFile } from '../config/loader.js';
 
 // What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.
 
-export async function statusAction(o: { config: string; json?: boolean }): Promise<void> {
+export async function statusAction(o: { config?: string; json?: boolean }): Promise<void> {
   const report = await gatherStatus(loadConfigFile(o.config));
   if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (process.stdout.isTTY) process.stdout.write(renderTable(report));

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { configFileOption } from './common.js';
 
 export function statusCommand(): Command {
   return new Command('status')
@@ -6,7 +7,7 @@ export function statusCommand(): Command {
       "Per job: watermark, lag, backlog, set-aside spans (reason, next retry), last error; per API: quota use; backfills " +
         'handed to the daemon. Takes no lock, so it works while the daemon runs. A table on a terminal; plain lines otherwise',
     )
-    .requiredOption('-c, --config <file>', 'YAML configuration (its state.dir is read)')
+    .addOption(configFileOption())
     .option('--json', 'print JSON')
-    .action(async (o: { config: string; json?: boolean }) => (await import('./status-action.js')).statusAction(o));
+    .action(async (o: { config?: string; json?: boolean }) => (await import('./status-action.js')).statusAction(o));
 }

@@ -101,3 +101,14 @@ describe('run with the environment alone', () => {
     for (const line of json.stderr.split('\n').filter(Boolean)) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 });
+
+describe('status from the environment alone (a real process)', () => {
+  it('needs no config file: the jobs of the accounts in the environment (exit 1 only because no pass has run yet)', async () => {
+    const r = await runCli(['status', '--json'], ENV_ONLY).exited;
+    const report = JSON.parse(r.stdout) as { jobs: Array<{ key: string; configured: boolean }>; problems: string[] };
+    expect(report.problems).toEqual([expect.stringMatching(/does not exist \(no pass has run yet\)$/)]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(report.jobs.map((j) => j.key)).toEqual(expect.arrayContaining(['metrics/acme', 'metrics/globex', 'statistic/*/total']));
+    for (const secret of Object.values(SECRETS)) expect(r.stdout + r.stderr).not.toContain(secret);
+  });
+});
