@@ -16,22 +16,15 @@ import type { CollectorConfig } from './schema.js';
  */
 export function checkConfig(config: CollectorConfig): void {
   const problems: ConfigProblem[] = [];
-  const rule = (check: () => void) => {
-    try {
-      check();
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      problems.push(...err.problems);
-    }
-  };
+  const rule = (check: () => void, prefix = '') => problems.push(...problemsOf(check, prefix));
   const { jobs } = config;
-  rule(() => within('jobs.metrics.', () => metrics.check(jobs.metrics)));
-  rule(() => within('jobs.statistic.', () => statistic.check(jobs.statistic)));
-  rule(() => within('jobs.streamstat.', () => streamstat.check(jobs.streamstat)));
-  rule(() => within('jobs.dvr.', () => dvr.check(jobs.dvr)));
+  rule(() => metrics.check(jobs.metrics), 'jobs.metrics.');
+  rule(() => statistic.check(jobs.statistic), 'jobs.statistic.');
+  rule(() => streamstat.check(jobs.streamstat), 'jobs.streamstat.');
+  rule(() => dvr.check(jobs.dvr), 'jobs.dvr.');
   const jobsValid = problems.length === 0;
   const { accounts } = config;
-  if (accounts !== 'auto') rule(() => within('', () => unique('accounts', accounts)));
+  if (accounts !== 'auto') rule(() => unique('accounts', accounts));
 
   // A horizon shorter than a job's delay plus one window ends before the newest collectable window: nothing is
   // ever collected, silently. (Only judged on valid job settings: a job's reach is computed from them.)
@@ -67,12 +60,17 @@ function checkOverwrites(config: CollectorConfig): void {
   }
 }
 
-/** Runs `check`; a ParameterError naming a field inside `prefix` becomes the ConfigError of the whole path. */
-function within(prefix: string, check: () => void): void {
+/**
+ * The problems `check` finds: its ConfigError's, or its ParameterError naming a field inside `prefix` (the whole
+ * path then); none when it passes. Anything else is no config problem and is thrown.
+ */
+function problemsOf(check: () => void, prefix: string): ConfigProblem[] {
   try {
     check();
+    return [];
   } catch (err) {
-    if (err instanceof ParameterError) throw new ConfigError(`${prefix}${err.parameter}`, reason(err));
+    if (err instanceof ParameterError) return [{ field: `${prefix}${err.parameter}`, message: reason(err) }];
+    if (err instanceof ConfigError) return err.problems;
     throw err;
   }
 }
