@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -28,6 +29,7 @@ const nodeFlags = shebang.replace(/^#!\/usr\/bin\/env -S node/, '').trim().split
 const outDir = join(root, 'node_modules', '.cache', 'bench');
 mkdirSync(outDir, { recursive: true });
 let failed = [];
+const ran = [];
 for (const name of names.length > 0 ? names : BENCHES) {
   const outfile = join(outDir, `${name}.mjs`);
   await build({
@@ -39,16 +41,38 @@ for (const name of names.length > 0 ? names : BENCHES) {
     outfile,
     logLevel: 'warning',
   });
-  console.log(`\n== ${name}${quick ? ' (quick)' : ''}`);
+  console.log(`\n== ${name}${quick ? ' (quick)' : ''}  (load average before: ${loadText()})`);
   const started = Date.now();
   const run = spawnSync(process.execPath, ['--expose-gc', ...nodeFlags, outfile, ...(quick ? ['--quick'] : [])], {
     stdio: 'inherit',
     env: { ...process.env, BENCH_QUICK: quick ? '1' : '0', BENCH_NODE_FLAGS: nodeFlags.join(' ') },
   });
-  console.log(`   (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(`   (${((Date.now() - started) / 1000).toFixed(0)} s; load average after: ${loadText()})`);
   if (run.status !== 0) failed.push(name);
+  ran.push(name);
 }
+printSummary(ran);
 if (failed.length > 0) {
   console.log(`\ntargets missed or errors in: ${failed.join(', ')} (see bench/results.json)`);
   process.exitCode = 1;
+}
+
+function loadText() {
+  return loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
+/** One table of every target of the benches just run, from bench/results.json (what docs/BENCHMARKS.md quotes). */
+function printSummary(benches) {
+  const results = JSON.parse(readFileSync(join(root, 'bench', 'results.json'), 'utf8'));
+  const byName = (name) => results[name] ?? results[name.replace(/-(\w)/g, (_, c) => c.toUpperCase())];
+  console.log('\n== summary (value, target, value ÷ target)');
+  for (const name of benches) {
+    const r = byName(name);
+    if (!r) continue;
+    console.log(`${name} (load average ${(r.machine?.loadAverage ?? []).join(' ')})`);
+    for (const t of r.targets ?? []) {
+      const ratio = t.ratio === undefined ? '' : `  ÷ ${t.ratio}`;
+      console.log(`  ${t.met ? 'ok    ' : 'MISSED'} ${t.name}: ${t.value}${t.unit ?? ''} (${t.kind === 'max' ? '≤' : '≥'} ${t.limit}${t.unit ?? ''})${ratio}`);
+    }
+  }
 }

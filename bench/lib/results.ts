@@ -3,7 +3,7 @@
  * one at a time), with the machine they ran on, and a line per target with the ratio to it.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,6 +47,8 @@ export function machine(): Record<string, unknown> {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryGb: Math.round(totalmem() / 2 ** 30),
+    // The 1/5/15-minute load averages when the figures were stored: 2 cores are shared with the servers under test.
+    loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
   };
 }
 
