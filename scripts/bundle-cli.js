@@ -58,6 +58,20 @@ const result = await build({
       },
     },
     {
+      // commander requires child_process at load, for executable subcommands, which this CLI has none of; loading it
+      // pulls in net, dgram and streams (~10 ms of start-up). Deferred to its first use.
+      name: 'commander-child-process-on-use',
+      setup(b) {
+        b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+          /\/node_modules\/commander\//.test(args.importer) ? { path: args.path, namespace: 'on-use' } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: 'on-use' }, (args) => ({
+          contents: `let loaded;\nmodule.exports = new Proxy({}, { get: (_, key) => (loaded ??= require(${JSON.stringify(args.path)}))[key] });\n`,
+          loader: 'js',
+        }));
+      },
+    },
+    {
       name: 'packages-external-but-commander',
       setup(b) {
         b.onResolve({ filter: /^[^./]/ }, (args) => {
