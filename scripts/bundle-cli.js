@@ -4,9 +4,8 @@
  * resolves, reads and links each ES module separately, and imports commander (CommonJS) through its ESM wrapper; one
  * file for `--help` (the definitions + commander) loads in about half the time over bare node. Each command's action
  * stays its own file (`import('./run-action.js')` is a split point), code shared by several files goes to chunks, so
- * every module exists once (one CollectorError class). Bundled packages: commander, and undici (~110 CommonJS files
- * read and compiled one by one before an action's first request, where bare `fetch` uses node's built-in copy). The
- * others stay in node_modules (pino loads its transports by path). All files sit at the same depth as dist/*
+ * every module exists once (one CollectorError class). Packages other than commander stay in node_modules (pino loads
+ * its transports by path; undici and zod load when an action needs them). All files sit at the same depth as dist/*
  * so `new URL('../../package.json', import.meta.url)` still finds the package. dist/bundle/metafile.json maps each
  * output file to its inputs (test/cli/lazy-load.test.ts reads it). Run by `npm run build` after tsc.
  */
@@ -18,7 +17,7 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'bundle');
 const entry = join(root, 'dist', 'cli', 'main.js');
-const BUNDLED_PACKAGES = new Set(['commander', 'undici']);
+const BUNDLED_PACKAGES = new Set(['commander']);
 // The modules main.js imports statically (the command definitions): loaded before any action can run.
 const definitions = [...readFileSync(entry, 'utf8').matchAll(/^import [^;]*?from '(\.[^']+)';$/gm)].map((m) => m[1]);
 
