@@ -34,6 +34,8 @@ const result = await build({
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',
   metafile: true,
+  // Chained to tsc's maps: with --enable-source-maps a stack points into src/*.ts, as it did from dist/.
+  sourcemap: true,
   logLevel: 'warning',
   // commander is CommonJS: its require('node:…') calls need a require in an ES module.
   banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);" },
