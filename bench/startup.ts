@@ -7,13 +7,16 @@
  * Every pair runs A then B back to back (alternated, so load drifts hit both), with the same node flags (those of
  * bin/cdn-collector.js's shebang, from BENCH_NODE_FLAGS); the figure is the ratio of the medians; the load average
  * is recorded before and after. Targets: each ratio ≤ 1.5.
+ * CPU time (user + system, all threads, read by a `--require` hook at exit on both sides) is reported beside the wall
+ * times: on 2 shared cores the wall time is mostly waiting for a core, while the CPU time of a start-up is stable.
  *
  * Run: node bench/run.js startup [--quick]; env BENCH_PAIRS (default 9, 5 with --quick), BENCH_CLI (another
  * bin/cdn-collector.js, e.g. an older build, to measure it instead).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { quick, report, ROOT, round, target } from './lib/results.js';
@@ -27,7 +30,14 @@ const FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 interface Timing {
   exitMs: number;
   arrivalMs?: number;
+  /** CPU time (user + system) of the whole process, as it reported at exit. */
+  cpuMs: number;
 }
+
+// Preloaded on both sides: writes the process's CPU time to fd 3 when it exits.
+const hookDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
+const CPU_HOOK = join(hookDir, 'cpu-at-exit.cjs');
+writeFileSync(CPU_HOOK, "process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeSync(3, String((u.user + u.system) / 1000)); });\n");
 
 const sim = await startSimProcess();
 let arrived: (() => void) | undefined;
@@ -48,13 +58,15 @@ function timed(args: string[], env: Record<string, string> = {}): Promise<Timing
     const timing: Partial<Timing> = {};
     const started = performance.now();
     arrived = () => (timing.arrivalMs ??= performance.now() - started);
-    const child = spawn(process.execPath, [...FLAGS, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...FLAGS, '--require', CPU_HOOK, ...args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    let cpu = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdio[3]!.on('data', (c: Buffer) => (cpu += c.toString()));
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`${args.join(' ').slice(0, 80)} exited with ${code}: ${stderr}`));
-      resolve({ ...timing, exitMs: performance.now() - started });
+      resolve({ ...timing, exitMs: performance.now() - started, cpuMs: Number(cpu) });
     });
   });
 }
@@ -98,6 +110,7 @@ const api = await pairs(() => timed(bareFetch), () => timed(apiCall, apiEnv));
 const loadAfter = loadavg();
 relay.close();
 await sim.close();
+rmSync(hookDir, { recursive: true, force: true });
 
 const figures = {
   pairs: PAIRS,
@@ -108,10 +121,17 @@ const figures = {
   runHelpMs: { bare: ms(runHelp.a, 'exitMs'), cli: ms(runHelp.b, 'exitMs') },
   firstCallArrivalMs: { bare: ms(api.a, 'arrivalMs'), cli: ms(api.b, 'arrivalMs') },
   firstCallExitMs: { bare: ms(api.a, 'exitMs'), cli: ms(api.b, 'exitMs') },
+  cpuMs: {
+    help: { bare: ms(help.a, 'cpuMs'), cli: ms(help.b, 'cpuMs') },
+    runHelp: { bare: ms(runHelp.a, 'cpuMs'), cli: ms(runHelp.b, 'cpuMs') },
+    firstCall: { bare: ms(api.a, 'cpuMs'), cli: ms(api.b, 'cpuMs') },
+  },
 };
+const cpuRatio = (f: { bare: number; cli: number }) => `${f.cli} / ${f.bare} ms = ${round(f.cli / f.bare)}`;
 console.log(`  ${PAIRS} pairs; load average ${figures.loadAverage.before.join(' ')} → ${figures.loadAverage.after.join(' ')}; node flags: ${figures.nodeFlags || '(none)'}`);
 console.log(`  --help ${figures.helpMs.cli} ms vs node -e 0 ${figures.helpMs.bare} ms; run --help ${figures.runHelpMs.cli} ms vs ${figures.runHelpMs.bare} ms`);
 console.log(`  api first call arrives at ${figures.firstCallArrivalMs.cli} ms vs bare fetch ${figures.firstCallArrivalMs.bare} ms (exit ${figures.firstCallExitMs.cli} vs ${figures.firstCallExitMs.bare} ms)`);
+console.log(`  CPU time: --help ${cpuRatio(figures.cpuMs.help)}; run --help ${cpuRatio(figures.cpuMs.runHelp)}; api (to exit) ${cpuRatio(figures.cpuMs.firstCall)}`);
 report('startup', figures, [
   target('--help ÷ node -e 0', figures.helpMs.cli / figures.helpMs.bare, 'max', 1.5),
   target('run --help ÷ node -e 0', figures.runHelpMs.cli / figures.runHelpMs.bare, 'max', 1.5),

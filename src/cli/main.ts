@@ -6,7 +6,7 @@ import { EXIT_FAILURE, EXIT_USAGE, exitCodeOf } from './common.js';
 import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
 import { dvrCommand } from './dvr.js';
-import { redactWrites } from './redacted-output.js';
+import { redactWritesOnFirstUse } from './redacted-output.js';
 import { withOverrideFlags } from './overrides.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
@@ -16,8 +16,8 @@ import { statusCommand } from './status.js';
 import { verifyCommand } from './verify.js';
 
 // Secrets never reach the terminal, whatever quotes them (an error repeating a server's answer, a config value).
-redactWrites(process.stdout);
-redactWrites(process.stderr);
+redactWritesOnFirstUse(process, 'stdout');
+redactWritesOnFirstUse(process, 'stderr');
 exitCleanlyOnSignals();
 
 const program = new Command('cdn-collector')

@@ -17,3 +17,25 @@ export function redactWrites(stream: NodeJS.WriteStream): void {
     return write(chunk, ...rest);
   }) as typeof stream.write;
 }
+
+/**
+ * `redactWrites` on `process[name]` when something first reads it. Node creates each stdio stream on first read (for a
+ * pipe, a socket: net and the stream classes, ~10 ms of start-up): `--help` never writes to stderr, and a command
+ * that does gets the same redacted stream as before.
+ */
+export function redactWritesOnFirstUse(owner: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }, name: 'stdout' | 'stderr'): void {
+  const create = Object.getOwnPropertyDescriptor(owner, name)?.get;
+  if (!create) return redactWrites(owner[name]);
+  let stream: NodeJS.WriteStream | undefined;
+  Object.defineProperty(owner, name, {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      if (!stream) {
+        stream = create.call(owner) as NodeJS.WriteStream;
+        redactWrites(stream);
+      }
+      return stream;
+    },
+  });
+}

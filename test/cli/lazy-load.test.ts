@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { loadedModules, moduleName } from '../helpers/loaded-modules.js';
+import { runCli } from '../helpers/cli.js';
+import { loadedModules } from '../helpers/loaded-modules.js';
+import { useSimulator } from '../helpers/sim.js';
+import { expandBundled } from './bundle-inputs.js';
 
 /**
  * Start-up (issue 14 goal 5): help and argument errors load commander and the command definitions, not what a
@@ -12,7 +15,7 @@ describe('what the CLI loads (a real process with a module-loader hook)', () => 
   it.each(cases.map((args) => [args.join(' '), args] as const))(
     '%s: commander and the command definitions only',
     async (_, args) => {
-      const names = (await loadedModules(args)).map(moduleName);
+      const names = expandBundled(await loadedModules(args));
       expect(names).toContain('commander');
       expect(names).toContain('dist/cli/run.js');
       expect(names.filter((name) => HEAVY.test(name))).toEqual([]);
@@ -20,8 +23,36 @@ describe('what the CLI loads (a real process with a module-loader hook)', () => 
   );
 
   it('a command that runs loads its implementation (the hook sees the dependencies: the check above can fail)', async () => {
-    const names = (await loadedModules(['config', '--reference'])).map(moduleName);
+    const names = expandBundled(await loadedModules(['config', '--reference']));
     expect(names).toContain('dist/config/reference.js');
     expect(names).toContain('zod');
+  });
+});
+
+describe('what the first API call loads before its request', () => {
+  const simulator = useSimulator();
+
+  it('`api` answers with the body as JSON, through undici but without zod', async () => {
+    const { sim } = simulator;
+    const env = { CDN_BASE_URL: sim.url, CDN_TOKEN: sim.token };
+    // Ten minutes of an hour ago: a valid request.
+    const minute = (ms: number) => new Date(ms - (ms % 60_000)).toISOString().slice(0, 19);
+    const window = { account: sim.accounts[0]!, start: minute(sim.clock.now() - 70 * 60_000), end: minute(sim.clock.now() - 60 * 60_000) };
+    const args = ['api', 'metrics', '/', ...Object.entries(window).flatMap(([k, v]) => ['-q', `${k}=${v}`])];
+    const run = await runCli(args, env).exited;
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(typeof JSON.parse(run.stdout)).toBe('object');
+    const names = expandBundled(await loadedModules(args, env));
+    expect(names).toContain('undici');
+    expect(names).toContain('dist/cli/api-action.js');
+    expect(names.filter((name) => /^(zod|pino|luxon|yaml)$/.test(name))).toEqual([]);
+  });
+});
+
+describe('the bundle (scripts/bundle-cli.js)', () => {
+  it('`--help` reads two files of it: main and the one chunk of the command definitions with commander', async () => {
+    const files = (await loadedModules(['--help'])).filter((url) => url.includes('/dist/'));
+    expect(files.map((url) => url.replace(/.*\/dist\//, 'dist/').replace(/chunk-\w+/, 'chunk'))).toEqual(['dist/bundle/main.js', 'dist/bundle/chunk.js']);
   });
 });
