@@ -15,6 +15,7 @@ import { HOUR, MINUTE } from '../../src/time.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
 import { runCli } from '../helpers/cli.js';
+import { finalHoursWithinOneDay } from '../helpers/ranges.js';
 import { confirmedMs, readCheckpoints, readDeadLetters, regressions, type Checkpoint } from '../helpers/state-files.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
@@ -43,8 +44,7 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
   const dir = mkdtempSync(join(tmpdir(), 'chaos-'));
   const stateDir = join(dir, 'state');
   const deadLetterPath = join(dir, 'dead-letters.jsonl');
-  const to = Math.floor((Date.now() - 2 * HOUR) / HOUR) * HOUR;
-  const from = to - 12 * HOUR;
+  const { from, to } = finalHoursWithinOneDay(12);
   /** The hour whose cdn_metrics points InfluxDB rejects (a string field planted in its 1 h shard). */
   const conflict = { from: from + 6 * HOUR, to: from + 7 * HOUR };
   const runs: Array<{ code: number | null; signal: string | null; sawOutage: boolean }> = [];
