@@ -12,6 +12,8 @@ export interface InfluxV1Options extends BatchingOptions {
   password?: string;
   /** gzip level 1–9 of request bodies, 0 for none (default 0: 1.x servers on a LAN gain little). */
   gzipLevel?: number;
+  /** Bodies below this many bytes go uncompressed (default 4,096: see http-transport.ts). */
+  gzipMinBytes?: number;
   /** Deadline of one request (default 30 s). */
   timeoutMs?: number;
   deadLetterPath: string;
@@ -46,6 +48,7 @@ export function influxV1Transport(options: Omit<InfluxV1Options, 'deadLetterPath
     path: `/write?${query}`,
     headers,
     gzipLevel: options.gzipLevel ?? 0,
+    gzipMinBytes: options.gzipMinBytes,
     timeoutMs: options.timeoutMs,
   };
 }

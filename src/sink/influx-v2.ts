@@ -20,6 +20,8 @@ export interface InfluxV2Options extends BatchingOptions {
    * a third of the CPU; see docs/BENCHMARKS.md).
    */
   gzipLevel?: number;
+  /** Bodies below this many bytes go uncompressed (default 4,096: see http-transport.ts). */
+  gzipMinBytes?: number;
   /** Deadline of one request (default 30 s). */
   timeoutMs?: number;
   deadLetterPath: string;
@@ -44,6 +46,7 @@ export function influxV2Transport(options: Omit<InfluxV2Options, 'deadLetterPath
     path: `/api/v2/write?${query}`,
     headers: { 'content-type': 'text/plain; charset=utf-8', authorization: `Token ${options.token}` },
     gzipLevel: options.gzipLevel ?? 1,
+    gzipMinBytes: options.gzipMinBytes,
     timeoutMs: options.timeoutMs,
   };
 }
