@@ -21,6 +21,9 @@ export interface InfluxV1Options extends BatchingOptions {
   name?: string;
 }
 
+/** Requests in flight unless configured: see the sink bench (docs/BENCHMARKS.md). */
+export const DEFAULT_MAX_IN_FLIGHT_V1 = 2;
+
 /** A sink writing to InfluxDB 1.x (backslashes verbatim, as its Go parser reads them). */
 export function createInfluxV1Sink(options: InfluxV1Options): BatchingSink {
   const name = options.name ?? 'influx-v1';
@@ -30,6 +33,7 @@ export function createInfluxV1Sink(options: InfluxV1Options): BatchingSink {
     backslashes: 'verbatim',
     ...options,
     precision,
+    maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT_V1,
   });
 }
 
