@@ -5,7 +5,7 @@
 import type { MeasurementSchema, Point } from '../points.js';
 import type { DeadLetterFile } from './dead-letter.js';
 import { InvalidValueError, SinkError, UnrepresentableError } from './errors.js';
-import { LineBatch } from './line-batch.js';
+import { BufferPool, LineBatch } from './line-batch.js';
 import { createEncoder, type PointEncoder } from './line-protocol.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver, WriteResult } from './types.js';
 
@@ -96,6 +96,8 @@ export class BatchingSink implements Sink {
   private readonly observer: SinkObserver | undefined;
   /** The batch being filled, full batches waiting for a request slot, and the lines in both. */
   private filling: LineBatch<Ticket>;
+  /** One buffer per batch that can exist at once: in flight, ready, filling. */
+  private readonly buffers: BufferPool;
   private readonly ready: Array<LineBatch<Ticket>> = [];
   private queued = 0;
   private readonly spaceWaiters: Array<() => void> = [];
@@ -114,7 +116,8 @@ export class BatchingSink implements Sink {
     this.capacity = this.batchSize * (this.maxInFlight + 1);
     this.encode = createEncoder(options.precision ?? 's', { schema: options.schema, backslashes: options.backslashes });
     this.observer = options.observer;
-    this.filling = new LineBatch();
+    this.buffers = new BufferPool(this.maxInFlight + 2);
+    this.filling = new LineBatch(this.buffers);
   }
 
   async write(points: readonly Point[]): Promise<WriteResult> {
@@ -186,7 +189,7 @@ export class BatchingSink implements Sink {
   /** The batch being filled, handed over (to the ready list or the wire); a new one takes its place. */
   private takeFilling(): LineBatch<Ticket> {
     const batch = this.filling;
-    this.filling = new LineBatch();
+    this.filling = new LineBatch(this.buffers);
     return batch;
   }
 
@@ -201,6 +204,7 @@ export class BatchingSink implements Sink {
       this.deliver(batch, 0, batch.count, { budget: this.maxSplitRequests })
         .catch((error: unknown) => this.failTickets(ticketsOf(batch), error))
         .finally(() => {
+          batch.release(); // the request is settled: its body is no longer read
           this.inFlight--;
           this.pump();
         });

@@ -10,6 +10,23 @@ const NEWLINE = 0x0a;
 const MAX_BYTES_PER_UNIT = 3;
 const MIN_CAPACITY = 16 * 1024;
 
+/**
+ * Buffers of finished batches, reused by the next ones: a few long-lived buffers instead of megabytes malloc'd and
+ * freed per request, which the allocator does not hand back to the system (RSS stays at its high-water mark).
+ */
+export class BufferPool {
+  private readonly free: Buffer[] = [];
+  constructor(private readonly limit: number) {}
+
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafe(MIN_CAPACITY);
+  }
+
+  give(buffer: Buffer): void {
+    if (this.free.length < this.limit) this.free.push(buffer);
+  }
+}
+
 /** Lines in bytes (each followed by `\n`), with, per line, the owner (a write's ticket) and its measurement. */
 export class LineBatch<Owner> {
   private used = 0;
@@ -19,7 +36,11 @@ export class LineBatch<Owner> {
   private readonly measurements: string[] = [];
 
   /** Starts small (a daemon's pass writes few lines) and doubles: a copy per doubling is cheap next to encoding. */
-  private bytes = Buffer.allocUnsafe(MIN_CAPACITY);
+  private bytes: Buffer;
+
+  constructor(private readonly pool?: BufferPool) {
+    this.bytes = pool?.take() ?? Buffer.allocUnsafe(MIN_CAPACITY);
+  }
 
   get count(): number {
     return this.ends.length;
@@ -82,6 +103,11 @@ export class LineBatch<Owner> {
     this.ends.length = this.owners.length = this.measurements.length = kept;
     this.used = write;
     return dropped;
+  }
+
+  /** Hands the buffer back to the pool; neither the batch nor a body taken from it may be used after. */
+  release(): void {
+    this.pool?.give(this.bytes);
   }
 
   private start(i: number): number {
