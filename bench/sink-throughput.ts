@@ -10,6 +10,7 @@
  * sink, bare and raw run with the SAME node flags: the collector's (bin/cdn-collector.js's shebang, passed by
  * bench/run.js). Each run is a child process against a fresh server, so peak RSS is its own. Runs alternate within a
  * pair (the order flips every pair); each ratio is the median of the per-pair ratios.
+ * A 5xx (a loaded InfluxDB 1.x answers 500 timeout) is retried up to 5 times by every side, and counted per run.
  * Targets (issue 14): sink ≥ 1.0 × bare, ≥ 0.6 × raw, peak RSS ≤ 150 MB.
  *
  * Run: node bench/run.js sink-throughput [--quick]; env BENCH_POINTS, BENCH_PAIRS (default 3), BENCH_KINDS (v2,v1),
@@ -22,11 +23,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_IN_FLIGHT_V1 } from '../src/sink/influx-v1.js';
 import { DEFAULT_MAX_IN_FLIGHT_V2 } from '../src/sink/influx-v2.js';
-import { createSink } from '../src/sink/index.js';
+import type { Point } from '../src/points.js';
+import { createSink, SinkError, type Sink, type WriteResult } from '../src/sink/index.js';
 import { startInfluxV1, startVictoriaMetrics } from '../test/helpers/servers.js';
 import { writeCalls } from './lib/points.js';
 import { quick, report, round, target } from './lib/results.js';
-import { bareV1, bareV2, prepareRaw, type Target as RunTarget } from './lib/sink-references.js';
+import { bareV1, bareV2, prepareRaw, RETRIES, retried, type Target as RunTarget } from './lib/sink-references.js';
 
 const envNumber = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined);
 const WRITERS = envNumber('BENCH_WRITERS') ?? 4;
@@ -38,7 +40,7 @@ const SHIPPED_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boo
 type Kind = 'v1' | 'v2';
 type Role = 'bare' | 'sink' | 'raw' | 'sink-default';
 const ROLES: Role[] = ['bare', 'sink', 'raw', 'sink-default'];
-type Measurement = { seconds: number; pointsPerSec: number; peakRssMb: number };
+type Measurement = { seconds: number; pointsPerSec: number; peakRssMb: number; retries: number };
 
 const inFlightOf = (kind: Kind): number => envNumber('BENCH_IN_FLIGHT') ?? (kind === 'v2' ? DEFAULT_MAX_IN_FLIGHT_V2 : DEFAULT_MAX_IN_FLIGHT_V1);
 
@@ -54,13 +56,25 @@ async function ours(kind: Kind, url: string, total: number): Promise<void> {
   await Promise.all(
     Array.from({ length: WRITERS }, async () => {
       for (let next = calls.next(); !next.done; next = calls.next()) {
-        const result = await sink.write(next.value); // not `written += await …`: that reads `written` before the await
+        const result = await writeRetrying(sink, next.value); // not `written += await …`: reads `written` first
         written += result.written;
       }
     }),
   );
   await sink.close();
   if (written !== total) throw new Error(`sink confirmed ${written} of ${total}`);
+}
+
+/** Retries a retryable failure (a loaded server's 500 timeout), as a collector job retries its span. */
+async function writeRetrying(sink: Sink, points: Point[]): Promise<WriteResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sink.write(points);
+    } catch (err) {
+      if (!(err instanceof SinkError && err.retryable) || attempt === RETRIES) throw err;
+      retried.count++;
+    }
+  }
 }
 
 /** In the child: prepares (raw only, untimed), then times the run. */
@@ -72,7 +86,7 @@ async function child(kind: Kind, role: Role, url: string, total: number): Promis
   else if (role === 'bare') await (kind === 'v2' ? bareV2(t) : bareV1(t));
   else await ours(kind, url, total);
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(JSON.stringify({ seconds, pointsPerSec: total / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  process.stdout.write(JSON.stringify({ seconds, pointsPerSec: total / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024, retries: retried.count }) + '\n');
 }
 
 /** One run in a child process against a fresh server, so no run inherits another's data or heap. */
@@ -112,7 +126,7 @@ async function benchKind(kind: Kind, total: number, pairs: number) {
     runs.push(pair);
     const r = (a: Role, b: Role) => (pair[a].pointsPerSec / pair[b].pointsPerSec).toFixed(2);
     console.log(
-      `  ${kind} pair ${p + 1}: ${ROLES.map((role) => `${role} ${Math.round(pair[role].pointsPerSec)}/s ${pair[role].peakRssMb.toFixed(0)} MB`).join(', ')}; sink÷bare ${r('sink', 'bare')}, sink÷raw ${r('sink', 'raw')}, default÷bare ${r('sink-default', 'bare')}`,
+      `  ${kind} pair ${p + 1}: ${ROLES.map((role) => `${role} ${Math.round(pair[role].pointsPerSec)}/s ${pair[role].peakRssMb.toFixed(0)} MB${pair[role].retries ? ` (${pair[role].retries} retries)` : ''}`).join(', ')}; sink÷bare ${r('sink', 'bare')}, sink÷raw ${r('sink', 'raw')}, default÷bare ${r('sink-default', 'bare')}`,
     );
   }
   const loadAfter = load();

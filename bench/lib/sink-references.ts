@@ -90,6 +90,11 @@ export async function bareV2({ url, total, batch, inFlight }: Target): Promise<v
   if (failed > 0) throw new Error(`bare WriteApi: ${failed} of ${total} lines failed`);
 }
 
+/** Attempts per request (or per write, for our sinks) before a run fails. */
+export const RETRIES = 5;
+/** Retried requests or writes of this run: reported with its figures. */
+export const retried = { count: 0 };
+
 /** POSTs bodies with at most `inFlight` requests on the wire; `next()` gives the next body or undefined at the end. */
 async function postAll(t: Target, headers: Record<string, string>, next: () => Buffer | string | undefined): Promise<void> {
   const agent = new Agent({ connections: 8 });
@@ -97,14 +102,19 @@ async function postAll(t: Target, headers: Record<string, string>, next: () => B
   const worker = async () => {
     for (let body = next(); body !== undefined; body = next()) {
       const gzipped = typeof body !== 'string' && body[0] === 0x1f && body[1] === 0x8b;
-      const res = await request(`${t.url}${path}`, {
+      for (let attempt = 1; ; attempt++) {
+        const res = await request(`${t.url}${path}`, {
         method: 'POST',
-        body,
-        headers: gzipped ? { ...headers, 'content-encoding': 'gzip' } : headers,
-        dispatcher: agent,
-      });
-      const text = await res.body.text();
-      if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text}`);
+          body,
+          headers: gzipped ? { ...headers, 'content-encoding': 'gzip' } : headers,
+          dispatcher: agent,
+        });
+        const text = await res.body.text();
+        if (res.statusCode < 300) break;
+        // A loaded 1.x answers 500 {"error":"timeout"}: retried, as the official client and our collector retry.
+        if (res.statusCode < 500 || attempt === RETRIES) throw new Error(`HTTP ${res.statusCode}: ${text}`);
+        retried.count++;
+      }
     }
   };
   await Promise.all(Array.from({ length: t.inFlight }, worker));

@@ -10,7 +10,7 @@ import type { BackslashDialect, Precision, Sink, SinkObserver } from './types.js
 export interface CommonSinkConfig {
   /** Lines per request (default 5,000). */
   batchSize?: number;
-  /** Requests in flight at once (default: influx-v2 2, influx-v1 4; the file sink always 1). */
+  /** Requests in flight at once (default 2; the file sink always 1). */
   maxInFlight?: number;
   /** Where permanently rejected lines go (default `./state/dead-letters.jsonl`, as in the config schema). */
   deadLetterPath?: string;

@@ -22,10 +22,11 @@ export interface InfluxV1Options extends BatchingOptions {
 }
 
 /**
- * Requests in flight unless configured. 1.x parses and indexes a request on one core: raw writes gained 1.7× from 2 to
- * 4 in flight (issue 14); memory stays bounded by batch size × (4 + 1) lines (see the sink bench).
+ * Requests in flight unless configured. 4 gained nothing measurable over 2 on the shared 2-core bench machine (sink
+ * ÷ sink, median 0.96 of 5 alternated pairs, load ~7), and a loaded 1.6.7 answered 500 timeout to 4 batches of 5,000
+ * at once: 2 stays until a quieter machine shows a gain (issue 14 saw 1.7× for raw writes).
  */
-export const DEFAULT_MAX_IN_FLIGHT_V1 = 4;
+export const DEFAULT_MAX_IN_FLIGHT_V1 = 2;
 
 /** A sink writing to InfluxDB 1.x (backslashes verbatim, as its Go parser reads them). */
 export function createInfluxV1Sink(options: InfluxV1Options): BatchingSink {
