@@ -2,13 +2,16 @@
  * Points of the real schema with a realistic mix and cardinality, in the chunks the collector writes them: one span of
  * one job per `write` call. Per 10 minutes of 1,000 resources and 200 streams (2 accounts):
  * - cdn_metrics_resource: 1,000 points (every metric field: 66) — the metrics_resource jobs' 10-minute windows;
- * - cdn_traffic: 2 × (1,000 resources + 50 countries + 10 codes + 1 total) per 5-minute bucket = 4,244 per 10 minutes;
- * - cdn_views: 2 × (200 streams + 3 stream types + 1 total) per 5-minute bucket = 816 per 10 minutes.
+ * - cdn_traffic(_by_resources|_countries|_codes): 2 × (1,000 resources + 50 countries + 10 codes + 1 total) per
+ *   5-minute bucket = 4,244 per 10 minutes;
+ * - cdn_views(_by_streams|_stream_types): 2 × (200 streams + 3 stream types + 1 total) per 5-minute bucket = 816.
  * About 6,000 points per 10 minutes; 1 M points ≈ 1.1 simulated days.
  */
 import type { Point } from '../../src/points.js';
 import { SCHEMA } from '../../src/schema.js';
 import { METRICS_RESOURCE_MEASUREMENT } from '../../src/sources/metrics/measurements.js';
+import { trafficMeasurement } from '../../src/sources/statistic/measurements.js';
+import { viewsMeasurement } from '../../src/sources/streamstat/measurements.js';
 
 export const RESOURCES = 1000;
 export const STREAMS = 200;
@@ -37,18 +40,19 @@ function metricsResource(r: number, time: number, seq: number): Point {
   return { measurement: 'cdn_metrics_resource', tags: resourceTags(r), fields, time };
 }
 
-function traffic(account: string, grouping: string, tags: Record<string, string>, time: number, seq: number): Point {
+function traffic(account: string, grouping: 'resources' | 'countries' | 'codes' | 'total', tags: Record<string, string>, time: number, seq: number): Point {
   const base = (seq * 7 + time / BUCKET) % 1_000_000;
+  const ratio = (base % 1000) / 1000;
   return {
-    measurement: 'cdn_traffic',
-    tags: { account, grouping, service: 'all', ...tags },
-    fields: { traffic: base * 1013, hits: base % 977, cache_ratio: (base % 1000) / 1000, bandwidth: base * 8 },
+    measurement: trafficMeasurement(grouping),
+    tags: { account, service: 'all', ...tags },
+    fields: { traffic: base * 1013, hits: base % 977, cached_traffic: Math.round(base * 1013 * ratio), cache_ratio: ratio, bandwidth_peak: base * 8 },
     time,
   };
 }
 
-function views(account: string, grouping: string, tags: Record<string, string>, time: number, seq: number): Point {
-  return { measurement: 'cdn_views', tags: { account, grouping, ...tags }, fields: { views: seq % 5000, users: seq % 3000, views_max: seq % 50 }, time };
+function views(account: string, grouping: 'streams' | 'stream-types' | 'total', tags: Record<string, string>, time: number, seq: number): Point {
+  return { measurement: viewsMeasurement(grouping), tags: { account, ...tags }, fields: { views: seq % 5000, views_max: seq % 50 }, time };
 }
 
 /** The write calls of one 10-minute window `w`: what the collector's jobs would pass for it. */

@@ -5,6 +5,7 @@
 import type { MeasurementSchema, Point } from '../points.js';
 import type { DeadLetterFile } from './dead-letter.js';
 import { InvalidValueError, SinkError, UnrepresentableError } from './errors.js';
+import { BufferPool, LineBatch } from './line-batch.js';
 import { createEncoder, type PointEncoder } from './line-protocol.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver, WriteResult } from './types.js';
 
@@ -14,9 +15,12 @@ export interface Rejection {
   reason: string;
 }
 
-/** Sends one request body of lines; resolves undefined on 2xx, a Rejection when the content is refused for good. */
+/**
+ * Sends one request body of lines (UTF-8, joined by `\n`, no trailing one); resolves undefined on 2xx, a Rejection
+ * when the content is refused for good. The body is only valid until the promise settles.
+ */
 export interface LineTransport {
-  send(body: string): Promise<Rejection | undefined>;
+  send(body: Buffer | string): Promise<Rejection | undefined>;
   /** Makes sent data durable, where the transport buffers (files). */
   flush?(): Promise<void>;
   close(): Promise<void>;
@@ -40,13 +44,6 @@ export interface BatchingOptions {
 
 export const DEFAULT_BATCH_SIZE = 5_000;
 export const DEFAULT_MAX_IN_FLIGHT = 2;
-
-/** One encoded line waiting for (or on) the wire, and the `write` call it belongs to. */
-interface Entry {
-  line: string;
-  measurement: string;
-  ticket: Ticket;
-}
 
 /** What one `write` call waits for: every one of its lines confirmed or dead-lettered, or the first failure. */
 class Ticket {
@@ -97,7 +94,12 @@ export class BatchingSink implements Sink {
   private readonly capacity: number;
   private readonly encode: PointEncoder;
   private readonly observer: SinkObserver | undefined;
-  private readonly queue: Entry[] = [];
+  /** The batch being filled, full batches waiting for a request slot, and the lines in both. */
+  private filling: LineBatch<Ticket>;
+  /** One buffer per batch that can exist at once: in flight, ready, filling. */
+  private readonly buffers: BufferPool;
+  private readonly ready: Array<LineBatch<Ticket>> = [];
+  private queued = 0;
   private readonly spaceWaiters: Array<() => void> = [];
   private inFlight = 0;
   private closed = false;
@@ -114,6 +116,8 @@ export class BatchingSink implements Sink {
     this.capacity = this.batchSize * (this.maxInFlight + 1);
     this.encode = createEncoder(options.precision ?? 's', { schema: options.schema, backslashes: options.backslashes });
     this.observer = options.observer;
+    this.buffers = new BufferPool(this.maxInFlight + 2);
+    this.filling = new LineBatch(this.buffers);
   }
 
   async write(points: readonly Point[]): Promise<WriteResult> {
@@ -127,11 +131,15 @@ export class BatchingSink implements Sink {
           await this.reject(0, line.reason, [JSON.stringify(point)], [ticket]);
           continue;
         }
-        if (this.queue.length >= this.capacity) await this.spaceFor(ticket); // no await (no turn) while there is room
+        if (this.queued >= this.capacity) await this.spaceFor(ticket); // no await (no turn) while there is room
         if (ticket.failure) break;
         ticket.open++;
-        this.queue.push({ line, measurement: point.measurement, ticket });
-        if (this.queue.length >= this.batchSize) this.pump();
+        this.filling.append(line, point.measurement, ticket);
+        this.queued++;
+        if (this.filling.count >= this.batchSize) {
+          this.ready.push(this.takeFilling());
+          this.pump();
+        }
       }
     } catch (error) {
       this.failTickets([ticket], error);
@@ -158,7 +166,7 @@ export class BatchingSink implements Sink {
    * close), and each re-checks: a writer whose ticket failed stops queueing, so no failure leaves a writer unsettled.
    */
   private async spaceFor(ticket: Ticket): Promise<void> {
-    while (this.queue.length >= this.capacity && !ticket.failure) {
+    while (this.queued >= this.capacity && !ticket.failure) {
       if (this.closed) throw new SinkError(this.name, undefined, true, 'closed while the write was queued');
       await new Promise<void>((wake) => this.spaceWaiters.push(wake));
     }
@@ -178,43 +186,56 @@ export class BatchingSink implements Sink {
     }
   }
 
-  /** Starts requests while slots are free and lines are queued. */
+  /** The batch being filled, handed over (to the ready list or the wire); a new one takes its place. */
+  private takeFilling(): LineBatch<Ticket> {
+    const batch = this.filling;
+    this.filling = new LineBatch(this.buffers);
+    return batch;
+  }
+
+  /** Starts requests while slots are free and lines are queued (a partial batch too: no line waits for company). */
   private pump(): void {
-    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.batchSize);
+    while (this.inFlight < this.maxInFlight) {
+      const batch = this.ready.shift() ?? (this.filling.count > 0 ? this.takeFilling() : undefined);
+      if (!batch) return;
+      this.queued -= batch.count;
       this.wakeWriters();
       this.inFlight++;
-      this.deliver(batch, { budget: this.maxSplitRequests })
+      this.deliver(batch, 0, batch.count, { budget: this.maxSplitRequests })
         .catch((error: unknown) => this.failTickets(ticketsOf(batch), error))
         .finally(() => {
+          batch.release(); // the request is settled: its body is no longer read
           this.inFlight--;
           this.pump();
         });
     }
   }
 
-  /** Sends the entries; on a permanent rejection, bisects to dead-letter only the lines the server refuses. */
-  private async deliver(entries: Entry[], split: { budget: number }): Promise<void> {
-    const rejection = await this.transport.send(entries.map((e) => e.line).join('\n'));
+  /** Sends lines [from, to); on a permanent rejection, bisects to dead-letter only the lines the server refuses. */
+  private async deliver(batch: LineBatch<Ticket>, from: number, to: number, split: { budget: number }): Promise<void> {
+    const rejection = await this.transport.send(batch.body(from, to));
     if (!rejection) {
-      this.countWritten(entries);
-      for (const e of entries) {
-        e.ticket.result.written++;
-        e.ticket.lineDone();
+      this.countWritten(batch, from, to);
+      for (let i = from; i < to; i++) {
+        const ticket = batch.owner(i);
+        ticket.result.written++;
+        ticket.lineDone();
       }
       return;
     }
     // Re-sending lines that did land (a partial write) is harmless: same series and time overwrite.
-    const allDropped = droppedCount(rejection.reason) === entries.length;
-    if (entries.length === 1 || allDropped || split.budget < 2) {
-      await this.reject(rejection.status, rejection.reason, entries.map((e) => e.line), entries.map((e) => e.ticket));
-      for (const e of entries) e.ticket.lineDone();
+    const count = to - from;
+    const allDropped = droppedCount(rejection.reason) === count;
+    if (count === 1 || allDropped || split.budget < 2) {
+      const tickets = Array.from({ length: count }, (_, k) => batch.owner(from + k));
+      await this.reject(rejection.status, rejection.reason, batch.lines(from, to), tickets);
+      for (const t of tickets) t.lineDone();
       return;
     }
     split.budget -= 2;
-    const mid = Math.floor(entries.length / 2);
-    await this.deliver(entries.slice(0, mid), split);
-    await this.deliver(entries.slice(mid), split);
+    const mid = from + Math.floor(count / 2);
+    await this.deliver(batch, from, mid, split);
+    await this.deliver(batch, mid, to, split);
   }
 
   /** Records lines in the dead-letter file and counts them against their writes (one ticket per line). */
@@ -236,22 +257,25 @@ export class BatchingSink implements Sink {
     const failed = new Set<Ticket>();
     for (const t of tickets) if (t.fail(error)) failed.add(t);
     if (failed.size === 0) return;
-    for (let i = this.queue.length - 1; i >= 0; i--) if (failed.has(this.queue[i]!.ticket)) this.queue.splice(i, 1);
+    for (const batch of [...this.ready, this.filling]) this.queued -= batch.retain((t) => !failed.has(t));
+    for (let i = this.ready.length - 1; i >= 0; i--) if (this.ready[i]!.count === 0) this.ready.splice(i, 1);
     // Freed space lets other writers go on, and a writer of a failed ticket must learn it instead of waiting on.
     this.wakeWriters();
     failed.forEach(() => this.observer?.writeFailed());
   }
 
-  private countWritten(entries: Entry[]): void {
+  private countWritten(batch: LineBatch<Ticket>, from: number, to: number): void {
     if (!this.observer) return;
     const counts = new Map<string, number>();
-    for (const e of entries) counts.set(e.measurement, (counts.get(e.measurement) ?? 0) + 1);
+    for (let i = from; i < to; i++) counts.set(batch.measurement(i), (counts.get(batch.measurement(i)) ?? 0) + 1);
     for (const [measurement, count] of counts) this.observer.pointsWritten(measurement, count);
   }
 }
 
-function ticketsOf(entries: Entry[]): Set<Ticket> {
-  return new Set(entries.map((e) => e.ticket));
+function ticketsOf(batch: LineBatch<Ticket>): Set<Ticket> {
+  const tickets = new Set<Ticket>();
+  for (let i = 0; i < batch.count; i++) tickets.add(batch.owner(i));
+  return tickets;
 }
 
 

@@ -20,6 +20,8 @@ export interface InfluxV2Options extends BatchingOptions {
    * a third of the CPU; see docs/BENCHMARKS.md).
    */
   gzipLevel?: number;
+  /** Bodies below this many bytes go uncompressed (default 4,096: see http-transport.ts). */
+  gzipMinBytes?: number;
   /** Deadline of one request (default 30 s). */
   timeoutMs?: number;
   deadLetterPath: string;
@@ -27,12 +29,19 @@ export interface InfluxV2Options extends BatchingOptions {
   name?: string;
 }
 
+/** Requests in flight unless configured: see the sink bench (docs/BENCHMARKS.md). */
+export const DEFAULT_MAX_IN_FLIGHT_V2 = 2;
+
 /** A sink writing through the v2 API. Backslashes default to `verbatim` (InfluxDB 2.x); use `escaped` for VictoriaMetrics/3.x. */
 export function createInfluxV2Sink(options: InfluxV2Options): BatchingSink {
   const name = options.name ?? 'influx-v2';
   const precision = options.precision ?? 's';
   const transport = new HttpLineTransport(influxV2Transport({ ...options, precision }));
-  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), { ...options, precision });
+  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), {
+    ...options,
+    precision,
+    maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT_V2,
+  });
 }
 
 /** The write request of a v2 sink (also what the online check sends an empty body to). */
@@ -44,6 +53,7 @@ export function influxV2Transport(options: Omit<InfluxV2Options, 'deadLetterPath
     path: `/api/v2/write?${query}`,
     headers: { 'content-type': 'text/plain; charset=utf-8', authorization: `Token ${options.token}` },
     gzipLevel: options.gzipLevel ?? 1,
+    gzipMinBytes: options.gzipMinBytes,
     timeoutMs: options.timeoutMs,
   };
 }

@@ -257,7 +257,7 @@ describe('what goes over the wire', () => {
   it('v1: /write with db, rp, precision, basic auth; gzip when asked', async () => {
     const server = await serve();
     const sink = v1(server.url, { retentionPolicy: 'autogen', gzipLevel: 6, precision: 'ms' } as Partial<SinkConfig>);
-    await sink.write(points(100));
+    await sink.write(points(300)); // over the 4 KB below which bodies go uncompressed
     const req = server.requests[0]!;
     const url = new URL(req.url, server.url);
     expect(url.pathname).toBe('/write');
@@ -287,14 +287,28 @@ describe('what goes over the wire', () => {
   it('v2: /api/v2/write with org, bucket, precision, token header; gzip by default for large bodies', async () => {
     const server = await serve();
     const sink = v2(server.url);
-    await sink.write(points(100));
+    await sink.write(points(300));
     const req = server.requests[0]!;
     const url = new URL(req.url, server.url);
     expect(url.pathname).toBe('/api/v2/write');
     expect(Object.fromEntries(url.searchParams)).toEqual({ org: 'o', bucket: 'b', precision: 's' });
     expect(req.headers.authorization).toBe(`Token ${TOKEN}`);
     expect(req.headers['content-encoding']).toBe('gzip');
-    expect(req.body.split('\n')).toHaveLength(100);
+    expect(req.body.split('\n')).toHaveLength(300);
     await sink.close();
+  });
+});
+
+describe('gzip threshold', () => {
+  it('bodies under gzipMinBytes go uncompressed, bodies at or over it compressed', async () => {
+    const server = await serve();
+    const sink = v2(server.url, { gzipMinBytes: 1 << 20 } as Partial<SinkConfig>);
+    await sink.write(points(300));
+    const low = v2(server.url, { gzipMinBytes: 10 } as Partial<SinkConfig>);
+    await low.write(points(1));
+    expect(server.requests.map((r) => r.headers['content-encoding'])).toEqual([undefined, 'gzip']);
+    expect(server.requests[0]!.body.split('\n')).toHaveLength(300);
+    await sink.close();
+    await low.close();
   });
 });
