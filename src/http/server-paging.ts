@@ -11,6 +11,7 @@ export const DEFAULT_MAX_PAGES = 200;
  */
 export class ServerPaging {
   private readonly largest = new Map<ApiName, number>();
+  private readonly listeners: Array<(api: ApiName, rows: number) => void> = [];
 
   constructor(readonly maxPages: number = DEFAULT_MAX_PAGES) {}
 
@@ -19,6 +20,18 @@ export class ServerPaging {
   }
 
   observe(api: ApiName, rows: number): void {
-    if (rows > this.largestPage(api)) this.largest.set(api, rows);
+    if (rows <= this.largestPage(api)) return;
+    this.largest.set(api, rows);
+    for (const listener of this.listeners) listener(api, rows);
+  }
+
+  /** Called with each new largest page (src/state/paging-memory.ts keeps them across restarts). */
+  onGrow(listener: (api: ApiName, rows: number) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The largest pages known, per API. */
+  known(): Array<[ApiName, number]> {
+    return [...this.largest];
   }
 }

@@ -29,6 +29,11 @@ export interface PagedRead<P extends Page> {
   fetchPage(offset: number, limit: number): Promise<P>;
   /** How many rows a page carried: `flatRows` or `largestBucket` below. */
   rows(page: NoInfer<P>): number;
+  /**
+   * The rows the whole read has, when the request fixes them (the buckets of statistic `/times`): the read ends once
+   * they are in, without a page to look for more; a capped page short of them is paged through.
+   */
+  knownRows?: number;
 }
 
 /**
@@ -57,7 +62,9 @@ export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRe
     yield page;
     const largest = http.paging.largestPage(read.api);
     http.paging.observe(read.api, rows);
-    if (rows < pageSize && rows < largest) return;
+    if (read.knownRows !== undefined) {
+      if (offset + rows >= read.knownRows) return;
+    } else if (rows < pageSize && rows < largest) return;
     if (pages >= http.paging.maxPages) {
       throw new PagingError(read.api, read.endpoint, 'too-many-pages', pages, `still not at the end after ${pages} pages (api.maxPages), ${rows} rows on the last`);
     }
@@ -83,11 +90,14 @@ export async function collectPages<P extends Page>(
 export const SINGLE_CALL: SpanCalls = { least: 1, paged: false };
 
 /**
- * A paged read (walkPages): at least the full pages of `knownRows` (a flat list whose length the span fixes, such as
- * statistic buckets) plus the short or empty page that ends it; paging can add calls for rows not known in advance.
+ * A paged read of groups not known in advance (walkPages): one call at least; paging can add calls (more groups than
+ * the limit, or the page that checks a page as large as any seen is not a capped one).
  */
-export function pagedCalls(knownRows = 0, pageSize = PAGE_SIZE): SpanCalls {
-  return { least: Math.floor(knownRows / pageSize) + 1, paged: true };
+export const GROUPED_CALLS: SpanCalls = { least: 1, paged: true };
+
+/** A read whose rows the request fixes (`knownRows` of walkPages): exactly its pages, none to look for more. */
+export function knownRowsCalls(knownRows: number, pageSize = PAGE_SIZE): SpanCalls {
+  return { least: Math.max(1, Math.ceil(knownRows / pageSize)), paged: false };
 }
 
 /** A flat list (e.g. the buckets of statistic `/times`). */

@@ -1,6 +1,7 @@
 import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { largestBucket, pageParams, walkPages } from '../paging.js';
+import { bucketLimit } from '../row-budget.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StatisticClient } from './client.js';
 import { timesGroupedToPoints } from './points.js';
@@ -12,12 +13,14 @@ export const totalsKey = (account: string): string => `statistic/${account}/tota
 export const SHARED_TOTALS_KEY = 'statistic/*/total';
 
 /**
- * Calls one span of `/times/accounts` takes: a page per `pageSize` accounts (the limit applies to the accounts of
- * each bucket), so one call for up to `pageSize` accounts. The read stops once every bucket listed every member; an
- * idle member (no row in a bucket) or a token with more accounts than the members can add a page.
+ * Calls one span of `/times/accounts` takes: a page per `limit` accounts (the limit applies to the accounts of each
+ * bucket: the page size, lowered for a wide span by the row budget, see bucketLimit), so one call for up to `limit`
+ * accounts. The read stops once every bucket listed every member; an idle member (no row in a bucket) or a token with
+ * more accounts than the members can add a page.
  */
-export function sharedTotalsCalls(members: number, pageSize: number): SpanCalls {
-  return { least: Math.max(1, Math.ceil(members / pageSize)), paged: true };
+export function sharedTotalsCalls(members: number, span: Span, stepMs: number, pageSize: number): SpanCalls {
+  const limit = bucketLimit((span.to - span.from) / stepMs, pageSize);
+  return { least: Math.max(1, Math.ceil(members / limit)), paged: true };
 }
 
 /**
@@ -32,6 +35,7 @@ export async function readSharedTotals(
   client: StatisticClient,
   members: ReadonlySet<string>,
   q: { start: number; end: number; granularity: string },
+  stepMs: number,
   pageSize: number,
 ): Promise<Point[]> {
   const points: Point[] = [];
@@ -42,7 +46,7 @@ export async function readSharedTotals(
     fetchPage: async (offset: number, limit: number) => (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
     rows: largestBucket,
   };
-  for await (const page of walkPages(http, read, 0, pageSize)) {
+  for await (const page of walkPages(http, read, 0, bucketLimit((q.end - q.start) / stepMs, pageSize))) {
     for (const p of timesGroupedToPoints('accounts', page)) if (members.has(p.tags.account!)) points.push(p);
     for (const bucket of page.result) {
       const accounts = seen.get(bucket.start) ?? new Set<string>();

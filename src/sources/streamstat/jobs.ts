@@ -1,6 +1,7 @@
 import { streamstatRule } from '../../plan/windows.js';
 import type { StreamstatGranularity } from '../../spec/streamstat.js';
 import type { CollectJob, JobContext } from '../types.js';
+import { rowsPerCall, spanForRows } from '../row-budget.js';
 import { StreamstatClient } from './client.js';
 import { usersMeasurement, VIEWS_SERIES, type UniquesPeriod, type ViewsSeries } from './measurements.js';
 import { viewsCalls, readViews, type ViewsRead } from './read.js';
@@ -17,7 +18,8 @@ import { StreamstatShape } from './shape.js';
 export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize, streamstatShape }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const shape = streamstatShape ?? new StreamstatShape();
-  const viewsRule = streamstatRule(stepMs(c), c.lag, c.span);
+  // Spans as wide as `span` allows (a cap): a grouped read's limit per bucket keeps its rows in budget (row-budget.ts).
+  const viewsRule = streamstatRule(stepMs(c), c.lag, spanForRows(stepMs(c), rowsPerCall(), c.span));
   return accounts.flatMap((account) =>
     c.groupings.flatMap((grouping): CollectJob[] => {
       const job = (key: string, rule: CollectJob['rule'], granularity: StreamstatGranularity, series: ViewsSeries): CollectJob => {
@@ -48,5 +50,5 @@ function usersKey(period: UniquesPeriod): string {
 /** Buckets of the period, read `lag` after each ends; a call spans at least one period, else `span` rounded up to whole periods. */
 function uniquesRule(c: StreamstatSettings, period: UniquesPeriod): CollectJob['rule'] {
   const step = uniquesStepMs(period);
-  return streamstatRule(step, c.lag, Math.ceil(c.span / step) * step);
+  return streamstatRule(step, c.lag, spanForRows(step, rowsPerCall(), Math.ceil(c.span / step) * step));
 }
