@@ -10,12 +10,14 @@ import { streamstatJobs } from './streamstat/jobs.js';
 import type { StreamstatSettings } from './streamstat/settings.js';
 import { StreamstatShape } from './streamstat/shape.js';
 import type { CollectJob, JobContext } from './types.js';
+import { rowBudgets } from './row-budget.js';
+import type { ApiName } from '../spec/apis.js';
 
 /** What the sources read of the collector's configuration: their own sections, the accounts, language and page size. */
 export interface SourcesConfig {
   /** `auto`: discovered at run time (src/collector/discovery.ts), which adds their jobs through accountJobs. */
   accounts: readonly string[] | 'auto';
-  api: { language?: JobContext['language']; pageSize: number };
+  api: { language?: JobContext['language']; pageSize: number; maxBodyBytes?: number; maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>> };
   jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
   /** `overwrites: false`: the database keeps every sample of a series and time, so points rewritten with new values are not written. */
   output?: { overwrites?: boolean };
@@ -57,6 +59,7 @@ export function accountJobs(config: SourcesConfig, accounts: readonly string[], 
     accounts,
     language: config.api.language,
     pageSize: config.api.pageSize,
+    rowBudget: rowBudgets(config.api),
     accountsAuto: config.accounts === 'auto',
     ...learnt,
   };

@@ -8,6 +8,8 @@
  * ⌈rows ÷ budget⌉ calls at least — the same as any other cut, without one call per day.
  */
 import { DEFAULT_MAX_BODY_BYTES } from '../http/body.js';
+import { DEFAULT_MAX_PAGES } from '../http/server-paging.js';
+import type { ApiName } from '../spec/apis.js';
 
 /**
  * Bytes one grouped row takes at most, its share of the bucket's `start`/`end` included: the simulator's rows measure
@@ -34,4 +36,20 @@ export function bucketLimit(buckets: number, pageSize: number, budget = rowsPerC
  */
 export function spanForRows(stepMs: number, rowsPerSpan: number, capMs: number): number {
   return Math.max(stepMs, Math.min(capMs, Math.floor(rowsPerSpan) * stepMs));
+}
+
+/**
+ * The most buckets a grouped read's span may hold: however many groups the buckets have (up to the page size each),
+ * its pages stay within half of `api.maxPages` (default 200), so a wide span is paged through rather than failed
+ * with too many pages. 13,107 buckets at the defaults (45 days of PT5M, 9 days of PT1M): above the 31-day cap at
+ * PT5M, so it binds only for fine granularities.
+ */
+export function groupedSpanBuckets(pageSize: number, budget = rowsPerCall()): number {
+  return Math.max(1, Math.floor((budget * (DEFAULT_MAX_PAGES / 2)) / Math.max(1, pageSize)));
+}
+
+/** The row budget of the paged APIs under the configured body caps (`api.maxBodyBytes`, `maxBodyBytesPerApi`). */
+export function rowBudgets(api: { maxBodyBytes?: number; maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>> }): Partial<Record<ApiName, number>> {
+  const cap = (name: ApiName) => rowsPerCall(api.maxBodyBytesPerApi?.[name] ?? api.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  return { statistic: cap('statistic'), streamstat: cap('streamstat') };
 }

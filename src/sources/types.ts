@@ -52,6 +52,8 @@ export interface JobContext {
   language?: 'en' | 'ru' | undefined;
   /** `limit` of paged reads (api.pageSize). */
   pageSize: number;
+  /** Rows one answer of the API may carry inside its body cap (row-budget.ts; default: the 32 MiB cap's). */
+  rowBudget?: Partial<Record<ApiName, number>>;
   /** `accounts: auto`: more accounts may join (the statistic totals are then read for all in one call). */
   accountsAuto?: boolean;
   /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/body.js';
-import { bucketLimit, BYTES_PER_ROW, rowsPerCall, spanForRows } from '../../src/sources/row-budget.js';
+import { bucketLimit, BYTES_PER_ROW, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../src/sources/row-budget.js';
 import { DAY, MINUTE } from '../../src/time.js';
 
 describe('row budget: spans sized by the rows a call returns', () => {
@@ -23,5 +23,12 @@ describe('row budget: spans sized by the rows a call returns', () => {
     expect(spanForRows(5 * MINUTE, 1000, 31 * DAY)).toBe(5000 * MINUTE);
     expect(spanForRows(5 * MINUTE, 1000, DAY)).toBe(DAY);
     expect(spanForRows(DAY, 0.5, 31 * DAY)).toBe(DAY);
+  });
+
+  it('a grouped span holds no more buckets than half of maxPages pages of full buckets can carry', () => {
+    expect(groupedSpanBuckets(1000)).toBe(13_107);
+    // Every bucket with a full page of groups: the pages the span needs stay within 100.
+    expect(Math.ceil((groupedSpanBuckets(1000) * 1000) / rowsPerCall())).toBeLessThanOrEqual(100);
+    expect(groupedSpanBuckets(10)).toBe(1_310_720);
   });
 });

@@ -4,7 +4,7 @@ import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
 import type { StatisticClientOptions } from './client.js';
 import { collectPages, flatRows, GROUPED_CALLS, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
-import { bucketLimit, rowsPerCall, spanForRows } from '../row-budget.js';
+import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
 import type { CollectJob, JobContext, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
@@ -57,18 +57,21 @@ export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob
  * themselves, so a span is one page of buckets (one call, its rows known: no page to look for more); a grouped read's
  * rows are buckets × groups, so a span is as wide as the cap allows and its limit per bucket keeps the body in budget.
  */
-function ruleFor(c: StatisticSettings, step: number, flat: boolean, pageSize: number): WindowRule {
-  return statisticRule(step, c.lag, spanForRows(step, flat ? pageSize : rowsPerCall(), c.span));
+function ruleFor(c: StatisticSettings, step: number, flat: boolean, ctx: JobContext): WindowRule {
+  return statisticRule(step, c.lag, spanForRows(step, flat ? ctx.pageSize : groupedSpanBuckets(ctx.pageSize, budgetOf(ctx)), c.span));
 }
 
-function targetJob(c: StatisticSettings, { language, pageSize }: JobContext, step: number, target: Target): FinalJob {
+const budgetOf = (ctx: JobContext): number => ctx.rowBudget?.statistic ?? rowsPerCall();
+
+function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: Target): FinalJob {
+  const { language, pageSize } = ctx;
   const key = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/');
   const flat = target.grouping === 'total';
   return {
     key: `statistic/${key}`,
-    rule: ruleFor(c, step, flat, pageSize),
+    rule: ruleFor(c, step, flat, ctx),
     callsFor: (span) => (flat ? knownRowsCalls((span.to - span.from) / step, pageSize) : GROUPED_CALLS),
-    collect: (span, http) => readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step }, span, pageSize),
+    collect: (span, http) => readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step }, span, { pageSize, budget: budgetOf(ctx) }),
   };
 }
 
@@ -81,15 +84,16 @@ function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number): F
   for (const account of ctx.accounts) members.add(account);
   const readFor = new ReadFor();
   const client = (http: HttpClient) => new StatisticClient(http, languageFor('total', ctx.language));
+  const limitFor = (span: Span) => bucketLimit((span.to - span.from) / step, ctx.pageSize, budgetOf(ctx));
   return {
     key: SHARED_TOTALS_KEY,
-    rule: ruleFor(c, step, false, ctx.pageSize),
+    rule: ruleFor(c, step, false, ctx),
     sharedKeys: (span?: Span) => (span ? readFor.take(span) : [...members].sort()).map(totalsKey),
-    callsFor: (span) => sharedTotalsCalls(members.size, span, step, ctx.pageSize),
+    callsFor: (span) => sharedTotalsCalls(members.size, limitFor(span)),
     collect: (span, http) => {
       const now = new Set(members);
       readFor.record(span, now);
-      return readSharedTotals(http, client(http), now, { start: span.from, end: span.to, granularity: c.granularity }, step, ctx.pageSize);
+      return readSharedTotals(http, client(http), now, { start: span.from, end: span.to, granularity: c.granularity }, limitFor(span));
     },
   };
 }
@@ -132,7 +136,7 @@ function readSpan(
   { account, grouping, host }: Target,
   { granularity, step }: { granularity: string; step: number },
   span: Span,
-  pageSize: number,
+  { pageSize, budget }: { pageSize: number; budget: number },
 ): Promise<Point[]> {
   const q = { account, host, start: span.from, end: span.to, granularity };
   const buckets = (span.to - span.from) / step;
@@ -153,5 +157,5 @@ function readSpan(
     fetchPage: async (offset, limit) => (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
     toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
     rows: largestBucket,
-  }, bucketLimit(buckets, pageSize));
+  }, bucketLimit(buckets, pageSize, budget));
 }

@@ -1,7 +1,6 @@
 import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { largestBucket, pageParams, walkPages } from '../paging.js';
-import { bucketLimit } from '../row-budget.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StatisticClient } from './client.js';
 import { timesGroupedToPoints } from './points.js';
@@ -18,8 +17,7 @@ export const SHARED_TOTALS_KEY = 'statistic/*/total';
  * accounts. The read stops once every bucket listed every member; an idle member (no row in a bucket) or a token with
  * more accounts than the members can add a page.
  */
-export function sharedTotalsCalls(members: number, span: Span, stepMs: number, pageSize: number): SpanCalls {
-  const limit = bucketLimit((span.to - span.from) / stepMs, pageSize);
+export function sharedTotalsCalls(members: number, limit: number): SpanCalls {
   return { least: Math.max(1, Math.ceil(members / limit)), paged: true };
 }
 
@@ -35,8 +33,7 @@ export async function readSharedTotals(
   client: StatisticClient,
   members: ReadonlySet<string>,
   q: { start: number; end: number; granularity: string },
-  stepMs: number,
-  pageSize: number,
+  limit: number,
 ): Promise<Point[]> {
   const points: Point[] = [];
   const seen = new Map<string, Set<string>>();
@@ -46,7 +43,7 @@ export async function readSharedTotals(
     fetchPage: async (offset: number, limit: number) => (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
     rows: largestBucket,
   };
-  for await (const page of walkPages(http, read, 0, bucketLimit((q.end - q.start) / stepMs, pageSize))) {
+  for await (const page of walkPages(http, read, 0, limit)) {
     for (const p of timesGroupedToPoints('accounts', page)) if (members.has(p.tags.account!)) points.push(p);
     for (const bucket of page.result) {
       const accounts = seen.get(bucket.start) ?? new Set<string>();

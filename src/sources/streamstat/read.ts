@@ -23,6 +23,8 @@ export interface ViewsRead {
   granularity: StreamstatGranularity;
   series: ViewsSeries;
   pageSize: number;
+  /** Rows one answer may carry (row-budget.ts; default the 32 MiB cap's): a wide span's limit per bucket is lowered to it. */
+  rowBudget?: number;
   shape: StreamstatShape;
 }
 
@@ -62,7 +64,7 @@ async function readBucketed(r: ViewsRead, span: Span): Promise<Point[]> {
   if (r.grouping === 'total') return timesToPoints(await r.client.times(q), tags, r.series);
   const g = r.grouping;
   // The limit applies per bucket: lowered for a wide span so the answer stays within the row budget (row-budget.ts).
-  return pagedViews(r, g, bucketLimit(bucketsOf(r, span).length, r.pageSize), {
+  return pagedViews(r, g, bucketLimit(bucketsOf(r, span).length, r.pageSize, r.rowBudget), {
     fetchPage: (offset, limit) => r.client.timesGrouped(g, { ...q, ...pageParams(offset, limit) }),
     toPoints: (body) => timesGroupedToPoints(g, body, tags, r.series),
     rows: largestBucket,
