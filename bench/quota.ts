@@ -110,6 +110,7 @@ try {
       ...restart.map((r) => target(`${r.api} after a restart: made ÷ lower bound`, r.made / r.bound, 'max', allowed(r.api))),
       target('429 responses', rejections, 'max', 0),
       target('calls beyond plan (paging)', extraCalls, 'max', 0),
+      target('after a restart: |calls made − planned|', restart.reduce((n, r) => n + Math.abs(r.made - r.planned), 0), 'max', 0),
       target('APIs over quota in some window', overQuota.length, 'max', 0),
     ],
   );

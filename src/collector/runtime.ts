@@ -89,7 +89,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
   const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) => log.warn({ problem }, 'paging memory'));
   const sink = createSink({ ...config.sink, ...config.output, telemetry });
-  const learnt = sourcesLearnt(log, config.state.dir);
+  const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging };
   const collector = new Collector({
     jobs: buildJobs(config, learnt),
     http,

@@ -1,3 +1,4 @@
+import type { ServerPaging } from '../http/server-paging.js';
 import type { Logger } from '../log.js';
 import { DvrRecordingStore } from '../state/dvr-recordings.js';
 import { dvrJobs } from './dvr/jobs.js';
@@ -32,6 +33,8 @@ export interface SourcesLearnt {
   dvrRecordings: DvrRecordingStore;
   /** Members of the shared statistic totals job: the accounts found so far join it (see statistic/jobs.ts). */
   statisticAccounts: Set<string>;
+  /** What paging learnt of the server (the runtime's HttpClient): paged reads are planned from it. */
+  paging?: ServerPaging;
 }
 
 /** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */

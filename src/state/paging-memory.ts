@@ -12,6 +12,8 @@ const fileSchema = z
   .object({
     version: z.literal(FORMAT_VERSION),
     largestPage: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), z.number().int().min(0).safe()),
+    /** Per read (job key), the rows it last returned: the planner's forecast of its pages. */
+    reads: z.record(z.string().min(1), z.number().int().min(0).safe()).default({}),
   })
   .strict();
 
@@ -35,8 +37,10 @@ export class PagingMemory {
   /** Seeds `paging` from the file (if any) and saves it again whenever it grows. */
   static async open(dir: string, paging: ServerPaging, onProblem: (message: string) => void = () => {}): Promise<PagingMemory> {
     const memory = new PagingMemory(join(dir, PAGING_FILE), paging, onProblem);
-    for (const [api, rows] of await memory.load()) paging.observe(api, rows);
-    paging.onGrow(() => memory.scheduleSave());
+    const known = await memory.load();
+    for (const [api, rows] of Object.entries(known.largestPage) as Array<[ApiName, number]>) paging.observe(api, rows);
+    for (const [read, rows] of Object.entries(known.reads)) paging.recordRows(read, rows);
+    paging.onChange(() => memory.scheduleSave());
     return memory;
   }
 
@@ -46,20 +50,20 @@ export class PagingMemory {
     await this.saving;
   }
 
-  private async load(): Promise<Array<[ApiName, number]>> {
+  private async load(): Promise<Pick<z.output<typeof fileSchema>, 'largestPage' | 'reads'>> {
+    const nothing = { largestPage: {}, reads: {} };
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(`${PAGING_FILE} unreadable: ${(err as Error).message}`);
-      return [];
+      return nothing;
     }
     try {
-      const parsed = fileSchema.parse(JSON.parse(text));
-      return Object.entries(parsed.largestPage) as Array<[ApiName, number]>;
+      return fileSchema.parse(JSON.parse(text));
     } catch (err) {
       this.onProblem(`${PAGING_FILE} ignored: ${(err as Error).message.split('\n')[0]}`);
-      return [];
+      return nothing;
     }
   }
 
@@ -69,9 +73,10 @@ export class PagingMemory {
     this.queued = true;
     this.saving = this.saving.then(async () => {
       this.queued = false;
-      const largestPage = Object.fromEntries([...this.paging.known()].sort(([a], [b]) => a.localeCompare(b)));
+      const sorted = <K extends string>(entries: Array<[K, number]>) => Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
+      const file = { version: FORMAT_VERSION, largestPage: sorted(this.paging.known()), reads: sorted(this.paging.knownReads()) };
       try {
-        await writeFileDurably(this.path, `${JSON.stringify({ version: FORMAT_VERSION, largestPage })}\n`);
+        await writeFileDurably(this.path, `${JSON.stringify(file)}\n`);
       } catch (err) {
         this.onProblem(`${PAGING_FILE} not saved: ${(err as Error).message}`);
       }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/body.js';
 import { bucketLimit, BYTES_PER_ROW, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../src/sources/row-budget.js';
 import { DAY, MINUTE } from '../../src/time.js';
+import { groupedCalls } from '../../src/sources/paging.js';
 
 describe('row budget: spans sized by the rows a call returns', () => {
   it('the budget is the body cap in rows', () => {
@@ -30,5 +31,14 @@ describe('row budget: spans sized by the rows a call returns', () => {
     // Every bucket with a full page of groups: the pages the span needs stay within 100.
     expect(Math.ceil((groupedSpanBuckets(1000) * 1000) / rowsPerCall())).toBeLessThanOrEqual(100);
     expect(groupedSpanBuckets(10)).toBe(1_310_720);
+  });
+
+  it('a grouped read is forecast from the rows it had: full pages, the short one, and the check of a tie', () => {
+    expect(groupedCalls(undefined, 0, 1000).least).toBe(2); // nothing known: any short page is checked
+    expect(groupedCalls(undefined, 7, 1000).least).toBe(1);
+    expect(groupedCalls(4, 7, 1000).least).toBe(1); // smaller than a page the API served: cannot be capped
+    expect(groupedCalls(7, 7, 1000).least).toBe(2); // as large as any: one more page checks it
+    expect(groupedCalls(2500, 2500, 1000).least).toBe(3); // two full pages, then a short one below the largest (1000)
+    expect(groupedCalls(0, 7, 1000).least).toBe(1);
   });
 });

@@ -21,12 +21,18 @@ describe('PagingMemory: the largest page per API across restarts', () => {
     first.observe('statistic', 7);
     first.observe('statistic', 3); // smaller: not a new largest
     first.observe('streamstat', 12);
+    first.recordRows('statistic/acme/codes', 7);
     await memory.flush();
-    expect(JSON.parse(readFileSync(join(state, PAGING_FILE), 'utf8'))).toEqual({ version: 1, largestPage: { statistic: 7, streamstat: 12 } });
+    expect(JSON.parse(readFileSync(join(state, PAGING_FILE), 'utf8'))).toEqual({
+      version: 1,
+      largestPage: { statistic: 7, streamstat: 12 },
+      reads: { 'statistic/acme/codes': 7 },
+    });
 
     const restarted = new ServerPaging();
     await PagingMemory.open(state, restarted);
     expect([restarted.largestPage('statistic'), restarted.largestPage('streamstat'), restarted.largestPage('metrics')]).toEqual([7, 12, 0]);
+    expect(restarted.rowsOf('statistic/acme/codes')).toBe(7);
   });
 
   it('an unreadable file is reported and ignored: paging starts from nothing, and the next growth rewrites it', async () => {

@@ -152,7 +152,8 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
 
   it('plans the uniques calls: per account and grouping 1 views + 1 hourly + 1 daily (the day in one span each), and spends them', () => {
     const accounts = buckets.sim.accounts.length;
-    expect(buckets.plan.calls.streamstat).toBe(accounts * GROUPINGS.length * (1 + 1 + 1));
+    // Planned before any read: a grouped read is planned with the page that checks its short page was not capped.
+    expect(buckets.plan.calls.streamstat).toBe(accounts * GROUPINGS.reduce((n, g) => n + (g === 'total' ? 3 : 2 * 3), 0));
     expect(buckets.plan.pagingMayAdd).toContain('streamstat');
     const count = (path: string, granularity: string) => buckets.seen.filter((s) => s.path === path && s.granularity === granularity).length;
     // The totals are one call each, as planned.

@@ -3,7 +3,7 @@ import { provisionalSpans, statisticRule, type WindowRule } from '../../plan/win
 import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
 import type { StatisticClientOptions } from './client.js';
-import { collectPages, flatRows, GROUPED_CALLS, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
+import { collectPages, flatRows, GROUPED_CALLS, groupedCalls, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
 import type { CollectJob, JobContext, Span } from '../types.js';
 import { StatisticClient } from './client.js';
@@ -65,13 +65,19 @@ const budgetOf = (ctx: JobContext): number => ctx.rowBudget?.statistic ?? rowsPe
 
 function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: Target): FinalJob {
   const { language, pageSize } = ctx;
-  const key = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/');
+  const key = `statistic/${[target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/')}`;
   const flat = target.grouping === 'total';
   return {
-    key: `statistic/${key}`,
+    key,
     rule: ruleFor(c, step, flat, ctx),
-    callsFor: (span) => (flat ? knownRowsCalls((span.to - span.from) / step, pageSize) : GROUPED_CALLS),
-    collect: (span, http) => readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step }, span, { pageSize, budget: budgetOf(ctx) }),
+    callsFor: (span) => {
+      const buckets = (span.to - span.from) / step;
+      if (flat) return knownRowsCalls(buckets, pageSize);
+      const { paging } = ctx;
+      return paging ? groupedCalls(paging.rowsOf(key), paging.largestPage('statistic'), bucketLimit(buckets, pageSize, budgetOf(ctx))) : GROUPED_CALLS;
+    },
+    collect: (span, http) =>
+      readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step, key }, span, { pageSize, budget: budgetOf(ctx) }),
   };
 }
 
@@ -134,7 +140,7 @@ function readSpan(
   http: HttpClient,
   client: StatisticClient,
   { account, grouping, host }: Target,
-  { granularity, step }: { granularity: string; step: number },
+  { granularity, step, key }: { granularity: string; step: number; key: string },
   span: Span,
   { pageSize, budget }: { pageSize: number; budget: number },
 ): Promise<Point[]> {
@@ -157,5 +163,6 @@ function readSpan(
     fetchPage: async (offset, limit) => (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
     toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
     rows: largestBucket,
+    key,
   }, bucketLimit(buckets, pageSize, budget));
 }

@@ -15,7 +15,7 @@ import { StreamstatShape } from './shape.js';
  * service answers without buckets (see read.ts): then every job of the context reads one call per bucket.
  * `language` only when configured: no tag or field of stream views depends on it.
  */
-export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize, streamstatShape, rowBudget: budgets }: JobContext): CollectJob[] {
+export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize, streamstatShape, rowBudget: budgets, paging }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const shape = streamstatShape ?? new StreamstatShape();
   const rowBudget = budgets?.streamstat ?? rowsPerCall();
@@ -24,7 +24,7 @@ export function streamstatJobs(c: StreamstatSettings, { accounts, language, page
   return accounts.flatMap((account) =>
     c.groupings.flatMap((grouping): CollectJob[] => {
       const job = (key: string, rule: CollectJob['rule'], granularity: StreamstatGranularity, series: ViewsSeries): CollectJob => {
-        const read: Omit<ViewsRead, 'http' | 'client'> = { account, grouping, granularity, series, pageSize, rowBudget, shape };
+        const read: Omit<ViewsRead, 'http' | 'client'> = { account, grouping, granularity, series, pageSize, rowBudget, shape, key, ...(paging ? { paging } : {}) };
         return {
           key,
           api: 'streamstat',

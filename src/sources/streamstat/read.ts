@@ -2,7 +2,8 @@ import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
-import { collectPages, flatRows, GROUPED_CALLS, type PagedRead, largestBucket, pageParams, SINGLE_CALL } from '../paging.js';
+import type { ServerPaging } from '../../http/server-paging.js';
+import { collectPages, flatRows, GROUPED_CALLS, groupedCalls, type PagedRead, largestBucket, pageParams, SINGLE_CALL } from '../paging.js';
 import { bucketLimit } from '../row-budget.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StreamstatClient } from './client.js';
@@ -26,6 +27,9 @@ export interface ViewsRead {
   /** Rows one answer may carry (row-budget.ts; default the 32 MiB cap's): a wide span's limit per bucket is lowered to it. */
   rowBudget?: number;
   shape: StreamstatShape;
+  /** The job's key, under which paging remembers the read's rows, and what paging learnt (to forecast its pages). */
+  key?: string;
+  paging?: ServerPaging;
 }
 
 /**
@@ -48,10 +52,13 @@ export async function readViews(r: ViewsRead, span: Span): Promise<Point[]> {
 }
 
 /** Calls a span costs: one (or its pages) in buckets, one per bucket (or its pages) once the service answers flat. */
-export function viewsCalls(r: Pick<ViewsRead, 'grouping' | 'granularity' | 'pageSize' | 'shape'>, span: Span): SpanCalls {
+export function viewsCalls(r: Omit<ViewsRead, 'http' | 'client'>, span: Span): SpanCalls {
   // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
-  const one = r.grouping === 'total' ? SINGLE_CALL : GROUPED_CALLS;
-  return r.shape.flat ? { ...one, least: one.least * bucketsOf(r, span).length } : one;
+  const buckets = bucketsOf(r, span).length;
+  const limit = r.shape.flat ? r.pageSize : bucketLimit(buckets, r.pageSize, r.rowBudget);
+  const forecast = () => groupedCalls(r.paging!.rowsOf(r.key!), r.paging!.largestPage('streamstat'), limit);
+  const one = r.grouping === 'total' ? SINGLE_CALL : r.paging && r.key !== undefined ? forecast() : GROUPED_CALLS;
+  return r.shape.flat ? { ...one, least: one.least * buckets } : one;
 }
 
 function bucketsOf(r: Pick<ViewsRead, 'granularity'>, span: Span): Span[] {
@@ -90,5 +97,5 @@ function pagedViews<P extends { result: readonly unknown[] }>(
   limit: number,
   read: Omit<PagedRead<P>, 'api' | 'endpoint'> & { toPoints(page: NoInfer<P>): Point[] },
 ): Promise<Point[]> {
-  return collectPages(r.http, { api: 'streamstat', endpoint: `/${g}`, ...read }, limit);
+  return collectPages(r.http, { api: 'streamstat', endpoint: `/${g}`, ...read, ...(r.key !== undefined ? { key: r.key } : {}) }, limit);
 }
