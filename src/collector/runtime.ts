@@ -8,6 +8,7 @@ import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
 import { buildJobs, sourcesLearnt } from '../sources/registry.js';
 import { CheckpointStore } from '../state/checkpoints.js';
+import { PagingMemory } from '../state/paging-memory.js';
 import { QuotaJournal } from '../state/quota-journal.js';
 import { SetAsideStore } from '../state/set-aside.js';
 import { perApi } from '../spec/apis.js';
@@ -85,8 +86,10 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     maxBodyBytesPerApi: config.api.maxBodyBytesPerApi,
     maxPages: config.api.maxPages,
   });
+  // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
+  const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) => log.warn({ problem }, 'paging memory'));
   const sink = createSink({ ...config.sink, ...config.output, telemetry });
-  const learnt = sourcesLearnt(log, config.state.dir);
+  const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging };
   const collector = new Collector({
     jobs: buildJobs(config, learnt),
     http,
@@ -119,6 +122,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
       await aside.flush();
       await limiters.close();
       await journal.flush();
+      await pagingMemory.flush();
       await sink.close();
       await store.close();
       await http.close();

@@ -11,6 +11,9 @@ export const DEFAULT_MAX_PAGES = 200;
  */
 export class ServerPaging {
   private readonly largest = new Map<ApiName, number>();
+  private readonly listeners: Array<() => void> = [];
+  /** Per read (a job's key), the rows of its fullest bucket or list last time: the planner predicts its pages. */
+  private readonly reads = new Map<string, number>();
 
   constructor(readonly maxPages: number = DEFAULT_MAX_PAGES) {}
 
@@ -19,6 +22,33 @@ export class ServerPaging {
   }
 
   observe(api: ApiName, rows: number): void {
-    if (rows > this.largestPage(api)) this.largest.set(api, rows);
+    if (rows <= this.largestPage(api)) return;
+    this.largest.set(api, rows);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Called on each new largest page or read's rows (src/state/paging-memory.ts keeps them across restarts). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The largest pages known, per API. */
+  known(): Array<[ApiName, number]> {
+    return [...this.largest];
+  }
+
+  rowsOf(read: string): number | undefined {
+    return this.reads.get(read);
+  }
+
+  /** A read's rows (remembered with the largest pages: a change is saved too). */
+  recordRows(read: string, rows: number): void {
+    if (this.reads.get(read) === rows) return;
+    this.reads.set(read, rows);
+    for (const listener of this.listeners) listener();
+  }
+
+  knownReads(): Array<[string, number]> {
+    return [...this.reads];
   }
 }

@@ -29,6 +29,13 @@ export interface PagedRead<P extends Page> {
   fetchPage(offset: number, limit: number): Promise<P>;
   /** How many rows a page carried: `flatRows` or `largestBucket` below. */
   rows(page: NoInfer<P>): number;
+  /**
+   * The rows the whole read has, when the request fixes them (the buckets of statistic `/times`): the read ends once
+   * they are in, without a page to look for more; a capped page short of them is paged through.
+   */
+  knownRows?: number;
+  /** Names the read (its job's key): the rows of its fullest bucket are remembered to forecast its pages (groupedCalls). */
+  key?: string;
 }
 
 /**
@@ -45,10 +52,14 @@ export interface PagedRead<P extends Page> {
 export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRead<P>, start = 0, pageSize = PAGE_SIZE): AsyncGenerator<P> {
   let previous: string | undefined;
   let offset = start;
+  const remember = (rows: number) => read.key !== undefined && http.paging.recordRows(read.key, rows);
   for (let pages = 1; ; pages++) {
     const page = await read.fetchPage(offset, pageSize);
     const rows = read.rows(page);
-    if (rows === 0) return;
+    if (rows === 0) {
+      remember(offset);
+      return;
+    }
     const print = fingerprint(page.result);
     if (print === previous) {
       throw new PagingError(read.api, read.endpoint, 'repeated', pages, `page ${pages} (offset ${offset}) repeats the previous page: the server ignores offset`);
@@ -57,7 +68,12 @@ export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRe
     yield page;
     const largest = http.paging.largestPage(read.api);
     http.paging.observe(read.api, rows);
-    if (rows < pageSize && rows < largest) return;
+    if (read.knownRows !== undefined) {
+      if (offset + rows >= read.knownRows) return;
+    } else if (rows < pageSize && rows < largest) {
+      remember(offset + rows);
+      return;
+    }
     if (pages >= http.paging.maxPages) {
       throw new PagingError(read.api, read.endpoint, 'too-many-pages', pages, `still not at the end after ${pages} pages (api.maxPages), ${rows} rows on the last`);
     }
@@ -83,11 +99,28 @@ export async function collectPages<P extends Page>(
 export const SINGLE_CALL: SpanCalls = { least: 1, paged: false };
 
 /**
- * A paged read (walkPages): at least the full pages of `knownRows` (a flat list whose length the span fixes, such as
- * statistic buckets) plus the short or empty page that ends it; paging can add calls for rows not known in advance.
+ * A paged read of groups not known in advance (walkPages): one call at least; paging can add calls (more groups than
+ * the limit, or the page that checks a page as large as any seen is not a capped one).
  */
-export function pagedCalls(knownRows = 0, pageSize = PAGE_SIZE): SpanCalls {
-  return { least: Math.floor(knownRows / pageSize) + 1, paged: true };
+export const GROUPED_CALLS: SpanCalls = { least: 1, paged: true };
+
+/**
+ * The calls a read of groups is expected to take (walkPages), from what the server answered before: `rows`, the
+ * groups of its fullest bucket last time (undefined: never read), the API's largest page `largest`, and the `limit`.
+ * Full pages of `limit`, then the short (or empty) page that ends it — plus the page that checks a short page as
+ * large as any the API served was not capped (when it ties `largest`; with nothing known yet, any page does).
+ * A forecast: groups that appear or vanish since change it by a page.
+ */
+export function groupedCalls(rows: number | undefined, largest: number, limit: number): SpanCalls {
+  if (rows === undefined) return { least: largest === 0 ? 2 : 1, paged: true };
+  const full = Math.floor(rows / limit);
+  const check = full === 0 && rows > 0 && rows >= largest ? 1 : 0;
+  return { least: full + 1 + check, paged: true };
+}
+
+/** A read whose rows the request fixes (`knownRows` of walkPages): exactly its pages, none to look for more. */
+export function knownRowsCalls(knownRows: number, pageSize = PAGE_SIZE): SpanCalls {
+  return { least: Math.max(1, Math.ceil(knownRows / pageSize)), paged: false };
 }
 
 /** A flat list (e.g. the buckets of statistic `/times`). */

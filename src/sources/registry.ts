@@ -1,3 +1,4 @@
+import type { ServerPaging } from '../http/server-paging.js';
 import type { Logger } from '../log.js';
 import { DvrRecordingStore } from '../state/dvr-recordings.js';
 import { dvrJobs } from './dvr/jobs.js';
@@ -10,12 +11,14 @@ import { streamstatJobs } from './streamstat/jobs.js';
 import type { StreamstatSettings } from './streamstat/settings.js';
 import { StreamstatShape } from './streamstat/shape.js';
 import type { CollectJob, JobContext } from './types.js';
+import { rowBudgets } from './row-budget.js';
+import type { ApiName } from '../spec/apis.js';
 
 /** What the sources read of the collector's configuration: their own sections, the accounts, language and page size. */
 export interface SourcesConfig {
   /** `auto`: discovered at run time (src/collector/discovery.ts), which adds their jobs through accountJobs. */
   accounts: readonly string[] | 'auto';
-  api: { language?: JobContext['language']; pageSize: number };
+  api: { language?: JobContext['language']; pageSize: number; maxBodyBytes?: number; maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>> };
   jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
   /** `overwrites: false`: the database keeps every sample of a series and time, so points rewritten with new values are not written. */
   output?: { overwrites?: boolean };
@@ -30,6 +33,8 @@ export interface SourcesLearnt {
   dvrRecordings: DvrRecordingStore;
   /** Members of the shared statistic totals job: the accounts found so far join it (see statistic/jobs.ts). */
   statisticAccounts: Set<string>;
+  /** What paging learnt of the server (the runtime's HttpClient): paged reads are planned from it. */
+  paging?: ServerPaging;
 }
 
 /** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */
@@ -57,6 +62,7 @@ export function accountJobs(config: SourcesConfig, accounts: readonly string[], 
     accounts,
     language: config.api.language,
     pageSize: config.api.pageSize,
+    rowBudget: rowBudgets(config.api),
     accountsAuto: config.accounts === 'auto',
     ...learnt,
   };

@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import type { ServerPaging } from '../http/server-paging.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 import type { WindowRule } from '../plan/windows.js';
@@ -52,6 +53,10 @@ export interface JobContext {
   language?: 'en' | 'ru' | undefined;
   /** `limit` of paged reads (api.pageSize). */
   pageSize: number;
+  /** What paging learnt of the server (the HttpClient's): the planner forecasts paged reads from it. */
+  paging?: ServerPaging;
+  /** Rows one answer of the API may carry inside its body cap (row-budget.ts; default: the 32 MiB cap's). */
+  rowBudget?: Partial<Record<ApiName, number>>;
   /** `accounts: auto`: more accounts may join (the statistic totals are then read for all in one call). */
   accountsAuto?: boolean;
   /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pendingSpans } from '../../src/plan/pending.js';
 import { estimateDuration, planBackfill, type PendingSource } from '../../src/plan/planner.js';
 import { metricsRule, statisticRule, type WindowRule } from '../../src/plan/windows.js';
-import { pagedCalls, SINGLE_CALL } from '../../src/sources/paging.js';
+import { GROUPED_CALLS, knownRowsCalls, SINGLE_CALL } from '../../src/sources/paging.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 import type { ApiName } from '../../src/spec/apis.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
@@ -39,7 +39,7 @@ describe('estimateDuration', () => {
 describe('planBackfill', () => {
   const metrics = job('metrics/total', 'metrics', metricsRule(10, 2 * MINUTE), () => SINGLE_CALL);
   // 5-minute buckets, 6 h per call (72 buckets, one page), and /times/<grouping>: paged by groups.
-  const statistic = job('statistic/acme/countries', 'statistic', statisticRule(5 * MINUTE, HOUR, 6 * HOUR), () => pagedCalls());
+  const statistic = job('statistic/acme/countries', 'statistic', statisticRule(5 * MINUTE, HOUR, 6 * HOUR), () => GROUPED_CALLS);
   const dvr = { ...job('dvr/acme/s', 'dvr', metricsRule(1), () => SINGLE_CALL), checkpointed: false };
   const confirmed: Record<string, Span[]> = {
     'metrics/total': [{ from: T0, to: T0 + 40 * MINUTE }],
@@ -65,7 +65,7 @@ describe('planBackfill', () => {
 
   it('counts the pages of reads whose length the span fixes (1440 one-minute buckets: two pages)', () => {
     const total = job('statistic/acme/total', 'statistic', statisticRule(MINUTE, HOUR, DAY), (span) =>
-      pagedCalls((span.to - span.from) / MINUTE),
+      knownRowsCalls((span.to - span.from) / MINUTE),
     );
     const plan = planBackfill(source([total]), { from: T0, to: T0 + 2 * DAY });
     expect(plan.spans).toBe(2);

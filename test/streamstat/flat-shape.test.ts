@@ -80,8 +80,14 @@ describe('stream views from a service that answers without buckets', () => {
       clock.advance(30 * MINUTE);
       const jobs = flat.rt.collector.jobs.filter((j) => j.api === 'streamstat');
       const halfHour = { from: clock.now() - 2 * HOUR, to: clock.now() - 2 * HOUR + 30 * MINUTE };
-      for (const job of jobs) expect(job.callsFor(halfHour).least, job.key).toBe(2);
-      for (const job of buckets.rt.collector.jobs) expect(job.callsFor(halfHour).least, job.key).toBe(1);
+      // The plan forecasts a grouped read's check page when its rows tie the largest page seen (paging.groupedCalls).
+      const forecast = (job: (typeof jobs)[number], perRead: number) => {
+        const least = job.callsFor(halfHour).least;
+        if (job.key.endsWith('/total')) expect(least, job.key).toBe(perRead);
+        else expect([perRead, 2 * perRead], job.key).toContain(least);
+      };
+      for (const job of jobs) forecast(job, 2);
+      for (const job of buckets.rt.collector.jobs) forecast(job, 1);
       const groupedJobs = jobs.filter((j) => !j.key.endsWith('/total')).length;
       flatSim.stats.reset();
       const before = new Set(flat.lines());

@@ -3,7 +3,8 @@ import { provisionalSpans, statisticRule, type WindowRule } from '../../plan/win
 import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
 import type { StatisticClientOptions } from './client.js';
-import { collectPages, flatRows, largestBucket, pageParams, pagedCalls } from '../paging.js';
+import { collectPages, flatRows, GROUPED_CALLS, groupedCalls, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
+import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
 import type { CollectJob, JobContext, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
@@ -21,7 +22,7 @@ interface Target {
 }
 
 /** The final read of a job, before the provisional twin is derived from it. */
-type FinalJob = Pick<CollectJob, 'key' | 'callsFor' | 'collect' | 'sharedKeys'>;
+type FinalJob = Pick<CollectJob, 'key' | 'rule' | 'callsFor' | 'collect' | 'sharedKeys'>;
 
 /**
  * Traffic statistics: one job per account and grouping (per account and host for `paths`), read through the
@@ -39,7 +40,6 @@ type FinalJob = Pick<CollectJob, 'key' | 'callsFor' | 'collect' | 'sharedKeys'>;
 export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const step = stepMs(c);
-  const rule = statisticRule(step, c.lag, c.span);
   const groupings = [...new Set(c.groupings.map((g): Grouping => (g === 'accounts' ? 'total' : g)))];
   // With accounts: auto the job is made with the first accounts found; later ones join its member set.
   const shared = groupings.includes('total') && ctx.accounts.length > 0 && (ctx.accountsAuto === true || ctx.accounts.length >= 2);
@@ -48,17 +48,36 @@ export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob
       .filter((t) => !(shared && t.grouping === 'total'))
       .map((target) => targetJob(c, ctx, step, target)),
   );
-  if (shared) finals.push(sharedTotalsJob(c, ctx));
-  return finals.flatMap((final) => withProvisional(c, rule, final));
+  if (shared) finals.push(sharedTotalsJob(c, ctx, step));
+  return finals.flatMap((final) => withProvisional(c, final));
 }
 
-function targetJob(c: StatisticSettings, { language, pageSize }: JobContext, step: number, target: Target): FinalJob {
-  const key = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/');
+/**
+ * Spans sized by the rows a call returns (row-budget.ts), `span` being a cap: `/times` pages the span's buckets
+ * themselves, so a span is one page of buckets (one call, its rows known: no page to look for more); a grouped read's
+ * rows are buckets × groups, so a span is as wide as the cap allows and its limit per bucket keeps the body in budget.
+ */
+function ruleFor(c: StatisticSettings, step: number, flat: boolean, ctx: JobContext): WindowRule {
+  return statisticRule(step, c.lag, spanForRows(step, flat ? ctx.pageSize : groupedSpanBuckets(ctx.pageSize, budgetOf(ctx)), c.span));
+}
+
+const budgetOf = (ctx: JobContext): number => ctx.rowBudget?.statistic ?? rowsPerCall();
+
+function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: Target): FinalJob {
+  const { language, pageSize } = ctx;
+  const key = `statistic/${[target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/')}`;
+  const flat = target.grouping === 'total';
   return {
-    key: `statistic/${key}`,
-    // /times pages the span's buckets themselves (their number is known); grouped reads page groups per bucket.
-    callsFor: (span) => pagedCalls(target.grouping === 'total' ? (span.to - span.from) / step : 0, pageSize),
-    collect: (span, http) => readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, c.granularity, span, pageSize),
+    key,
+    rule: ruleFor(c, step, flat, ctx),
+    callsFor: (span) => {
+      const buckets = (span.to - span.from) / step;
+      if (flat) return knownRowsCalls(buckets, pageSize);
+      const { paging } = ctx;
+      return paging ? groupedCalls(paging.rowsOf(key), paging.largestPage('statistic'), bucketLimit(buckets, pageSize, budgetOf(ctx))) : GROUPED_CALLS;
+    },
+    collect: (span, http) =>
+      readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step, key }, span, { pageSize, budget: budgetOf(ctx) }),
   };
 }
 
@@ -66,25 +85,28 @@ function targetJob(c: StatisticSettings, { language, pageSize }: JobContext, ste
  * The job of every member's totals. Members live in the runtime's shared set (discovery adds to it; the collector
  * keeps the first job of this key), and each span confirms the accounts it was read for.
  */
-function sharedTotalsJob(c: StatisticSettings, ctx: JobContext): FinalJob {
+function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number): FinalJob {
   const members = ctx.statisticAccounts ?? new Set<string>();
   for (const account of ctx.accounts) members.add(account);
   const readFor = new ReadFor();
   const client = (http: HttpClient) => new StatisticClient(http, languageFor('total', ctx.language));
+  const limitFor = (span: Span) => bucketLimit((span.to - span.from) / step, ctx.pageSize, budgetOf(ctx));
   return {
     key: SHARED_TOTALS_KEY,
+    rule: ruleFor(c, step, false, ctx),
     sharedKeys: (span?: Span) => (span ? readFor.take(span) : [...members].sort()).map(totalsKey),
-    callsFor: () => sharedTotalsCalls(members.size, ctx.pageSize),
+    callsFor: (span) => sharedTotalsCalls(members.size, limitFor(span)),
     collect: (span, http) => {
       const now = new Set(members);
       readFor.record(span, now);
-      return readSharedTotals(http, client(http), now, { start: span.from, end: span.to, granularity: c.granularity }, ctx.pageSize);
+      return readSharedTotals(http, client(http), now, { start: span.from, end: span.to, granularity: c.granularity }, limitFor(span));
     },
   };
 }
 
-function withProvisional(c: StatisticSettings, rule: WindowRule, final: FinalJob): CollectJob[] {
-  const job: CollectJob = { ...final, api: 'statistic', rule, checkpointed: true };
+function withProvisional(c: StatisticSettings, final: FinalJob): CollectJob[] {
+  const rule = final.rule;
+  const job: CollectJob = { ...final, api: 'statistic', checkpointed: true };
   if (!c.provisional) return [job];
   const { sharedKeys: _final, ...read } = job;
   const early: CollectJob = {
@@ -118,19 +140,21 @@ function readSpan(
   http: HttpClient,
   client: StatisticClient,
   { account, grouping, host }: Target,
-  granularity: string,
+  { granularity, step, key }: { granularity: string; step: number; key: string },
   span: Span,
-  pageSize: number,
+  { pageSize, budget }: { pageSize: number; budget: number },
 ): Promise<Point[]> {
   const q = { account, host, start: span.from, end: span.to, granularity };
+  const buckets = (span.to - span.from) / step;
   if (grouping === 'total') {
-    // offset/limit of /times page the buckets themselves.
+    // offset/limit of /times page the buckets themselves: the span fixes how many there are.
     return collectPages(http, {
       api: 'statistic',
       endpoint: '/times',
       fetchPage: async (offset, limit) => (await client.times({ ...q, ...pageParams(offset, limit) })).body,
       toPoints: (body) => timesToPoints(body, { account }),
       rows: flatRows,
+      knownRows: buckets,
     }, pageSize);
   }
   return collectPages(http, {
@@ -139,5 +163,6 @@ function readSpan(
     fetchPage: async (offset, limit) => (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
     toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
     rows: largestBucket,
-  }, pageSize);
+    key,
+  }, bucketLimit(buckets, pageSize, budget));
 }

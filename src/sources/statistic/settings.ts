@@ -17,7 +17,11 @@ export const schema = z
     enabled: z.boolean().default(true).describe('collect cdn_traffic (per account) and cdn_traffic_by_<grouping>'),
     granularity: z.string().default('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
     lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
-    span: duration.default('1d').describe('widest time span one /times call covers'),
+    span: duration
+      .default('31d')
+      .describe(
+        'widest time span one /times call covers: a cap (lower it for smaller answers); below it a call covers as many buckets as one page (/times) or the answer size budget (grouped reads) allows',
+      ),
     groupings: z
       .array(z.enum(COLLECTED_GROUPINGS))
       .min(1)

@@ -12,12 +12,13 @@ export const totalsKey = (account: string): string => `statistic/${account}/tota
 export const SHARED_TOTALS_KEY = 'statistic/*/total';
 
 /**
- * Calls one span of `/times/accounts` takes: a page per `pageSize` accounts (the limit applies to the accounts of
- * each bucket), so one call for up to `pageSize` accounts. The read stops once every bucket listed every member; an
- * idle member (no row in a bucket) or a token with more accounts than the members can add a page.
+ * Calls one span of `/times/accounts` takes: a page per `limit` accounts (the limit applies to the accounts of each
+ * bucket: the page size, lowered for a wide span by the row budget, see bucketLimit), so one call for up to `limit`
+ * accounts. The read stops once every bucket listed every member; an idle member (no row in a bucket) or a token with
+ * more accounts than the members can add a page.
  */
-export function sharedTotalsCalls(members: number, pageSize: number): SpanCalls {
-  return { least: Math.max(1, Math.ceil(members / pageSize)), paged: true };
+export function sharedTotalsCalls(members: number, limit: number): SpanCalls {
+  return { least: Math.max(1, Math.ceil(members / limit)), paged: true };
 }
 
 /**
@@ -32,7 +33,7 @@ export async function readSharedTotals(
   client: StatisticClient,
   members: ReadonlySet<string>,
   q: { start: number; end: number; granularity: string },
-  pageSize: number,
+  limit: number,
 ): Promise<Point[]> {
   const points: Point[] = [];
   const seen = new Map<string, Set<string>>();
@@ -42,7 +43,7 @@ export async function readSharedTotals(
     fetchPage: async (offset: number, limit: number) => (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
     rows: largestBucket,
   };
-  for await (const page of walkPages(http, read, 0, pageSize)) {
+  for await (const page of walkPages(http, read, 0, limit)) {
     for (const p of timesGroupedToPoints('accounts', page)) if (members.has(p.tags.account!)) points.push(p);
     for (const bucket of page.result) {
       const accounts = seen.get(bucket.start) ?? new Set<string>();

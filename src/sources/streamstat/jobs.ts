@@ -1,6 +1,7 @@
 import { streamstatRule } from '../../plan/windows.js';
 import type { StreamstatGranularity } from '../../spec/streamstat.js';
 import type { CollectJob, JobContext } from '../types.js';
+import { groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
 import { StreamstatClient } from './client.js';
 import { usersMeasurement, VIEWS_SERIES, type UniquesPeriod, type ViewsSeries } from './measurements.js';
 import { viewsCalls, readViews, type ViewsRead } from './read.js';
@@ -14,14 +15,16 @@ import { StreamstatShape } from './shape.js';
  * service answers without buckets (see read.ts): then every job of the context reads one call per bucket.
  * `language` only when configured: no tag or field of stream views depends on it.
  */
-export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize, streamstatShape }: JobContext): CollectJob[] {
+export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize, streamstatShape, rowBudget: budgets, paging }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const shape = streamstatShape ?? new StreamstatShape();
-  const viewsRule = streamstatRule(stepMs(c), c.lag, c.span);
+  const rowBudget = budgets?.streamstat ?? rowsPerCall();
+  // Spans as wide as `span` allows (a cap): a grouped read's limit per bucket keeps its rows in budget (row-budget.ts).
+  const viewsRule = streamstatRule(stepMs(c), c.lag, spanForRows(stepMs(c), groupedSpanBuckets(pageSize, rowBudget), c.span));
   return accounts.flatMap((account) =>
     c.groupings.flatMap((grouping): CollectJob[] => {
       const job = (key: string, rule: CollectJob['rule'], granularity: StreamstatGranularity, series: ViewsSeries): CollectJob => {
-        const read: Omit<ViewsRead, 'http' | 'client'> = { account, grouping, granularity, series, pageSize, shape };
+        const read: Omit<ViewsRead, 'http' | 'client'> = { account, grouping, granularity, series, pageSize, rowBudget, shape, key, ...(paging ? { paging } : {}) };
         return {
           key,
           api: 'streamstat',
@@ -34,7 +37,7 @@ export function streamstatJobs(c: StreamstatSettings, { accounts, language, page
       const base = `streamstat/${account}/${grouping}`;
       return [
         job(base, viewsRule, c.granularity, VIEWS_SERIES),
-        ...c.uniques.map((period) => job(`${base}/${usersKey(period)}`, uniquesRule(c, period), period, { kind: 'users', period })),
+        ...c.uniques.map((period) => job(`${base}/${usersKey(period)}`, uniquesRule(c, period, groupedSpanBuckets(pageSize, rowBudget)), period, { kind: 'users', period })),
       ];
     }),
   );
@@ -46,7 +49,7 @@ function usersKey(period: UniquesPeriod): string {
 }
 
 /** Buckets of the period, read `lag` after each ends; a call spans at least one period, else `span` rounded up to whole periods. */
-function uniquesRule(c: StreamstatSettings, period: UniquesPeriod): CollectJob['rule'] {
+function uniquesRule(c: StreamstatSettings, period: UniquesPeriod, spanBuckets: number): CollectJob['rule'] {
   const step = uniquesStepMs(period);
-  return streamstatRule(step, c.lag, Math.ceil(c.span / step) * step);
+  return streamstatRule(step, c.lag, spanForRows(step, spanBuckets, Math.ceil(c.span / step) * step));
 }

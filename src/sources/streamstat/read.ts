@@ -2,7 +2,9 @@ import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
-import { collectPages, flatRows, type PagedRead, largestBucket, pageParams, pagedCalls, SINGLE_CALL } from '../paging.js';
+import type { ServerPaging } from '../../http/server-paging.js';
+import { collectPages, flatRows, GROUPED_CALLS, groupedCalls, type PagedRead, largestBucket, pageParams, SINGLE_CALL } from '../paging.js';
+import { bucketLimit } from '../row-budget.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StreamstatClient } from './client.js';
 import { fieldsOf, type ViewsSeries } from './measurements.js';
@@ -22,7 +24,12 @@ export interface ViewsRead {
   granularity: StreamstatGranularity;
   series: ViewsSeries;
   pageSize: number;
+  /** Rows one answer may carry (row-budget.ts; default the 32 MiB cap's): a wide span's limit per bucket is lowered to it. */
+  rowBudget?: number;
   shape: StreamstatShape;
+  /** The job's key, under which paging remembers the read's rows, and what paging learnt (to forecast its pages). */
+  key?: string;
+  paging?: ServerPaging;
 }
 
 /**
@@ -45,10 +52,13 @@ export async function readViews(r: ViewsRead, span: Span): Promise<Point[]> {
 }
 
 /** Calls a span costs: one (or its pages) in buckets, one per bucket (or its pages) once the service answers flat. */
-export function viewsCalls(r: Pick<ViewsRead, 'grouping' | 'granularity' | 'pageSize' | 'shape'>, span: Span): SpanCalls {
+export function viewsCalls(r: Omit<ViewsRead, 'http' | 'client'>, span: Span): SpanCalls {
   // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
-  const one = r.grouping === 'total' ? SINGLE_CALL : pagedCalls(0, r.pageSize);
-  return r.shape.flat ? { ...one, least: one.least * bucketsOf(r, span).length } : one;
+  const buckets = bucketsOf(r, span).length;
+  const limit = r.shape.flat ? r.pageSize : bucketLimit(buckets, r.pageSize, r.rowBudget);
+  const forecast = () => groupedCalls(r.paging!.rowsOf(r.key!), r.paging!.largestPage('streamstat'), limit);
+  const one = r.grouping === 'total' ? SINGLE_CALL : r.paging && r.key !== undefined ? forecast() : GROUPED_CALLS;
+  return r.shape.flat ? { ...one, least: one.least * buckets } : one;
 }
 
 function bucketsOf(r: Pick<ViewsRead, 'granularity'>, span: Span): Span[] {
@@ -60,7 +70,8 @@ async function readBucketed(r: ViewsRead, span: Span): Promise<Point[]> {
   const tags = { account: r.account };
   if (r.grouping === 'total') return timesToPoints(await r.client.times(q), tags, r.series);
   const g = r.grouping;
-  return pagedViews(r, g, {
+  // The limit applies per bucket: lowered for a wide span so the answer stays within the row budget (row-budget.ts).
+  return pagedViews(r, g, bucketLimit(bucketsOf(r, span).length, r.pageSize, r.rowBudget), {
     fetchPage: (offset, limit) => r.client.timesGrouped(g, { ...q, ...pageParams(offset, limit) }),
     toPoints: (body) => timesGroupedToPoints(g, body, tags, r.series),
     rows: largestBucket,
@@ -72,7 +83,7 @@ async function readFlat(r: ViewsRead, bucket: Span): Promise<Point[]> {
   const tags = { account: r.account };
   if (r.grouping === 'total') return totalToPoints(await r.client.total(q), tags, r.series);
   const g = r.grouping;
-  return pagedViews(r, g, {
+  return pagedViews(r, g, r.pageSize, {
     fetchPage: (offset, limit) => r.client.grouped(g, { ...q, ...pageParams(offset, limit) }),
     toPoints: (body) => groupedToPoints(g, body, tags, r.series),
     rows: flatRows,
@@ -83,7 +94,8 @@ async function readFlat(r: ViewsRead, bucket: Span): Promise<Point[]> {
 function pagedViews<P extends { result: readonly unknown[] }>(
   r: ViewsRead,
   g: StreamstatGrouping,
+  limit: number,
   read: Omit<PagedRead<P>, 'api' | 'endpoint'> & { toPoints(page: NoInfer<P>): Point[] },
 ): Promise<Point[]> {
-  return collectPages(r.http, { api: 'streamstat', endpoint: `/${g}`, ...read }, r.pageSize);
+  return collectPages(r.http, { api: 'streamstat', endpoint: `/${g}`, ...read, ...(r.key !== undefined ? { key: r.key } : {}) }, limit);
 }

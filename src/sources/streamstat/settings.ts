@@ -39,7 +39,9 @@ export const schema = z
     enabled: z.boolean().default(true).describe('collect cdn_views (and cdn_users_*)'),
     granularity: z.enum(COLLECTED_GRANULARITIES).default('PT5M').describe('bucket size'),
     lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
-    span: duration.default('6h').describe('widest time span one call covers'),
+    span: duration
+      .default('31d')
+      .describe('widest time span one call covers: a cap (lower it for smaller answers); below it the answer size budget decides'),
     groupings: z
       .array(z.enum(['total', ...STREAMSTAT_GROUPINGS] as const))
       .min(1)

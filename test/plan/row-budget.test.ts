@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/body.js';
+import { bucketLimit, BYTES_PER_ROW, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../src/sources/row-budget.js';
+import { DAY, MINUTE } from '../../src/time.js';
+import { groupedCalls } from '../../src/sources/paging.js';
+
+describe('row budget: spans sized by the rows a call returns', () => {
+  it('the budget is the body cap in rows', () => {
+    expect(rowsPerCall()).toBe(DEFAULT_MAX_BODY_BYTES / BYTES_PER_ROW);
+    expect(rowsPerCall(1000)).toBe(3);
+    expect(rowsPerCall(10)).toBe(1);
+  });
+
+  it('a grouped read keeps buckets × limit within the budget, the page size being the most', () => {
+    expect(bucketLimit(120, 1000)).toBe(1000); // 10 hours of 5-minute buckets: the page size fits
+    expect(bucketLimit(288, 1000)).toBe(455); // a day: 455 groups a bucket per page
+    expect(bucketLimit(8928, 1000)).toBe(Math.floor(rowsPerCall() / 8928)); // 31 days: 14 groups a bucket per page
+    expect(bucketLimit(8928, 1000) * 8928).toBeLessThanOrEqual(rowsPerCall());
+    expect(bucketLimit(1_000_000, 1000)).toBe(1);
+    expect(bucketLimit(100, 1000, 1000)).toBe(10);
+  });
+
+  it('a span of flat rows is a page of buckets, never wider than the cap nor narrower than a bucket', () => {
+    expect(spanForRows(5 * MINUTE, 1000, 31 * DAY)).toBe(5000 * MINUTE);
+    expect(spanForRows(5 * MINUTE, 1000, DAY)).toBe(DAY);
+    expect(spanForRows(DAY, 0.5, 31 * DAY)).toBe(DAY);
+  });
+
+  it('a grouped span holds no more buckets than half of maxPages pages of full buckets can carry', () => {
+    expect(groupedSpanBuckets(1000)).toBe(13_107);
+    // Every bucket with a full page of groups: the pages the span needs stay within 100.
+    expect(Math.ceil((groupedSpanBuckets(1000) * 1000) / rowsPerCall())).toBeLessThanOrEqual(100);
+    expect(groupedSpanBuckets(10)).toBe(1_310_720);
+  });
+
+  it('a grouped read is forecast from the rows it had: full pages, the short one, and the check of a tie', () => {
+    expect(groupedCalls(undefined, 0, 1000).least).toBe(2); // nothing known: any short page is checked
+    expect(groupedCalls(undefined, 7, 1000).least).toBe(1);
+    expect(groupedCalls(4, 7, 1000).least).toBe(1); // smaller than a page the API served: cannot be capped
+    expect(groupedCalls(7, 7, 1000).least).toBe(2); // as large as any: one more page checks it
+    expect(groupedCalls(2500, 2500, 1000).least).toBe(3); // two full pages, then a short one below the largest (1000)
+    expect(groupedCalls(0, 7, 1000).least).toBe(1);
+  });
+});
