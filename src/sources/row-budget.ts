@@ -17,9 +17,17 @@ import type { ApiName } from '../spec/apis.js';
  */
 export const BYTES_PER_ROW = 256;
 
-/** Rows one answer may carry inside a body cap of `maxBodyBytes` (default: the HTTP layer's 32 MiB → 131,072). */
+/**
+ * Rows one answer carries at most, whatever the body cap: a parsed row and the point made of it take ~1 KB of heap, and
+ * up to 5 statistic calls may be in flight, so 32,768 rows (~8 MiB of body, ~40 MB parsed for a moment) keep a
+ * catch-up after days of downtime inside the daemon's memory bound. A 7-day hourly read of 500 resources (84,000 rows)
+ * is then 3 calls rather than 1 — still a fraction of one call per day. Lower `api.maxBodyBytes` lowers it further.
+ */
+export const MAX_ROWS_PER_CALL = 32_768;
+
+/** Rows one answer may carry inside a body cap of `maxBodyBytes` (default 32 MiB ÷ 256 B, capped at MAX_ROWS_PER_CALL). */
 export function rowsPerCall(maxBodyBytes = DEFAULT_MAX_BODY_BYTES): number {
-  return Math.max(1, Math.floor(maxBodyBytes / BYTES_PER_ROW));
+  return Math.max(1, Math.min(MAX_ROWS_PER_CALL, Math.floor(maxBodyBytes / BYTES_PER_ROW)));
 }
 
 /**
@@ -41,8 +49,7 @@ export function spanForRows(stepMs: number, rowsPerSpan: number, capMs: number):
 /**
  * The most buckets a grouped read's span may hold: however many groups the buckets have (up to the page size each),
  * its pages stay within half of `api.maxPages` (default 200), so a wide span is paged through rather than failed
- * with too many pages. 13,107 buckets at the defaults (45 days of PT5M, 9 days of PT1M): above the 31-day cap at
- * PT5M, so it binds only for fine granularities.
+ * with too many pages. 3,276 buckets at the defaults (11 days of PT5M, 2¼ days of PT1M, 136 days of PT1H).
  */
 export function groupedSpanBuckets(pageSize: number, budget = rowsPerCall()): number {
   return Math.max(1, Math.floor((budget * (DEFAULT_MAX_PAGES / 2)) / Math.max(1, pageSize)));

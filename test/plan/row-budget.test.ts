@@ -1,20 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/body.js';
-import { bucketLimit, BYTES_PER_ROW, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../src/sources/row-budget.js';
+import { bucketLimit, BYTES_PER_ROW, MAX_ROWS_PER_CALL, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../src/sources/row-budget.js';
 import { DAY, MINUTE } from '../../src/time.js';
 import { groupedCalls } from '../../src/sources/paging.js';
 
 describe('row budget: spans sized by the rows a call returns', () => {
-  it('the budget is the body cap in rows', () => {
-    expect(rowsPerCall()).toBe(DEFAULT_MAX_BODY_BYTES / BYTES_PER_ROW);
+  it('the budget is the body cap in rows, at most MAX_ROWS_PER_CALL (memory of one parsed answer)', () => {
+    expect(DEFAULT_MAX_BODY_BYTES / BYTES_PER_ROW).toBeGreaterThan(MAX_ROWS_PER_CALL);
+    expect(rowsPerCall()).toBe(MAX_ROWS_PER_CALL);
+    expect(rowsPerCall(4 * 2 ** 20)).toBe(16_384);
     expect(rowsPerCall(1000)).toBe(3);
     expect(rowsPerCall(10)).toBe(1);
   });
 
   it('a grouped read keeps buckets × limit within the budget, the page size being the most', () => {
-    expect(bucketLimit(120, 1000)).toBe(1000); // 10 hours of 5-minute buckets: the page size fits
-    expect(bucketLimit(288, 1000)).toBe(455); // a day: 455 groups a bucket per page
-    expect(bucketLimit(8928, 1000)).toBe(Math.floor(rowsPerCall() / 8928)); // 31 days: 14 groups a bucket per page
+    expect(bucketLimit(24, 1000)).toBe(1000); // 2 hours of 5-minute buckets: the page size fits
+    expect(bucketLimit(120, 1000)).toBe(273); // 10 hours
+    expect(bucketLimit(288, 1000)).toBe(113); // a day: 113 groups a bucket per page
+    expect(bucketLimit(8928, 1000)).toBe(Math.floor(rowsPerCall() / 8928)); // 31 days: 3 groups a bucket per page
     expect(bucketLimit(8928, 1000) * 8928).toBeLessThanOrEqual(rowsPerCall());
     expect(bucketLimit(1_000_000, 1000)).toBe(1);
     expect(bucketLimit(100, 1000, 1000)).toBe(10);
@@ -27,10 +30,10 @@ describe('row budget: spans sized by the rows a call returns', () => {
   });
 
   it('a grouped span holds no more buckets than half of maxPages pages of full buckets can carry', () => {
-    expect(groupedSpanBuckets(1000)).toBe(13_107);
+    expect(groupedSpanBuckets(1000)).toBe(3_276);
     // Every bucket with a full page of groups: the pages the span needs stay within 100.
     expect(Math.ceil((groupedSpanBuckets(1000) * 1000) / rowsPerCall())).toBeLessThanOrEqual(100);
-    expect(groupedSpanBuckets(10)).toBe(1_310_720);
+    expect(groupedSpanBuckets(10)).toBe(327_680);
   });
 
   it('a grouped read is forecast from the rows it had: full pages, the short one, and the check of a tie', () => {
