@@ -11,7 +11,7 @@ import { Agent, request } from 'undici';
 import type { Point } from '../../src/points.js';
 import { SCHEMA } from '../../src/schema.js';
 import { createEncoder } from '../../src/sink/line-protocol.js';
-import { DEFAULT_GZIP_MIN_BYTES } from '../../src/sink/http-transport.js';
+import { DEFAULT_GZIP_MIN_BYTES } from '../../src/sink/types.js';
 import { writeCalls } from './points.js';
 
 // Loaded only by the bare runs: the collector does not load it, so our runs' RSS must not include it.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { perApi, type ApiDescriptor } from '../spec/apis.js';
 import { MINUTE } from '../time.js';
+import { DEFAULT_GZIP_MIN_BYTES } from '../sink/types.js';
 import * as dvr from '../sources/dvr/settings.js';
 import * as metrics from '../sources/metrics/settings.js';
 import * as statistic from '../sources/statistic/settings.js';
@@ -33,6 +34,12 @@ function quotaOf({ title, quota: { calls, periodMs, published } }: ApiDescriptor
 /** Level 1 already shrinks line protocol ~5×, for a third of level 6's CPU; 0 suits a server on the same host. */
 const gzipLevel = (byDefault: number) =>
   z.number().int().min(0).max(9).default(byDefault).describe('gzip level (1–9) of write requests; 0 sends them uncompressed');
+const gzipMinBytes = z
+  .number()
+  .int()
+  .min(0)
+  .default(DEFAULT_GZIP_MIN_BYTES)
+  .describe('write bodies smaller than this many bytes go uncompressed (a daemon pass writes a few KB: gzip costs more than it saves)');
 
 /** A response body cap in bytes: at least 1 KiB, so that an ordinary error body always fits. */
 const bodyBytes = z.number().int().min(1024);
@@ -164,6 +171,7 @@ export const configSchema = z
               .default('verbatim')
               .describe('line-protocol backslashes: verbatim for InfluxDB 2.x/1.8, escaped for VictoriaMetrics and InfluxDB 3'),
             gzipLevel: gzipLevel(1),
+            gzipMinBytes,
           })
           .strict(),
         z
@@ -175,6 +183,7 @@ export const configSchema = z
             username: z.string().optional().describe('env INFLUX_USERNAME'),
             password: z.string().optional().describe('env INFLUX_PASSWORD; never logged'),
             gzipLevel: gzipLevel(0),
+            gzipMinBytes,
           })
           .strict(),
         z.object({ type: z.literal('file').describe('line protocol to a file (tests, piping)'), path: z.string().min(1).describe('line-protocol file, or - for stdout') }).strict(),

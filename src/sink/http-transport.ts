@@ -6,6 +6,7 @@
  * one batch needs many thread-pool round trips, each waiting for a busy event loop; with confirmed writes that
  * latency is on the critical path (see docs/BENCHMARKS.md). Here a body is compressed in one trip at a fast level.
  */
+import { DEFAULT_GZIP_MIN_BYTES } from './types.js';
 import { gzip as gzipCallback, type ZlibOptions } from 'node:zlib';
 import { Agent, request } from 'undici';
 import type { LineTransport, Rejection } from './batching.js';
@@ -28,11 +29,7 @@ export interface HttpLineTransportOptions {
   timeoutMs?: number;
 }
 
-/**
- * Bodies smaller than this go uncompressed: a few KB cross a LAN in well under a millisecond, less than gzip's trip
- * through the thread pool and the server's inflate (a daemon's pass writes bodies of this size).
- */
-export const DEFAULT_GZIP_MIN_BYTES = 4096;
+
 
 export class HttpLineTransport implements LineTransport {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });

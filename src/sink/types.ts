@@ -1,5 +1,11 @@
 import type { Point } from '../points.js';
 
+/**
+ * Bodies smaller than this go uncompressed: a few KB cross a LAN in well under a millisecond, less than gzip's trip
+ * through the thread pool and the server's inflate (a daemon's pass writes bodies of this size).
+ */
+export const DEFAULT_GZIP_MIN_BYTES = 4096;
+
 /** What one `write` achieved: lines the server confirmed, and lines permanently rejected (kept as dead letters). */
 export interface WriteResult {
   written: number;

@@ -53,7 +53,7 @@ describe('config schema', () => {
       { CDN_TOKEN: 'from-env', INFLUX_URL: 'http://db:8086', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' },
     );
     expect(c.api.token).toBe('from-env');
-    expect(c.sink).toEqual({ type: 'influx-v2', url: 'http://db:8086', token: 't', org: 'o', bucket: 'b', backslashes: 'verbatim', gzipLevel: 1 });
+    expect(c.sink).toEqual({ type: 'influx-v2', url: 'http://db:8086', token: 't', org: 'o', bucket: 'b', backslashes: 'verbatim', gzipLevel: 1, gzipMinBytes: 4096 });
     void sink;
   });
 
