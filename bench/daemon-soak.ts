@@ -63,28 +63,35 @@ const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, BIN, 'run
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 const pid = child.pid!;
 
-/** Points the daemon's sink confirmed so far (every measurement, self-monitoring included). */
-async function pointsWritten(): Promise<number | undefined> {
+interface Scrape {
+  /** Points the daemon's sink confirmed so far (every measurement, self-monitoring included). */
+  points: number;
+  /** Its V8 heap: used and total (what the RSS holds besides code, stacks and buffers). */
+  heapUsedMb: number;
+  heapTotalMb: number;
+}
+
+/** The daemon's own /metrics: what it wrote and its heap. */
+async function scrape(): Promise<Scrape | undefined> {
   try {
     const res = await request(`http://127.0.0.1:${port}/metrics`);
-    const text = await res.body.text();
-    const name = METRICS.points_written.promName;
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    const lines = (await res.body.text()).split('\n');
+    const sum = (name: string) =>
+      lines
+        .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+        .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    const mb = (name: string) => sum(name) / 2 ** 20;
+    return { points: sum(METRICS.points_written.promName), heapUsedMb: mb('nodejs_heap_size_used_bytes'), heapTotalMb: mb('nodejs_heap_size_total_bytes') };
   } catch {
     return undefined; // not listening yet
   }
 }
 
-interface Sample extends ProcSample {
-  points: number;
-}
+type Sample = ProcSample & Scrape;
 const samples: Sample[] = [];
 const loads: Array<[number, number, number]> = [loadAverage()];
 const started = Date.now();
-let points = 0;
+let scraped: Scrape = { points: 0, heapUsedMb: 0, heapTotalMb: 0 };
 console.log(`daemon soak: cdn-collector run (${NODE_FLAGS.join(' ')}), ${RESOURCES} resources, ${STREAMS} streams, ${SECONDS} s real time`);
 try {
   while (Date.now() - started < SECONDS * 1000) {
@@ -92,11 +99,12 @@ try {
     const rss = rssMb(pid);
     const cpu = cpuSeconds(pid);
     if (rss === undefined || cpu === undefined) throw new Error(`the daemon exited early (code ${await exited})`);
-    points = (await pointsWritten()) ?? points;
-    samples.push({ t: (Date.now() - started) / 1000, rssMb: rss, cpuS: cpu, points });
+    // Every 10 s (and the last second): rendering /metrics costs the daemon CPU too.
+    if (samples.length % 10 === 9 || Date.now() - started >= (SECONDS - 1) * 1000) scraped = (await scrape()) ?? scraped;
+    samples.push({ t: (Date.now() - started) / 1000, rssMb: rss, cpuS: cpu, ...scraped });
     if (samples.length % 60 === 0) {
       loads.push(loadAverage());
-      console.log(`  ${samples.length} s: RSS ${rss.toFixed(1)} MB, CPU ${cpu.toFixed(1)} s, ${points} points`);
+      console.log(`  ${samples.length} s: RSS ${rss.toFixed(1)} MB (heap ${scraped.heapUsedMb.toFixed(1)} used of ${scraped.heapTotalMb.toFixed(1)}), CPU ${cpu.toFixed(1)} s, ${scraped.points} points`);
     }
   }
 } finally {
@@ -110,8 +118,10 @@ try {
 const last = samples.at(-1)!;
 const second = samples.filter((s) => s.t >= SECONDS / 2);
 const firstOfSecond = second[0]!;
-const sortedRss = second.map((s) => s.rssMb).sort((a, b) => a - b);
-const steadyRss = sortedRss[Math.floor(sortedRss.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const steadyRss = median(second.map((s) => s.rssMb));
+const steadyHeapUsed = median(second.map((s) => s.heapUsedMb));
+const steadyHeapTotal = median(second.map((s) => s.heapTotalMb));
 const peakRss = Math.max(...samples.map((s) => s.rssMb));
 const slopeMbPerMin = slope(second.map((s) => s.t / 60), second.map((s) => s.rssMb));
 const cpuUsPerPoint = (last.cpuS * 1e6) / Math.max(1, last.points);
@@ -121,7 +131,7 @@ const secondCpuUsPerPoint = ((last.cpuS - firstOfSecond.cpuS) * 1e6) / Math.max(
 const pointsPerMin = (last.points / last.t) * 60;
 const everyMinute = samples.filter((_, i) => (i + 1) % 60 === 0);
 console.log(`  RSS (MB) by minute: ${everyMinute.map((s) => s.rssMb.toFixed(0)).join(', ')}`);
-console.log(`  steady RSS ${steadyRss.toFixed(1)} MB (median of the second half), peak ${peakRss.toFixed(1)} MB, slope ${slopeMbPerMin.toFixed(2)} MB/min`);
+console.log(`  steady RSS ${steadyRss.toFixed(1)} MB (median of the second half; heap ${steadyHeapUsed.toFixed(1)} used of ${steadyHeapTotal.toFixed(1)}), peak ${peakRss.toFixed(1)} MB, slope ${slopeMbPerMin.toFixed(2)} MB/min`);
 console.log(`  ${last.points} points (${pointsPerMin.toFixed(0)}/min), CPU ${last.cpuS.toFixed(1)} s: ${cpuUsPerPoint.toFixed(0)} µs/point; second half ${secondPoints} points, ${secondCpuUsPerPoint.toFixed(0)} µs/point`);
 console.log(`  load average (1 min) by minute: ${loads.map((l) => l[0].toFixed(2)).join(', ')}`);
 report(
@@ -133,6 +143,7 @@ report(
     streams: STREAMS,
     rssMbByMinute: everyMinute.map((s) => round(s.rssMb)),
     steadyRssMb: round(steadyRss),
+    steadyHeapMb: { used: round(steadyHeapUsed), total: round(steadyHeapTotal) },
     peakRssMb: round(peakRss),
     secondHalfSlopeMbPerMin: round(slopeMbPerMin),
     points: last.points,
