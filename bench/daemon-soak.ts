@@ -1,116 +1,171 @@
 /**
- * Memory and freshness of the long-running collector: every job against the simulator (its own process) with 1,000
- * resources and 200 streams, on a clock SPEED times faster than real time (ScaledClock in both), for 24 simulated
- * hours (2 with --quick). Each job runs in its own loop — a live pass, then 50 ms — as the daemon's per-API schedules
- * would if they fired the moment a window becomes collectable; self-monitoring points and checkpoint compaction every
- * simulated minute as in the daemon. Points go to a temp file.
- * - Memory: RSS sampled every real second. Targets: peak ≤ 80 MB; second half slope ≈ 0 (≤ 0.5 MB per simulated hour).
- * - Freshness: for every window, the real time from it becoming collectable (end + delay/lag) to the pass that
- *   confirmed it (checkpoint watermark advanced), i.e. (sim time at confirmation − collectable time) ÷ SPEED.
- *   Target: ≤ 5 s, once the first catch-up pass (initial lookback) is done.
+ * Memory and CPU of the daemon as it ships: `node <shebang flags> bin/cdn-collector.js run --config <yaml>` in its own
+ * process, every API enabled (metrics with the per-resource breakdown, statistic, streamstat, DVR) against the
+ * simulator (its own process: 2 accounts × 500 resources and 100 streams, the spec's quotas) and a real HTTP sink
+ * (VictoriaMetrics, InfluxDB v2 write API). Real time: the daemon's schedules are cron, minute-based; the first pass
+ * catches up the initial lookback (1 h), then the live passes follow.
+ * - RSS from /proc/<pid>/status every second: steady = median of the second half; peak; second-half slope.
+ * - CPU from /proc/<pid>/stat (user + system) ÷ collected points the daemon confirmed (its /metrics counter
+ *   points_written, without its own self-monitoring points).
+ * Targets (issue 14 goal 3): steady ≤ 80 MB, peak ≤ 110 MB, flat second half, CPU ≤ 76 µs per point (380 ÷ 5).
  *
- * Run: node bench/run.js daemon-soak [--quick]; env BENCH_SPEED, BENCH_SIM_HOURS.
+ * Run: node bench/run.js daemon-soak [--quick]  (8 min; --quick 3 min; env BENCH_SOAK_SECONDS overrides).
+ * env BENCH_CPU_PROF=<dir>: the daemon runs with --cpu-prof into <dir> (a .cpuprofile written when it stops);
+ * BENCH_COLLECTOR_BIN=<path>: another build's bin/cdn-collector.js (A/B against a copy of an earlier build).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ScaledClock } from '../src/clock.js';
-import { createRuntime } from '../src/collector/runtime.js';
-import { createLogger } from '../src/log.js';
+import { request } from 'undici';
+import { stringify } from 'yaml';
 import { defaultQuotas } from '../src/sim/quota.js';
-import { HOUR, MINUTE } from '../src/time.js';
+import { METRIC_PREFIX, METRICS } from '../src/telemetry/metrics.js';
+import { freePort, startVictoriaMetrics } from '../test/helpers/servers.js';
 import { RESOURCES, STREAMS } from './lib/points.js';
-import { quick, report, round, slope, target } from './lib/results.js';
-import { configForProcess, startSimProcess } from './lib/sim-process.js';
+import { cpuSeconds, loadAverage, rssMb, type ProcSample } from './lib/proc-sample.js';
+import { quick, report, round, slope, target, ROOT } from './lib/results.js';
+import { startSimProcess } from './lib/sim-process.js';
 
-const SPEED = Number(process.env.BENCH_SPEED ?? 240);
-const SIM_HOURS = Number(process.env.BENCH_SIM_HOURS ?? (quick() ? 2 : 24));
+const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (quick() ? 180 : 480));
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+// A/B: another build's launcher (e.g. a copy of bin/ and dist/ from the commit before a change).
+const BIN = process.env.BENCH_COLLECTOR_BIN ?? join(ROOT, 'bin', 'cdn-collector.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
-const sim = await startSimProcess({ quotas: defaultQuotas, accounts: 2, resources: RESOURCES / 2, streams: STREAMS / 2, clockSpeed: SPEED });
-// The collector's clock follows the simulator's (same speed, origin read from it; off by one request's latency × SPEED).
-const clock = new ScaledClock((await sim.stats()).now, SPEED);
-const config = configForProcess(sim, defaultQuotas, { type: 'file', path: join(dir, 'points.lp') }, { log: { level: 'error' } });
-const rt = await createRuntime(config, clock, createLogger('error', { pretty: false }));
-const start = clock.now();
-const end = start + SIM_HOURS * HOUR;
-// Windows that became collectable before this are the initial catch-up, not live freshness.
-const warmUntil = start + 15 * MINUTE;
+const [sim, vm, port] = await Promise.all([
+  startSimProcess({ quotas: defaultQuotas, accounts: 2, resources: RESOURCES / 2, streams: STREAMS / 2 }),
+  startVictoriaMetrics(),
+  freePort(),
+]);
+const configPath = join(dir, 'collector.yaml');
+writeFileSync(
+  configPath,
+  stringify({
+    api: { baseUrl: sim.url, token: sim.token },
+    accounts: sim.accounts,
+    // The spec's quotas, as the simulator enforces them.
+    quotas: Object.fromEntries(Object.entries(defaultQuotas).map(([api, q]) => [api, { calls: q!.calls, period: `${q!.periodMs}ms` }])),
+    jobs: { dvr: { streams: sim.streams } },
+    sink: { type: 'influx-v2', url: vm.url, token: 't', org: 'o', bucket: 'b', backslashes: 'escaped' },
+    output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
+    state: { dir: join(dir, 'state') },
+    http: { port, host: '127.0.0.1' },
+    log: { level: 'warn' },
+  }),
+);
 
-const samples: Array<{ simHours: number; rssMb: number; heapMb: number }> = [];
-const freshnessS: number[] = [];
-let catchUp = 0;
-const sampler = setInterval(() => {
-  const m = process.memoryUsage();
-  samples.push({ simHours: (clock.now() - start) / HOUR, rssMb: m.rss / 2 ** 20, heapMb: m.heapUsed / 2 ** 20 });
-}, 1000);
+const profileFlags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, BIN, 'run', '--config', configPath], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+const pid = child.pid!;
 
-async function jobLoop(job: (typeof rt.collector.jobs)[number]): Promise<void> {
-  let mark = rt.store.watermark(job.key);
-  while (clock.now() < end) {
-    await rt.collector.runOnce(job, 'live');
-    const now = clock.now();
-    const next = rt.store.watermark(job.key);
-    if (job.checkpointed && next !== undefined && next !== mark) {
-      // The newest confirmed window ends at the watermark; it became collectable `delayMs` later.
-      const collectableAt = next + job.rule.delayMs;
-      if (collectableAt >= warmUntil) freshnessS.push((now - collectableAt) / SPEED / 1000);
-      else catchUp++;
-      mark = next;
-    }
-    await delay(50);
+interface Scrape {
+  /** Collected points the daemon's sink confirmed so far (its self-monitoring points apart: selfPoints). */
+  points: number;
+  selfPoints: number;
+  /** Its V8 heap: used and total (what the RSS holds besides code, stacks and buffers). */
+  heapUsedMb: number;
+  heapTotalMb: number;
+}
+
+/** The daemon's own /metrics: what it wrote and its heap. */
+async function scrape(): Promise<Scrape | undefined> {
+  try {
+    const res = await request(`http://127.0.0.1:${port}/metrics`);
+    const lines = (await res.body.text()).split('\n');
+    const sum = (name: string, only = (_line: string) => true) =>
+      lines
+        .filter((line) => (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && only(line))
+        .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    const mb = (name: string) => sum(name) / 2 ** 20;
+    const isSelf = (line: string) => line.includes(`measurement_name="${METRIC_PREFIX}"`);
+    return {
+      points: sum(METRICS.points_written.promName, (line) => !isSelf(line)),
+      selfPoints: sum(METRICS.points_written.promName, isSelf),
+      heapUsedMb: mb('nodejs_heap_size_used_bytes'),
+      heapTotalMb: mb('nodejs_heap_size_total_bytes'),
+    };
+  } catch {
+    return undefined; // not listening yet
   }
 }
 
-async function housekeeping(): Promise<void> {
-  // As the daemon does once a minute: compaction beyond the horizon and the self-monitoring points.
-  while (clock.now() < end) {
-    await delay(MINUTE / SPEED);
-    for (const job of rt.collector.jobs) {
-      rt.telemetry.jobLag(job.key, rt.collector.lagMs(job));
-      if (job.checkpointed) await rt.store.compact(job.key, clock.now() - config.state.horizon);
-    }
-    await rt.sink.write(rt.telemetry.toPoints(clock.now()));
-  }
-}
-
+type Sample = ProcSample & Scrape;
+const samples: Sample[] = [];
+const loads: Array<[number, number, number]> = [loadAverage()];
+const started = Date.now();
+let scraped: Scrape = { points: 0, selfPoints: 0, heapUsedMb: 0, heapTotalMb: 0 };
+console.log(`daemon soak: cdn-collector run (${NODE_FLAGS.join(' ')}), ${RESOURCES} resources, ${STREAMS} streams, ${SECONDS} s real time`);
 try {
-  console.log(`daemon soak: ${rt.collector.jobs.length} jobs, ${RESOURCES} resources, ${STREAMS} streams, ${SIM_HOURS} simulated h at ×${SPEED}`);
-  await Promise.all([...rt.collector.jobs.map(jobLoop), housekeeping()]);
+  while (Date.now() - started < SECONDS * 1000) {
+    await delay(1000 - ((Date.now() - started) % 1000));
+    const rss = rssMb(pid);
+    const cpu = cpuSeconds(pid);
+    if (rss === undefined || cpu === undefined) throw new Error(`the daemon exited early (code ${await exited})`);
+    // Every 10 s (and the last second): rendering /metrics costs the daemon CPU too.
+    if (samples.length % 10 === 9 || Date.now() - started >= (SECONDS - 1) * 1000) scraped = (await scrape()) ?? scraped;
+    samples.push({ t: (Date.now() - started) / 1000, rssMb: rss, cpuS: cpu, ...scraped });
+    if (samples.length % 60 === 0) {
+      loads.push(loadAverage());
+      console.log(`  ${samples.length} s: RSS ${rss.toFixed(1)} MB (heap ${scraped.heapUsedMb.toFixed(1)} used of ${scraped.heapTotalMb.toFixed(1)}), CPU ${cpu.toFixed(1)} s, ${scraped.points} points`);
+    }
+  }
 } finally {
-  clearInterval(sampler);
-  await rt.close();
-  await sim.close();
+  child.kill('SIGTERM');
+  const code = await exited;
+  if (code !== 0) console.log(`  the daemon exited with ${code}`);
+  await Promise.all([sim.close(), vm.stop()]);
   rmSync(dir, { recursive: true, force: true });
 }
 
-const second = samples.filter((s) => s.simHours >= SIM_HOURS / 2);
-const slopeMbPerHour = slope(second.map((s) => s.simHours), second.map((s) => s.rssMb));
-const heapSlope = slope(second.map((s) => s.simHours), second.map((s) => s.heapMb));
+const last = samples.at(-1)!;
+const second = samples.filter((s) => s.t >= SECONDS / 2);
+const firstOfSecond = second[0]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const steadyRss = median(second.map((s) => s.rssMb));
+const steadyHeapUsed = median(second.map((s) => s.heapUsedMb));
+const steadyHeapTotal = median(second.map((s) => s.heapTotalMb));
 const peakRss = Math.max(...samples.map((s) => s.rssMb));
-const sorted = [...freshnessS].sort((a, b) => a - b);
-const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
-const everyHour = samples.filter((_, i) => i % Math.max(1, Math.round(samples.length / Math.max(1, SIM_HOURS))) === 0);
-console.log(`  RSS (MB) by simulated hour: ${everyHour.map((s) => `${s.simHours.toFixed(0)}h ${s.rssMb.toFixed(0)}`).join(', ')}`);
-console.log(`  second half: RSS slope ${slopeMbPerHour.toFixed(2)} MB/h, heap slope ${heapSlope.toFixed(2)} MB/h`);
-console.log(`  freshness of ${sorted.length} windows (+${catchUp} catch-up): p50 ${pct(0.5).toFixed(2)} s, p95 ${pct(0.95).toFixed(2)} s, max ${(sorted.at(-1) ?? NaN).toFixed(2)} s (real)`);
+const slopeMbPerMin = slope(second.map((s) => s.t / 60), second.map((s) => s.rssMb));
+const cpuUsPerPoint = (last.cpuS * 1e6) / Math.max(1, last.points);
+// The second half is the live passes alone (the first pass's catch-up is over): its own CPU per point.
+const secondPoints = last.points - firstOfSecond.points;
+const secondCpuUsPerPoint = ((last.cpuS - firstOfSecond.cpuS) * 1e6) / Math.max(1, secondPoints);
+const pointsPerMin = (last.points / last.t) * 60;
+const everyMinute = samples.filter((_, i) => (i + 1) % 60 === 0);
+console.log(`  RSS (MB) by minute: ${everyMinute.map((s) => s.rssMb.toFixed(0)).join(', ')}`);
+console.log(`  steady RSS ${steadyRss.toFixed(1)} MB (median of the second half; heap ${steadyHeapUsed.toFixed(1)} used of ${steadyHeapTotal.toFixed(1)}), peak ${peakRss.toFixed(1)} MB, slope ${slopeMbPerMin.toFixed(2)} MB/min`);
+console.log(`  ${last.points} collected points (${pointsPerMin.toFixed(0)}/min; + ${last.selfPoints} self-monitoring), CPU ${last.cpuS.toFixed(1)} s: ${cpuUsPerPoint.toFixed(0)} µs/point; second half ${secondPoints} points, ${secondCpuUsPerPoint.toFixed(0)} µs/point`);
+console.log(`  load average (1 min) by minute: ${loads.map((l) => l[0].toFixed(2)).join(', ')}`);
 report(
   'daemonSoak',
   {
-    speed: SPEED,
-    simHours: SIM_HOURS,
+    seconds: SECONDS,
+    nodeFlags: NODE_FLAGS.join(' '),
     resources: RESOURCES,
     streams: STREAMS,
-    jobs: rt.collector.jobs.length,
-    rssMbBySimHour: everyHour.map((s) => ({ h: round(s.simHours), rssMb: round(s.rssMb), heapMb: round(s.heapMb) })),
-    secondHalfSlopeMbPerSimHour: round(slopeMbPerHour),
-    secondHalfHeapSlopeMbPerSimHour: round(heapSlope),
-    freshness: { windows: sorted.length, p50: round(pct(0.5)), p95: round(pct(0.95)), max: round(sorted.at(-1) ?? NaN) },
+    rssMbByMinute: everyMinute.map((s) => round(s.rssMb)),
+    steadyRssMb: round(steadyRss),
+    steadyHeapMb: { used: round(steadyHeapUsed), total: round(steadyHeapTotal) },
+    peakRssMb: round(peakRss),
+    secondHalfSlopeMbPerMin: round(slopeMbPerMin),
+    points: last.points,
+    selfMonitoringPoints: last.selfPoints,
+    pointsPerMin: round(pointsPerMin),
+    cpuS: round(last.cpuS),
+    cpuUsPerPoint: round(cpuUsPerPoint),
+    secondHalf: { points: secondPoints, cpuUsPerPoint: round(secondCpuUsPerPoint) },
+    loadAverage: loads.map((l) => round(l[0])),
   },
   [
-    target('peak RSS', peakRss, 'max', 80, ' MB'),
-    target('RSS slope, second half', slopeMbPerHour, 'max', 0.5, ' MB/sim-h'),
-    target('freshness max (real s, + configured delay)', sorted.at(-1) ?? Number.POSITIVE_INFINITY, 'max', 5, ' s'),
+    target('steady RSS (median, second half)', steadyRss, 'max', 80, ' MB'),
+    target('peak RSS', peakRss, 'max', 110, ' MB'),
+    target('RSS slope, second half', slopeMbPerMin, 'max', 0.5, ' MB/min'),
+    target('CPU per collected point', cpuUsPerPoint, 'max', 380 / 5, ' µs'),
   ],
 );

@@ -45,7 +45,7 @@ for (const name of names.length > 0 ? names : BENCHES) {
   const started = Date.now();
   const run = spawnSync(process.execPath, ['--expose-gc', ...nodeFlags, outfile, ...(quick ? ['--quick'] : [])], {
     stdio: 'inherit',
-    env: { ...process.env, BENCH_QUICK: quick ? '1' : '0', BENCH_NODE_FLAGS: nodeFlags.join(' ') },
+    env: { ...process.env, BENCH_ROOT: root, BENCH_QUICK: quick ? '1' : '0', BENCH_NODE_FLAGS: nodeFlags.join(' ') },
   });
   console.log(`   (${((Date.now() - started) / 1000).toFixed(0)} s; load average after: ${loadText()})`);
   if (run.status !== 0) failed.push(name);

@@ -7,8 +7,11 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root, found whether the bench runs from bench/ or from a bundle elsewhere. */
-export const ROOT = findRoot();
+/**
+ * The repository root: run.js's (BENCH_ROOT), else found from here. The bundles live in node_modules/.cache, and a
+ * worktree's node_modules may be a symlink to another checkout's: walking up from the bundle would find that one.
+ */
+export const ROOT = process.env.BENCH_ROOT ?? findRoot();
 export const RESULTS_PATH = process.env.BENCH_RESULTS ?? join(ROOT, 'bench', 'results.json');
 
 function findRoot(): string {

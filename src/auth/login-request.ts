@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from '../http/undici.js';
 import { readCapped } from '../http/body.js';
 import { redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
 import { LOGIN_PATH } from '../spec/login.js';

@@ -11,7 +11,6 @@ import { startupFields } from '../collector/startup.js';
 import { configDemand, overQuotaLines } from '../collector/capacity-report.js';
 import { demandLine, overQuota } from '../plan/capacity.js';
 import { onceVerdict, verdictExitCode, verdictLine } from '../collector/verdict.js';
-import { printPoints, runOnlineCheck } from './check-online.js';
 import { CliError, EXIT_USAGE } from './common.js';
 
 // What `run` does, loaded only when it runs: `run --help` and argument errors load the definition alone (run.ts).
@@ -33,6 +32,7 @@ export async function runAction(o: RunOptions): Promise<void> {
   const source = o.config ?? 'configuration from the environment';
   if (o.check && o.online) {
     for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
+    const { runOnlineCheck } = await import('./check-online.js'); // the daemon does not load the checks
     process.exitCode = await runOnlineCheck(config, source, o.shard);
     return;
   }
@@ -44,6 +44,7 @@ export async function runAction(o: RunOptions): Promise<void> {
     return;
   }
   if (o.dryRun) {
+    const { printPoints } = await import('./check-online.js');
     process.exitCode = await printPoints(config, o.shard);
     return;
   }

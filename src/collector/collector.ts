@@ -13,6 +13,7 @@ import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
+import { PassWrites } from './pass-writes.js';
 import { builtInLagMs } from '../plan/windows.js';
 import { LimiterClosedError } from '../limit/errors.js';
 
@@ -33,6 +34,8 @@ export interface CollectorDeps {
   initialLookbackMs: number;
   /** How long a span's write is retried through a database outage before the pass gives up (default 60 s). */
   sinkRetryMs?: number;
+  /** Points that wait for a pass's one write before it goes out anyway (default 5,000; see PassWrites). */
+  passWriteMaxPoints?: number;
 }
 
 export interface PassResult {
@@ -84,7 +87,19 @@ export class Collector {
 
   /** One live pass of every job that is not already running (single flight per job). */
   tick(): Promise<PassResult[]> {
-    return Promise.all(this.jobList.map((job) => this.runOnce(job, 'live')));
+    return this.runPass(this.jobList, 'live');
+  }
+
+  /**
+   * A live or backfill pass of `jobs` together (a scheduled pass of one API): the jobs with no pass running share one
+   * sink write per round of spans (PassWrites) instead of one write each; a job whose previous pass still runs (a
+   * backfill) waits for it alone, so it never holds the others' writes back. Otherwise as runOnce.
+   */
+  runPass(jobs: readonly CollectJob[], priority: Priority): Promise<PassResult[]> {
+    const free = new Set(jobs.filter((job) => !this.running.has(job.key)).map((job) => job.key));
+    const writes =
+      free.size > 1 ? new PassWrites(free, (points, keys) => this.writePoints(points, keys.join(', ')), this.deps.passWriteMaxPoints ?? 5_000) : undefined;
+    return Promise.all(jobs.map((job) => (writes && free.has(job.key) ? this.enqueue(job, priority, undefined, undefined, undefined, writes) : this.runOnce(job, priority))));
   }
 
   /**
@@ -96,8 +111,14 @@ export class Collector {
   runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean): Promise<PassResult> {
     const newest = this.running.get(job.key);
     if (newest && !onSpan && newest.priority === priority && sameRange(newest.range, range)) return newest.result;
+    return this.enqueue(job, priority, range, onSpan, shouldStop);
+  }
+
+  /** Runs a pass of `job` after its newest one (single flight), writing through `writes` when given. */
+  private enqueue(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean, writes?: PassWrites): Promise<PassResult> {
+    const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const entry: RunningPass = { priority, range, result: after.then(() => this.pass(job, priority, range, onSpan, shouldStop)) };
+    const entry: RunningPass = { priority, range, result: after.then(() => this.pass(job, priority, range, onSpan, shouldStop, writes)) };
     this.running.set(job.key, entry);
     void entry.result.finally(() => {
       if (this.running.get(job.key) === entry) this.running.delete(job.key);
@@ -120,7 +141,15 @@ export class Collector {
    * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
    * on; any other failure ends the pass, and its span and all later ones stay missing.
    */
-  private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean): Promise<PassResult> {
+  private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean, writes?: PassWrites): Promise<PassResult> {
+    try {
+      return await this.passSpans(job, priority, range, onSpan, shouldStop, writes);
+    } finally {
+      writes?.leave(job.key);
+    }
+  }
+
+  private async passSpans(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean, writes?: PassWrites): Promise<PassResult> {
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
@@ -149,7 +178,7 @@ export class Collector {
         failure = { span, err: collectError };
         break;
       }
-      const done = this.writeSpan(job, span, points).then(() => {
+      const done = this.writeSpan(job, span, points, writes).then(() => {
         result.points += points.length;
         result.spans++;
         onSpan?.(span);
@@ -170,19 +199,24 @@ export class Collector {
   }
 
   /** Records first, state after: the checkpoint moves only once the sink has confirmed the span's points. */
-  private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<void> {
-    await writeWithRetry(this.deps.sink, points, {
-      clock: this.deps.clock,
-      deadlineMs: this.deps.sinkRetryMs ?? 60_000,
-      stopping: () => this.stopping,
-      onRetry: (err, waitMs) => this.deps.log.warn({ job: job.key, err: err.message, waitMs }, 'write failed; retrying'),
-    });
+  private async writeSpan(job: CollectJob, span: Span, points: Point[], writes?: PassWrites): Promise<void> {
+    await (writes ? writes.write(job.key, points) : this.writePoints(points, job.key));
     if (job.checkpointed) await this.confirm(job, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
     if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
       this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
     }
+  }
+
+  /** Writes through a database outage (writeWithRetry); `jobs` names whose points these are, for the retry log. */
+  private async writePoints(points: readonly Point[], jobs: string): Promise<void> {
+    await writeWithRetry(this.deps.sink, points, {
+      clock: this.deps.clock,
+      deadlineMs: this.deps.sinkRetryMs ?? 60_000,
+      stopping: () => this.stopping,
+      onRetry: (err, waitMs) => this.deps.log.warn({ job: jobs, err: err.message, waitMs }, 'write failed; retrying'),
+    });
   }
 
   /**

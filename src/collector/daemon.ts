@@ -29,7 +29,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   });
   const tasks: ScheduledTask[] = [];
   const passOf = (api: ApiName) => async () => {
-    const results = await Promise.all(collector.jobs.filter((j) => j.api === api).map((j) => collector.runOnce(j, 'live')));
+    const results = await collector.runPass(collector.jobs.filter((j) => j.api === api), 'live'); // one write per round
     // One line per API and pass (a job per line would be hundreds a minute); per-job detail at debug.
     for (const r of results) log.debug({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'job pass');
     const spans = results.reduce((n, r) => n + r.spans, 0);

@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import type { Dispatcher } from './undici.js';
 
 /** Default cap of one response body: far above any page the collector asks for, far below what hurts the process. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';

@@ -210,8 +210,10 @@ export class Telemetry {
       samples.push(...this.verification.drift.map((d) => ({ ...d, labels: { ...d.labels } })));
       samples.push({ kind: 'verify_last_run', labels: {}, value: this.verification.at / 1000 });
     }
-    const order = Object.keys(METRICS);
-    return samples.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || seriesKey(a).localeCompare(seriesKey(b)));
+    // Keyed once per sample, not per comparison: thousands of series with hundreds of jobs, every minute and scrape.
+    const keyed = samples.map((sample) => ({ sample, order: METRIC_ORDER.get(sample.kind)!, key: seriesKey(sample) }));
+    keyed.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return keyed.map((k) => k.sample);
   }
 
   /** InfluxDB points of measurement `cdn_collector`, stamped `now` (see measurements.ts for the shape). */
@@ -236,6 +238,8 @@ export class Telemetry {
     else this.counters.set(key, { kind, labels, value: by });
   }
 }
+
+const METRIC_ORDER = new Map(Object.keys(METRICS).map((kind, i) => [kind, i]));
 
 function seriesKey(s: Pick<Sample, 'kind' | 'labels'>): string {
   return JSON.stringify([s.kind, ...Object.keys(s.labels).sort().map((k) => [k, s.labels[k]])]);

@@ -3,7 +3,7 @@ import type { Runtime } from '../collector/runtime.js';
 import type { Logger } from '../log.js';
 import { DAY, floorTo } from '../time.js';
 import { readerKindOf } from './readers/index.js';
-import { verifyRange, type VerifyRange } from './run.js';
+import type { VerifyRange } from './run.js';
 
 /**
  * The days the daemon verifies at `now`: the `days` whole UTC days before the newest one whose last buckets are
@@ -32,6 +32,7 @@ export function scheduleVerify(rt: Runtime, log: Logger): ScheduledTask | undefi
   const run = async () => {
     const range = daemonRange(rt, rt.clock.now());
     try {
+      const { verifyRange } = await import('./run.js'); // loaded when it runs (daily), not with the daemon
       await verifyRange(rt, log, range, settings.repair);
     } catch (err) {
       log.warn({ err: (err as Error).message, from: new Date(range.from).toISOString() }, 'verify failed; retried at the next run');

@@ -1,4 +1,5 @@
-import { InfluxDB } from '@influxdata/influxdb-client';
+import { createRequire } from 'node:module';
+import type * as InfluxClient from '@influxdata/influxdb-client';
 import { VerifyReadError } from './errors.js';
 import { addTo, type StoredReader, type StoredSum, type SumQuery } from './types.js';
 
@@ -47,6 +48,8 @@ export function buildFlux(q: SumQuery, bucket: string): string {
 
 /** InfluxDB 2 through the official client's QueryApi (Flux): what it is good at, see docs/design.md. */
 export function fluxReader(target: FluxTarget): StoredReader {
+  // Loaded when a Flux reader is built: the daemon loads the verify job at start, and most sinks are read otherwise.
+  const { InfluxDB } = createRequire(import.meta.url)('@influxdata/influxdb-client') as typeof InfluxClient;
   const api = new InfluxDB({ url: target.url, token: target.token, timeout: target.timeoutMs ?? 30_000 }).getQueryApi(target.org);
   return {
     kind: 'flux',

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '../../http/undici.js';
 import { VerifyReadError } from './errors.js';
 import type { StoredReader, StoredSum, SumQuery } from './types.js';
 

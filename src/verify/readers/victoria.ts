@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '../../http/undici.js';
 import { tagText, type Point } from '../../points.js';
 import { floorTo } from '../../time.js';
 import { VerifyReadError } from './errors.js';
