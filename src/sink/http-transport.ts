@@ -8,7 +8,7 @@
  */
 import { DEFAULT_GZIP_MIN_BYTES } from './types.js';
 import { gzip as gzipCallback, type ZlibOptions } from 'node:zlib';
-import { Agent, request } from 'undici';
+import { Agent, request } from '../http/undici.js';
 import type { LineTransport, Rejection } from './batching.js';
 import { outcomeOf, transportFailure } from './http-outcome.js';
 
