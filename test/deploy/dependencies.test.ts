@@ -26,6 +26,9 @@ function runtimePackages(text: string): string[] {
   const patterns = [
     /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?'([^'.][^']*)'/gm,
     /\bimport\(\s*'([^'.][^']*)'\s*\)/g,
+    // CommonJS loads through createRequire: `createRequire(import.meta.url)('pkg')` or a `load('pkg/lib/x.js')` of it.
+    /\bcreateRequire\([^)]*\)\(\s*'([^'.][^']*)'\s*\)/g,
+    /\b(?:load|require)\(\s*'([^'.][^']*)'\s*\)/g,
     /\btarget:\s*'([^'.][^']*)'/g,
   ];
   for (const pattern of patterns) for (const m of text.matchAll(pattern)) found.push(packageOf(m[1]!));
