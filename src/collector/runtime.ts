@@ -85,6 +85,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     maxBodyBytes: config.api.maxBodyBytes,
     maxBodyBytesPerApi: config.api.maxBodyBytesPerApi,
     maxPages: config.api.maxPages,
+    ...(config.api.serverMaxLimit !== undefined ? { serverMaxLimit: config.api.serverMaxLimit } : {}),
   });
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
   const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) => log.warn({ problem }, 'paging memory'));

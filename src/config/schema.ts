@@ -114,6 +114,14 @@ export const configSchema = z
           .min(1)
           .default(1000)
           .describe('rows (or rows per bucket) asked for per call of the paged statistics endpoints (`limit`); the maximum is not shown, a server that caps lower is paged through'),
+        serverMaxLimit: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(
+            'the largest `limit` the statistics servers honour, when the operator knows it (the spec does not show it); unset: unknown, so a short page as large as any the server returned is checked with one more call (it may be a capped one). Set: `limit` never exceeds it, a page shorter than min(pageSize, serverMaxLimit) ends the read without that call, and a page of exactly serverMaxLimit rows is still followed by the next page',
+          ),
         // A server's Retry-After of days (or a far-future date) would otherwise stop that API until restart.
         maxRetryAfter: duration
           .default('5m')

@@ -33,6 +33,8 @@ export interface HttpClientOptions {
   maxBodyBytesPerApi?: Partial<Record<ApiName, number>>;
   /** Bound on the pages of one paged read (default 200). */
   maxPages?: number;
+  /** The largest `limit` the server honours, when known (`api.serverMaxLimit`): paged reads need no capped-page check. */
+  serverMaxLimit?: number;
 }
 
 export type Gate = <R>(api: ApiName, send: () => Promise<R>) => Promise<R>;
@@ -96,7 +98,7 @@ export class HttpClient {
     this.gate = options.gate;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxBodyBytesPerApi = options.maxBodyBytesPerApi ?? {};
-    this.paging = new ServerPaging(options.maxPages);
+    this.paging = new ServerPaging(options.maxPages, options.serverMaxLimit);
   }
 
   /** Same connection pool, token and settings, another gate (e.g. the same limiter at a lower priority). */

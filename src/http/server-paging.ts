@@ -7,7 +7,8 @@ export const DEFAULT_MAX_PAGES = 200;
  * What paging has learned about the server behind one HttpClient (shared by its `withGate` copies): the largest page
  * — or, for bucketed answers, the largest bucket — each API has returned. The largest `limit` the APIs honour is not
  * shown in the spec; a page at least this large might have been cut by a server cap, a smaller one cannot have been
- * (see src/sources/paging.ts). Also carries the bound on pages per read.
+ * (see src/sources/paging.ts). Also carries the bound on pages per read and, when the operator states it
+ * (`api.serverMaxLimit`), the server's page cap: then a page shorter than it cannot have been capped.
  */
 export class ServerPaging {
   private readonly largest = new Map<ApiName, number>();
@@ -15,7 +16,15 @@ export class ServerPaging {
   /** Per read (a job's key), the rows of its fullest bucket or list last time: the planner predicts its pages. */
   private readonly reads = new Map<string, number>();
 
-  constructor(readonly maxPages: number = DEFAULT_MAX_PAGES) {}
+  constructor(
+    readonly maxPages: number = DEFAULT_MAX_PAGES,
+    readonly serverMaxLimit?: number,
+  ) {}
+
+  /** The `limit` to send for a wanted page size: never above the server's stated cap. */
+  limitFor(pageSize: number): number {
+    return this.serverMaxLimit === undefined ? pageSize : Math.min(pageSize, this.serverMaxLimit);
+  }
 
   largestPage(api: ApiName): number {
     return this.largest.get(api) ?? 0;

@@ -46,15 +46,19 @@ export interface PagedRead<P extends Page> {
  * - a non-empty page shorter than `limit` ends the read only when it is also shorter than the largest page this server
  *   has returned for the API (`http.paging`): a server that once served more rows per page does not cap at fewer. A
  *   page as large as any seen so far may be a capped one, so one more page is read (an empty one ends the read);
+ * - unless the operator states the server's cap (`api.serverMaxLimit`): then `limit` never exceeds it, and a page
+ *   shorter than the limit sent ends the read (a full page, e.g. of exactly the cap, is followed by the next);
  * - a page equal to the previous one means the server ignored `offset`: PagingError, never an endless loop;
  * - more than `http.paging.maxPages` pages: PagingError.
  */
 export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRead<P>, start = 0, pageSize = PAGE_SIZE): AsyncGenerator<P> {
   let previous: string | undefined;
   let offset = start;
+  const limit = http.paging.limitFor(pageSize);
+  const capKnown = http.paging.serverMaxLimit !== undefined;
   const remember = (rows: number) => read.key !== undefined && http.paging.recordRows(read.key, rows);
   for (let pages = 1; ; pages++) {
-    const page = await read.fetchPage(offset, pageSize);
+    const page = await read.fetchPage(offset, limit);
     const rows = read.rows(page);
     if (rows === 0) {
       remember(offset);
@@ -70,7 +74,7 @@ export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRe
     http.paging.observe(read.api, rows);
     if (read.knownRows !== undefined) {
       if (offset + rows >= read.knownRows) return;
-    } else if (rows < pageSize && rows < largest) {
+    } else if (rows < limit && (capKnown || rows < largest)) {
       remember(offset + rows);
       return;
     }
@@ -109,12 +113,15 @@ export const GROUPED_CALLS: SpanCalls = { least: 1, paged: true };
  * groups of its fullest bucket last time (undefined: never read), the API's largest page `largest`, and the `limit`.
  * Full pages of `limit`, then the short (or empty) page that ends it — plus the page that checks a short page as
  * large as any the API served was not capped (when it ties `largest`; with nothing known yet, any page does).
+ * With the server's cap stated (`serverMaxLimit`), `limit` is cut to it and no page is checked.
  * A forecast: groups that appear or vanish since change it by a page.
  */
-export function groupedCalls(rows: number | undefined, largest: number, limit: number): SpanCalls {
-  if (rows === undefined) return { least: largest === 0 ? 2 : 1, paged: true };
+export function groupedCalls(rows: number | undefined, largest: number, wanted: number, serverMaxLimit?: number): SpanCalls {
+  const capKnown = serverMaxLimit !== undefined;
+  if (rows === undefined) return { least: largest === 0 && !capKnown ? 2 : 1, paged: true };
+  const limit = capKnown ? Math.min(wanted, serverMaxLimit) : wanted;
   const full = Math.floor(rows / limit);
-  const check = full === 0 && rows > 0 && rows >= largest ? 1 : 0;
+  const check = !capKnown && full === 0 && rows > 0 && rows >= largest ? 1 : 0;
   return { least: full + 1 + check, paged: true };
 }
 

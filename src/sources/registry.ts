@@ -18,7 +18,7 @@ import type { ApiName } from '../spec/apis.js';
 export interface SourcesConfig {
   /** `auto`: discovered at run time (src/collector/discovery.ts), which adds their jobs through accountJobs. */
   accounts: readonly string[] | 'auto';
-  api: { language?: JobContext['language']; pageSize: number; maxBodyBytes?: number; maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>> };
+  api: { language?: JobContext['language']; pageSize: number; serverMaxLimit?: number; maxBodyBytes?: number; maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>> };
   jobs: { metrics: MetricsSettings; statistic: StatisticSettings; streamstat: StreamstatSettings; dvr: DvrSettings };
   /** `overwrites: false`: the database keeps every sample of a series and time, so points rewritten with new values are not written. */
   output?: { overwrites?: boolean };
@@ -61,7 +61,8 @@ export function accountJobs(config: SourcesConfig, accounts: readonly string[], 
   const context: JobContext = {
     accounts,
     language: config.api.language,
-    pageSize: config.api.pageSize,
+    // Spans and row budgets are sized by the limit actually sent: never above the server's stated cap.
+    pageSize: Math.min(config.api.pageSize, config.api.serverMaxLimit ?? Infinity),
     rowBudget: rowBudgets(config.api),
     accountsAuto: config.accounts === 'auto',
     ...learnt,

@@ -31,6 +31,8 @@ describe('config schema', () => {
     [{ ...minimal, sink: { type: 'influx-v2', url: 'http://x' } }, 'sink.token'],
     [{ ...minimal, accounts: [] }, 'accounts'],
     [{ ...minimal, accounts: 'all' }, 'accounts'],
+    [{ ...minimal, api: { ...minimal.api, serverMaxLimit: 0 } }, 'api.serverMaxLimit'],
+    [{ ...minimal, api: { ...minimal.api, serverMaxLimit: 2.5 } }, 'api.serverMaxLimit'],
   ])('rejects bad input naming the field (%#)', (raw, field) => {
     expect(fieldOf(() => parseConfig(raw, {}))).toBe(field);
   });
@@ -40,6 +42,11 @@ describe('config schema', () => {
     expect(parseConfig(minimal, { CDN_ACCOUNTS: 'auto' }).accounts).toBe('auto');
     expect(parseConfig(minimal, { CDN_ACCOUNTS: 'a, b' }).accounts).toEqual(['a', 'b']);
     expect(parseConfig(minimal, {}).jobs.statistic.discovery).toBe(3_600_000);
+  });
+
+  it('api.serverMaxLimit is unset (cap unknown) unless stated', () => {
+    expect(parseConfig(minimal, {}).api.serverMaxLimit).toBeUndefined();
+    expect(parseConfig({ ...minimal, api: { ...minimal.api, serverMaxLimit: 50 } }, {}).api.serverMaxLimit).toBe(50);
   });
 
   it('names an unknown key', () => {

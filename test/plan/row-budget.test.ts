@@ -44,4 +44,11 @@ describe('row budget: spans sized by the rows a call returns', () => {
     expect(groupedCalls(2500, 2500, 1000).least).toBe(3); // two full pages, then a short one below the largest (1000)
     expect(groupedCalls(0, 7, 1000).least).toBe(1);
   });
+
+  it('with the server cap stated (api.serverMaxLimit), no page is checked and the limit is cut to the cap', () => {
+    expect(groupedCalls(undefined, 0, 1000, 1000).least).toBe(1);
+    expect(groupedCalls(7, 7, 1000, 1000).least).toBe(1); // a tie is not a capped page below the cap
+    expect(groupedCalls(120, 120, 1000, 50).least).toBe(3); // pages of 50, 50, then 20
+    expect(groupedCalls(100, 100, 1000, 50).least).toBe(3); // two full pages of the cap, then the empty one
+  });
 });

@@ -74,7 +74,7 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
       const buckets = (span.to - span.from) / step;
       if (flat) return knownRowsCalls(buckets, pageSize);
       const { paging } = ctx;
-      return paging ? groupedCalls(paging.rowsOf(key), paging.largestPage('statistic'), bucketLimit(buckets, pageSize, budgetOf(ctx))) : GROUPED_CALLS;
+      return paging ? groupedCalls(paging.rowsOf(key), paging.largestPage('statistic'), bucketLimit(buckets, pageSize, budgetOf(ctx)), paging.serverMaxLimit) : GROUPED_CALLS;
     },
     collect: (span, http) =>
       readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step, key }, span, { pageSize, budget: budgetOf(ctx) }),

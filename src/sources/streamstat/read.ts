@@ -56,7 +56,7 @@ export function viewsCalls(r: Omit<ViewsRead, 'http' | 'client'>, span: Span): S
   // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
   const buckets = bucketsOf(r, span).length;
   const limit = r.shape.flat ? r.pageSize : bucketLimit(buckets, r.pageSize, r.rowBudget);
-  const forecast = () => groupedCalls(r.paging!.rowsOf(r.key!), r.paging!.largestPage('streamstat'), limit);
+  const forecast = () => groupedCalls(r.paging!.rowsOf(r.key!), r.paging!.largestPage('streamstat'), limit, r.paging!.serverMaxLimit);
   const one = r.grouping === 'total' ? SINGLE_CALL : r.paging && r.key !== undefined ? forecast() : GROUPED_CALLS;
   return r.shape.flat ? { ...one, least: one.least * buckets } : one;
 }
