@@ -63,7 +63,7 @@ function loadText() {
 
 /** One table of every target of the benches just run, from bench/results.json (what docs/BENCHMARKS.md quotes). */
 function printSummary(benches) {
-  const results = JSON.parse(readFileSync(join(root, 'bench', 'results.json'), 'utf8'));
+  const results = JSON.parse(readFileSync(process.env.BENCH_RESULTS ?? join(root, 'bench', 'results.json'), 'utf8'));
   const byName = (name) => results[name] ?? results[name.replace(/-(\w)/g, (_, c) => c.toUpperCase())];
   console.log('\n== summary (value, target, value ÷ target)');
   for (const name of benches) {
