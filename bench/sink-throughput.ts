@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_IN_FLIGHT_V1 } from '../src/sink/influx-v1.js';
-import { DEFAULT_MAX_IN_FLIGHT_V2 } from '../src/sink/influx-v2.js';
+import { DEFAULT_MAX_IN_FLIGHT } from '../src/sink/batching.js';
 import type { Point } from '../src/points.js';
 import { createSink, SinkError, type Sink, type WriteResult } from '../src/sink/index.js';
 import { startInfluxV1, startVictoriaMetrics } from '../test/helpers/servers.js';
@@ -42,7 +42,7 @@ type Role = 'bare' | 'sink' | 'raw' | 'sink-default';
 const ROLES: Role[] = ['bare', 'sink', 'raw', 'sink-default'];
 type Measurement = { seconds: number; pointsPerSec: number; peakRssMb: number; retries: number };
 
-const inFlightOf = (kind: Kind): number => envNumber('BENCH_IN_FLIGHT') ?? (kind === 'v2' ? DEFAULT_MAX_IN_FLIGHT_V2 : DEFAULT_MAX_IN_FLIGHT_V1);
+const inFlightOf = (kind: Kind): number => envNumber('BENCH_IN_FLIGHT') ?? (kind === 'v2' ? DEFAULT_MAX_IN_FLIGHT : DEFAULT_MAX_IN_FLIGHT_V1);
 
 async function ours(kind: Kind, url: string, total: number): Promise<void> {
   const common = { deadLetterPath: join(tmpdir(), `bench-dead-${process.pid}.jsonl`), maxInFlight: envNumber('BENCH_IN_FLIGHT'), batchSize: BATCH };

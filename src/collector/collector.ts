@@ -99,7 +99,7 @@ export class Collector {
     const free = new Set(jobs.filter((job) => !this.running.has(job.key)).map((job) => job.key));
     const writes =
       free.size > 1 ? new PassWrites(free, (points, keys) => this.writePoints(points, keys.join(', ')), this.deps.passWriteMaxPoints ?? 5_000) : undefined;
-    return Promise.all(jobs.map((job) => (writes && free.has(job.key) ? this.enqueue(job, priority, undefined, undefined, undefined, writes) : this.runOnce(job, priority))));
+    return Promise.all(jobs.map((job) => (writes && free.has(job.key) ? this.enqueue(job, priority, { writes }) : this.runOnce(job, priority))));
   }
 
   /**
@@ -111,14 +111,14 @@ export class Collector {
   runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean): Promise<PassResult> {
     const newest = this.running.get(job.key);
     if (newest && !onSpan && newest.priority === priority && sameRange(newest.range, range)) return newest.result;
-    return this.enqueue(job, priority, range, onSpan, shouldStop);
+    return this.enqueue(job, priority, { range, onSpan, shouldStop });
   }
 
   /** Runs a pass of `job` after its newest one (single flight), writing through `writes` when given. */
-  private enqueue(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean, writes?: PassWrites): Promise<PassResult> {
+  private enqueue(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const entry: RunningPass = { priority, range, result: after.then(() => this.pass(job, priority, range, onSpan, shouldStop, writes)) };
+    const entry: RunningPass = { priority, range: how.range, result: after.then(() => this.pass(job, priority, how)) };
     this.running.set(job.key, entry);
     void entry.result.finally(() => {
       if (this.running.get(job.key) === entry) this.running.delete(job.key);
@@ -141,15 +141,15 @@ export class Collector {
    * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
    * on; any other failure ends the pass, and its span and all later ones stay missing.
    */
-  private async pass(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean, writes?: PassWrites): Promise<PassResult> {
+  private async pass(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     try {
-      return await this.passSpans(job, priority, range, onSpan, shouldStop, writes);
+      return await this.passSpans(job, priority, how);
     } finally {
-      writes?.leave(job.key);
+      how.writes?.leave(job.key);
     }
   }
 
-  private async passSpans(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean, writes?: PassWrites): Promise<PassResult> {
+  private async passSpans(job: CollectJob, priority: Priority, { range, onSpan, shouldStop, writes }: PassOptions): Promise<PassResult> {
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
@@ -279,6 +279,14 @@ export class Collector {
     this.stopping = true;
     await Promise.allSettled([...this.running.values()].map((p) => p.result));
   }
+}
+
+/** How one pass runs: over `range` (default: what the job lacks), reporting each span, until `shouldStop`, writing through `writes`. */
+interface PassOptions {
+  range?: Span | undefined;
+  onSpan?: ((span: Span) => void) | undefined;
+  shouldStop?: (() => boolean) | undefined;
+  writes?: PassWrites;
 }
 
 interface RunningPass {

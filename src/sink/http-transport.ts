@@ -6,11 +6,11 @@
  * one batch needs many thread-pool round trips, each waiting for a busy event loop; with confirmed writes that
  * latency is on the critical path (see docs/BENCHMARKS.md). Here a body is compressed in one trip at a fast level.
  */
-import { DEFAULT_GZIP_MIN_BYTES } from './types.js';
 import { gzip as gzipCallback, type ZlibOptions } from 'node:zlib';
 import { Agent, request } from '../http/undici.js';
 import type { LineTransport, Rejection } from './batching.js';
 import { outcomeOf, transportFailure } from './http-outcome.js';
+import { DEFAULT_GZIP_MIN_BYTES } from './types.js';
 
 export interface HttpLineTransportOptions {
   /** Sink name in errors. */
@@ -28,8 +28,6 @@ export interface HttpLineTransportOptions {
   /** Deadline of one request (default 30 s). */
   timeoutMs?: number;
 }
-
-
 
 export class HttpLineTransport implements LineTransport {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });

@@ -29,19 +29,12 @@ export interface InfluxV2Options extends BatchingOptions {
   name?: string;
 }
 
-/** Requests in flight unless configured: see the sink bench (docs/BENCHMARKS.md). */
-export const DEFAULT_MAX_IN_FLIGHT_V2 = 2;
-
 /** A sink writing through the v2 API. Backslashes default to `verbatim` (InfluxDB 2.x); use `escaped` for VictoriaMetrics/3.x. */
 export function createInfluxV2Sink(options: InfluxV2Options): BatchingSink {
   const name = options.name ?? 'influx-v2';
   const precision = options.precision ?? 's';
   const transport = new HttpLineTransport(influxV2Transport({ ...options, precision }));
-  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), {
-    ...options,
-    precision,
-    maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT_V2,
-  });
+  return new BatchingSink(name, transport, new DeadLetterFile(options.deadLetterPath), { ...options, precision });
 }
 
 /** The write request of a v2 sink (also what the online check sends an empty body to). */

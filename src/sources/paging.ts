@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HttpClient } from '../http/client.js';
+import type { ServerPaging } from '../http/server-paging.js';
 import { PagingError } from '../http/errors.js';
 import { type ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
@@ -123,6 +124,15 @@ export function groupedCalls(rows: number | undefined, largest: number, wanted: 
   const full = Math.floor(rows / limit);
   const check = !capKnown && full === 0 && rows > 0 && rows >= largest ? 1 : 0;
   return { least: full + 1 + check, paged: true };
+}
+
+/**
+ * The calls grouped read `key` of `api` is expected to take at `limit` (groupedCalls, from what `paging` learnt of the
+ * server and of this read), or GROUPED_CALLS when nothing is known of them (no paging state, no key).
+ */
+export function forecastGroupedCalls(paging: ServerPaging | undefined, api: ApiName, key: string | undefined, limit: number): SpanCalls {
+  if (!paging || key === undefined) return GROUPED_CALLS;
+  return groupedCalls(paging.rowsOf(key), paging.largestPage(api), limit, paging.serverMaxLimit);
 }
 
 /** A read whose rows the request fixes (`knownRows` of walkPages): exactly its pages, none to look for more. */

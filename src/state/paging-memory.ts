@@ -21,8 +21,9 @@ const fileSchema = z
  * The largest page each API has returned (ServerPaging), kept in `paging.json` of the state dir. walkPages reads one
  * more page after a page as large as any seen (it may have been capped by the server); without this file every
  * restart would start from nothing and pay that page again on each paged read until the largest is seen anew.
- * Saved atomically (durable-file.ts) when a new largest page is seen — rarely: only growth is written, coalesced.
- * A file that cannot be read or saved costs those extra pages, never data.
+ * It also keeps each grouped read's rows (the planner's forecast of its pages). Saved atomically (durable-file.ts) when
+ * either changes — at most once per paged read, coalesced: one save in flight. A file that cannot be read or saved
+ * costs those extra pages, never data.
  */
 export class PagingMemory {
   private saving: Promise<void> = Promise.resolve();

@@ -3,7 +3,7 @@ import { provisionalSpans, statisticRule, type WindowRule } from '../../plan/win
 import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
 import type { StatisticClientOptions } from './client.js';
-import { collectPages, flatRows, GROUPED_CALLS, groupedCalls, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
+import { collectPages, flatRows, forecastGroupedCalls, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
 import type { CollectJob, JobContext, Span } from '../types.js';
 import { StatisticClient } from './client.js';
@@ -73,8 +73,7 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
     callsFor: (span) => {
       const buckets = (span.to - span.from) / step;
       if (flat) return knownRowsCalls(buckets, pageSize);
-      const { paging } = ctx;
-      return paging ? groupedCalls(paging.rowsOf(key), paging.largestPage('statistic'), bucketLimit(buckets, pageSize, budgetOf(ctx)), paging.serverMaxLimit) : GROUPED_CALLS;
+      return forecastGroupedCalls(ctx.paging, 'statistic', key, bucketLimit(buckets, pageSize, budgetOf(ctx)));
     },
     collect: (span, http) =>
       readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step, key }, span, { pageSize, budget: budgetOf(ctx) }),

@@ -3,7 +3,7 @@ import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
 import type { ServerPaging } from '../../http/server-paging.js';
-import { collectPages, flatRows, GROUPED_CALLS, groupedCalls, type PagedRead, largestBucket, pageParams, SINGLE_CALL } from '../paging.js';
+import { collectPages, flatRows, forecastGroupedCalls, type PagedRead, largestBucket, pageParams, SINGLE_CALL } from '../paging.js';
 import { bucketLimit } from '../row-budget.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StreamstatClient } from './client.js';
@@ -56,8 +56,7 @@ export function viewsCalls(r: Omit<ViewsRead, 'http' | 'client'>, span: Span): S
   // Only the grouped reads are paged (the limit applies per bucket, to groups not known in advance).
   const buckets = bucketsOf(r, span).length;
   const limit = r.shape.flat ? r.pageSize : bucketLimit(buckets, r.pageSize, r.rowBudget);
-  const forecast = () => groupedCalls(r.paging!.rowsOf(r.key!), r.paging!.largestPage('streamstat'), limit, r.paging!.serverMaxLimit);
-  const one = r.grouping === 'total' ? SINGLE_CALL : r.paging && r.key !== undefined ? forecast() : GROUPED_CALLS;
+  const one = r.grouping === 'total' ? SINGLE_CALL : forecastGroupedCalls(r.paging, 'streamstat', r.key, limit);
   return r.shape.flat ? { ...one, least: one.least * buckets } : one;
 }
 
