@@ -33,6 +33,7 @@ describe('config schema', () => {
     [{ ...minimal, accounts: 'all' }, 'accounts'],
     [{ ...minimal, api: { ...minimal.api, serverMaxLimit: 0 } }, 'api.serverMaxLimit'],
     [{ ...minimal, api: { ...minimal.api, serverMaxLimit: 2.5 } }, 'api.serverMaxLimit'],
+    [{ ...minimal, sink: { type: 'influx-v1', url: 'http://db:8086', database: 'cdn', gzipMinBytes: -1 } }, 'sink.gzipMinBytes'],
   ])('rejects bad input naming the field (%#)', (raw, field) => {
     expect(fieldOf(() => parseConfig(raw, {}))).toBe(field);
   });

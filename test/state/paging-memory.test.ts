@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,5 +46,18 @@ describe('PagingMemory: the largest page per API across restarts', () => {
     paging.observe('statistic', 5);
     await memory.flush();
     expect(JSON.parse(readFileSync(join(state, PAGING_FILE), 'utf8')).largestPage).toEqual({ statistic: 5 });
+  });
+
+  it('a file that cannot be saved (a directory in its place, as a full or read-only disk) is reported, never thrown', async () => {
+    const state = dir();
+    mkdirSync(join(state, PAGING_FILE));
+    const problems: string[] = [];
+    const paging = new ServerPaging();
+    const memory = await PagingMemory.open(state, paging, (p) => problems.push(p));
+    paging.observe('streamstat', 7);
+    await memory.flush();
+    expect(paging.largestPage('streamstat')).toBe(7); // what paging learnt stays in use for this run
+    expect(problems.some((p) => /^paging\.json (unreadable|not saved)/.test(p))).toBe(true);
+    expect(problems.at(-1)).toMatch(/^paging\.json not saved/);
   });
 });
