@@ -30,3 +30,15 @@ export class TokenFileError extends CollectorError {
     super(`token file ${path}: ${problem}`);
   }
 }
+
+/** The password file cannot be read or its first line is empty (a config error where the config names it). */
+export class PasswordFileError extends CollectorError {
+  override name = 'PasswordFileError';
+  override readonly code = 'CDN_ERR_PASSWORD_FILE';
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`password file ${path}: ${problem}`);
+  }
+}

@@ -1,18 +1,16 @@
 import { request, type Dispatcher } from '../http/undici.js';
 import { readCapped } from '../http/body.js';
 import { redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
-import { LOGIN_PATH } from '../spec/login.js';
+import { LOGIN_PATH, type LoginBodyFormat } from '../spec/login.js';
 import { HOUR } from '../time.js';
 
 /**
- * Public clients show the answer's `lifetime` (ms, 21 599 000 ≈ 6 h) but not whether it is always sent: when it is
- * missing or unusable, six hours are assumed — and renewal at a fraction of it, plus the renewal on refusal, cover a
- * token that dies sooner.
+ * The vendor documents the answer's `lifetime` as the milliseconds LEFT until the token expires (21 599 000 on a fresh
+ * login); when it is missing or unusable, six hours are assumed — and renewal at a fraction of it, plus the renewal
+ * on refusal, cover a token that dies sooner.
  */
 export const ASSUMED_LIFETIME_MS = 6 * HOUR;
 
-/** How the credentials travel; the request body is not shown by any public source: JSON is chosen, a form is possible. */
-export type LoginBodyFormat = 'json' | 'form';
 
 export interface LoginRequest {
   baseUrl: string;
@@ -26,6 +24,14 @@ export interface LoginRequest {
 export type LoginAnswer =
   | { ok: true; token: string; lifetimeMs: number; lifetimeAssumed: boolean }
   | { ok: false; problem: string; status?: number };
+
+/**
+ * The login answers 400, 401 and 403 to credentials (or a request) it refuses: trying the same again cannot help, and
+ * every try may count toward the account's ban. Network errors, 5xx and 429 are the service's trouble: back off.
+ */
+export function isCredentialRefusal(answer: LoginAnswer): boolean {
+  return !answer.ok && (answer.status === 400 || answer.status === 401 || answer.status === 403);
+}
 
 /** Largest login answer read: a token and a few numbers. */
 const MAX_LOGIN_BODY = 64 * 1024;
@@ -80,7 +86,9 @@ export function parseLoginAnswer(httpStatus: number, text: string): LoginAnswer 
   if (refused || !token) {
     const said = typeof body.description === 'string' ? body.description : typeof body.detail === 'string' ? body.detail : undefined;
     const problem = refused ? `HTTP ${httpStatus}${Number.isInteger(bodyStatus) ? ` (status ${bodyStatus})` : ''}` : 'the answer has no token';
-    return { ok: false, status: httpStatus, problem: redactSecrets(said ? `${problem}: ${said.slice(0, 200)}` : problem) };
+    // A 200 whose body says 401 is the body's refusal.
+    const status = httpStatus >= 200 && httpStatus < 300 && Number.isInteger(bodyStatus) ? bodyStatus : httpStatus;
+    return { ok: false, status, problem: redactSecrets(said ? `${problem}: ${said.slice(0, 200)}` : problem) };
   }
   const lifetime = Number(body.lifetime);
   const usable = body.lifetime !== undefined && body.lifetime !== null && body.lifetime !== '' && Number.isFinite(lifetime) && lifetime > 0;

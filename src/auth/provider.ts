@@ -1,4 +1,5 @@
 import { registerSecret } from '../secrets.js';
+import type { TokenRefusal } from './refusal.js';
 
 /**
  * Where the HTTP client gets its token. The client asks per request (`current`), so a token that changed — a file
@@ -6,23 +7,33 @@ import { registerSecret } from '../secrets.js';
  * as invalid or expired, it asks for a fresh one (`renew`) and retries that call once.
  */
 export interface TokenProvider {
+  /** Where the token comes from, as an operator configures it (named in the hint of an uncured refusal). */
+  readonly source: string;
   /** The token to send now; may read a file or log in first. */
   current(): Promise<string>;
+  /**
+   * Whether a refusal of `refused` would be answered with a renewal (decided before asking, so that a refusal the
+   * renewal is about to cure is not reported as the operator's problem). Absent: never.
+   */
+  willRenew?(refused: string, kind: TokenRefusal): boolean;
   /**
    * `refused` was refused as invalid or expired: a fresh token, or `refused` itself when no other can be had (the
    * caller then does not retry). Absent: the token cannot change (a static token).
    */
-  renew?(refused: string): Promise<string>;
+  renew?(refused: string, kind: TokenRefusal): Promise<string>;
 }
 
 /** What the token sources report (runtime.ts turns these into log lines and the `auth` /healthz condition). */
 export type AuthEvent =
-  | { type: 'obtained'; source: 'login' | 'file'; lifetimeMs?: number; lifetimeAssumed?: boolean }
-  | { type: 'failed'; source: 'login' | 'file'; error: Error; retryInMs?: number };
+  | { type: 'obtained'; source: 'login' | 'file'; lifetimeMs?: number; lifetimeAssumed?: boolean; reused?: boolean }
+  | { type: 'failed'; source: 'login' | 'file'; error: Error; retryInMs?: number; stopped?: boolean };
 
 /** A token given as-is (config `api.token`, `CDN_TOKEN`, a CLI flag): never renewed. */
 export class StaticTokenProvider implements TokenProvider {
-  constructor(private readonly token: string) {
+  constructor(
+    private readonly token: string,
+    readonly source = 'api.token (CDN_TOKEN)',
+  ) {
     registerSecret(token);
   }
   current(): Promise<string> {

@@ -1,15 +1,22 @@
 import { ApiError } from '../http/errors.js';
+import { APIS } from '../spec/apis.js';
+import { INVENTORY_REFUSAL } from '../spec/inventory.js';
 
 /**
- * The texts with which the APIs refuse a token that is no longer (or never was) valid: DVR and metrics answer 403
- * `Token is expired` / `Token expired` / `Invalid or missing CDN-AUTH-TOKEN`, the statistics APIs 401 `token is invalid`.
- * A 403 for anything else (no access to an account) or a 401 `no accounts available` / `account` is not cured by a
- * new token, so it is not retried.
+ * What a 401/403 says about the token, decided per API from what its spec documents (`APIS[api].refusal`):
+ * - `token`: the text names a dead token (DVR `Token is expired`, statistics `token is invalid`);
+ * - `possible`: a 401/403 whose text is not documented (metrics publishes none): it may be an expired token;
+ * - undefined: not a refusal of the token (another status, or a text naming the accounts).
+ * Both `token` and `possible` earn one renewal and one retry; a refusal of the renewed token is "no access".
  */
-const REFUSAL = /token\s+(is\s+)?(expired|invalid)|invalid or missing cdn-auth-token/i;
+export type TokenRefusal = 'token' | 'possible';
 
-/** A 401/403 that says the token is invalid or expired: worth one renewal and one retry. */
-export function isTokenRefusal(err: unknown): err is ApiError {
-  if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 403)) return false;
-  return REFUSAL.test(err.description ?? '');
+export function tokenRefusalOf(err: unknown): TokenRefusal | undefined {
+  if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 403)) return undefined;
+  const target = err.request.api;
+  const rule = target === 'inventory' ? INVENTORY_REFUSAL : APIS[target].refusal;
+  const text = (err.description ?? '').trim();
+  if (rule.token.test(text)) return 'token';
+  if (rule.notToken?.test(text)) return undefined;
+  return 'possible';
 }

@@ -15,10 +15,20 @@ export class FileTokenProvider implements TokenProvider {
   /** The last read failed: the next good read is reported even if the token did not change. */
   private failing = false;
 
+  readonly source = 'api.tokenFile (CDN_TOKEN_FILE)';
+
   constructor(
     readonly path: string,
     private readonly onEvent: (e: AuthEvent) => void = () => {},
   ) {}
+
+  /**
+   * A refusal re-reads the file, and a retry follows only if it holds another token: whoever writes the file must
+   * act, so the refusal is reported as theirs to fix even when a new token was already there.
+   */
+  willRenew(): boolean {
+    return false;
+  }
 
   async current(): Promise<string> {
     let version: string | undefined;

@@ -1,7 +1,8 @@
 import type { ZodType, ZodTypeDef } from 'zod';
 import { HttpClient } from '../http/client.js';
 import { APIS, type ApiName } from '../spec/apis.js';
-import { resolveConnection, type ConnectionOptions } from './dvr-args.js';
+import { resolveConnection } from './connection.js';
+import type { ConnectionOptions } from './dvr-args.js';
 
 // What `api` does, loaded only when it runs (api.ts defines the command).
 

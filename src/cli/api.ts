@@ -22,7 +22,9 @@ export function apiCommand(): Command {
     .option('-q, --query <key=value>', 'query parameter, repeatable (metric=a -q metric=b repeats it)', parseParam)
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
     .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file); never printed')
-    .option('--token-file <path>', 'read the access token from this file (first line)');
+    .option('--token-file <path>', 'read the access token from this file (first line)')
+    .option('--username <name>', 'log in as this user instead (default: env CDN_USERNAME); password from CDN_PASSWORD or --password-file')
+    .option('--password-file <path>', 'the login password: first line of this file (default: env CDN_PASSWORD_FILE)');
   // The HTTP client loads when the command runs, not for `api --help` or an argument error.
   return command.action(async (api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions) =>
     (await import('./api-action.js')).apiAction(api, path, o),

@@ -5,7 +5,8 @@ import { DvrClient } from '../sources/dvr/client.js';
 import { deleteRangeBody, rangeEnd, type DvrDeleteRange } from '../sources/dvr/params.js';
 import { previewDeletion } from '../sources/dvr/preview.js';
 import { CliError, EXIT_USAGE } from './common.js';
-import { asUsageError, resolveConnection, wantsJson, type ConnectionOptions, type DvrIo } from './dvr-args.js';
+import { resolveConnection } from './connection.js';
+import { asUsageError, wantsJson, type ConnectionOptions, type DvrIo } from './dvr-args.js';
 import {
   failedHostsOutput,
   formatDeletedText,

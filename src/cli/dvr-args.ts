@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type OutputConfiguration } from 'commander';
 import { ParameterError } from '../errors.js';
 import { parseIsoTime } from '../time.js';
@@ -16,44 +15,8 @@ export interface ConnectionOptions {
   baseUrl?: string;
   token?: string;
   tokenFile?: string;
-}
-
-/** Shown when the token is an argument: every local user can read it from `ps` or /proc/<pid>/cmdline. */
-export const TOKEN_ARGUMENT_WARNING =
-  'warning: --token is visible to other users of this machine (ps); prefer CDN_TOKEN or --token-file <path>\n';
-
-/**
- * `--base-url`, else `CDN_BASE_URL`; the token from `--token-file`, `--token` (with a warning on `warn`) or
- * `CDN_TOKEN`. A missing one is a usage error naming its sources; the token itself is never part of a message.
- */
-export function resolveConnection(
-  o: ConnectionOptions,
-  env: DvrIo['env'],
-  warn: (text: string) => void = (text) => process.stderr.write(text),
-): { baseUrl: string; token: string } {
-  const baseUrl = o.baseUrl ?? env.CDN_BASE_URL;
-  if (o.token !== undefined && o.tokenFile !== undefined) throw new CliError('give either --token or --token-file, not both', EXIT_USAGE);
-  if (o.token !== undefined) warn(TOKEN_ARGUMENT_WARNING);
-  const token = o.tokenFile !== undefined ? readTokenFile(o.tokenFile) : (o.token ?? env.CDN_TOKEN);
-  if (!baseUrl) throw new CliError('missing base URL: pass --base-url or set CDN_BASE_URL', EXIT_USAGE);
-  if (!token) throw new CliError('missing token: set CDN_TOKEN or pass --token-file <path>', EXIT_USAGE);
-  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
-    throw new CliError('--base-url must be an http(s) URL', EXIT_USAGE);
-  }
-  return { baseUrl, token };
-}
-
-/** The first line of a token file (trailing newline and spaces removed), e.g. a mounted secret. */
-function readTokenFile(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new CliError(`--token-file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, EXIT_USAGE);
-  }
-  const token = text.split(/\r?\n/)[0]!.trim();
-  if (!token) throw new CliError(`--token-file: ${path} is empty`, EXIT_USAGE);
-  return token;
+  username?: string;
+  passwordFile?: string;
 }
 
 /**

@@ -25,8 +25,9 @@ const processIo: DvrIo = { stdout: process.stdout, env: process.env };
 
 const OUTPUT_HELP = `
 Output: a table on a terminal; JSON with --json, and also by default when stdout is not a terminal (pipe, file).
-Connection: --base-url or CDN_BASE_URL; the token from CDN_TOKEN or --token-file (--token works, but ps shows it).
-The token is never printed.
+Connection: --base-url or CDN_BASE_URL; the token from CDN_TOKEN or --token-file (--token works, but ps shows it),
+or a login: --username or CDN_USERNAME, with CDN_PASSWORD or --password-file (CDN_PASSWORD_FILE); one login per run.
+The token and the password are never printed.
 Exit codes: 0 done (or dry run), 1 API error or deletion failed on some host (failed_hosts printed), 2 bad arguments.`;
 
 /** `cdn-collector dvr get|delete|delete-all`: DVR management (spec 000). Deleting needs --yes; otherwise a dry run. */
@@ -70,6 +71,8 @@ function withCommonOptions(command: Command): Command {
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
     .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file)')
     .option('--token-file <path>', 'read the access token from this file (first line)')
+    .option('--username <name>', 'log in as this user instead (default: env CDN_USERNAME); password from CDN_PASSWORD or --password-file')
+    .option('--password-file <path>', 'the login password: first line of this file (default: env CDN_PASSWORD_FILE)')
     .addOption(new Option('--json', 'print JSON').conflicts('table'))
     .option('--table', 'print a table even when stdout is not a terminal');
 }

@@ -40,6 +40,8 @@ export class ApiWatch {
   constructor(
     private readonly log: Logger,
     private readonly clock: Clock,
+    /** The configured token source, named when a refusal is the operator's to fix. */
+    private readonly tokenSource = 'api.token (CDN_TOKEN)',
   ) {}
 
   /** `gate` with every attempt observed. */
@@ -99,6 +101,11 @@ export class ApiWatch {
     }
     const now = this.clock.now();
     const { reason, endpoint } = describeFailure(err);
+    if (err instanceof ApiError && err.tokenRenewal === 'renewing') {
+      // The token died (or may have): a new one is fetched and the call retried; only an uncured refusal is reported.
+      this.log.info({ api, endpoint, reason }, `${api} API refused the token; renewing it and retrying the call once`);
+      return;
+    }
     const was = this.failing.get(api);
     if (!was) {
       this.failing.set(api, { since: now, count: 1, reason, endpoint, summarizedAt: now });
@@ -106,7 +113,7 @@ export class ApiWatch {
       const level = needsOperator(err) ? 'error' : 'warn';
       this.log[level](
         { api, endpoint, reason, code: errorCodeOf(err) },
-        `${api} API call failed: ${reason}${hintFor(err)}; retried per the limiter's policy, a summary each minute while it fails`,
+        `${api} API call failed: ${reason}${hintFor(err, this.tokenSource)}; retried per the limiter's policy, a summary each minute while it fails`,
       );
       return;
     }
@@ -137,10 +144,13 @@ function needsOperator(err: unknown): boolean {
   return err instanceof ApiError && [401, 403, 404].includes(err.status);
 }
 
-function hintFor(err: unknown): string {
+function hintFor(err: unknown, tokenSource: string): string {
   if (err instanceof NetworkError && err.causeCode === 'ENOTFOUND') return ' (host not found: check api.baseUrl / CDN_BASE_URL)';
   if (err instanceof NetworkError && err.causeCode === 'ECONNREFUSED') return ' (nothing listens there: check api.baseUrl / CDN_BASE_URL)';
-  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return ' (the token is refused: check api.token / CDN_TOKEN)';
+  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+    if (err.tokenRenewal === 'renewed') return ` (refused again with a renewed token from ${tokenSource}: that account has no access to it)`;
+    return ` (the token is refused: check ${tokenSource})`;
+  }
   return '';
 }
 

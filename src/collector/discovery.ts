@@ -5,7 +5,7 @@ import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Logger } from '../log.js';
 import { accountJobs, type SourcesLearnt } from '../sources/registry.js';
-import { readTokenAccounts } from '../sources/statistic/accounts.js';
+import { readAccounts } from '../sources/accounts.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Collector } from './collector.js';
 import { describeError } from './errors.js';
@@ -28,10 +28,11 @@ export interface DiscoveryDeps {
 export const DISCOVERY_CONDITION = 'accounts:discovery';
 
 /**
- * `accounts: auto`: reads the token's accounts from the statistics API and adds the jobs of each new one (of this
- * shard) to the running collector. Accounts are only ever added: one that disappears from the token keeps its jobs
- * until the restart (its calls then fail with 401 `account` and show in /healthz, rather than silently stopping).
- * The read goes through the statistic limiter like any collection call, at live priority.
+ * `accounts: auto`: reads the token's active accounts (the inventory endpoint, or the statistics grouping where it is
+ * missing: src/sources/accounts.ts) and adds the jobs of each new one (of this shard) to the running collector.
+ * Accounts are only ever added: one that disappears from the token keeps its jobs until the restart (its calls then
+ * fail with 401 `account` and show in /healthz, rather than silently stopping). A statistics read goes through the
+ * statistic limiter like any collection call, at live priority; the inventory is outside every quota.
  */
 export class AccountDiscovery {
   private readonly known = new Set<string>();
@@ -54,7 +55,7 @@ export class AccountDiscovery {
     const { config, shard, collector, log, telemetry } = this.deps;
     const http = this.deps.http.withGate(this.deps.limiters.gate('live'));
     // A later failure leaves the accounts found so far collecting (logged by the daemon); only "none yet" is unhealthy.
-    const found = await readTokenAccounts(http, this.deps.clock.now(), config.api.language).catch((err: unknown) => {
+    const { accounts: found, from } = await readAccounts(http, this.deps.clock.now(), config.api.language).catch((err: unknown) => {
       if (this.known.size === 0) telemetry.condition(DISCOVERY_CONDITION, `no account discovered yet: ${describeError(err)}`);
       throw err;
     });
@@ -62,10 +63,11 @@ export class AccountDiscovery {
     for (const account of fresh) this.known.add(account);
     if (fresh.length > 0) {
       const jobs = collector.addJobs(accountJobs(config, fresh, this.deps.learnt));
-      log.info({ accounts: fresh, jobs: jobs.length, total: this.known.size }, 'accounts discovered');
+      log.info({ accounts: fresh, jobs: jobs.length, total: this.known.size, from }, 'accounts discovered');
     }
     const scope = shard ? ` in shard ${shard.index}/${shard.count}` : '';
-    telemetry.condition(DISCOVERY_CONDITION, this.known.size === 0 ? `the token has no account with traffic in the last day${scope}` : undefined);
+    const none = from === 'inventory' ? 'no active account' : 'no account with traffic in the last day';
+    telemetry.condition(DISCOVERY_CONDITION, this.known.size === 0 ? `the token has ${none}${scope}` : undefined);
     return fresh;
   }
 }

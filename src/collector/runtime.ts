@@ -66,7 +66,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     onSaveError: (err) => log.warn({ err: (err as Error).message }, 'set-aside list not saved; after a restart its spans are collected again'),
   });
   if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
-  const watch = new ApiWatch(log, clock);
+  const watch = new ApiWatch(log, clock, tokens.source);
   const limiters = new WatchedLimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
     {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { perApi, type ApiDescriptor } from '../spec/apis.js';
+import { DEFAULT_LOGIN_BODY, LOGIN_BODY_FORMATS } from '../spec/login.js';
 import { MINUTE } from '../time.js';
 import { DEFAULT_GZIP_MIN_BYTES } from '../sink/types.js';
 import * as dvr from '../sources/dvr/settings.js';
@@ -87,9 +88,11 @@ export const configSchema = z
         password: z.string().min(1).optional().describe('login password (env CDN_PASSWORD; prefer the env or passwordFile to the file); never logged'),
         passwordFile: z.string().min(1).optional().describe('file whose first line is the login password (env CDN_PASSWORD_FILE)'),
         loginBody: z
-          .enum(['json', 'form'])
-          .default('json')
-          .describe('how the login sends the credentials: a JSON object or a form (the body format is not shown by any public source)'),
+          .enum(LOGIN_BODY_FORMATS)
+          .default(DEFAULT_LOGIN_BODY)
+          .describe(
+            'how the login sends the credentials: a form (application/x-www-form-urlencoded, as the vendor\'s OAuth page and every public client send it; the service answers a JSON body 400) or a JSON object',
+          ),
         renewAfter: z
           .number()
           .min(0.1)
@@ -149,7 +152,7 @@ export const configSchema = z
         z.literal('auto'),
         z.array(z.string().min(1).regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces')).min(1),
       ])
-      .describe('accounts this instance collects (split accounts across instances to scale out), or auto: the token\'s accounts, read from the statistics /accounts grouping at start and every jobs.statistic.discovery'),
+      .describe('accounts this instance collects (split accounts across instances to scale out), or auto: the token\'s active accounts, read at start and every jobs.statistic.discovery from GET /app/inventory/v1/accounts/ (outside every quota), or where that answers 404 from the statistics /accounts grouping (accounts with traffic in the last day, on the statistic quota)'),
     quotas: z
       .object(perApi((_, descriptor) => quotaOf(descriptor)))
       .strict()

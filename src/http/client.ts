@@ -3,11 +3,12 @@ import type { ZodType, ZodTypeDef } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
+import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from './server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
-import { isTokenRefusal } from '../auth/refusal.js';
+import { tokenRefusalOf } from '../auth/refusal.js';
 
 /** Where the token travels; only APIs whose descriptor allows it (the statistics APIs) take it in the query. */
 export type TokenPlacement = 'header' | 'query';
@@ -40,7 +41,8 @@ export interface HttpClientOptions {
 export type Gate = <R>(api: ApiName, send: () => Promise<R>) => Promise<R>;
 
 export interface RequestSpec<T> {
-  api: ApiName;
+  /** The API (gated: quota, retries) or the inventory (outside every quota: sent at once). */
+  api: RequestTarget;
   method: 'GET' | 'DELETE';
   /** Path below the base URL, already encoded, e.g. `/app/metrics/v1/resources`. */
   path: string;
@@ -119,28 +121,38 @@ export class HttpClient {
     // Log in (or read the token file) before queueing for a slot: a login that fails costs no quota.
     await this.tokens.current();
     let sent: string | undefined;
-    const attempt = () =>
+    const attempt = (retry: boolean) =>
       this.gated(spec.api, async () => {
         sent = await this.tokens.current(); // the freshest token at the moment of sending (the queue may be long)
-        return this.send(spec, sent);
+        try {
+          return await this.send(spec, sent);
+        } catch (err) {
+          // Tagged before the gate's watchers see it: a refusal a renewal is about to cure is no operator's problem.
+          const refusal = tokenRefusalOf(err);
+          if (refusal && err instanceof ApiError) {
+            err.tokenRenewal = retry ? 'renewed' : this.tokens.willRenew?.(sent, refusal) ? 'renewing' : undefined;
+          }
+          throw err;
+        }
       });
     try {
-      return await attempt();
+      return await attempt(false);
     } catch (err) {
-      if (!isTokenRefusal(err) || !this.tokens.renew || sent === undefined) throw err;
-      const renewed = await this.tokens.renew(sent);
+      const refusal = tokenRefusalOf(err);
+      if (!refusal || !this.tokens.renew || sent === undefined) throw err;
+      const renewed = await this.tokens.renew(sent, refusal);
       if (renewed === sent) throw err; // nothing new to try
-      return attempt();
+      return attempt(true);
     }
   }
 
-  private gated<R>(api: ApiName, send: () => Promise<R>): Promise<R> {
-    return this.gate ? this.gate(api, send) : send();
+  private gated<R>(target: RequestTarget, send: () => Promise<R>): Promise<R> {
+    return this.gate && target !== 'inventory' ? this.gate(target, send) : send();
   }
 
   private async send<T>(spec: RequestSpec<T>, token: string): Promise<ApiResponse<T>> {
     const params = toSearchParams(spec.query ?? {});
-    const useQueryToken = this.tokenPlacement === 'query' && APIS[spec.api].token === 'header-or-query';
+    const useQueryToken = this.tokenPlacement === 'query' && spec.api !== 'inventory' && APIS[spec.api].token === 'header-or-query';
     const safeQs = params.toString();
     if (useQueryToken) params.set(TOKEN_QUERY, token);
     const qs = params.toString();
@@ -163,7 +175,7 @@ export class HttpClient {
 
     let status: number;
     let responseHeaders: Record<string, string>;
-    const maxBytes = this.maxBodyBytesPerApi[spec.api] ?? this.maxBodyBytes;
+    const maxBytes = (spec.api !== 'inventory' && this.maxBodyBytesPerApi[spec.api]) || this.maxBodyBytes;
     let read: Awaited<ReturnType<typeof readCapped>>;
     try {
       const res = await undiciRequest(url, {

@@ -1,5 +1,6 @@
 import { CollectorError } from '../errors.js';
 import type { ApiName } from '../spec/apis.js';
+import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, redactValue } from '../secrets.js';
 
 /**
@@ -11,7 +12,7 @@ import { redactSecrets, redactValue } from '../secrets.js';
 
 /** The call that failed, as safe to log: method, redacted URL, API. */
 export interface RequestInfo {
-  api: ApiName;
+  api: RequestTarget;
   method: string;
   url: string;
 }
@@ -31,6 +32,11 @@ export class ApiError extends CollectorError {
   readonly retryAfterSec: number | undefined;
   readonly body: unknown;
   readonly request: RequestInfo;
+  /**
+   * A refusal of the token: `renewing` when a renewal and a retry follow (not yet an operator's problem), `renewed`
+   * when the token refused was the renewed one (the retry's); set by the HttpClient.
+   */
+  tokenRenewal: 'renewing' | 'renewed' | undefined;
 
   constructor(init: {
     status: number;

@@ -23,10 +23,11 @@ export type AuthResult = { ok: true; quotaKey: string; accounts: string[] } | { 
  * Authentication per spec. Metrics and DVR take only the CDN-AUTH-TOKEN header and answer 403 Forbidden.
  * The statistics APIs read `cdnauthtoken` from the query first, then the header, and answer 401 with
  * `token is invalid`, `no accounts available` or `account`. Their error body shape is not shown; chosen:
- * `{ "status": "error", "data": "<text>" }`, the table's "Data" column as `data`. A login token past its lifetime
- * answers as the DVR text says (403 Forbidden, `Token is expired`) and, on the statistics APIs, `token is invalid` (the
- * only token text their tables have); the special expired token keeps the shorter `Token expired`, so clients are
- * tested against both wordings.
+ * `{ "status": "error", "data": "<text>" }`, the table's "Data" column as `data`. DVR refuses a login token past its
+ * lifetime as its spec says (403 Forbidden, `Token is expired`); the special expired token keeps the shorter
+ * `Token expired`, so clients are tested against both wordings. Metrics publishes no refusal text ("Invalid token or
+ * no access" is its table's meaning column): every metrics refusal answers `metricsRefusal` (settable), so a client
+ * cannot rely on a wording the real service may not use.
  */
 export function authenticate(
   api: ApiName,
@@ -34,14 +35,16 @@ export function authenticate(
   headers: IncomingHttpHeaders,
   query: URLSearchParams,
   now: number,
+  metricsRefusal: string,
 ): AuthResult {
   const header = headers['cdn-auth-token'];
   const headerToken = Array.isArray(header) ? header[0] : header;
   if (APIS[api].token === 'header') {
     const grant = headerToken ? tokens.get(headerToken) : undefined;
-    if (!headerToken || !grant) return forbidden('Invalid or missing CDN-AUTH-TOKEN');
-    if (grant.expired) return forbidden('Token expired');
-    if (pastLifetime(grant, now)) return forbidden('Token is expired');
+    const refuse = (dvrText: string) => forbidden(api === 'metrics' ? metricsRefusal : dvrText);
+    if (!headerToken || !grant) return refuse('Invalid or missing CDN-AUTH-TOKEN');
+    if (grant.expired) return refuse('Token expired');
+    if (pastLifetime(grant, now)) return refuse('Token is expired');
     return { ok: true, quotaKey: grant.quotaKey ?? headerToken, accounts: grant.accounts };
   }
   const token = query.get('cdnauthtoken') ?? headerToken;
@@ -51,6 +54,14 @@ export function authenticate(
   const account = query.get('account');
   if (account !== null && !grant.accounts.includes(account)) return unauthorized('account');
   return { ok: true, quotaKey: grant.quotaKey ?? token, accounts: grant.accounts };
+}
+
+/** A token the simulator knows and that lives now: the header-token endpoints outside the four APIs (inventory). */
+export function liveGrant(tokens: ReadonlyMap<string, TokenGrant>, headers: IncomingHttpHeaders, now: number): TokenGrant | undefined {
+  const header = headers['cdn-auth-token'];
+  const token = Array.isArray(header) ? header[0] : header;
+  const grant = token ? tokens.get(token) : undefined;
+  return grant && !grant.expired && !pastLifetime(grant, now) ? grant : undefined;
 }
 
 function pastLifetime(grant: TokenGrant, now: number): boolean {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import { HOUR, MINUTE } from '../time.js';
 import { LOGIN_LIFETIME_MS } from '../spec/login.js';
 import type { TokenGrant } from './auth.js';
 import type { SimReply } from './types.js';
@@ -9,42 +9,78 @@ export interface SimLogin {
   password: string;
   /** Lifetime of each issued token on the simulator's clock; default the real service's ~6 h. */
   tokenLifetimeMs?: number;
+  /** A login while the user's last token lives hands that token back, with the time it has left. */
+  reuseTokens?: boolean;
 }
+
+/** Wrong passwords in a row that ban the account, and for how long (the simulator's clock). */
+export const BAN_AFTER_REFUSALS = 7;
+export const BAN_MS = 3 * HOUR;
+/** Logins admitted per minute (any outcome). */
+export const LOGINS_PER_MINUTE = 20;
+
+type Issue = (token: string, grant: Omit<TokenGrant, 'accounts'>) => void;
 
 /**
- * The login (`POST /app/oauth/v1/token/`, see src/spec/login.ts): the configured credentials, as JSON or as a form,
- * get a new token that expires `tokenLifetimeMs` after issue. Its calls count against one quota per user, not per token
- * — a fresh token must not mean a fresh quota, or the simulator would hide a client that renews its way past a 429.
- * A refused login's body is not shown anywhere; chosen: 401 `{"status": 401, "description": "invalid credentials"}`.
+ * The login (`POST /app/oauth/v1/token/`, see src/spec/login.ts), as strict as the real service: the body is read as a
+ * form whatever its Content-Type (a JSON body has no form fields: 400), refusals carry no body, seven wrong passwords
+ * in a row ban the account for three hours (right ones included), and more than 20 logins a minute are answered 429.
+ * The answer's `lifetime` is the time the token has LEFT; with `reuseTokens` a login while the user's token lives
+ * hands that token back. Its calls count against one quota per user, not per token — a fresh token must not mean a
+ * fresh quota, or the simulator would hide a client that renews its way past a 429.
  */
-export function login(
-  config: SimLogin,
-  headers: IncomingHttpHeaders,
-  rawBody: string,
-  now: number,
-  issue: (token: string, grant: Omit<TokenGrant, 'accounts'>) => void,
-): SimReply {
-  const given = credentialsOf(headers['content-type'] ?? '', rawBody);
-  if (!given || given.username !== config.username || given.password !== config.password) {
-    return { status: 401, body: { status: 401, description: 'invalid credentials' } };
-  }
-  const lifetime = config.tokenLifetimeMs ?? LOGIN_LIFETIME_MS;
-  const token = `sim-login-${randomBytes(12).toString('hex')}`;
-  issue(token, { expiresAt: now + lifetime, quotaKey: `user:${config.username}` });
-  return { status: 200, body: { status: 200, person_id: 1, token, lifetime } };
-}
+export class SimLoginService {
+  /** Logins answered, any outcome (tests). */
+  answered = 0;
+  /** Logins answered 401 (wrong credentials) or 403 (banned). */
+  refused = 0;
+  private wrongInARow = 0;
+  private bannedUntil = Number.NEGATIVE_INFINITY;
+  private readonly recent: number[] = [];
+  private live: { token: string; expiresAt: number } | undefined;
 
-function credentialsOf(contentType: string, rawBody: string): { username: unknown; password: unknown } | undefined {
-  if (contentType.includes('application/x-www-form-urlencoded')) {
+  constructor(private readonly config: SimLogin) {}
+
+  handle(rawBody: string, now: number, issue: Issue): SimReply {
+    this.answered++;
+    while (this.recent.length > 0 && this.recent[0]! <= now - MINUTE) this.recent.shift();
+    if (this.recent.length >= LOGINS_PER_MINUTE) return { status: 429, body: undefined };
+    this.recent.push(now);
     const form = new URLSearchParams(rawBody);
-    return { username: form.get('username'), password: form.get('password') };
+    const username = form.get('username');
+    const password = form.get('password');
+    if (!username || password === null) return { status: 400, body: undefined };
+    if (username !== this.config.username) return this.refuse(401);
+    if (now < this.bannedUntil) return this.refuse(403);
+    if (password !== this.config.password) {
+      if (++this.wrongInARow >= BAN_AFTER_REFUSALS) this.bannedUntil = now + BAN_MS;
+      return this.refuse(401);
+    }
+    this.wrongInARow = 0;
+    const answer = (token: string, expiresAt: number): SimReply => ({
+      status: 200,
+      body: { status: 200, person_id: 1, token, lifetime: expiresAt - now },
+    });
+    if (this.config.reuseTokens && this.live && now < this.live.expiresAt) return answer(this.live.token, this.live.expiresAt);
+    const expiresAt = now + (this.config.tokenLifetimeMs ?? LOGIN_LIFETIME_MS);
+    const token = `sim-login-${randomBytes(12).toString('hex')}`;
+    issue(token, { expiresAt, quotaKey: `user:${this.config.username}` });
+    this.live = { token, expiresAt };
+    return answer(token, expiresAt);
   }
-  try {
-    const body: unknown = JSON.parse(rawBody);
-    if (typeof body !== 'object' || body === null) return undefined;
-    const { username, password } = body as Record<string, unknown>;
-    return { username, password };
-  } catch {
-    return undefined;
+
+  /** Whether the account is banned now (tests). */
+  banned(now: number): boolean {
+    return now < this.bannedUntil;
+  }
+
+  /** Ends the live token's reuse (the tokens themselves are expired by the server). */
+  forget(): void {
+    this.live = undefined;
+  }
+
+  private refuse(status: 401 | 403): SimReply {
+    this.refused++;
+    return { status, body: undefined };
   }
 }

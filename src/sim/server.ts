@@ -2,11 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { APIS, type ApiName } from '../spec/apis.js';
-import { authenticate, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
+import { authenticate, liveGrant, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
 import { handleControl, type ControlTarget } from './control.js';
 import { errorBody } from './error-body.js';
 import { FaultInjector, type FaultKind, type FaultPlan } from './faults.js';
-import { login, type SimLogin } from './login.js';
+import { SimLoginService, type SimLogin } from './login.js';
+import { INVENTORY_ACCOUNTS_PATH, inventoryAccounts } from './inventory.js';
 import { LOGIN_PATH } from '../spec/login.js';
 import { createWorld, type World, type WorldOptions } from './model/world.js';
 import { defaultQuotas, SlidingQuota, type QuotaRule } from './quota.js';
@@ -38,6 +39,8 @@ export interface Simulator extends ControlTarget {
   addToken(token: string, grant: TokenGrant): void;
   /** Logins answered, successful or not. */
   readonly logins: number;
+  /** The login service (with `login`): its refusals and ban, for tests. */
+  readonly loginService: SimLoginService | undefined;
   /** Expires every token the login issued so far (as if the service restarted), so tests reach the refusal path. */
   expireLoginTokens(): void;
   close(): Promise<void>;
@@ -52,6 +55,8 @@ export const defaultSettings: SimSettings = {
   dvrWindowSec: 4 * 3600,
   shapes: 'seed',
   streamstatShape: 'buckets',
+  metricsRefusal: 'Invalid token or no access',
+  inventory: true,
 };
 
 const MALFORMED_BODY = '{"status":"Completed","data":[{"broken":';
@@ -74,7 +79,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const stats = new SimStats();
   const ctx: SimContext = { world, clock, settings };
   const routes: ApiRoute[] = defaultRoutes;
-  let logins = 0;
+  const loginService = options.login ? new SimLoginService(options.login) : undefined;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -89,10 +94,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (url.pathname.startsWith('/_sim/')) {
       return send(res, handleControl(url.pathname, req.method ?? 'GET', rawBody, sim));
     }
-    if (url.pathname === LOGIN_PATH && req.method === 'POST' && options.login) {
-      logins++;
+    if (url.pathname === LOGIN_PATH && req.method === 'POST' && loginService) {
       const accounts = world.accounts.map((a) => a.name);
-      return send(res, login(options.login, req.headers, rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })));
+      return send(res, loginService.handle(rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })));
+    }
+    if (url.pathname.replace(/\/?$/, '/') === INVENTORY_ACCOUNTS_PATH && req.method === 'GET' && settings.inventory) {
+      const grant = liveGrant(tokens, req.headers, clock.now());
+      if (!grant) return send(res, { status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' } });
+      return send(res, { status: 200, body: inventoryAccounts(grant.accounts) });
     }
     const route = routes.find((r) => url.pathname === r.prefix || url.pathname.startsWith(`${r.prefix}/`));
     if (!route) return send(res, { status: 404, body: { status: 'Not Found', description: 'unknown path' } });
@@ -105,7 +114,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (fault && fault !== 'slow' && (await applyFault(fault, api, req, res))) return;
     const paging = fault === 'page-cap' ? { cap: faults.get(api)?.pageCap ?? 2 } : fault === 'ignore-offset' ? { ignoreOffset: true } : undefined;
 
-    const auth = authenticate(api, tokens, req.headers, url.searchParams, clock.now());
+    const auth = authenticate(api, tokens, req.headers, url.searchParams, clock.now(), settings.metricsRefusal);
     if (!auth.ok) return reply(api, res, auth.reply);
     const retryAfter = quota.tryAdmit(api, auth.quotaKey, clock.now());
     if (retryAfter !== undefined) {
@@ -190,9 +199,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     stats,
     addToken: (t, grant) => void tokens.set(t, grant),
     get logins() {
-      return logins;
+      return loginService?.answered ?? 0;
     },
+    loginService,
     expireLoginTokens: () => {
+      loginService?.forget();
       for (const grant of tokens.values()) if (grant.expiresAt !== undefined) grant.expiresAt = Math.min(grant.expiresAt, clock.now());
     },
     close: () =>
@@ -212,7 +223,12 @@ function tooManyRequests(api: ApiName, retryAfterSec: number): SimReply {
   };
 }
 
+/** A reply whose body is undefined has none (the login's refusals), as the real service sends them. */
 function send(res: ServerResponse, r: SimReply): void {
+  if (r.body === undefined) {
+    res.writeHead(r.status, { 'content-length': '0', ...r.headers }).end();
+    return;
+  }
   const text = JSON.stringify(r.body);
   res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', ...r.headers });
   res.end(text);

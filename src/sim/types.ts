@@ -51,6 +51,10 @@ export interface SimSettings {
    * `flat`: `granularity` is checked but ignored, as public clients' flat grouped shape suggests (issue 11 §3).
    */
   streamstatShape: 'buckets' | 'flat';
+  /** The description of every metrics 403 (the real text is not published; the spec's meaning column by default). */
+  metricsRefusal: string;
+  /** Whether `GET /app/inventory/v1/accounts/` exists (false: 404, as on a white label without it). */
+  inventory: boolean;
 }
 
 export interface ApiRoute {

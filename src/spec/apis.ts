@@ -25,7 +25,30 @@ export interface ApiDescriptor {
   errorText: 'description' | 'data';
   /** The default quota; `published: false` where the spec does not show one and the figure is our guess. */
   quota: QuotaRule & { published: boolean };
+  /** How the API refuses a token, as its spec documents it (src/auth/refusal.ts decides from this). */
+  refusal: TokenRefusalRule;
 }
+
+/**
+ * The status with which an API refuses a token, and what its error text says. `token`: texts that name a dead token;
+ * `notToken`: texts that name something a new token cannot cure (an account the token may not read). A refusal
+ * with any other text may still be a dead token (an API whose texts are not published), so it earns one renewal.
+ */
+export interface TokenRefusalRule {
+  status: 401 | 403;
+  token: RegExp;
+  notToken?: RegExp;
+}
+
+/** The texts of a dead token on the header-token APIs (DVR documents `Token is expired`; older answers vary). */
+const HEADER_TOKEN_REFUSED = /token\s+(is\s+)?(expired|invalid)|invalid or missing cdn-auth-token/i;
+
+/** The statistics APIs' 401 texts: `token is invalid`, and two that name the accounts rather than the token. */
+const QUERY_TOKEN_REFUSAL: TokenRefusalRule = {
+  status: 401,
+  token: /^token is invalid$/i,
+  notToken: /^(no accounts available|account)$/i,
+};
 
 const DESCRIPTORS = {
   metrics: {
@@ -34,6 +57,8 @@ const DESCRIPTORS = {
     token: 'header',
     errorText: 'description',
     quota: { calls: 120, periodMs: MINUTE, published: false },
+    // 403 "Invalid token or no access": the real description texts are not published.
+    refusal: { status: 403, token: HEADER_TOKEN_REFUSED },
   },
   statistic: {
     title: 'traffic statistics v3',
@@ -41,6 +66,7 @@ const DESCRIPTORS = {
     token: 'header-or-query',
     errorText: 'data',
     quota: { calls: 5, periodMs: MINUTE, published: true },
+    refusal: QUERY_TOKEN_REFUSAL,
   },
   streamstat: {
     title: 'stream view statistics v2',
@@ -48,6 +74,7 @@ const DESCRIPTORS = {
     token: 'header-or-query',
     errorText: 'data',
     quota: { calls: 30, periodMs: MINUTE, published: true },
+    refusal: QUERY_TOKEN_REFUSAL,
   },
   dvr: {
     title: 'DVR API',
@@ -55,6 +82,8 @@ const DESCRIPTORS = {
     token: 'header',
     errorText: 'description',
     quota: { calls: 60, periodMs: MINUTE, published: false },
+    // 403 Forbidden with a description, "Token is expired" for an expired token.
+    refusal: { status: 403, token: HEADER_TOKEN_REFUSED },
   },
 } as const satisfies Record<string, ApiDescriptor>;
 

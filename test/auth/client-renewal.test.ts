@@ -29,7 +29,7 @@ describe('HttpClient with a login token provider', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: LOGIN });
-    provider = new LoginTokenProvider({ baseUrl: sim.url, ...LOGIN, bodyFormat: 'json', timeoutMs: 5000, clock });
+    provider = new LoginTokenProvider({ baseUrl: sim.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
     http = new HttpClient({ baseUrl: sim.url, token: provider, gate });
   });
   afterAll(async () => {

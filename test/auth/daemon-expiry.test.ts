@@ -43,6 +43,9 @@ describe('the collector across token expiries', () => {
     await sim?.close();
   });
 
+  const refusedCalls = (api: (typeof API_NAMES)[number]) =>
+    (sim.stats.apis[api].byStatus[401] ?? 0) + (sim.stats.apis[api].byStatus[403] ?? 0);
+
   it('collects with no missing window, no 429 and no leaked secret', { timeout: 60_000 }, async () => {
     const end = clock.now() + 45 * MINUTE; // nine lifetimes
     let forced = false;
@@ -50,6 +53,8 @@ describe('the collector across token expiries', () => {
       const results = await rt.collector.tick();
       expect(results.filter((r) => r.error).map((r) => `${r.key}: ${String(r.error)}`)).toEqual([]);
       if (!forced && clock.now() > end - 20 * MINUTE) {
+        // Until now every expiry was the token's own: the collector knew of each one and renewed before it.
+        for (const api of API_NAMES) expect(refusedCalls(api), api).toBe(0);
         sim.expireLoginTokens(); // as if the service restarted: the next calls are refused and renewed
         forced = true;
       }
@@ -66,6 +71,14 @@ describe('the collector across token expiries', () => {
     expect(evaluateHealth(rt.telemetry, { maxLagMs: HOUR }).reasons?.auth).toBeUndefined();
     const text = logs.text();
     expect(text).toContain('logged in: new API token');
+    // A refusal the renewal cured is an info line, never an error telling the operator to check a token.
+    expect(text).toContain('refused the token; renewing it and retrying the call once');
+    expect(text.split("\n").filter((l) => l.includes("\"level\":50"))).toEqual([]);
+    expect(text).not.toContain('check api.token');
+    // The forced expiry costs each job at most the one call it had under way with the dead token.
+    for (const api of API_NAMES) {
+      expect(refusedCalls(api), api).toBeLessThanOrEqual(rt.collector.jobs.filter((j) => j.key.startsWith(`${api}`)).length);
+    }
     expect(text).not.toContain(PASSWORD);
     expect(text).not.toMatch(/sim-login-[0-9a-f]/);
   });

@@ -16,7 +16,7 @@ function provider(answer?: (n: number) => LoginAnswer | Promise<LoginAnswer>, ex
     baseUrl: 'https://cdn.example',
     username: 'ops',
     password: 'correct horse battery',
-    bodyFormat: 'json',
+    bodyFormat: 'form',
     timeoutMs: 1000,
     clock,
     random: () => 0.5,

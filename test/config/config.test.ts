@@ -115,7 +115,7 @@ describe('config schema', () => {
       );
       expect(fieldOf(() => parseConfig(withApi({ token: 'secret-token-123', password: 'pw-123456' }), {}))).toBe('api.password');
       const c = parseConfig(withApi({}), { CDN_USERNAME: 'ops', CDN_PASSWORD: 'pw-from-env' });
-      expect(c.api).toMatchObject({ username: 'ops', password: 'pw-from-env', loginBody: 'json', renewAfter: 0.8 });
+      expect(c.api).toMatchObject({ username: 'ops', password: 'pw-from-env', loginBody: 'form', renewAfter: 0.8 });
     });
   });
 

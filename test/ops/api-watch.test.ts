@@ -50,6 +50,24 @@ describe('ApiWatch', () => {
     expect(lines()[3]).toMatchObject({ level: 50, msg: expect.stringContaining('HTTP 401') });
   });
 
+  it('a refusal a renewal is about to cure is an info line; an uncured one is an error naming the token source', async () => {
+    const clock = new ManualClock(0);
+    const { log, text } = capturedLogger();
+    const watch = new ApiWatch(log, clock, 'the login of api.username (CDN_USERNAME)');
+    const gate = watch.wrap((_api, send) => send());
+    const refused = (renewal: 'renewing' | 'renewed' | undefined) => {
+      const err = new ApiError({ status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' }, request });
+      err.tokenRenewal = renewal;
+      return gate('metrics', () => Promise.reject(err)).catch(() => undefined);
+    };
+    await refused('renewing');
+    const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines()).toEqual([expect.objectContaining({ level: 30, msg: expect.stringContaining('renewing it') })]);
+    await refused('renewed');
+    expect(lines()[1]).toMatchObject({ level: 50, msg: expect.stringContaining('renewed token from the login of api.username (CDN_USERNAME)') });
+    expect(text()).not.toContain('api.token');
+  });
+
   it('a 5xx or a reset is a warning; a 429 is not a failure of the API; calls and 429s are counted', async () => {
     const { watch, lines, attempt } = watched();
     await attempt(new ApiError({ status: 429, body: {}, request, retryAfterSec: 1 }));

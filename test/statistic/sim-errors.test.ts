@@ -44,10 +44,10 @@ describe('table A errors from the simulator (raw calls, no client)', () => {
   });
 
   it('400 naming the key a particular path requires: account on /hosts, host on /paths', async () => {
-    expect(await error('/hosts', W)).toMatchObject({ status: 400, data: 'account is required by /hosts' });
+    expect(await error('/hosts', W)).toMatchObject({ status: 400, data: 'required key: account' });
     expect(await error('/times/paths', { ...W, granularity: 'PT1H', account: ctx.sim.accounts[0]! })).toMatchObject({
       status: 400,
-      data: 'host is required by /times/paths',
+      data: 'required key: host',
     });
   });
 

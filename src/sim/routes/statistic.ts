@@ -17,7 +17,7 @@ import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
  *
  * Not shown in the spec, chosen here:
  * - error texts: table A's Data column, with the parameter appended (`unknown parameter: foo`, `invalid value: limit`,
- *   `required key: start`, `account is required by /hosts`); a method other than GET answers 405;
+ *   `required key: start`, `required key: account` on /hosts); a method other than GET answers 405;
  * - groups are ordered by their key unless `sort` is given (stable while late data grows, so paging neither skips nor
  *   repeats); ties of a sort are broken by the key; groups without traffic and hits are left out;
  * - offset/limit on /times page through the buckets (no default limit there: the default is for groups); on

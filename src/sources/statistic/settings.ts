@@ -41,7 +41,7 @@ export const schema = z
       .describe('grouping paths: one job per account and host'),
     discovery: duration
       .default('1h')
-      .describe("with accounts: auto, how often the token's accounts are read again (from 1 min; each read costs a statistic call per 100 accounts)"),
+      .describe("with accounts: auto, how often the token's accounts are read again (from 1 min; one inventory call, or where the inventory is missing a statistic call per 100 accounts)"),
     provisional: z
       .boolean()
       .default(false)

@@ -1,0 +1,54 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startDvrFixture, type DvrFixture } from './helpers.js';
+
+/** `dvr` and `api` take the same token sources as `run`: a username with a password (env or file) logs in once. */
+const LOGIN = { username: 'ops@example', password: 'dvr-login-password-7' };
+let f: DvrFixture;
+beforeAll(async () => {
+  f = await startDvrFixture({ login: { ...LOGIN } });
+});
+afterAll(() => f.close());
+
+describe('dvr and api with a username and password', () => {
+  it('dvr get logs in once with CDN_USERNAME and CDN_PASSWORD, and never prints the password', async () => {
+    const before = f.sim.logins;
+    const run = await runCli(['dvr', 'get', 'acme', 'live/main', '--json'], {
+      CDN_BASE_URL: f.sim.url,
+      CDN_USERNAME: LOGIN.username,
+      CDN_PASSWORD: LOGIN.password,
+    }).exited;
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(await f.dvr.get('acme', 'live/main'));
+    expect(f.sim.logins - before).toBe(1);
+    expect(run.stdout).not.toContain(LOGIN.password);
+  });
+
+  it('api takes --username with --password-file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'dvr-login-')), 'password');
+    writeFileSync(file, `${LOGIN.password}\n`);
+    const run = await runCli(['api', 'dvr', '/acme/streams/live/main', '--username', LOGIN.username, '--password-file', file], {
+      CDN_BASE_URL: f.sim.url,
+    }).exited;
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ stream_name: 'live/main' });
+  });
+
+  it('a username without a password, or a wrong password, is one clear line and a non-zero exit', async () => {
+    const missing = await runCli(['dvr', 'get', 'acme', 'live/main'], { CDN_BASE_URL: f.sim.url, CDN_USERNAME: LOGIN.username }).exited;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/a login needs a password: set CDN_PASSWORD or pass --password-file/);
+    const wrong = await runCli(['dvr', 'get', 'acme', 'live/main'], {
+      CDN_BASE_URL: f.sim.url,
+      CDN_USERNAME: LOGIN.username,
+      CDN_PASSWORD: 'not-the-password',
+    }).exited;
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/login POST .*\/app\/oauth\/v1\/token\/ failed: HTTP 401/);
+    expect(wrong.stderr).not.toContain('not-the-password');
+  });
+});
