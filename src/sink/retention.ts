@@ -4,6 +4,7 @@
  * /query; 2.x: the bucket's `retentionRules` from /api/v2/buckets. Credentials go in headers, never in a URL.
  */
 import { request } from '../http/undici.js';
+import { serverMessage } from './http-outcome.js';
 
 export interface Retention {
   /** The policy or bucket it was read from, e.g. `retention policy "autogen" of database "cdn"`. */
@@ -80,7 +81,7 @@ async function getJson(base: string, path: string, headers: Record<string, strin
   } catch (err) {
     throw new Error(`${what} failed: ${(err as { code?: string }).code ?? (err as Error).name}`);
   }
-  if (status < 200 || status >= 300) throw new Error(`${what} → HTTP ${status}: ${text.trim().slice(0, 200)}`);
+  if (status < 200 || status >= 300) throw new Error(`${what} → HTTP ${status}: ${serverMessage(text).slice(0, 200)}`);
   try {
     return JSON.parse(text);
   } catch {
