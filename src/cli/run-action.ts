@@ -60,7 +60,7 @@ export async function runAction(o: RunOptions): Promise<void> {
     const results = await rt.collector.tick();
     for (const r of results) log.info({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'pass');
     const byKey = new Map(rt.collector.jobs.map((j) => [j.key, j]));
-    const verdict = onceVerdict(results, (key) => rt.collector.pending(byKey.get(key)!).length, rt.watch.total());
+    const verdict = onceVerdict(results, (key) => rt.collector.pending(byKey.get(key)!).length, rt.watch.total(), rt.telemetry.refusedPoints());
     await rt.close();
     process.stdout.write(`${verdictLine(verdict)}\n`);
     process.exitCode = verdictExitCode(verdict);
