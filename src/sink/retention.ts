@@ -5,6 +5,8 @@
  */
 import { request } from '../http/undici.js';
 import { serverMessage } from './http-outcome.js';
+import { influxV1Transport } from './influx-v1.js';
+import { influxV2Transport } from './influx-v2.js';
 
 export interface Retention {
   /** The policy or bucket it was read from, e.g. `retention policy "autogen" of database "cdn"`. */
@@ -34,10 +36,7 @@ interface ShowPoliciesAnswer {
 }
 
 async function readV1(sink: Extract<RetentionTarget, { type: 'influx-v1' }>): Promise<Retention> {
-  const headers: Record<string, string> = {};
-  if (sink.username !== undefined || sink.password !== undefined) {
-    headers.authorization = `Basic ${Buffer.from(`${sink.username ?? ''}:${sink.password ?? ''}`).toString('base64')}`;
-  }
+  const headers = authorization(influxV1Transport(sink).headers);
   const q = `SHOW RETENTION POLICIES ON "${sink.database.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   const answer = (await getJson(sink.url, `/query?${new URLSearchParams({ q })}`, headers)) as ShowPoliciesAnswer;
   const result = answer.results?.[0];
@@ -57,11 +56,16 @@ interface BucketsAnswer {
 
 async function readV2(sink: Extract<RetentionTarget, { type: 'influx-v2' }>): Promise<Retention> {
   const query = new URLSearchParams({ name: sink.bucket, org: sink.org });
-  const answer = (await getJson(sink.url, `/api/v2/buckets?${query}`, { authorization: `Token ${sink.token}` })) as BucketsAnswer;
+  const answer = (await getJson(sink.url, `/api/v2/buckets?${query}`, authorization(influxV2Transport(sink).headers))) as BucketsAnswer;
   const bucket = answer.buckets?.find((b) => b.name === sink.bucket);
   if (!bucket) throw new Error(`bucket "${sink.bucket}" not found in org "${sink.org}"`);
   const seconds = (bucket.retentionRules ?? []).find((r) => r.type === 'expire')?.everySeconds;
   return { target: `bucket "${sink.bucket}"`, durationMs: seconds ? seconds * 1000 : undefined };
+}
+
+/** The write requests' credentials, for a read of the same server. */
+function authorization(headers: Record<string, string>): Record<string, string> {
+  return headers.authorization === undefined ? {} : { authorization: headers.authorization };
 }
 
 async function getJson(base: string, path: string, headers: Record<string, string>): Promise<unknown> {

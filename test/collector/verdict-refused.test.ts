@@ -4,7 +4,7 @@ import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, 
 import { runCli } from '../helpers/cli.js';
 import { ensureBuilt } from '../ops/entry.js';
 
-const calls = { calls: 7, quotaRejections: 0 };
+const calls = { calls: 7, quotaRejections: 0, failures: 0 };
 const ok: PassResult = { key: 'metrics/acme', spans: 24, points: 48, setAside: 0 };
 
 /** `run --once` says when the database refused points: the count, the word, and its own exit code. */
