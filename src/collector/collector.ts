@@ -47,10 +47,7 @@ export interface PassResult {
   points: number;
   /** Spans that failed for a permanent reason in this pass and were set aside (the pass went on after them). */
   setAside: number;
-  /**
-   * Points of this pass the database refused for good (dead-lettered; their spans are confirmed). Counted from the
-   * job's own writes: a write shared with other jobs (PassWrites) reports them in the log and telemetry only.
-   */
+  /** Points the database refused for good in the job's own writes (a shared PassWrites write: telemetry only). */
   refused?: number;
   /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
   error?: string;
@@ -210,9 +207,8 @@ export class Collector {
   }
 
   /**
-   * Records first, state after: the checkpoint moves only once the sink has confirmed the span's points. Points the
-   * database refused for good (dead-lettered, reported loudly) confirm the span too: writing them again cannot succeed
-   * (docs/faults.md). Returns how many were refused, when the write was the job's own.
+   * Records first, state after: the checkpoint moves only once the sink has confirmed the span's points; refused ones
+   * (dead-lettered, reported) confirm it too, as rewriting them cannot succeed (docs/faults.md). Returns them.
    */
   private async writeSpan(job: CollectJob, span: Span, points: Point[], writes?: PassWrites): Promise<number> {
     const refused = writes ? (await writes.write(job.key, points), 0) : await this.writePoints(points, job.key);
@@ -225,10 +221,7 @@ export class Collector {
     return refused;
   }
 
-  /**
-   * Writes through a database outage (writeWithRetry); `jobs` names whose points these are, for the logs. Returns how
-   * many points the database refused for good.
-   */
+  /** Writes through a database outage (writeWithRetry); `jobs`: whose points, for the logs. Returns the refused. */
   private async writePoints(points: readonly Point[], jobs: string): Promise<number> {
     const result = await writeWithRetry(this.deps.sink, points, {
       clock: this.deps.clock,
