@@ -10,6 +10,8 @@ import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import type { Shard } from '../config/shard.js';
 import { errorCodeOf } from '../errors.js';
+import { EXIT_POINTS_REFUSED } from '../collector/verdict.js';
+import { readRetention, retentionWarning } from '../sink/retention.js';
 import { createLogger, type Logger } from '../log.js';
 import { estimateDuration, planBackfill } from '../plan/planner.js';
 import { buildJobs } from '../sources/registry.js';
@@ -48,6 +50,8 @@ interface BackfillResult {
   calls: Partial<Record<ApiName, number>>;
   failed: string[];
   setAside: number;
+  /** Points the database refused for good (dead letters). */
+  refused: number;
   notes: string[];
 }
 
@@ -61,6 +65,7 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   const log = createLogger(config.log);
   const resume = `cdn-collector backfill${o.config === undefined ? '' : ` --config ${o.config}`} --from ${iso(range.from)} --to ${iso(range.to)}${(o.jobs ?? []).map((j) => ` --jobs ${j}`).join('')}`;
   const notes = describeCuts(buildJobs(config), range, Date.now());
+  await warnOfRetention(config, range.from);
   const stop = onInterrupt(resume);
   try {
     let rt: Runtime;
@@ -122,9 +127,10 @@ async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number
   );
   const state = outcome.stopped ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done';
   finish(
-    { mode: 'standalone', state, from: iso(range.from), to: iso(range.to), spans: outcome.spans, plannedSpans: plan.spans, points: outcome.points, durationSec: (Date.now() - startedAt) / 1000, calls, failed: outcome.failed, setAside: outcome.setAside, notes },
+    { mode: 'standalone', state, from: iso(range.from), to: iso(range.to), spans: outcome.spans, plannedSpans: plan.spans, points: outcome.points, durationSec: (Date.now() - startedAt) / 1000, calls, failed: outcome.failed, setAside: outcome.setAside, refused: outcome.refused, notes },
     o.json === true,
     stop.resume,
+    'the error lines above name the cause and the fix',
   );
 }
 
@@ -163,9 +169,10 @@ async function besideDaemon(
   if (o.dryRun) return printPlan(status.plan, range, config, notes, o.json === true);
   const state = status.state === 'planned' || status.state === 'running' ? 'incomplete' : status.state;
   finish(
-    { mode: 'daemon', state, from: iso(range.from), to: iso(range.to), spans: status.spansDone, plannedSpans: status.plan.spans, points: status.points, durationSec: (Date.now() - startedAt) / 1000, calls: status.calls, failed: status.failed, setAside: status.setAside, notes },
+    { mode: 'daemon', state, from: iso(range.from), to: iso(range.to), spans: status.spansDone, plannedSpans: status.plan.spans, points: status.points, durationSec: (Date.now() - startedAt) / 1000, calls: status.calls, failed: status.failed, setAside: status.setAside, refused: status.refused ?? 0, notes },
     o.json === true,
     stop.resume,
+    "the daemon's log names the cause and the fix",
   );
 }
 
@@ -199,13 +206,27 @@ function printPlan(plan: Plan, range: { from: number; to: number }, config: Coll
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** The summary (or JSON), then an error exit when the backfill did not complete. */
-function finish(result: BackfillResult, json: boolean, resume: string): void {
+/**
+ * Before a backfill starts: a warning when the range reaches further back than the target keeps points (they would be
+ * refused), or a note when its retention cannot be read (a VictoriaMetrics target has no buckets API).
+ */
+async function warnOfRetention(config: CollectorConfig, from: number): Promise<void> {
+  try {
+    const warning = retentionWarning(await readRetention(config.sink), from, Date.now());
+    if (warning) process.stderr.write(`warning: ${warning}\n`);
+  } catch (err) {
+    process.stderr.write(`note: the retention of the sink was not checked: ${(err as Error).message}\n`);
+  }
+}
+
+/** The summary (or JSON), then an error exit when the backfill did not complete or points were refused. */
+function finish(result: BackfillResult, json: boolean, resume: string, refusalsNamed: string): void {
   if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
     const calls = Object.entries(result.calls).map(([api, n]) => `${api} ${n}`).join(', ') || 'none';
     process.stderr.write(
-      `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points in ${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
+      `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points` +
+        `${result.refused > 0 ? ` (${result.refused} points refused by the database)` : ''} in ${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
     );
     for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
     if (result.plannedSpans === 0) process.stderr.write('0 spans: every window in the range is collected already, or cut by the notes above\n');
@@ -217,5 +238,13 @@ function finish(result: BackfillResult, json: boolean, resume: string): void {
       `backfill incomplete: ${result.setAside} span(s) failed for a permanent reason and were set aside ` +
         '(`cdn-collector status` lists them with the reason); they are retried from 10 minutes up to every 6 hours',
     );
+  }
+  if (result.refused > 0) {
+    process.stderr.write(
+      `error: backfill: ${result.refused} points refused by the database for good, kept as dead letters ` +
+        `(${refusalsNamed}); their spans count as collected: replay the dead letters once fixed\n`,
+    );
+    process.exitCode = EXIT_POINTS_REFUSED;
+    return;
   }
 }

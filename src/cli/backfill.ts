@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { EXIT_POINTS_REFUSED } from '../collector/verdict.js';
 import { collect, configFileOption, configHelp, parseTimeOption } from './common.js';
 import { shardOption } from './shard.js';
 import type { BackfillOptions } from './backfill-action.js';
@@ -16,6 +17,11 @@ export function backfillCommand(): Command {
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
     .option('--json', 'print the plan or the result as JSON')
     .addOption(shardOption())
-    .addHelpText('after', configHelp('incomplete: some spans failed or were set aside (rerun to resume)', 'complete (or --dry-run)'))
+    .addHelpText(
+      'after',
+      configHelp('incomplete: some spans failed or were set aside (rerun to resume)', 'complete (or --dry-run)', [
+        `${EXIT_POINTS_REFUSED}  complete, but the database refused points for good (dead letters; the message says the fix)`,
+      ]),
+    )
     .action(async (o: BackfillOptions) => (await import('./backfill-action.js')).backfillAction(o));
 }

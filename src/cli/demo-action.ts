@@ -84,6 +84,7 @@ function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: nu
       ([api, s]) => `    ${api.padEnd(22)} ${s.requests} (429 from quota: ${s.quotaRejections})`,
     ),
     `  missing windows: ${missing}`,
+    `  points refused by the database: ${rt.telemetry.refusedPoints()}${rt.telemetry.refusedPoints() > 0 ? ` (dead letters: ${rt.config.output.deadLetterPath})` : ''}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -58,9 +58,9 @@ export async function runAction(o: RunOptions): Promise<void> {
   if (o.once) {
     await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error
     const results = await rt.collector.tick();
-    for (const r of results) log.info({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'pass');
+    for (const r of results) log.info({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, refused: r.refused, error: r.error }, 'pass');
     const byKey = new Map(rt.collector.jobs.map((j) => [j.key, j]));
-    const verdict = onceVerdict(results, (key) => rt.collector.pending(byKey.get(key)!).length, rt.watch.total());
+    const verdict = onceVerdict(results, (key) => rt.collector.pending(byKey.get(key)!).length, rt.watch.total(), rt.telemetry.refusedPoints());
     await rt.close();
     process.stdout.write(`${verdictLine(verdict)}\n`);
     process.exitCode = verdictExitCode(verdict);

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED } from '../collector/verdict.js';
+import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED } from '../collector/verdict.js';
 import { shardOption } from './shard.js';
 import { configFileOption, configHelp } from './common.js';
 import type { RunOptions } from './run-action.js';
@@ -11,6 +11,8 @@ const EXIT_CODES_HELP = configHelp(
     `${EXIT_SET_ASIDE}  --once: some windows were set aside (a permanent failure of that window; retried later)`,
     `${EXIT_WINDOWS_FAILED}  --once: some windows failed (API or sink down, token refused): they stay pending;`,
     '   --once --dry-run: some job did not answer',
+    `${EXIT_POINTS_REFUSED}  --once: points refused by the database for good (field type conflict, beyond the retention`,
+    '   policy): kept as dead letters, the error line says the fix',
   ],
 );
 

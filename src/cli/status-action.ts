@@ -30,6 +30,7 @@ function renderText(r: StatusReport): string {
   }
   for (const a of r.apis) lines.push(`api ${a.api}: ${quotaText(a)}`);
   for (const b of r.backfills) lines.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
+  lines.push(...refusedLines(r));
   for (const p of r.problems) lines.push(`problem: ${p}`);
   return `${lines.join('\n')}\n`;
 }
@@ -55,8 +56,16 @@ function renderTable(r: StatusReport): string {
   for (const a of r.apis) apis.push([a.api, a.quota === null ? 'no quota' : `${a.used}/${a.quota} per ${seconds(a.periodSeconds)}`, a.queued ?? '—']);
   const parts = [`state: ${r.stateDir}`, daemonLine(r), jobs.toString(), apis.toString()];
   for (const b of r.backfills) parts.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
+  parts.push(...refusedLines(r));
   for (const p of r.problems) parts.push(`problem: ${p}`);
   return `${parts.join('\n')}\n`;
+}
+
+/** Points the database refused for good (dead letters), one line per cause with its fix. */
+function refusedLines(r: StatusReport): string[] {
+  return r.refused.map(
+    (e) => `points refused (${e.cause}): ${e.points} from ${e.firstAt} to ${e.lastAt}, last: ${e.reason}; fix: ${e.fix}`,
+  );
 }
 
 /** Table cells stay readable; `--json` and the plain lines carry the whole text. */

@@ -130,11 +130,12 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
       points: outcome.points,
       failed: outcome.failed,
       setAside: outcome.setAside,
+      refused: outcome.refused,
       state: cancelled ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done',
       updatedAt: Date.now(),
     } satisfies Partial<BackfillStatus>);
     await writeStatus(dir, status);
-    log.info({ id: request.id, state: status.state, spans: status.spansDone, points: status.points }, 'handed-over backfill ended');
+    log.info({ id: request.id, state: status.state, spans: status.spansDone, points: status.points, refused: status.refused }, 'handed-over backfill ended');
   } finally {
     clearInterval(poll);
   }

@@ -30,6 +30,7 @@ export async function runBackfill(collector: Collector, plan: BackfillPlan, opti
       total.spans += r.spans;
       total.points += r.points;
       total.setAside += r.setAside;
+      total.refused = (total.refused ?? 0) + (r.refused ?? 0);
       if (r.error) return { ...total, error: r.error };
     }
     return total;
@@ -41,6 +42,8 @@ export interface BackfillOutcome {
   spans: number;
   points: number;
   setAside: number;
+  /** Points the database refused for good (dead-lettered; their spans are confirmed). */
+  refused: number;
   /** Jobs whose last round still ended on an error. */
   failed: string[];
   stopped: boolean;
@@ -51,13 +54,14 @@ export interface BackfillOutcome {
  * failure (an API blip, a database restart) does not end a long backfill.
  */
 export async function executeBackfill(collector: Collector, plan: BackfillPlan, options: BackfillRunOptions = {}): Promise<BackfillOutcome> {
-  const outcome: BackfillOutcome = { spans: 0, points: 0, setAside: 0, failed: [], stopped: false };
+  const outcome: BackfillOutcome = { spans: 0, points: 0, setAside: 0, refused: 0, failed: [], stopped: false };
   let current = plan;
   for (let round = 0; round < 3; round++) {
     const results = await runBackfill(collector, current, options);
     outcome.spans += results.reduce((n, r) => n + r.spans, 0);
     outcome.points += results.reduce((n, r) => n + r.points, 0);
     outcome.setAside += results.reduce((n, r) => n + r.setAside, 0);
+    outcome.refused += results.reduce((n, r) => n + (r.refused ?? 0), 0);
     outcome.failed = results.filter((r) => r.error).map((r) => r.key);
     if (options.shouldStop?.()) return { ...outcome, stopped: true };
     if (outcome.failed.length === 0 || results.every((r) => r.spans === 0)) break;

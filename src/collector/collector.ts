@@ -14,6 +14,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
 import { PassWrites } from './pass-writes.js';
+import { RefusalReports } from './refusal-reports.js';
 import { builtInLagMs } from '../plan/windows.js';
 import { LimiterClosedError } from '../limit/errors.js';
 
@@ -36,6 +37,8 @@ export interface CollectorDeps {
   sinkRetryMs?: number;
   /** Points that wait for a pass's one write before it goes out anyway (default 5,000; see PassWrites). */
   passWriteMaxPoints?: number;
+  /** Named in the error line of points the database refuses (they are kept there). */
+  deadLetterPath?: string;
 }
 
 export interface PassResult {
@@ -44,6 +47,8 @@ export interface PassResult {
   points: number;
   /** Spans that failed for a permanent reason in this pass and were set aside (the pass went on after them). */
   setAside: number;
+  /** Points the database refused for good in the job's own writes (a shared PassWrites write: telemetry only). */
+  refused?: number;
   /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
   error?: string;
 }
@@ -62,9 +67,11 @@ export class Collector {
   private readonly jobList: CollectJob[] = [];
   /** Keys of jobList, so adding jobs (start-up, each account discovery) stays linear in the jobs added. */
   private readonly jobKeys = new Set<string>();
+  private readonly refusals: RefusalReports;
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
+    this.refusals = new RefusalReports(deps.telemetry, deps.log, deps.clock, deps.deadLetterPath);
     this.addJobs(deps.jobs);
   }
 
@@ -98,7 +105,7 @@ export class Collector {
   runPass(jobs: readonly CollectJob[], priority: Priority): Promise<PassResult[]> {
     const free = new Set(jobs.filter((job) => !this.running.has(job.key)).map((job) => job.key));
     const writes =
-      free.size > 1 ? new PassWrites(free, (points, keys) => this.writePoints(points, keys.join(', ')), this.deps.passWriteMaxPoints ?? 5_000) : undefined;
+      free.size > 1 ? new PassWrites(free, (points, keys) => this.writePoints(points, keys.join(', ')).then(noop), this.deps.passWriteMaxPoints ?? 5_000) : undefined;
     return Promise.all(jobs.map((job) => (writes && free.has(job.key) ? this.enqueue(job, priority, { writes }) : this.runOnce(job, priority))));
   }
 
@@ -178,7 +185,8 @@ export class Collector {
         failure = { span, err: collectError };
         break;
       }
-      const done = this.writeSpan(job, span, points, writes).then(() => {
+      const done = this.writeSpan(job, span, points, writes).then((refused) => {
+        if (refused > 0) result.refused = (result.refused ?? 0) + refused;
         result.points += points.length;
         result.spans++;
         onSpan?.(span);
@@ -198,25 +206,30 @@ export class Collector {
     return result;
   }
 
-  /** Records first, state after: the checkpoint moves only once the sink has confirmed the span's points. */
-  private async writeSpan(job: CollectJob, span: Span, points: Point[], writes?: PassWrites): Promise<void> {
-    await (writes ? writes.write(job.key, points) : this.writePoints(points, job.key));
+  /**
+   * Records first, state after: the checkpoint moves only once the sink has confirmed the span's points; refused ones
+   * (dead-lettered, reported) confirm it too, as rewriting them cannot succeed (docs/faults.md). Returns them.
+   */
+  private async writeSpan(job: CollectJob, span: Span, points: Point[], writes?: PassWrites): Promise<number> {
+    const refused = writes ? (await writes.write(job.key, points), 0) : await this.writePoints(points, job.key);
     if (job.checkpointed) await this.confirm(job, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
     if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
       this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
     }
+    return refused;
   }
 
-  /** Writes through a database outage (writeWithRetry); `jobs` names whose points these are, for the retry log. */
-  private async writePoints(points: readonly Point[], jobs: string): Promise<void> {
-    await writeWithRetry(this.deps.sink, points, {
+  /** Writes through a database outage (writeWithRetry); `jobs`: whose points, for the logs. Returns the refused. */
+  private async writePoints(points: readonly Point[], jobs: string): Promise<number> {
+    const result = await writeWithRetry(this.deps.sink, points, {
       clock: this.deps.clock,
       deadlineMs: this.deps.sinkRetryMs ?? 60_000,
       stopping: () => this.stopping,
       onRetry: (err, waitMs) => this.deps.log.warn({ job: jobs, err: err.message, waitMs }, 'write failed; retrying'),
     });
+    return this.refusals.written(result, points, jobs);
   }
 
   /**

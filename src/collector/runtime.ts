@@ -103,6 +103,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     log,
     horizonMs: config.state.horizon,
     initialLookbackMs: config.state.initialLookback,
+    deadLetterPath: config.output.deadLetterPath,
   });
   const discovery =
     config.accounts === 'auto' ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry, learnt }) : undefined;

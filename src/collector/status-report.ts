@@ -12,6 +12,7 @@ import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { readRequests, readStatus } from '../state/backfill-requests.js';
 import { readDaemonStatus } from '../state/daemon-status.js';
 import { readStateSnapshot } from '../state/snapshot.js';
+import { readRefused, type RefusedSummary } from '../sink/dead-letter.js';
 
 /** A daemon report older than this is from a daemon that is gone (it rewrites it every second). */
 const FRESH_MS = 30_000;
@@ -25,6 +26,8 @@ export interface StatusReport {
   jobs: JobStatus[];
   apis: Array<{ api: ApiName; used: number; quota: number | null; periodSeconds: number | null; queued: number | null }>;
   backfills: Array<{ id: string; state: string; spansDone: number; spans: number }>;
+  /** Points the database refused for good, by cause, from the dead-letter file (`output.deadLetterPath`). */
+  refused: RefusedSummary[];
   problems: string[];
 }
 
@@ -95,6 +98,7 @@ export async function gatherStatus(config: CollectorConfig, now = Date.now()): P
     jobs,
     apis,
     backfills,
+    refused: await readRefused(config.output.deadLetterPath),
     problems: snapshot.problems,
   };
 }

@@ -4,6 +4,8 @@ import type { PassResult } from './collector.js';
 /** Exit codes of `run --once` beyond 0 (every pending window collected), 1 (error) and 2 (bad arguments/config). */
 export const EXIT_SET_ASIDE = 3;
 export const EXIT_WINDOWS_FAILED = 4;
+/** Every window collected, but the database refused some points for good (they are dead letters). */
+export const EXIT_POINTS_REFUSED = 5;
 
 export interface OnceVerdict {
   collected: number;
@@ -12,12 +14,17 @@ export interface OnceVerdict {
   failed: number;
   failedJobs: number;
   points: number;
+  /** Points the database refused for good (dead-lettered). */
+  refused: number;
   calls: number;
   quotaRejections: number;
 }
 
-/** Sums one pass of every job; `stillPending(key)` counts what a failed job left pending. */
-export function onceVerdict(results: readonly PassResult[], stillPending: (key: string) => number, calls: CallTally): OnceVerdict {
+/**
+ * Sums one pass of every job; `stillPending(key)` counts what a failed job left pending; `refused`: the points the
+ * database refused in the pass (telemetry's count: a write shared by jobs is not counted per job).
+ */
+export function onceVerdict(results: readonly PassResult[], stillPending: (key: string) => number, calls: CallTally, refused = 0): OnceVerdict {
   const failedResults = results.filter((r) => r.error !== undefined);
   return {
     collected: sum(results, (r) => r.spans),
@@ -26,6 +33,7 @@ export function onceVerdict(results: readonly PassResult[], stillPending: (key: 
     failed: sum(failedResults, (r) => Math.max(1, stillPending(r.key))),
     failedJobs: failedResults.length,
     points: sum(results, (r) => r.points),
+    refused,
     calls: calls.calls,
     quotaRejections: calls.quotaRejections,
   };
@@ -34,21 +42,27 @@ export function onceVerdict(results: readonly PassResult[], stillPending: (key: 
 /** The one line `run --once` ends with. */
 export function verdictLine(v: OnceVerdict): string {
   const failedJobs = v.failedJobs > 0 ? ` in ${v.failedJobs} job${v.failedJobs === 1 ? '' : 's'}` : '';
+  const refused = v.refused > 0 ? `, ${v.refused} points refused by the database (dead letters)` : '';
   return (
     `once: ${verdictWord(v)}: ${v.collected} windows collected, ${v.setAside} set aside, ${v.failed} failed${failedJobs}; ` +
-    `${v.points} points; ${v.calls} calls, ${v.quotaRejections} answered 429`
+    `${v.points} points${refused}; ${v.calls} calls, ${v.quotaRejections} answered 429`
   );
 }
 
-/** Failed windows win over set-aside ones: they say the API or the sink is down, not that one window is bad. */
+/**
+ * Failed windows win (the API or the sink is down), then refused points (stored nowhere but the dead letters), then
+ * set-aside windows (retried later).
+ */
 export function verdictExitCode(v: OnceVerdict): number {
   if (v.failed > 0) return EXIT_WINDOWS_FAILED;
+  if (v.refused > 0) return EXIT_POINTS_REFUSED;
   if (v.setAside > 0) return EXIT_SET_ASIDE;
   return 0;
 }
 
 function verdictWord(v: OnceVerdict): string {
   if (v.failed > 0) return 'FAILED';
+  if (v.refused > 0) return 'POINTS REFUSED';
   if (v.setAside > 0) return 'SET ASIDE';
   return 'ok';
 }

@@ -7,6 +7,7 @@ import type { DeadLetterFile } from './dead-letter.js';
 import { InvalidValueError, SinkError, UnrepresentableError } from './errors.js';
 import { BufferPool, LineBatch } from './line-batch.js';
 import { createEncoder, type PointEncoder } from './line-protocol.js';
+import { addRefusal, refusalCause } from './refusal.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver, WriteResult } from './types.js';
 
 /** A permanent rejection (400/422/413) of a request's content; transient failures are thrown as SinkError instead. */
@@ -228,7 +229,8 @@ export class BatchingSink implements Sink {
     const allDropped = droppedCount(rejection.reason) === count;
     if (count === 1 || allDropped || split.budget < 2) {
       const tickets = Array.from({ length: count }, (_, k) => batch.owner(from + k));
-      await this.reject(rejection.status, rejection.reason, batch.lines(from, to), tickets);
+      const measurements = Array.from({ length: count }, (_, k) => batch.measurement(from + k));
+      await this.reject(rejection.status, rejection.reason, batch.lines(from, to), tickets, measurements);
       for (const t of tickets) t.lineDone();
       return;
     }
@@ -238,8 +240,11 @@ export class BatchingSink implements Sink {
     await this.deliver(batch, mid, to, split);
   }
 
-  /** Records lines in the dead-letter file and counts them against their writes (one ticket per line). */
-  private async reject(status: number, reason: string, lines: string[], tickets: Ticket[]): Promise<void> {
+  /**
+   * Records lines in the dead-letter file and counts them against their writes (one ticket per line); lines the
+   * database refused (`measurements` given) are reported by cause too.
+   */
+  private async reject(status: number, reason: string, lines: string[], tickets: Ticket[], measurements?: string[]): Promise<void> {
     try {
       await this.deadLetters.append({ sink: this.name, status, reason, lines });
     } catch (err) {
@@ -250,6 +255,9 @@ export class BatchingSink implements Sink {
     }
     for (const t of tickets) t.result.rejected++;
     this.observer?.deadLetters(lines.length);
+    if (!measurements) return;
+    tickets.forEach((t, i) => addRefusal((t.result.refusals ??= []), reason, 1, [measurements[i]!]));
+    this.observer?.pointsRefused?.(refusalCause(reason), lines.length);
   }
 
   /** A failed request fails every write with a line in it; their lines still queued are not sent. */

@@ -1,6 +1,9 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { access, appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createInterface } from 'node:readline';
 import { redactSecrets } from '../secrets.js';
+import { refusalCause, refusalFix, type RefusalCause } from './refusal.js';
 
 /** One permanently rejected batch (or point), as a JSON line: enough to inspect, fix and replay by hand. */
 export interface DeadLetter {
@@ -29,4 +32,47 @@ export class DeadLetterFile {
     // The reason quotes the database's answer, which may repeat anything it was sent.
     await appendFile(this.path, redactSecrets(JSON.stringify(entry)) + '\n');
   }
+}
+
+/** Lines of the dead-letter file the database refused (status ≠ 0), per cause: what `status` lists. */
+export interface RefusedSummary {
+  cause: RefusalCause;
+  points: number;
+  firstAt: string;
+  lastAt: string;
+  /** The newest refusal's words, and what fixes it. */
+  reason: string;
+  fix: string;
+}
+
+/**
+ * Reads `path` line by line (it may be large) and sums the lines the database refused by cause; lines the collector
+ * set aside itself (status 0: a value no line can carry) are not refusals. An absent file: none.
+ */
+export async function readRefused(path: string): Promise<RefusedSummary[]> {
+  const byCause = new Map<RefusalCause, RefusedSummary>();
+  let lines: AsyncIterable<string>;
+  try {
+    await access(path);
+    lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  } catch {
+    return [];
+  }
+  for await (const text of lines) {
+    let letter: Partial<DeadLetter>;
+    try {
+      letter = JSON.parse(text) as Partial<DeadLetter>;
+    } catch {
+      continue; // a line cut by a crash
+    }
+    if (!letter.status || typeof letter.reason !== 'string' || typeof letter.time !== 'string') continue;
+    const cause = refusalCause(letter.reason);
+    const entry = byCause.get(cause) ?? { cause, points: 0, firstAt: letter.time, lastAt: letter.time, reason: '', fix: '' };
+    entry.points += Array.isArray(letter.lines) ? letter.lines.length : 0;
+    entry.lastAt = letter.time;
+    entry.reason = letter.reason;
+    entry.fix = refusalFix(letter.reason);
+    byCause.set(cause, entry);
+  }
+  return [...byCause.values()];
 }

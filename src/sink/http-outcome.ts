@@ -20,7 +20,7 @@ export function transportFailure(sink: string, what: string, err: unknown, timed
 }
 
 /** InfluxDB answers `{"error": "…"}` (1.x) or `{"code": …, "message": "…"}` (2.x); others plain text. */
-function serverMessage(body: string): string {
+export function serverMessage(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: unknown; message?: unknown };
     if (typeof parsed.error === 'string') return parsed.error;

@@ -1,4 +1,5 @@
 import type { Point } from '../points.js';
+import type { Refusal } from './refusal.js';
 
 /**
  * Bodies smaller than this go uncompressed: a few KB cross a LAN in well under a millisecond, less than gzip's trip
@@ -10,6 +11,8 @@ export const DEFAULT_GZIP_MIN_BYTES = 4096;
 export interface WriteResult {
   written: number;
   rejected: number;
+  /** Of `rejected`, the lines the database itself refused (not the encoder), by cause; absent when none. */
+  refusals?: Refusal[];
 }
 
 /**
@@ -44,5 +47,7 @@ export type BackslashDialect = 'verbatim' | 'escaped';
 export interface SinkObserver {
   pointsWritten(measurement: string, count: number): void;
   deadLetters(count?: number): void;
+  /** Lines the database refused for good (also counted by deadLetters), by cause. */
+  pointsRefused?(cause: string, count: number): void;
   writeFailed(): void;
 }

@@ -38,6 +38,8 @@ export interface BackfillStatus {
   calls: Partial<Record<ApiName, number>>;
   failed: string[];
   setAside: number;
+  /** Points the database refused for good (dead letters); absent in a status written before it was counted. */
+  refused?: number;
   startedAt: number;
   updatedAt: number;
   /** The daemon's process id: a status that stops changing after the daemon died is recognisable. */

@@ -11,6 +11,7 @@ const TAG_MEANINGS: Record<string, string> = {
   field_key: 'the field compared by the reconciliation (verify_drift); measurement_name and account name the series',
   account: 'account of the reconciled series (verify_drift)',
   instance: 'the collector process (config `instance`, default the host name), so shards writing to one database stay apart',
+  cause: 'why the database refused lines for good: field-type-conflict, beyond-retention, other (points_refused)',
   condition: 'what makes /healthz answer 503, e.g. auth, state:checkpoints (unhealthy)',
 };
 

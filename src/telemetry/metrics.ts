@@ -36,6 +36,7 @@ export const METRICS = {
   api_throttled: counter('api_throttled', ['api'], 'Answers 429 Too Many Requests, by API'),
   points_written: counter('points_written', ['measurement_name'], 'Points the sink confirmed, by measurement'),
   dead_letters: counter('dead_letters', [], 'Lines the sink rejected permanently (kept in the dead-letter file)'),
+  points_refused: counter('points_refused', ['cause'], 'Lines the database refused for good (field-type-conflict, beyond-retention, other), also in dead_letters'),
   write_failures: counter('write_failures', [], 'Sink writes that failed and will be retried'),
   job_failures: counter('job_failures', ['job'], 'Collection passes that stopped early on an error, by job'),
   job_lag: {

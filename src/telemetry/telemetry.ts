@@ -95,6 +95,17 @@ export class Telemetry {
     this.count('dead_letters', {}, count);
   }
 
+  pointsRefused(cause: string, count: number): void {
+    this.count('points_refused', { cause }, count);
+  }
+
+  /** Points the database refused for good so far (verdicts and summaries). */
+  refusedPoints(): number {
+    let total = 0;
+    for (const s of this.counters.values()) if (s.kind === 'points_refused') total += s.value;
+    return total;
+  }
+
   writeFailed(): void {
     this.count('write_failures', {});
     this.sinkFailures.failed('sink', this.clock.now());

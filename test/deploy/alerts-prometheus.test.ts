@@ -48,9 +48,9 @@ describe('Prometheus rules for /metrics', () => {
     }
   });
 
-  it('cover stale data, quota, auth, spans set aside and reconciliation drift', () => {
+  it('cover stale data, quota, auth, spans set aside, refused points and reconciliation drift', () => {
     const metrics = new Set(rules.flatMap((r) => readPromQL(r.expr).selectors.map((s) => s.metric)));
-    for (const m of ['cdn_collector_job_overdue_seconds', 'cdn_collector_api_throttled_total', 'cdn_collector_unhealthy', 'cdn_collector_spans_set_aside', 'cdn_collector_verify_drift']) {
+    for (const m of ['cdn_collector_job_overdue_seconds', 'cdn_collector_api_throttled_total', 'cdn_collector_unhealthy', 'cdn_collector_spans_set_aside', 'cdn_collector_points_refused_total', 'cdn_collector_verify_drift']) {
       expect(metrics, m).toContain(m);
     }
   });

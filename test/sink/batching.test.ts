@@ -129,7 +129,7 @@ describe('permanent rejections go to the dead-letter file', () => {
     const { seen, observer } = recordingObserver();
     const sink = v1(server.url, { batchSize: 64, telemetry: observer });
     const result = await sink.write(points(64));
-    expect(result).toEqual({ written: 63, rejected: 1 });
+    expect(result).toEqual({ written: 63, rejected: 1, refusals: [expect.objectContaining({ cause: 'field-type-conflict', points: 1, measurements: ['m'] })] });
     const letters = await deadLetters();
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({ sink: 'influx-v1', status: 400, reason: expect.stringContaining('field type conflict') });
@@ -144,7 +144,7 @@ describe('permanent rejections go to the dead-letter file', () => {
   it('dead-letters a batch whole, in one request, when the server dropped every line', async () => {
     const server = await serve((req) => ({ status: 400, body: JSON.stringify({ error: `conflict dropped=${req.body.split('\n').length}` }) }));
     const sink = v1(server.url, { batchSize: 50 });
-    expect(await sink.write(points(50))).toEqual({ written: 0, rejected: 50 });
+    expect(await sink.write(points(50))).toEqual({ written: 0, rejected: 50, refusals: [expect.objectContaining({ cause: 'other', points: 50 })] });
     expect(server.requests).toHaveLength(1);
     expect((await deadLetters())[0]!.lines).toHaveLength(50);
     await sink.close();
@@ -153,7 +153,7 @@ describe('permanent rejections go to the dead-letter file', () => {
   it('bounds the requests spent narrowing down, then dead-letters the rest whole', async () => {
     const server = await serve(() => ({ status: 422, body: JSON.stringify({ code: 'invalid', message: 'nope' }) }));
     const sink = v2(server.url, { batchSize: 1000, maxSplitRequests: 6 } as Partial<SinkConfig>);
-    expect(await sink.write(points(1000))).toEqual({ written: 0, rejected: 1000 });
+    expect(await sink.write(points(1000))).toEqual({ written: 0, rejected: 1000, refusals: [expect.objectContaining({ cause: 'other', points: 1000, reason: 'nope' })] });
     expect(server.requests.length).toBeLessThanOrEqual(7);
     const letters = await deadLetters();
     expect(letters.reduce((n, l) => n + l.lines.length, 0)).toBe(1000);

@@ -111,7 +111,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
       { measurement: 'conflict', tags: {}, fields: { v: 2.5 }, time: T0 + MINUTE },
       ...Array.from({ length: 5 }, (_, i) => ({ measurement: 'fine', tags: {}, fields: { v: i }, time: T0 + (i + 5) * MINUTE })),
     ];
-    expect(await mixed.write(points)).toEqual({ written: 10, rejected: 1 });
+    expect(await mixed.write(points)).toEqual({ written: 10, rejected: 1, refusals: [expect.objectContaining({ cause: 'field-type-conflict', points: 1, measurements: ['conflict'] })] });
     expect(await server.query('SELECT count(v) FROM fine', 'db')).toEqual([{ time: 0, count: 10 }]);
     const letters = (await deadLetters()).slice(before);
     expect(letters).toHaveLength(1);
