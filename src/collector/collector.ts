@@ -13,7 +13,6 @@ import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
-import { PassWrites } from './pass-writes.js';
 import { builtInLagMs } from '../plan/windows.js';
 import { LimiterClosedError } from '../limit/errors.js';
 
@@ -34,8 +33,6 @@ export interface CollectorDeps {
   initialLookbackMs: number;
   /** How long a span's write is retried through a database outage before the pass gives up (default 60 s). */
   sinkRetryMs?: number;
-  /** Points that wait for a pass's one write before it goes out anyway (default 5,000; see PassWrites). */
-  passWriteMaxPoints?: number;
 }
 
 export interface PassResult {
@@ -91,15 +88,17 @@ export class Collector {
   }
 
   /**
-   * A live or backfill pass of `jobs` together (a scheduled pass of one API): the jobs with no pass running share one
-   * sink write per round of spans (PassWrites) instead of one write each; a job whose previous pass still runs (a
-   * backfill) waits for it alone, so it never holds the others' writes back. Otherwise as runOnce.
+   * A live or backfill pass of each of `jobs` that has no pass running or waiting (a scheduled pass of one API); the
+   * results of those it started. Each pass writes and confirms its own spans (the sink coalesces concurrent writes),
+   * and a job still busy (retrying a failing API, a backfill) is left to its pass: one job never delays another.
    */
   runPass(jobs: readonly CollectJob[], priority: Priority): Promise<PassResult[]> {
-    const free = new Set(jobs.filter((job) => !this.running.has(job.key)).map((job) => job.key));
-    const writes =
-      free.size > 1 ? new PassWrites(free, (points, keys) => this.writePoints(points, keys.join(', ')), this.deps.passWriteMaxPoints ?? 5_000) : undefined;
-    return Promise.all(jobs.map((job) => (writes && free.has(job.key) ? this.enqueue(job, priority, { writes }) : this.runOnce(job, priority))));
+    return Promise.all(jobs.filter((job) => !this.running.has(job.key)).map((job) => this.enqueue(job, priority, {})));
+  }
+
+  /** Resolves once the passes of `jobs` that run or wait now have ended. */
+  async settled(jobs: readonly CollectJob[]): Promise<void> {
+    await Promise.allSettled(jobs.map((job) => this.running.get(job.key)?.result));
   }
 
   /**
@@ -114,11 +113,11 @@ export class Collector {
     return this.enqueue(job, priority, { range, onSpan, shouldStop });
   }
 
-  /** Runs a pass of `job` after its newest one (single flight), writing through `writes` when given. */
+  /** Runs a pass of `job` after its newest one (single flight). */
   private enqueue(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const entry: RunningPass = { priority, range: how.range, result: after.then(() => this.pass(job, priority, how)) };
+    const entry: RunningPass = { priority, range: how.range, result: after.then(() => this.passSpans(job, priority, how)) };
     this.running.set(job.key, entry);
     void entry.result.finally(() => {
       if (this.running.get(job.key) === entry) this.running.delete(job.key);
@@ -141,15 +140,7 @@ export class Collector {
    * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
    * on; any other failure ends the pass, and its span and all later ones stay missing.
    */
-  private async pass(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
-    try {
-      return await this.passSpans(job, priority, how);
-    } finally {
-      how.writes?.leave(job.key);
-    }
-  }
-
-  private async passSpans(job: CollectJob, priority: Priority, { range, onSpan, shouldStop, writes }: PassOptions): Promise<PassResult> {
+  private async passSpans(job: CollectJob, priority: Priority, { range, onSpan, shouldStop }: PassOptions): Promise<PassResult> {
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
@@ -178,7 +169,7 @@ export class Collector {
         failure = { span, err: collectError };
         break;
       }
-      const done = this.writeSpan(job, span, points, writes).then(() => {
+      const done = this.writeSpan(job, span, points).then(() => {
         result.points += points.length;
         result.spans++;
         onSpan?.(span);
@@ -199,8 +190,8 @@ export class Collector {
   }
 
   /** Records first, state after: the checkpoint moves only once the sink has confirmed the span's points. */
-  private async writeSpan(job: CollectJob, span: Span, points: Point[], writes?: PassWrites): Promise<void> {
-    await (writes ? writes.write(job.key, points) : this.writePoints(points, job.key));
+  private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<void> {
+    await this.writePoints(points, job.key);
     if (job.checkpointed) await this.confirm(job, span);
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
     if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
@@ -209,13 +200,13 @@ export class Collector {
     }
   }
 
-  /** Writes through a database outage (writeWithRetry); `jobs` names whose points these are, for the retry log. */
-  private async writePoints(points: readonly Point[], jobs: string): Promise<void> {
+  /** Writes through a database outage (writeWithRetry); `job` names whose points these are, for the retry log. */
+  private async writePoints(points: readonly Point[], job: string): Promise<void> {
     await writeWithRetry(this.deps.sink, points, {
       clock: this.deps.clock,
       deadlineMs: this.deps.sinkRetryMs ?? 60_000,
       stopping: () => this.stopping,
-      onRetry: (err, waitMs) => this.deps.log.warn({ job: jobs, err: err.message, waitMs }, 'write failed; retrying'),
+      onRetry: (err, waitMs) => this.deps.log.warn({ job, err: err.message, waitMs }, 'write failed; retrying'),
     });
   }
 
@@ -281,12 +272,11 @@ export class Collector {
   }
 }
 
-/** How one pass runs: over `range` (default: what the job lacks), reporting each span, until `shouldStop`, writing through `writes`. */
+/** How one pass runs: over `range` (default: what the job lacks), reporting each span, until `shouldStop`. */
 interface PassOptions {
   range?: Span | undefined;
   onSpan?: ((span: Span) => void) | undefined;
   shouldStop?: (() => boolean) | undefined;
-  writes?: PassWrites;
 }
 
 interface RunningPass {

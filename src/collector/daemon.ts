@@ -28,8 +28,9 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     debug: (m) => cron.trace(String(m)),
   });
   const tasks: ScheduledTask[] = [];
+  const jobsOf = (api: ApiName) => collector.jobs.filter((j) => j.api === api);
   const passOf = (api: ApiName) => async () => {
-    const results = await collector.runPass(collector.jobs.filter((j) => j.api === api), 'live'); // one write per round
+    const results = await collector.runPass(jobsOf(api), 'live'); // skips jobs whose pass still runs
     // One line per API and pass (a job per line would be hundreds a minute); per-job detail at debug.
     for (const r of results) log.debug({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'job pass');
     const spans = results.reduce((n, r) => n + r.spans, 0);
@@ -43,8 +44,10 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   };
   for (const api of API_NAMES) {
     if (!config.jobs[api].enabled) continue;
-    // The config schema has validated the expression (config/fields.ts, cronSchedule).
-    tasks.push(schedule(config.jobs[api].schedule, passOf(api), { noOverlap: true, name: `collect-${api}` }));
+    // The config schema has validated the expression (config/fields.ts, cronSchedule). Passes of an API overlap: each
+    // starts the jobs that are idle, so a job whose pass is slow (an account failing to the limiter's deadline) holds
+    // back only itself, not the next windows of the others.
+    tasks.push(schedule(config.jobs[api].schedule, passOf(api), { noOverlap: false, name: `collect-${api}` }));
   }
   tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
   const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
@@ -61,7 +64,8 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   discoveryTimer?.unref();
 
   const firstPass = discover()
-    .then(() => Promise.all(API_NAMES.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)())))
+    // A job a scheduled pass started already is waited for too.
+    .then(() => Promise.all(API_NAMES.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)().then(() => collector.settled(jobsOf(a))))))
     .then(() => {
       log.info('startup pass done: gaps since the checkpoints are filled');
     });
