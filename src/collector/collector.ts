@@ -13,7 +13,7 @@ import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
-import { builtInLagMs } from '../plan/windows.js';
+import { builtInLagMs, collectableEnd } from '../plan/windows.js';
 import { LimiterClosedError } from '../limit/errors.js';
 
 export interface CollectorDeps {
@@ -57,8 +57,8 @@ export class Collector {
   private readonly aside: SetAsideStore;
   /** Grows when accounts are discovered (addJobs); never shrinks while running. */
   private readonly jobList: CollectJob[] = [];
-  /** Keys of jobList, so adding jobs (start-up, each account discovery) stays linear in the jobs added. */
-  private readonly jobKeys = new Set<string>();
+  /** When each job joined (start-up, its account's discovery): a job that never confirmed a span lags from then. */
+  private readonly joinedAt = new Map<string, number>();
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
@@ -73,11 +73,12 @@ export class Collector {
   addJobs(jobs: readonly CollectJob[]): CollectJob[] {
     const added: CollectJob[] = [];
     for (const job of jobs) {
-      if (this.jobKeys.has(job.key)) continue;
-      this.jobKeys.add(job.key);
+      if (this.joinedAt.has(job.key)) continue;
+      this.joinedAt.set(job.key, this.deps.clock.now());
       added.push(job);
       this.jobList.push(job);
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+      this.reportLag(job); // listed by /healthz and /metrics from the start, not only after its first pass
     }
     return added;
   }
@@ -117,7 +118,8 @@ export class Collector {
   private enqueue(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const entry: RunningPass = { priority, range: how.range, result: after.then(() => this.passSpans(job, priority, how)) };
+    const result = after.then(() => this.passSpans(job, priority, how));
+    const entry: RunningPass = { priority, range: how.range, result };
     this.running.set(job.key, entry);
     void entry.result.finally(() => {
       if (this.running.get(job.key) === entry) this.running.delete(job.key);
@@ -140,7 +142,8 @@ export class Collector {
    * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
    * on; any other failure ends the pass, and its span and all later ones stay missing.
    */
-  private async passSpans(job: CollectJob, priority: Priority, { range, onSpan, shouldStop }: PassOptions): Promise<PassResult> {
+  private async passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
+    const { range, onSpan, shouldStop } = how;
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
@@ -185,14 +188,17 @@ export class Collector {
       const stopped = this.stopping && failure.err instanceof LimiterClosedError;
       this.deps.log[stopped ? 'debug' : 'warn']({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
     }
-    this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
+    this.reportLag(job);
     return result;
   }
 
   /** Records first, state after: the checkpoint moves only once the sink has confirmed the span's points. */
   private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<void> {
     await this.writePoints(points, job.key);
-    if (job.checkpointed) await this.confirm(job, span);
+    if (job.checkpointed) {
+      await this.confirm(job, span);
+      this.reportLag(job);
+    }
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
     if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
@@ -245,14 +251,25 @@ export class Collector {
   /**
    * Now minus the end of the contiguous prefix of spans that are confirmed or set aside; 0 for snapshot jobs. The
    * checkpoint's watermark itself stops at a set-aside span (it is not collected); lag measures how far collection is
-   * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`).
+   * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`). A job that
+   * has handled no span yet lags from the start of the first window that fell due after it joined: as far behind as a
+   * job that was caught up then, so a job that never collects turns unhealthy like one that stopped.
    */
   lagMs(job: CollectJob): number {
     if (!job.checkpointed) return 0;
-    const mark = this.deps.store.watermark(job.key);
-    if (mark === undefined) return 0;
+    const now = this.deps.clock.now();
     const handled = this.aside.list(job.key).reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
-    return Math.max(0, this.deps.clock.now() - (advanceWatermark(handled, mark) ?? mark));
+    const joined = this.joinedAt.get(job.key) ?? now;
+    const reached = advanceWatermark(handled, this.deps.store.watermark(job.key)) ?? collectableEnd(job.rule, joined);
+    return Math.max(0, now - reached);
+  }
+
+  /**
+   * Hands the job's lag to telemetry, the one place /healthz, /metrics and the daemon's report for `status` read it
+   * from (it grows with time between reports): at start, after each confirmed span and pass, and once a minute.
+   */
+  reportLag(job: CollectJob): void {
+    this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
   }
 
   /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction); logs each. */

@@ -4,7 +4,6 @@ import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from './backfill-server.js';
 import { scheduleVerify } from '../verify/job.js';
-import { builtInLagMs } from '../plan/windows.js';
 
 export interface Daemon {
   /** Resolves after the first pass of every job (startup gap fill) has ended. */
@@ -65,7 +64,10 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
 
   const firstPass = discover()
     // A job a scheduled pass started already is waited for too.
-    .then(() => Promise.all(API_NAMES.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)().then(() => collector.settled(jobsOf(a))))))
+    .then(() => {
+      const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
+      return Promise.all(apis.map((a) => passOf(a)().then(() => collector.settled(jobsOf(a)))));
+    })
     .then(() => {
       log.info('startup pass done: gaps since the checkpoints are filled');
     });
@@ -87,7 +89,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
-    rt.telemetry.jobLag(job.key, rt.collector.lagMs(job), builtInLagMs(job.rule));
+    rt.collector.reportLag(job);
     if (job.checkpointed) {
       rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.

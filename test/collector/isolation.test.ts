@@ -95,4 +95,32 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
     await vi.waitFor(() => expect(rt.store.watermark(healthy)).toBe(newestEnd()), WAIT);
     expect(rt.store.watermark(failing)).toBeUndefined();
   }, 120_000);
+
+  it('counts the lag of the job that never collected from the start: /healthz, /metrics and status agree', async () => {
+    const thresholds = { maxLagMs: config.http.maxLag, jobMaxLagMs: config.http.jobMaxLag };
+    const health = evaluateHealth(rt.telemetry, thresholds, clock.now());
+    const lagMs = clock.now() - started + 30_000; // from the start of the first window due after the start
+    expect(lagMs).toBe(8 * MIN + 30_000);
+    expect(health.status).toBe('lagging');
+    expect(health.jobs[failing]).toEqual({ lagSeconds: lagMs / 1000, maxLagSeconds: 4 * 60 + 1, ok: false });
+    expect(health.jobs[healthy]?.ok).toBe(true);
+    expect(Object.keys(health.reasons ?? {})).toEqual([failing]);
+    const metrics = rt.telemetry.prometheus(clock.now());
+    expect(metrics).toContain(`cdn_collector_job_lag_seconds{job="${failing}"} ${lagMs / 1000}`);
+
+    // `status` reads the daemon's report (rewritten every second): once it has this lag, it shows it.
+    const status = await vi.waitFor(async () => {
+      const report = await gatherStatus(config);
+      const job = report.jobs.find((j) => j.key === failing)!;
+      expect(job.lagSeconds).toBe(lagMs / 1000);
+      return job;
+    }, WAIT);
+    expect(status.watermark).toBeNull();
+    const { code, stdout } = await runCli(['status', '--config', file]).exited;
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith(failing));
+    expect(lines[at]).toMatch(new RegExp(`^${failing}\\s+watermark —$`));
+    expect(lines[at + 1]).toMatch(/^ {2}lag 8m 30s,/);
+  }, 120_000);
 });
