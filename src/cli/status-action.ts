@@ -24,7 +24,8 @@ function renderText(r: StatusReport): string {
   const width = Math.max(0, ...r.jobs.map((j) => j.key.length));
   for (const job of r.jobs) {
     const aside = job.setAside.length > 0 ? `  set aside: ${job.setAside.length}` : '';
-    lines.push(`${job.key.padEnd(width)}  watermark ${job.watermark ?? 'none'}${aside}${job.configured ? '' : '  (not configured)'}`);
+    const unconfigured = job.configured ? '' : '  (not configured)';
+    lines.push(`${job.key.padEnd(width)}  watermark ${job.watermark ?? '—'}${aside}${unconfigured}`);
     for (const e of job.setAside) lines.push(`  ${e.from}/${e.to}  attempts ${e.attempts}, next retry ${e.nextRetryAt}: ${e.reason}`);
     lines.push(`  lag ${seconds(job.lagSeconds)}, backlog ${job.backlog ?? '—'} windows${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`);
   }
@@ -45,7 +46,7 @@ function renderTable(r: StatusReport): string {
   for (const j of r.jobs) {
     jobs.push([
       j.configured ? j.key : `${j.key} (not configured)`,
-      j.watermark ?? 'none',
+      j.watermark ?? '—',
       seconds(j.lagSeconds),
       j.backlog ?? '—',
       j.setAside.length === 0 ? '' : j.setAside.map((e) => `${e.from}: ${clip(e.reason)}`).join('\n'),

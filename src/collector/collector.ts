@@ -13,9 +13,8 @@ import { advanceWatermark, mergeSpan } from '../state/spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError, isSpanFault } from './errors.js';
 import { writeWithRetry } from './write-retry.js';
-import { PassWrites } from './pass-writes.js';
 import { RefusalReports } from './refusal-reports.js';
-import { builtInLagMs } from '../plan/windows.js';
+import { builtInLagMs, collectableEnd } from '../plan/windows.js';
 import { LimiterClosedError } from '../limit/errors.js';
 
 export interface CollectorDeps {
@@ -35,8 +34,6 @@ export interface CollectorDeps {
   initialLookbackMs: number;
   /** How long a span's write is retried through a database outage before the pass gives up (default 60 s). */
   sinkRetryMs?: number;
-  /** Points that wait for a pass's one write before it goes out anyway (default 5,000; see PassWrites). */
-  passWriteMaxPoints?: number;
   /** Named in the error line of points the database refuses (they are kept there). */
   deadLetterPath?: string;
 }
@@ -47,7 +44,7 @@ export interface PassResult {
   points: number;
   /** Spans that failed for a permanent reason in this pass and were set aside (the pass went on after them). */
   setAside: number;
-  /** Points the database refused for good in the job's own writes (a shared PassWrites write: telemetry only). */
+  /** Points the database refused for good in the job's writes (dead-lettered). */
   refused?: number;
   /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
   error?: string;
@@ -65,9 +62,9 @@ export class Collector {
   private readonly aside: SetAsideStore;
   /** Grows when accounts are discovered (addJobs); never shrinks while running. */
   private readonly jobList: CollectJob[] = [];
-  /** Keys of jobList, so adding jobs (start-up, each account discovery) stays linear in the jobs added. */
-  private readonly jobKeys = new Set<string>();
   private readonly refusals: RefusalReports;
+  /** When each job joined (start-up, its account's discovery): a job that never confirmed a span lags from then. */
+  private readonly joinedAt = new Map<string, number>();
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
@@ -83,11 +80,12 @@ export class Collector {
   addJobs(jobs: readonly CollectJob[]): CollectJob[] {
     const added: CollectJob[] = [];
     for (const job of jobs) {
-      if (this.jobKeys.has(job.key)) continue;
-      this.jobKeys.add(job.key);
+      if (this.joinedAt.has(job.key)) continue;
+      this.joinedAt.set(job.key, this.deps.clock.now());
       added.push(job);
       this.jobList.push(job);
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
+      this.reportLag(job); // listed by /healthz and /metrics from the start, not only after its first pass
     }
     return added;
   }
@@ -98,15 +96,17 @@ export class Collector {
   }
 
   /**
-   * A live or backfill pass of `jobs` together (a scheduled pass of one API): the jobs with no pass running share one
-   * sink write per round of spans (PassWrites) instead of one write each; a job whose previous pass still runs (a
-   * backfill) waits for it alone, so it never holds the others' writes back. Otherwise as runOnce.
+   * A live or backfill pass of each of `jobs` that has no pass running or waiting (a scheduled pass of one API); the
+   * results of those it started. Each pass writes and confirms its own spans (the sink coalesces concurrent writes),
+   * and a job still busy (retrying a failing API, a backfill) is left to its pass: one job never delays another.
    */
   runPass(jobs: readonly CollectJob[], priority: Priority): Promise<PassResult[]> {
-    const free = new Set(jobs.filter((job) => !this.running.has(job.key)).map((job) => job.key));
-    const writes =
-      free.size > 1 ? new PassWrites(free, (points, keys) => this.writePoints(points, keys.join(', ')).then(noop), this.deps.passWriteMaxPoints ?? 5_000) : undefined;
-    return Promise.all(jobs.map((job) => (writes && free.has(job.key) ? this.enqueue(job, priority, { writes }) : this.runOnce(job, priority))));
+    return Promise.all(jobs.filter((job) => !this.running.has(job.key)).map((job) => this.enqueue(job, priority, {})));
+  }
+
+  /** Resolves once the passes of `jobs` that run or wait now have ended. */
+  async settled(jobs: readonly CollectJob[]): Promise<void> {
+    await Promise.allSettled(jobs.map((job) => this.running.get(job.key)?.result));
   }
 
   /**
@@ -121,11 +121,12 @@ export class Collector {
     return this.enqueue(job, priority, { range, onSpan, shouldStop });
   }
 
-  /** Runs a pass of `job` after its newest one (single flight), writing through `writes` when given. */
+  /** Runs a pass of `job` after its newest one (single flight). */
   private enqueue(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const entry: RunningPass = { priority, range: how.range, result: after.then(() => this.pass(job, priority, how)) };
+    const result = after.then(() => this.passSpans(job, priority, how));
+    const entry: RunningPass = { priority, range: how.range, result };
     this.running.set(job.key, entry);
     void entry.result.finally(() => {
       if (this.running.get(job.key) === entry) this.running.delete(job.key);
@@ -148,15 +149,8 @@ export class Collector {
    * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
    * on; any other failure ends the pass, and its span and all later ones stay missing.
    */
-  private async pass(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
-    try {
-      return await this.passSpans(job, priority, how);
-    } finally {
-      how.writes?.leave(job.key);
-    }
-  }
-
-  private async passSpans(job: CollectJob, priority: Priority, { range, onSpan, shouldStop, writes }: PassOptions): Promise<PassResult> {
+  private async passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
+    const { range, onSpan, shouldStop } = how;
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
@@ -185,7 +179,7 @@ export class Collector {
         failure = { span, err: collectError };
         break;
       }
-      const done = this.writeSpan(job, span, points, writes).then((refused) => {
+      const done = this.writeSpan(job, span, points).then((refused) => {
         if (refused > 0) result.refused = (result.refused ?? 0) + refused;
         result.points += points.length;
         result.spans++;
@@ -202,7 +196,7 @@ export class Collector {
       const stopped = this.stopping && failure.err instanceof LimiterClosedError;
       this.deps.log[stopped ? 'debug' : 'warn']({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
     }
-    this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
+    this.reportLag(job);
     return result;
   }
 
@@ -210,9 +204,12 @@ export class Collector {
    * Records first, state after: the checkpoint moves only once the sink has confirmed the span's points; refused ones
    * (dead-lettered, reported) confirm it too, as rewriting them cannot succeed (docs/faults.md). Returns them.
    */
-  private async writeSpan(job: CollectJob, span: Span, points: Point[], writes?: PassWrites): Promise<number> {
-    const refused = writes ? (await writes.write(job.key, points), 0) : await this.writePoints(points, job.key);
-    if (job.checkpointed) await this.confirm(job, span);
+  private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<number> {
+    const refused = await this.writePoints(points, job.key);
+    if (job.checkpointed) {
+      await this.confirm(job, span);
+      this.reportLag(job);
+    }
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
     if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
@@ -221,15 +218,15 @@ export class Collector {
     return refused;
   }
 
-  /** Writes through a database outage (writeWithRetry); `jobs`: whose points, for the logs. Returns the refused. */
-  private async writePoints(points: readonly Point[], jobs: string): Promise<number> {
+  /** Writes through a database outage (writeWithRetry); `job` names whose points these are, for the logs. */
+  private async writePoints(points: readonly Point[], job: string): Promise<number> {
     const result = await writeWithRetry(this.deps.sink, points, {
       clock: this.deps.clock,
       deadlineMs: this.deps.sinkRetryMs ?? 60_000,
       stopping: () => this.stopping,
-      onRetry: (err, waitMs) => this.deps.log.warn({ job: jobs, err: err.message, waitMs }, 'write failed; retrying'),
+      onRetry: (err, waitMs) => this.deps.log.warn({ job, err: err.message, waitMs }, 'write failed; retrying'),
     });
-    return this.refusals.written(result, points, jobs);
+    return this.refusals.written(result, points, job);
   }
 
   /**
@@ -267,14 +264,25 @@ export class Collector {
   /**
    * Now minus the end of the contiguous prefix of spans that are confirmed or set aside; 0 for snapshot jobs. The
    * checkpoint's watermark itself stops at a set-aside span (it is not collected); lag measures how far collection is
-   * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`).
+   * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`). A job that
+   * has handled no span yet lags from the start of the first window that fell due after it joined: as far behind as a
+   * job that was caught up then, so a job that never collects turns unhealthy like one that stopped.
    */
   lagMs(job: CollectJob): number {
     if (!job.checkpointed) return 0;
-    const mark = this.deps.store.watermark(job.key);
-    if (mark === undefined) return 0;
+    const now = this.deps.clock.now();
     const handled = this.aside.list(job.key).reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
-    return Math.max(0, this.deps.clock.now() - (advanceWatermark(handled, mark) ?? mark));
+    const joined = this.joinedAt.get(job.key) ?? now;
+    const reached = advanceWatermark(handled, this.deps.store.watermark(job.key)) ?? collectableEnd(job.rule, joined);
+    return Math.max(0, now - reached);
+  }
+
+  /**
+   * Hands the job's lag to telemetry, the one place /healthz, /metrics and the daemon's report for `status` read it
+   * from (it grows with time between reports): at start, after each confirmed span and pass, and once a minute.
+   */
+  reportLag(job: CollectJob): void {
+    this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
   }
 
   /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction); logs each. */
@@ -294,12 +302,11 @@ export class Collector {
   }
 }
 
-/** How one pass runs: over `range` (default: what the job lacks), reporting each span, until `shouldStop`, writing through `writes`. */
+/** How one pass runs: over `range` (default: what the job lacks), reporting each span, until `shouldStop`. */
 interface PassOptions {
   range?: Span | undefined;
   onSpan?: ((span: Span) => void) | undefined;
   shouldStop?: (() => boolean) | undefined;
-  writes?: PassWrites;
 }
 
 interface RunningPass {

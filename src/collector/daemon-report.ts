@@ -35,7 +35,7 @@ function daemonStatus(rt: Runtime, backlog: Map<string, number>): DaemonStatus {
   const jobs: DaemonStatus['jobs'] = {};
   for (const job of rt.collector.jobs) {
     jobs[job.key] = {
-      lagMs: rt.collector.lagMs(job),
+      lagMs: rt.telemetry.lagMs(job.key) ?? rt.collector.lagMs(job), // the lag /healthz and /metrics show
       backlog: backlog.get(job.key) ?? 0,
       ...(errors[job.key] ? { lastError: errors[job.key] } : {}),
     };

@@ -4,7 +4,6 @@ import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from './backfill-server.js';
 import { scheduleVerify } from '../verify/job.js';
-import { builtInLagMs } from '../plan/windows.js';
 
 export interface Daemon {
   /** Resolves after the first pass of every job (startup gap fill) has ended. */
@@ -28,8 +27,9 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     debug: (m) => cron.trace(String(m)),
   });
   const tasks: ScheduledTask[] = [];
+  const jobsOf = (api: ApiName) => collector.jobs.filter((j) => j.api === api);
   const passOf = (api: ApiName) => async () => {
-    const results = await collector.runPass(collector.jobs.filter((j) => j.api === api), 'live'); // one write per round
+    const results = await collector.runPass(jobsOf(api), 'live'); // skips jobs whose pass still runs
     // One line per API and pass (a job per line would be hundreds a minute); per-job detail at debug.
     for (const r of results) log.debug({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'job pass');
     const spans = results.reduce((n, r) => n + r.spans, 0);
@@ -43,8 +43,10 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   };
   for (const api of API_NAMES) {
     if (!config.jobs[api].enabled) continue;
-    // The config schema has validated the expression (config/fields.ts, cronSchedule).
-    tasks.push(schedule(config.jobs[api].schedule, passOf(api), { noOverlap: true, name: `collect-${api}` }));
+    // The config schema has validated the expression (config/fields.ts, cronSchedule). Passes of an API overlap: each
+    // starts the jobs that are idle, so a job whose pass is slow (an account failing to the limiter's deadline) holds
+    // back only itself, not the next windows of the others.
+    tasks.push(schedule(config.jobs[api].schedule, passOf(api), { noOverlap: false, name: `collect-${api}` }));
   }
   tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
   const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
@@ -61,7 +63,11 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   discoveryTimer?.unref();
 
   const firstPass = discover()
-    .then(() => Promise.all(API_NAMES.filter((a) => config.jobs[a].enabled).map((a) => passOf(a)())))
+    // A job a scheduled pass started already is waited for too.
+    .then(() => {
+      const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
+      return Promise.all(apis.map((a) => passOf(a)().then(() => collector.settled(jobsOf(a)))));
+    })
     .then(() => {
       log.info('startup pass done: gaps since the checkpoints are filled');
     });
@@ -83,7 +89,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
-    rt.telemetry.jobLag(job.key, rt.collector.lagMs(job), builtInLagMs(job.rule));
+    rt.collector.reportLag(job);
     if (job.checkpointed) {
       rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.

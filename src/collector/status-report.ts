@@ -37,7 +37,7 @@ export interface JobStatus {
   configured: boolean;
   watermark: string | null;
   lastConfirmedAt: string | null;
-  /** Seconds behind now (the daemon's measure, past set-aside spans; else now − watermark). */
+  /** Seconds behind now (the daemon's, as /healthz; else now − watermark; null: no daemon, none confirmed). */
   lagSeconds: number | null;
   /** Windows still to collect (the daemon's count; null without a running daemon). */
   backlog: number | null;

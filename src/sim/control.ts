@@ -22,7 +22,7 @@ export interface ControlTarget {
  * - `GET /_sim/info` — url, token, accounts, streams (the same object `cdn-collector sim` prints first);
  * - `GET /_sim/stats` — requests, statuses, quota rejections, admitted-call times and injected faults per API;
  * - `POST /_sim/stats/reset`;
- * - `PUT /_sim/faults/<api>` with a FaultPlan body (`{}` or `null` clears it).
+ * - `PUT /_sim/faults/<api>` with a FaultPlan body (`{}` or `null` clears it; `accounts` limits it to those accounts).
  */
 export function handleControl(path: string, method: string, rawBody: string, sim: ControlTarget): SimReply {
   if (path === '/_sim/info' && method === 'GET') {
@@ -49,6 +49,10 @@ export function handleControl(path: string, method: string, rawBody: string, sim
       (k) => k !== 'ok' && !isFaultKind(k),
     );
     if (bad) return { status: 400, body: { status: 'Bad Request', description: `unknown fault kind ${bad}` } };
+    const accounts = plan?.accounts;
+    if (accounts !== undefined && !(Array.isArray(accounts) && accounts.every((a) => typeof a === 'string'))) {
+      return { status: 400, body: { status: 'Bad Request', description: 'accounts must be a list of account names' } };
+    }
     sim.faults.set(api, plan && Object.keys(plan).length > 0 ? plan : undefined);
     return { status: 200, body: { status: 'Completed', api, plan } };
   }

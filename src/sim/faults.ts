@@ -30,6 +30,8 @@ export interface FaultPlan {
   retryAfterSec?: number;
   /** Rows per page (per bucket) a `page-cap` fault serves; default 2. */
   pageCap?: number;
+  /** Only requests for these accounts (the `account` query parameter) fail; the others are served. Default: all. */
+  accounts?: string[];
 }
 
 export class FaultInjector {
@@ -42,18 +44,23 @@ export class FaultInjector {
   }
 
   set(api: ApiName, plan: FaultPlan | undefined): void {
-    if (plan) this.plans.set(api, { ...plan, script: plan.script ? [...plan.script] : undefined });
-    else this.plans.delete(api);
+    if (!plan) this.plans.delete(api);
+    else this.plans.set(api, {
+      ...plan,
+      script: plan.script && [...plan.script],
+      accounts: plan.accounts && [...plan.accounts],
+    });
   }
 
   get(api: ApiName): FaultPlan | undefined {
     return this.plans.get(api);
   }
 
-  /** The fault for the next request of `api`, if any. */
-  next(api: ApiName): FaultKind | undefined {
+  /** The fault for the next request of `api` (for `account`, when it names one), if any. */
+  next(api: ApiName, account?: string): FaultKind | undefined {
     const plan = this.plans.get(api);
     if (!plan) return undefined;
+    if (plan.accounts && !(account !== undefined && plan.accounts.includes(account))) return undefined;
     let kind: FaultKind | undefined;
     if (plan.script && plan.script.length > 0) {
       const step = plan.script.shift()!;

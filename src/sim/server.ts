@@ -108,7 +108,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const api = route.api;
     stats.request(api);
 
-    const fault = faults.next(api);
+    const fault = faults.next(api, url.searchParams.get('account') ?? undefined);
     // A slow fault delays the answer, not the arrival: the quota counts the call now, as a real gateway would (a
     // client that gives up early must still see its call counted at arrival, never later).
     if (fault && fault !== 'slow' && (await applyFault(fault, api, req, res))) return;
