@@ -31,7 +31,7 @@ function accountsWritten(file: string): string[] {
 }
 
 /**
- * `accounts: auto`: the collector reads the token's accounts from the statistics `/accounts` grouping and adds the
+ * `accounts: auto`: the collector reads the token's active accounts from the inventory endpoint and adds the
  * jobs of new ones while it runs; the totals of all of them are one /times/accounts job that a new account joins.
  * The simulator's token first grants two of its four accounts, then a third.
  */
@@ -60,11 +60,9 @@ describe('account discovery', () => {
     const rt = await runtimeFor(autoConfig(out), clock);
     expect(rt.collector.jobs).toEqual([]);
     expect(await rt.discovery!.refresh()).toEqual(['acme', 'globex']);
-    // /accounts calls go through the statistic limiter like any collection call: one page, plus at most one more
-    // while walkPages does not yet know whether the server caps pages below the page size.
-    const calls = rt.limiters.get('statistic').snapshot().recentCompletions;
-    expect(calls).toBeGreaterThanOrEqual(1);
-    expect(calls).toBeLessThanOrEqual(2);
+    // The inventory answered: not one call of the statistic quota (5 a minute, shared with every statistics job).
+    expect(rt.limiters.get('statistic').snapshot().recentCompletions).toBe(0);
+    expect(sim.stats.apis.statistic.requests).toBe(0);
     expect(rt.collector.jobs.map((j) => j.key)).toEqual(['statistic/*/total']);
     expect((await rt.collector.tick()).filter((r) => r.error)).toEqual([]);
     expect(accountsWritten(out)).toEqual(['acme', 'globex']);
@@ -97,7 +95,7 @@ describe('account discovery', () => {
     const token = 'not-yet-granted';
     const rt = await runtimeFor(autoConfig(join(mkdtempSync(join(tmpdir(), 'disc-')), 'points.lp'), token), clock);
     await expect(rt.discovery!.refresh()).rejects.toThrow();
-    expect(rt.telemetry.activeConditions()).toEqual({ [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*401/), 'api:statistic': expect.stringMatching(/^every call refused with 401/) });
+    expect(rt.telemetry.activeConditions()).toEqual({ [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*inventory.*403/) });
     sim.addToken(token, { accounts: ['acme'] });
     expect(await rt.discovery!.refresh()).toEqual(['acme']);
     expect(rt.telemetry.activeConditions()).toEqual({});
