@@ -1,12 +1,12 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { scaledQuotas } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { runCli, waitForOutput } from '../helpers/cli.js';
 import { writeSimConfig } from '../helpers/collector.js';
+import { useTakenPort } from '../helpers/loopback.js';
 import { useSimulator } from '../helpers/sim.js';
 
 const MINUTE = 60_000;
@@ -117,16 +117,10 @@ describe('the daemon', () => {
   }, 90_000);
 
   describe('with its listener port taken', () => {
-    let taken: Server;
-    let port: number;
-    beforeAll(async () => {
-      taken = createServer();
-      await new Promise<void>((res) => taken.listen(0, '127.0.0.1', res));
-      port = (taken.address() as { port: number }).port;
-    });
-    afterAll(() => new Promise<void>((res) => taken.close(() => res())));
+    const taken = useTakenPort();
 
     it('says so in one line naming the settings, exit 1, nothing left locked', async () => {
+      const { port } = taken;
       const dir = mkdtempSync(join(tmpdir(), 'stop-port-'));
       const config = writeSimConfig(dir, s.sim, { jobs: METRICS_ONLY });
       const r = await runCli(['run', '--config', config, '--listen', `127.0.0.1:${port}`, '--log-level', 'error']).exited;
