@@ -101,11 +101,18 @@ function onInterrupt(resume: string): BackfillStop {
   const dispose = onStopSignal({
     stop: (signal) => {
       stoppedBy = signal;
-      process.stderr.write(`\nstopping after the spans under way (${signal}; Ctrl-C again to quit now). Resume with:\n  ${resume}\n`);
+      const now = `(${signal}; Ctrl-C again to quit now)`;
+      process.stderr.write(`\nstopping after the spans under way ${now}. Resume with:\n  ${resume}\n`);
       atStop();
     },
   });
-  return { requested: () => stoppedBy !== undefined, signal: () => stoppedBy, onStop: (run) => (atStop = run), dispose, resume };
+  return {
+    requested: () => stoppedBy !== undefined,
+    signal: () => stoppedBy,
+    onStop: (run) => (atStop = run),
+    dispose,
+    resume,
+  };
 }
 
 async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number; to: number }, notes: string[], stop: BackfillStop, log: Logger) {
@@ -227,7 +234,8 @@ function finish(result: BackfillResult, json: boolean, stop: BackfillStop): void
   const { resume } = stop;
   const signal = stop.signal();
   if (result.state === 'cancelled') {
-    process.stderr.write(`backfill stopped${signal ? ` by ${signal}` : ''}: the spans collected are checkpointed; resume with: ${resume}\n`);
+    const by = signal ? ` by ${signal}` : '';
+    process.stderr.write(`backfill stopped${by}: the spans collected are checkpointed; resume with: ${resume}\n`);
     process.exitCode = signal ? stoppedExitCode(signal) : EXIT_FAILURE;
     return;
   }

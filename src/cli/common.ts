@@ -38,10 +38,16 @@ export function exitCodeOf(err: CollectorError): number {
  * A listener that could not start as one line naming what sets it: a port in use names the port's setting, an address
  * this host does not have (or may not use) the host's. Undefined for any other error.
  */
-export function listenError(err: unknown, address: string, settings: { port: string; host: string }): CliError | undefined {
+export function listenError(
+  err: unknown,
+  address: string,
+  settings: { port: string; host: string },
+): CliError | undefined {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return new CliError(`${settings.port}: address ${address} is already in use`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') return new CliError(`${settings.host}: cannot listen on ${address} (${code})`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+    return new CliError(`${settings.host}: cannot listen on ${address} (${code})`);
+  }
   return undefined;
 }
 
@@ -93,7 +99,12 @@ export const STOPPED_HELP =
  * environment variable with the field it sets, the precedence, and the command's exit codes (`failure`: what 1 means;
  * `stopped`: what a stop signal makes of it).
  */
-export function configHelp(failure: string, success = 'done', moreCodes: readonly string[] = [], stopped = STOPPED_HELP): () => string {
+export function configHelp(
+  failure: string,
+  success = 'done',
+  moreCodes: readonly string[] = [],
+  stopped = STOPPED_HELP,
+): () => string {
   return () => {
     const fieldsOf = fieldsOfVariables();
     const width = Math.max(...[...fieldsOf.keys()].map((name) => name.length));

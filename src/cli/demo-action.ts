@@ -67,7 +67,7 @@ export async function demoAction(o: DemoOptions): Promise<void> {
     await daemon.stop();
     printSummary(rt, sim, range);
   } else {
-    process.stdout.write(`Stopped by ${stoppedBy} during the backfill: what it collected is kept; run the demo again to go on\n`);
+    process.stdout.write(`Stopped by ${stoppedBy} during the backfill: what it collected is kept; run it again\n`);
     process.exitCode = stoppedExitCode(stoppedBy);
   }
   await rt.close();

@@ -67,7 +67,8 @@ export async function runAction(o: RunOptions): Promise<void> {
     await rt.close();
     const { host = '127.0.0.1', port } = config.http;
     const from = `(--listen, ${LISTEN_ENV}, or the config file)`;
-    throw listenError(err, `${host}:${port}`, { port: `http.port ${port} ${from}`, host: `http.host ${host} ${from}` }) ?? err;
+    const settings = { port: `http.port ${port} ${from}`, host: `http.host ${host} ${from}` };
+    throw listenError(err, `${host}:${port}`, settings) ?? err;
   }
   // A mistyped key would silently leave that job on the general limit.
   const unknownLagKeys = Object.keys(config.http.jobMaxLag).filter((key) => !rt.collector.jobs.some((j) => j.key === key));
@@ -83,7 +84,7 @@ export async function runAction(o: RunOptions): Promise<void> {
         resolve();
       },
       // systemd's ExecReload, logrotate's postrotate and a closed terminal send it; a reload would be a restart.
-      hangup: () => log.warn({ signal: 'SIGHUP' }, 'SIGHUP ignored: the configuration is read at start only; restart to apply a change'),
+      hangup: () => log.warn({ signal: 'SIGHUP' }, HANGUP_IGNORED),
     });
   });
   await daemon.stop();
@@ -94,6 +95,7 @@ export async function runAction(o: RunOptions): Promise<void> {
 }
 
 const STOPPING = 'stopping: finishing in-flight calls, flushing, saving checkpoints';
+const HANGUP_IGNORED = 'SIGHUP ignored: the configuration is read at start only; restart to apply a change';
 
 /**
  * One pass of every job, then the verdict line. A stop signal stops it as it stops the daemon (in-flight calls

@@ -6,7 +6,7 @@ export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const SIGNAL_NUMBER: Record<StopSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
-/** The exit code of a command a signal stopped before its work was done: 128 + the signal's number, as shells report. */
+/** The exit code of a command a signal stopped before its work was done: 128 + the signal's number, as shells say. */
 export function stoppedExitCode(signal: StopSignal): number {
   return 128 + SIGNAL_NUMBER[signal];
 }

@@ -37,7 +37,11 @@ export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
  * Each poll also refreshes daemon-status.json for `cdn-collector status` (daemon-report.ts); `stopped()`, called once
  * the daemon has stopped, writes its last report.
  */
-export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS): { stop(): Promise<void>; stopped(): Promise<void> } {
+export function serveBackfillRequests(
+  rt: Runtime,
+  log: Logger,
+  pollMs = POLL_MS,
+): { stop(): Promise<void>; stopped(): Promise<void> } {
   const dir = rt.config.state.dir;
   let stopping = false;
   let busy = false;
@@ -48,7 +52,8 @@ export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS
   // status-report.ts's FRESH_MS reads as "daemon not running".
   const report = async () => {
     if (reporting || stopping) return;
-    reporting = reporter.write().catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
+    const notWritten = (err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written');
+    reporting = reporter.write().catch(notWritten);
     await reporting;
     reporting = undefined;
   };
@@ -86,7 +91,7 @@ export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS
       clearInterval(timer);
       await reporting; // so that no report written before the stop lands after the final one
     },
-    stopped: () => reporter.stopped().catch((err: unknown) => log.warn({ err: String(err) }, 'daemon-status.json not written at stop')),
+    stopped: () => reporter.stopped().catch((err: unknown) => log.warn({ err: String(err) }, 'daemon-status.json not written')),
   };
 }
 
