@@ -5,6 +5,7 @@ import { describeCuts } from '../collector/backfill-cuts.js';
 import { BackfillEta, formatDuration } from '../collector/backfill-eta.js';
 import { BackfillProgress } from '../collector/backfill-progress.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
+import { stopCollecting } from '../collector/stop.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
@@ -17,8 +18,8 @@ import { estimateDuration, planBackfill } from '../plan/planner.js';
 import { buildJobs } from '../sources/registry.js';
 import { perApi, type ApiName } from '../spec/apis.js';
 import type { BackfillStatus } from '../state/backfill-requests.js';
-import { CliError, EXIT_USAGE } from './common.js';
-import { SAME_KEYPRESS_MS } from './signals.js';
+import { CliError, EXIT_FAILURE, EXIT_USAGE } from './common.js';
+import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 import { applyShard } from './shard.js';
 
 // What `backfill` does, loaded only when it runs: its --help and argument errors load backfill.ts alone.
@@ -85,31 +86,48 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   }
 }
 
-/** The first Ctrl-C stops after the spans under way (they are confirmed) and says how to resume; a second one exits. */
-function onInterrupt(resume: string): { requested: () => boolean; dispose: () => void; resume: string } {
-  let requested = false;
-  let requestedAt = 0;
-  const handler = () => {
-    // Through npm one Ctrl-C arrives twice (terminal and npm): only a later one quits at once (see signals.ts).
-    if (requested) {
-      if (Date.now() - requestedAt > SAME_KEYPRESS_MS) process.exit(130);
-      return;
-    }
-    requested = true;
-    requestedAt = Date.now();
-    process.stderr.write(`\nstopping after the spans under way (Ctrl-C again to quit now). Resume with:\n  ${resume}\n`);
-  };
-  process.on('SIGINT', handler);
-  return { requested: () => requested, dispose: () => process.off('SIGINT', handler), resume };
+interface BackfillStop {
+  requested: () => boolean;
+  /** The signal that stopped the backfill. */
+  signal: () => StopSignal | undefined;
+  /** Runs at the stop (once set): the standalone backfill drops the calls still waiting for quota. */
+  onStop: (run: () => void) => void;
+  dispose: () => void;
+  resume: string;
 }
 
-async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number; to: number }, notes: string[], stop: ReturnType<typeof onInterrupt>, log: Logger) {
+/**
+ * The first stop signal (Ctrl-C, SIGTERM, a closed terminal) stops after the spans under way (they are confirmed) and
+ * says how to resume; a second one a moment later quits at once (signals.ts).
+ */
+function onInterrupt(resume: string): BackfillStop {
+  let stoppedBy: StopSignal | undefined;
+  let atStop = () => {};
+  const dispose = onStopSignal({
+    stop: (signal) => {
+      stoppedBy = signal;
+      const now = `(${signal}; Ctrl-C again to quit now)`;
+      process.stderr.write(`\nstopping after the spans under way ${now}. Resume with:\n  ${resume}\n`);
+      atStop();
+    },
+  });
+  return {
+    requested: () => stoppedBy !== undefined,
+    signal: () => stoppedBy,
+    onStop: (run) => (atStop = run),
+    dispose,
+    resume,
+  };
+}
+
+async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number; to: number }, notes: string[], stop: BackfillStop, log: Logger) {
   await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now
   const plan = planBackfill(rt.collector, range, o.jobs ?? []);
   if (plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
   const summary: Plan = { jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })), calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, spans: plan.spans };
   if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
   const startedAt = Date.now();
+  stop.onStop(() => void stopCollecting(rt));
   const progress = startProgress(summary, rt.config, startedAt, log);
   const callsBefore = apiCalls(rt);
   let first = true;
@@ -129,7 +147,7 @@ async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number
   finish(
     { mode: 'standalone', state, from: iso(range.from), to: iso(range.to), spans: outcome.spans, plannedSpans: plan.spans, points: outcome.points, durationSec: (Date.now() - startedAt) / 1000, calls, failed: outcome.failed, setAside: outcome.setAside, refused: outcome.refused, notes },
     o.json === true,
-    stop.resume,
+    stop,
     'the error lines above name the cause and the fix',
   );
 }
@@ -139,7 +157,7 @@ async function besideDaemon(
   o: BackfillOptions,
   range: { from: number; to: number },
   notes: string[],
-  stop: ReturnType<typeof onInterrupt>,
+  stop: BackfillStop,
   log: Logger,
 ) {
   if (!o.json) process.stderr.write(`a daemon holds ${config.state.dir}: handing the backfill to it (its quota, its checkpoints)\n`);
@@ -171,7 +189,7 @@ async function besideDaemon(
   finish(
     { mode: 'daemon', state, from: iso(range.from), to: iso(range.to), spans: status.spansDone, plannedSpans: status.plan.spans, points: status.points, durationSec: (Date.now() - startedAt) / 1000, calls: status.calls, failed: status.failed, setAside: status.setAside, refused: status.refused ?? 0, notes },
     o.json === true,
-    stop.resume,
+    stop,
     "the daemon's log names the cause and the fix",
   );
 }
@@ -219,8 +237,11 @@ async function warnOfRetention(config: CollectorConfig, from: number): Promise<v
   }
 }
 
-/** The summary (or JSON), then an error exit when the backfill did not complete or points were refused. */
-function finish(result: BackfillResult, json: boolean, resume: string, refusalsNamed: string): void {
+/**
+ * The summary (or JSON), then an error exit when the backfill did not complete or points were refused; stopped by a
+ * signal, the line that resumes it and 128 + the signal's number.
+ */
+function finish(result: BackfillResult, json: boolean, stop: BackfillStop, refusalsNamed: string): void {
   if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
     const calls = Object.entries(result.calls).map(([api, n]) => `${api} ${n}`).join(', ') || 'none';
@@ -231,7 +252,14 @@ function finish(result: BackfillResult, json: boolean, resume: string, refusalsN
     for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
     if (result.plannedSpans === 0) process.stderr.write('0 spans: every window in the range is collected already, or cut by the notes above\n');
   }
-  if (result.state === 'cancelled') throw new CliError(`backfill interrupted; resume with: ${resume}`);
+  const { resume } = stop;
+  const signal = stop.signal();
+  if (result.state === 'cancelled') {
+    const by = signal ? ` by ${signal}` : '';
+    process.stderr.write(`backfill stopped${by}: the spans collected are checkpointed; resume with: ${resume}\n`);
+    process.exitCode = signal ? stoppedExitCode(signal) : EXIT_FAILURE;
+    return;
+  }
   if (result.failed.length > 0) throw new CliError(`backfill incomplete; rerun to resume (${resume}). Failed jobs: ${result.failed.join(', ')}`);
   if (result.setAside > 0) {
     throw new CliError(

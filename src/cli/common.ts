@@ -34,6 +34,23 @@ export function exitCodeOf(err: CollectorError): number {
   return EXIT_CODES[err.code] ?? EXIT_FAILURE;
 }
 
+/**
+ * A listener that could not start as one line naming what sets it: a port in use names the port's setting, an address
+ * this host does not have (or may not use) the host's. Undefined for any other error.
+ */
+export function listenError(
+  err: unknown,
+  address: string,
+  settings: { port: string; host: string },
+): CliError | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new CliError(`${settings.port}: address ${address} is already in use`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+    return new CliError(`${settings.host}: cannot listen on ${address} (${code})`);
+  }
+  return undefined;
+}
+
 export function parseIntArg(name: string, min = 0, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     const n = Number(value);
@@ -72,11 +89,22 @@ export function configFileOption(): Option {
   return new Option('-c, --config <file>', 'YAML configuration (see config/collector.example.yaml); without it, the environment alone');
 }
 
+/** What a stop signal does to a command that ends when its work is done (the exit codes of signals.ts). */
+export const STOPPED_HELP =
+  '130  stopped by Ctrl-C (143: SIGTERM, 129: SIGHUP) before its work was done: it finished the calls in flight\n' +
+  '     and kept what they collected; a second Ctrl-C a second later quits at once';
+
 /**
  * The help text after the options of a command that reads the configuration (as `dvr --help` has): every
- * environment variable with the field it sets, the precedence, and the command's exit codes (`failure`: what 1 means).
+ * environment variable with the field it sets, the precedence, and the command's exit codes (`failure`: what 1 means;
+ * `stopped`: what a stop signal makes of it).
  */
-export function configHelp(failure: string, success = 'done', moreCodes: readonly string[] = []): () => string {
+export function configHelp(
+  failure: string,
+  success = 'done',
+  moreCodes: readonly string[] = [],
+  stopped = STOPPED_HELP,
+): () => string {
   return () => {
     const fieldsOf = fieldsOfVariables();
     const width = Math.max(...[...fieldsOf.keys()].map((name) => name.length));
@@ -89,10 +117,10 @@ export function configHelp(failure: string, success = 'done', moreCodes: readonl
       `  ${'CDN_SHARD'.padEnd(width)}  --shard`,
       `  ${'NO_COLOR'.padEnd(width)}  no colours even on a terminal`,
       'Exit codes:',
-      `  0  ${success}; also after Ctrl-C or SIGTERM (a second Ctrl-C a second later stops at once: 130)`,
+      `  0  ${success}`,
       `  1  ${failure}`,
       '  2  bad arguments or configuration (nothing was called or written)',
-      ...moreCodes.map((line) => `  ${line}`),
+      ...[...moreCodes, ...stopped.split('\n')].map((line) => `  ${line}`),
     ].join('\n');
   };
 }

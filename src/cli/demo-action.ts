@@ -5,6 +5,7 @@ import { runBackfill } from '../collector/backfill.js';
 import { planBackfill } from '../plan/planner.js';
 import { startDaemon } from '../collector/daemon.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
+import { stopCollecting } from '../collector/stop.js';
 import { sinkTarget } from '../collector/startup.js';
 import { parseConfig } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
@@ -13,6 +14,7 @@ import { configQuotasOf, scaledQuotas } from '../sim/quota.js';
 import { startSimulator, type Simulator } from '../sim/server.js';
 import { HOUR } from '../time.js';
 import type { DemoOptions } from './demo.js';
+import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 
 // What `demo` does, loaded only when it runs: its --help and argument errors load demo.ts alone.
 
@@ -42,21 +44,35 @@ export async function demoAction(o: DemoOptions): Promise<void> {
 
   const range = { from: Date.now() - o.hours * HOUR, to: Date.now() };
   const plan = planBackfill(rt.collector, range);
+  // A stop during the backfill keeps what it confirmed and skips the live part; during the live part it is the end.
+  let stoppedBy: StopSignal | undefined;
+  let wake: () => void = () => void stopCollecting(rt);
+  const dispose = onStopSignal({
+    stop: (signal) => {
+      stoppedBy = signal;
+      wake();
+    },
+  });
   process.stdout.write(`Backfilling the last ${o.hours} h: ${plan.spans} spans…\n`);
-  await runBackfill(rt.collector, plan);
+  await runBackfill(rt.collector, plan, { shouldStop: () => stoppedBy !== undefined });
   printSummary(rt, sim, range);
 
-  const daemon = startDaemon(rt, log);
-  process.stdout.write(o.duration ? `Collecting live for ${o.duration / 1000} s…\n` : 'Collecting live; Ctrl-C to stop.\n');
-  await new Promise<void>((resolve) => {
-    if (o.duration) setTimeout(resolve, o.duration).unref();
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-  await daemon.stop();
-  printSummary(rt, sim, range);
+  if (stoppedBy === undefined) {
+    const daemon = startDaemon(rt, log);
+    process.stdout.write(o.duration ? `Collecting live for ${o.duration / 1000} s…\n` : 'Collecting live; Ctrl-C to stop.\n');
+    await new Promise<void>((resolve) => {
+      if (o.duration) setTimeout(resolve, o.duration).unref();
+      wake = resolve;
+    });
+    await daemon.stop();
+    printSummary(rt, sim, range);
+  } else {
+    process.stdout.write(`Stopped by ${stoppedBy} during the backfill: what it collected is kept; run it again\n`);
+    process.exitCode = stoppedExitCode(stoppedBy);
+  }
   await rt.close();
   await sim.close();
+  dispose();
 }
 
 /**

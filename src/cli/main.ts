@@ -10,15 +10,15 @@ import { redactWritesOnFirstUse } from './redacted-output.js';
 import { withOverrideFlags } from './overrides.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
-import { exitCleanlyOnSignals } from './signals.js';
+import { endQuietlyWhenUnread, handleStopSignals } from './signals.js';
 import { simCommand } from './sim.js';
 import { statusCommand } from './status.js';
 import { verifyCommand } from './verify.js';
 
 // Secrets never reach the terminal, whatever quotes them (an error repeating a server's answer, a config value).
-redactWritesOnFirstUse(process, 'stdout');
+redactWritesOnFirstUse(process, 'stdout', endQuietlyWhenUnread);
 redactWritesOnFirstUse(process, 'stderr');
-exitCleanlyOnSignals();
+handleStopSignals();
 
 const program = new Command('cdn-collector')
   .description('Collects CDN analytics (metrics, statistics, stream views, DVR) into InfluxDB')

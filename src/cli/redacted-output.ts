@@ -19,13 +19,20 @@ export function redactWrites(stream: NodeJS.WriteStream): void {
 }
 
 /**
- * `redactWrites` on `process[name]` when something first reads it. Node creates each stdio stream on first read (for a
- * pipe, a socket: net and the stream classes, ~10 ms of start-up): `--help` never writes to stderr, and a command
- * that does gets the same redacted stream as before.
+ * `redactWrites` (then `prepare`, if given) on `process[name]` when something first reads it. Node creates each stdio
+ * stream on first read (for a pipe, a socket: net and the stream classes, ~10 ms of start-up): `--help` never writes
+ * to stderr, and a command that does gets the same redacted stream as before.
  */
-export function redactWritesOnFirstUse(owner: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }, name: 'stdout' | 'stderr'): void {
+export function redactWritesOnFirstUse(
+  owner: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
+  name: 'stdout' | 'stderr',
+  prepare: (stream: NodeJS.WriteStream) => void = () => {},
+): void {
   const create = Object.getOwnPropertyDescriptor(owner, name)?.get;
-  if (!create) return redactWrites(owner[name]);
+  if (!create) {
+    redactWrites(owner[name]);
+    return prepare(owner[name]);
+  }
   let stream: NodeJS.WriteStream | undefined;
   Object.defineProperty(owner, name, {
     configurable: true,
@@ -34,6 +41,7 @@ export function redactWritesOnFirstUse(owner: { stdout: NodeJS.WriteStream; stde
       if (!stream) {
         stream = create.call(owner) as NodeJS.WriteStream;
         redactWrites(stream);
+        prepare(stream);
       }
       return stream;
     },

@@ -1,17 +1,21 @@
 import { systemClock } from '../clock.js';
 import { startDaemon } from '../collector/daemon.js';
-import { createRuntime } from '../collector/runtime.js';
+import type { PassResult } from '../collector/collector.js';
+import { createRuntime, type Runtime } from '../collector/runtime.js';
+import { stopCollecting } from '../collector/stop.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import type { Shard } from '../config/shard.js';
-import { createLogger } from '../log.js';
-import { startHealthServer } from '../telemetry/server.js';
+import { LISTEN_ENV } from '../config/env.js';
+import { createLogger, type Logger } from '../log.js';
+import { startHealthServer, type TelemetryServer } from '../telemetry/server.js';
 import { applyShard } from './shard.js';
 import { startupFields } from '../collector/startup.js';
 import { configDemand, overQuotaLines } from '../collector/capacity-report.js';
 import { demandLine, overQuota } from '../plan/capacity.js';
-import { onceVerdict, verdictExitCode, verdictLine } from '../collector/verdict.js';
-import { CliError, EXIT_USAGE } from './common.js';
+import { onceVerdict, stoppedVerdictLine, verdictExitCode, verdictLine } from '../collector/verdict.js';
+import { CliError, EXIT_USAGE, listenError } from './common.js';
+import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 
 // What `run` does, loaded only when it runs: `run --help` and argument errors load the definition alone (run.ts).
 
@@ -55,33 +59,85 @@ export async function runAction(o: RunOptions): Promise<void> {
   for (const d of overQuota(demand)) log.warn(demandLine(d));
   const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
   for (const d of demand) rt.telemetry.quotaDemand(d.api, d.ratio);
-  if (o.once) {
-    await rt.discovery?.refresh(); // accounts: auto: a failed read is the run's error
-    const results = await rt.collector.tick();
-    for (const r of results) log.info({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, refused: r.refused, error: r.error }, 'pass');
-    const byKey = new Map(rt.collector.jobs.map((j) => [j.key, j]));
-    const verdict = onceVerdict(results, (key) => rt.collector.pending(byKey.get(key)!).length, rt.watch.total(), rt.telemetry.refusedPoints());
+  if (o.once) return once(rt, log);
+  let health: TelemetryServer | undefined;
+  try {
+    health = config.http.port !== undefined ? await startHealthServer(rt, config.http) : undefined;
+  } catch (err) {
     await rt.close();
-    process.stdout.write(`${verdictLine(verdict)}\n`);
-    process.exitCode = verdictExitCode(verdict);
-    return;
+    const { host = '127.0.0.1', port } = config.http;
+    const from = `(--listen, ${LISTEN_ENV}, or the config file)`;
+    const settings = { port: `http.port ${port} ${from}`, host: `http.host ${host} ${from}` };
+    throw listenError(err, `${host}:${port}`, settings) ?? err;
   }
-  const health = config.http.port !== undefined ? await startHealthServer(rt, config.http) : undefined;
   // A mistyped key would silently leave that job on the general limit.
   const unknownLagKeys = Object.keys(config.http.jobMaxLag).filter((key) => !rt.collector.jobs.some((j) => j.key === key));
   if (unknownLagKeys.length > 0) log.warn({ keys: unknownLagKeys }, 'http.jobMaxLag names no job of this collector (or shard)');
   const daemon = startDaemon(rt, log);
   log.info({ jobs: rt.collector.jobs.length, health: health?.url }, 'collector started');
+  // Stopping is how the daemon ends: exit 0 after it stopped (systemd, Kubernetes, Ctrl-C alike).
+  let dispose = () => {};
   await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
-      log.info({ signal }, 'stopping: finishing in-flight calls, flushing, saving checkpoints');
-      resolve();
-    };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
+    dispose = onStopSignal({
+      stop: (signal) => {
+        log.info({ signal }, STOPPING);
+        resolve();
+      },
+      // systemd's ExecReload, logrotate's postrotate and a closed terminal send it; a reload would be a restart.
+      hangup: () => log.warn({ signal: 'SIGHUP' }, HANGUP_IGNORED),
+    });
   });
   await daemon.stop();
   await health?.close();
   await rt.close();
+  dispose();
   log.info('stopped');
+}
+
+const STOPPING = 'stopping: finishing in-flight calls, flushing, saving checkpoints';
+const HANGUP_IGNORED = 'SIGHUP ignored: the configuration is read at start only; restart to apply a change';
+
+/**
+ * One pass of every job, then the verdict line. A stop signal stops it as it stops the daemon (in-flight calls
+ * finish and are confirmed, queued ones are dropped) and the verdict says what was kept and what is left.
+ */
+async function once(rt: Runtime, log: Logger): Promise<void> {
+  let stoppedBy: StopSignal | undefined;
+  const dispose = onStopSignal({
+    stop: (signal) => {
+      stoppedBy = signal;
+      log.info({ signal }, STOPPING);
+      void stopCollecting(rt);
+    },
+  });
+  let line: string;
+  try {
+    // accounts: auto: a failed read is the run's error (unless a stop cut it short)
+    await rt.discovery?.refresh().catch((err: unknown) => {
+      if (stoppedBy === undefined) throw err;
+    });
+    const results = await rt.collector.tick();
+    for (const r of results) {
+      log.info({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, refused: r.refused, error: r.error }, 'pass');
+    }
+    const byKey = new Map(rt.collector.jobs.map((j) => [j.key, j]));
+    const pendingOf = (key: string) => rt.collector.pending(byKey.get(key)!).length;
+    const verdict = onceVerdict(results, pendingOf, rt.watch.total(), rt.telemetry.refusedPoints());
+    const left = stoppedBy === undefined ? 0 : windowsLeft(rt, results);
+    line = stoppedBy === undefined ? verdictLine(verdict) : stoppedVerdictLine(verdict, stoppedBy, left);
+    process.exitCode = stoppedBy !== undefined && left > 0 ? stoppedExitCode(stoppedBy) : verdictExitCode(verdict);
+  } finally {
+    await rt.close();
+    dispose();
+  }
+  process.stdout.write(`${line}\n`);
+}
+
+/** Windows a stopped pass left: still pending in a checkpointed job; the current one of a job that collected none. */
+function windowsLeft(rt: Runtime, results: readonly PassResult[]): number {
+  const collected = new Map(results.map((r) => [r.key, r.spans]));
+  return rt.collector.jobs.reduce((n, job) => {
+    if (!job.checkpointed && (collected.get(job.key) ?? 0) > 0) return n;
+    return n + rt.collector.pending(job).length;
+  }, 0);
 }

@@ -6,7 +6,7 @@ import type { RunOptions } from './run-action.js';
 
 const EXIT_CODES_HELP = configHelp(
   'an error stopped it (the message says which); --check --online: some check failed',
-  'stopped; --once: every pending window collected; --check: all checks passed',
+  'stopped (Ctrl-C, SIGTERM); --once: every pending window collected; --check: all checks passed',
   [
     `${EXIT_SET_ASIDE}  --once: some windows were set aside (a permanent failure of that window; retried later)`,
     `${EXIT_WINDOWS_FAILED}  --once: some windows failed (API or sink down, token refused): they stay pending;`,
@@ -14,6 +14,10 @@ const EXIT_CODES_HELP = configHelp(
     `${EXIT_POINTS_REFUSED}  --once: points refused by the database for good (field type conflict, beyond the retention`,
     '   policy): kept as dead letters, the error line says the fix',
   ],
+  // The daemon's stop is its normal end; --once is stopped as the daemon stops, and says what it left.
+  '130  --once stopped by Ctrl-C (143: SIGTERM, 129: SIGHUP) with windows left: the calls in flight finished, their\n' +
+    '     windows were written and checkpointed, the rest is left for the next run. The daemon exits 0 after Ctrl-C\n' +
+    '     or SIGTERM (the same graceful stop) and ignores SIGHUP (it logs it: restart to apply a changed config)',
 );
 
 export function runCommand(): Command {

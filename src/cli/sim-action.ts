@@ -1,7 +1,8 @@
 import type { OptionValues } from 'commander';
 import { ScaledClock, systemClock } from '../clock.js';
 import { startSimulator } from '../sim/server.js';
-import { CliError, EXIT_USAGE } from './common.js';
+import { CliError, EXIT_USAGE, listenError } from './common.js';
+import { onStopSignal } from './signals.js';
 
 // What `sim` does, loaded only when it runs (sim.ts defines the command and parses its flags).
 
@@ -31,9 +32,7 @@ export async function simAction(o: OptionValues): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ url: sim.url, token: sim.token, accounts: sim.accounts, streams: sim.streams })}\n`,
   );
-  const stop = () => void sim.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  onStopSignal({ stop: () => void sim.close().then(() => process.exit(0)) });
 }
 
 /** The simulator started; a port in use or an address this host does not have is a message, not a stack (exit 1). */
@@ -41,9 +40,6 @@ async function listening<T>(start: () => Promise<T>, host: string, port: number)
   try {
     return await start();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliError(`--port ${port}: address ${host}:${port} is already in use`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new CliError(`--host ${host} --port ${port}: cannot listen (${code})`);
-    throw err;
+    throw listenError(err, `${host}:${port}`, { port: `--port ${port}`, host: `--host ${host} --port ${port}` }) ?? err;
   }
 }

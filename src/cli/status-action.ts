@@ -15,8 +15,11 @@ export async function statusAction(o: { config?: string; json?: boolean }): Prom
 }
 
 const seconds = (s: number | null) => (s === null ? '—' : formatDuration(s * 1000));
-const daemonLine = (r: StatusReport) =>
-  r.daemon ? `daemon: running (pid ${r.daemon.pid}, reported ${r.daemon.reportedAt})` : 'daemon: not running (lag from the watermarks; no backlog)';
+function daemonLine(r: StatusReport): string {
+  if (r.daemon) return `daemon: running (pid ${r.daemon.pid}, reported ${r.daemon.reportedAt})`;
+  const stopped = r.daemonStoppedAt ? `stopped ${r.daemonStoppedAt}; ` : '';
+  return `daemon: not running (${stopped}lag from the watermarks; no backlog)`;
+}
 
 /** One line per job (greppable), its set-aside spans indented under it, then APIs and backfills. */
 function renderText(r: StatusReport): string {

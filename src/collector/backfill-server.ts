@@ -34,22 +34,28 @@ export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
  * The daemon's side of backfills handed over by `cdn-collector backfill` (see state/backfill-requests.ts): runs each
  * request through the daemon's own collector at backfill priority, one at a time, and reports progress in its status
  * file. A request found running at start-up (the daemon was restarted) is resumed: its confirmed spans are skipped.
- * Each poll also refreshes daemon-status.json for `cdn-collector status` (daemon-report.ts).
+ * Each poll also refreshes daemon-status.json for `cdn-collector status` (daemon-report.ts); `stopped()`, called once
+ * the daemon has stopped, writes its last report.
  */
-export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS): { stop(): Promise<void> } {
+export function serveBackfillRequests(
+  rt: Runtime,
+  log: Logger,
+  pollMs = POLL_MS,
+): { stop(): Promise<void>; stopped(): Promise<void> } {
   const dir = rt.config.state.dir;
   let stopping = false;
   let busy = false;
   const handled = new Set<string>();
   const reporter = new DaemonReporter(rt);
-  let reporting = false;
+  let reporting: Promise<void> | undefined;
   // Apart from the requests: a handed-over backfill keeps a tick busy for minutes, and a report older than
   // status-report.ts's FRESH_MS reads as "daemon not running".
   const report = async () => {
     if (reporting || stopping) return;
-    reporting = true;
-    await reporter.write().catch((err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written'));
-    reporting = false;
+    const notWritten = (err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written');
+    reporting = reporter.write().catch(notWritten);
+    await reporting;
+    reporting = undefined;
   };
 
   const tick = async () => {
@@ -83,7 +89,9 @@ export function serveBackfillRequests(rt: Runtime, log: Logger, pollMs = POLL_MS
     async stop() {
       stopping = true;
       clearInterval(timer);
+      await reporting; // so that no report written before the stop lands after the final one
     },
+    stopped: () => reporter.stopped().catch((err: unknown) => log.warn({ err: String(err) }, 'daemon-status.json not written')),
   };
 }
 

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { writeDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
 import type { Runtime } from './runtime.js';
@@ -28,6 +29,12 @@ export class DaemonReporter {
   write(): Promise<void> {
     return writeDaemonStatus(this.rt.config.state.dir, daemonStatus(this.rt, this.backlogs.get(this.rt)));
   }
+
+  /** The last report, once the daemon stopped: `status` says so at once instead of after the report grew stale. */
+  stopped(): Promise<void> {
+    const status = daemonStatus(this.rt, this.backlogs.get(this.rt));
+    return writeDaemonStatus(this.rt.config.state.dir, { ...status, stoppedAt: status.updatedAt });
+  }
 }
 
 function daemonStatus(rt: Runtime, backlog: Map<string, number>): DaemonStatus {
@@ -51,5 +58,5 @@ function daemonStatus(rt: Runtime, backlog: Map<string, number>): DaemonStatus {
       ...(limiter.quota ? { calls: limiter.quota.calls, periodMs: limiter.quota.periodMs } : {}),
     };
   }
-  return { pid: process.pid, updatedAt: Date.now(), jobs, apis };
+  return { pid: process.pid, host: hostname(), updatedAt: Date.now(), jobs, apis };
 }

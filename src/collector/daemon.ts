@@ -3,6 +3,7 @@ import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from './backfill-server.js';
+import { stopCollecting } from './stop.js';
 import { scheduleVerify } from '../verify/job.js';
 
 export interface Daemon {
@@ -78,11 +79,9 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
       clearInterval(discoveryTimer);
       await backfills.stop();
       for (const t of tasks) await t.stop();
-      // Calls queued for a quota slot or a retry would hold the stop for up to the limiter deadline (minutes, e.g.
-      // while the API is down) and outlast a container's grace period: they are rejected, so their spans stay
-      // unconfirmed and are collected after the restart. Requests already in flight still finish and are confirmed.
-      await Promise.all([collector.stop(), rt.limiters.close()]);
+      await stopCollecting(rt);
       await writeTelemetry(rt, log);
+      await backfills.stopped();
     },
   };
 }

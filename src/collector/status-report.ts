@@ -5,12 +5,14 @@
  * the watermark and quota use read from the quota journal.
  */
 import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { CollectorConfig } from '../config/schema.js';
 import { buildJobs } from '../sources/registry.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { readRequests, readStatus } from '../state/backfill-requests.js';
-import { readDaemonStatus } from '../state/daemon-status.js';
+import { readDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
+import { isProcessAlive } from '../state/lock.js';
 import { readStateSnapshot } from '../state/snapshot.js';
 import { readRefused, type RefusedSummary } from '../sink/dead-letter.js';
 
@@ -23,6 +25,8 @@ export interface StatusReport {
   stateDir: string;
   /** The running daemon, when its report is fresh. */
   daemon: { pid: number; reportedAt: string } | null;
+  /** When the daemon that wrote the last report stopped (its stop was clean), else null. */
+  daemonStoppedAt: string | null;
   jobs: JobStatus[];
   apis: Array<{ api: ApiName; used: number; quota: number | null; periodSeconds: number | null; queued: number | null }>;
   backfills: Array<{ id: string; state: string; spansDone: number; spans: number }>;
@@ -49,7 +53,7 @@ export async function gatherStatus(config: CollectorConfig, now = Date.now()): P
   const dir = config.state.dir;
   const snapshot = await readStateSnapshot(dir);
   const reported = await readDaemonStatus(dir);
-  const daemon = reported && now - reported.updatedAt < FRESH_MS ? reported : undefined;
+  const daemon = reported && isRunning(reported, now) ? reported : undefined;
   // A job reading several accounts at once keeps their checkpoints too (statistic/<account>/total): configured keys.
   const configured = buildJobs(config).filter((j) => j.checkpointed).flatMap((j) => [j.key, ...(j.sharedKeys?.() ?? [])]);
   const keys = [...new Set([...configured, ...snapshot.jobs.keys()])].sort();
@@ -95,12 +99,22 @@ export async function gatherStatus(config: CollectorConfig, now = Date.now()): P
   return {
     stateDir: dir,
     daemon: daemon ? { pid: daemon.pid, reportedAt: iso(daemon.updatedAt)! } : null,
+    daemonStoppedAt: iso(reported?.stoppedAt),
     jobs,
     apis,
     backfills,
     refused: await readRefused(config.output.deadLetterPath),
     problems: snapshot.problems,
   };
+}
+
+/**
+ * The daemon that wrote `report` still runs: it did not write its stopped report, its report is fresh, and its pid is
+ * alive when it ran on this host (a kill -9 leaves a fresh report behind).
+ */
+function isRunning(report: DaemonStatus, now: number): boolean {
+  if (report.stoppedAt !== undefined || now - report.updatedAt >= FRESH_MS) return false;
+  return report.host !== hostname() || isProcessAlive(report.pid);
 }
 
 /** Calls completed within each API's quota period, from the quota journal (best effort: 0 when unreadable). */

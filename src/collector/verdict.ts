@@ -70,3 +70,11 @@ function verdictWord(v: OnceVerdict): string {
 function sum<T>(items: readonly T[], of: (item: T) => number): number {
   return items.reduce((n, item) => n + of(item), 0);
 }
+
+/** The line of a `run --once` a signal stopped: what it kept, and what is left for the next run. */
+export function stoppedVerdictLine(v: OnceVerdict, signal: string, left: number): string {
+  return (
+    `once: STOPPED by ${signal}: ${v.collected} windows collected and checkpointed, ${v.setAside} set aside, ` +
+    `${left} left for the next run; ${v.points} points; ${v.calls} calls, ${v.quotaRejections} answered 429`
+  );
+}

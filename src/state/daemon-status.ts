@@ -9,7 +9,11 @@ import type { ApiName } from '../spec/apis.js';
 
 export interface DaemonStatus {
   pid: number;
+  /** The host of `pid`: only there can a reader check that the process is alive. */
+  host?: string;
   updatedAt: number;
+  /** Set by the daemon's last report, written when it stopped. */
+  stoppedAt?: number;
   jobs: Record<string, { lagMs: number; backlog: number; lastError?: { error: string; at: number } }>;
   apis: Partial<Record<ApiName, ApiQuotaUse>>;
 }

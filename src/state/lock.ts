@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,8 +23,26 @@ export interface LockOptions {
   heartbeatMs?: number;
 }
 
-/** Locks held by this process, so a second `open` of the same directory fails like a second process would. */
-const heldHere = new Set<string>();
+/**
+ * Locks held by this process (path → our nonce), so a second `open` of the same directory fails like a second process
+ * would, and so that any exit of the process releases them.
+ */
+const heldHere = new Map<string, string>();
+
+/**
+ * However the process ends short of a kill -9 (process.exit after a signal, a closed stdout, an error), its locks go
+ * with it: the next command finds the directory free instead of a lock to take over. Synchronous, as 'exit' requires.
+ */
+function releaseHeldLocksOnExit(): void {
+  for (const [path, nonce] of heldHere) {
+    try {
+      if (parseOwner(readFileSync(path, 'utf8'))?.nonce === nonce) rmSync(path, { force: true });
+    } catch {
+      // Gone already, or unreadable: nothing of ours to remove.
+    }
+  }
+}
+let exitHookInstalled = false;
 
 /**
  * `state.lock` in the state directory: one collector per directory. Created with link(2), which fails atomically when
@@ -56,7 +75,9 @@ export class StateLock {
       for (let round = 0; round < 5; round++) {
         if (await tryLink(temp, path)) {
           await syncDirectory(dir);
-          heldHere.add(path);
+          heldHere.set(path, owner.nonce);
+          if (!exitHookInstalled) process.once('exit', releaseHeldLocksOnExit);
+          exitHookInstalled = true;
           return new StateLock(path, owner, heartbeatMs);
         }
         const existing = await readIfExists(path);
@@ -140,8 +161,13 @@ function isAlive(owner: LockOwner, ageMs: number, staleAfterMs: number): boolean
   if (owner.host !== hostname()) return ageMs < staleAfterMs;
   // Our own pid in a lock we do not hold is a previous incarnation (e.g. a restarted container, pid 1 again).
   if (owner.pid === process.pid) return false;
+  return isProcessAlive(owner.pid);
+}
+
+/** Whether a process `pid` runs on this host (one we may not signal, EPERM, runs too). */
+export function isProcessAlive(pid: number): boolean {
   try {
-    process.kill(owner.pid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';

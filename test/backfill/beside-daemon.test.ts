@@ -187,7 +187,7 @@ describe('backfill beside a running daemon', () => {
     await waitFor('a newer daemon report', async () => (reportedAt() > first ? true : undefined), 10_000, daemon.output);
     expect(await running(), 'the backfill was still running when the report moved').toBe(true);
     run.child.kill('SIGINT');
-    expect(await run.exited, run.output()).toBe(1);
+    expect(await run.exited, run.output()).toBe(130);
   }, 90_000);
 
   it('Ctrl-C on a handed-over backfill asks the daemon to stop after the spans under way and says how to resume', async () => {
@@ -203,7 +203,7 @@ describe('backfill beside a running daemon', () => {
       run.output,
     );
     run.child.kill('SIGINT');
-    expect(await run.exited, run.output()).toBe(1);
+    expect(await run.exited, run.output()).toBe(130);
     expect(run.output()).toMatch(/Resume with:\n {2}cdn-collector backfill --config \S+ --from \S+ --to \S+\n/);
     expect(run.output()).toMatch(/backfill cancelled: \d+\/60 spans/);
     // The command cleaned up after the daemon acknowledged; the daemon stopped the backfill and goes on live.

@@ -77,11 +77,11 @@ describe('backfill progress on a terminal', () => {
     const run = spawnEntry(['backfill', '--config', configFile, '--from', from, '--to', until]);
     await waitFor('a span confirmed by this run', async () => (checkpointTime() !== before ? true : undefined), 30_000, run.output);
     run.child.kill('SIGINT');
-    expect(await run.exited, run.output()).toBe(1);
+    expect(await run.exited, run.output()).toBe(130);
     const resume = /Resume with:\n {2}(cdn-collector backfill .*)\n/.exec(run.output())?.[1];
     expect(resume, run.output()).toBe(`cdn-collector backfill --config ${configFile} --from ${from} --to ${until}`);
     expect(run.output()).toMatch(/backfill cancelled: \d+\/30 spans/);
-    expect(run.output()).toMatch(/error: backfill interrupted; resume with: cdn-collector backfill/);
+    expect(run.output()).toMatch(/backfill stopped by SIGINT: the spans collected are checkpointed; resume with: cdn-collector backfill/);
 
     const again = spawnEntry(resume!.split(' ').slice(1));
     expect(await again.exited, again.output()).toBe(0);

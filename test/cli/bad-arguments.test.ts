@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { useTakenPort } from '../helpers/loopback.js';
 
 /** A stack trace line: what a user must never see for a bad argument or a busy port. */
 const STACK = /^\s+at .+\(.+:\d+:\d+\)$/m;
@@ -48,16 +48,10 @@ describe('every bad argument exits 2 with a message (a real process)', () => {
 });
 
 describe('sim --port already in use', () => {
-  let busy: Server;
-  let port: number;
-  beforeAll(async () => {
-    busy = createServer();
-    await new Promise<void>((res) => busy.listen(0, '127.0.0.1', res));
-    port = (busy.address() as { port: number }).port;
-  });
-  afterAll(() => new Promise<void>((res) => busy.close(() => res())));
+  const taken = useTakenPort();
 
   it('says so in one line and exits 1 (the argument is valid; the machine is busy), no stack', async () => {
+    const { port } = taken;
     const r = await runCli(['sim', '--port', String(port)], {}, { killAfterMs: 20_000 }).exited;
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`error: --port ${port}: address 127.0.0.1:${port} is already in use\n`);

@@ -3,21 +3,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type ChildRun } from '../helpers/cli.js';
+import { runCli, waitForOutput, type ChildRun } from '../helpers/cli.js';
 import { writeSimConfig } from '../helpers/collector.js';
 import { useSimulator } from '../helpers/sim.js';
-
-/** Resolves once `pattern` appears in what the child wrote to `stream`. */
-function waitFor(run: ChildRun, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void> {
-  return new Promise((res, rej) => {
-    let seen = '';
-    run.child[stream]!.on('data', (c: Buffer) => {
-      seen += c.toString();
-      if (pattern.test(seen)) res();
-    });
-    run.child.once('exit', () => rej(new Error(`exited before ${pattern}: ${seen}`)));
-  });
-}
 
 /**
  * Ctrl-C through npm/npx: the terminal signals the whole process group and npm forwards the signal to its child, so
@@ -25,18 +13,18 @@ function waitFor(run: ChildRun, stream: 'stdout' | 'stderr', pattern: RegExp): P
  * handled the first (`handled` on stderr): two signals sent at once may merge into one delivery.
  */
 async function ctrlCThroughNpm(run: ChildRun, handled: RegExp): Promise<void> {
-  const acknowledged = waitFor(run, 'stderr', handled);
+  const acknowledged = waitForOutput(run, 'stderr', handled);
   run.child.kill('SIGINT');
   await acknowledged;
   run.child.kill('SIGINT');
 }
 
-describe('Ctrl-C and SIGTERM exit 0, however the process is started', () => {
+describe('Ctrl-C and SIGTERM end a command cleanly, however the process is started', () => {
   const s = useSimulator();
 
   it('sim: Ctrl-C exits 0', async () => {
     const run = runCli(['sim'], {}, { killAfterMs: 30_000 });
-    await waitFor(run, 'stdout', /"url"/);
+    await waitForOutput(run, 'stdout', /"url"/);
     run.child.kill('SIGINT');
     const r = await run.exited;
     expect(r.signal).toBeNull();
@@ -45,7 +33,7 @@ describe('Ctrl-C and SIGTERM exit 0, however the process is started', () => {
 
   it('sim: one SIGTERM exits 0', async () => {
     const run = runCli(['sim'], {}, { killAfterMs: 30_000 });
-    await waitFor(run, 'stdout', /"url"/);
+    await waitForOutput(run, 'stdout', /"url"/);
     run.child.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
   });
@@ -54,7 +42,7 @@ describe('Ctrl-C and SIGTERM exit 0, however the process is started', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sigrun-'));
     const config = writeSimConfig(dir, s.sim, { jobs: { dvr: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false } } });
     const run = runCli(['run', '--config', config, '--log-format', 'json'], {}, { killAfterMs: 60_000 });
-    await waitFor(run, 'stderr', /collector started/);
+    await waitForOutput(run, 'stderr', /collector started/);
     await ctrlCThroughNpm(run, /stopping: finishing in-flight calls/);
     const r = await run.exited;
     expect(r.signal).toBeNull();
@@ -83,13 +71,13 @@ describe('Ctrl-C and SIGTERM exit 0, however the process is started', () => {
       await new Promise<void>((res) => silent.close(() => res()));
     });
 
-    it('exits 0 on Ctrl-C', async () => {
+    it('exits at once on Ctrl-C, 130: its work was not done', async () => {
       const run = runCli(['api', 'metrics', '/'], { CDN_BASE_URL: url, CDN_TOKEN: 'signal-test-token' }, { killAfterMs: 30_000 });
       await connected;
       run.child.kill('SIGINT');
       const r = await run.exited;
       expect(r.signal).toBeNull();
-      expect(r.code).toBe(0);
+      expect(r.code).toBe(130);
     });
   });
 });

@@ -38,3 +38,15 @@ export function runCli(args: string[], env: Record<string, string> = {}, options
   );
   return { child, exited };
 }
+
+/** Resolves once `pattern` appears in what the child wrote to `stream` (rejects if it exits first). */
+export function waitForOutput(run: ChildRun, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void> {
+  return new Promise((res, rej) => {
+    let seen = '';
+    run.child[stream]!.on('data', (c: Buffer) => {
+      seen += c.toString();
+      if (pattern.test(seen)) res();
+    });
+    run.child.once('exit', () => rej(new Error(`exited before ${pattern}: ${seen}`)));
+  });
+}

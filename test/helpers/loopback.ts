@@ -4,7 +4,8 @@
  * drop the connection. Closed with `close()` (connections included).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface LoopbackServer {
   url: string;
@@ -41,4 +42,21 @@ export function json(res: ServerResponse, body: unknown, status = 200, headers: 
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** A port on 127.0.0.1 that something listens on for the test file (to test a listener that finds it taken). */
+export function useTakenPort(): { readonly port: number } {
+  let busy: NetServer | undefined;
+  let port = 0;
+  beforeAll(async () => {
+    busy = createNetServer();
+    await new Promise<void>((res) => busy!.listen(0, '127.0.0.1', res));
+    port = (busy.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((res) => (busy ? busy.close(() => res()) : res())));
+  return {
+    get port() {
+      return port;
+    },
+  };
 }
