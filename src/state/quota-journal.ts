@@ -1,3 +1,4 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
@@ -23,6 +24,8 @@ export interface QuotaJournalOptions {
   clock?: Clock;
   /** Replaces the file with `data` (tests inject failures). Default: write a temp file, rename it over. */
   write?: (path: string, data: string) => Promise<void>;
+  /** The same, synchronously, for the record of a call about to be sent; default with the default `write` only. */
+  writeNow?: (path: string, data: string) => void;
   onEvent?: (event: JournalEvent) => void;
 }
 
@@ -42,6 +45,7 @@ export class QuotaJournal implements CallJournal {
   readonly path: string;
   private readonly clock: Clock;
   private readonly write: (path: string, data: string) => Promise<void>;
+  private readonly writeNow: ((path: string, data: string) => void) | undefined;
   private readonly onEvent: ((event: JournalEvent) => void) | undefined;
   private readonly loaded: LoadedJournal;
   private readonly entries: Entries;
@@ -54,6 +58,7 @@ export class QuotaJournal implements CallJournal {
     this.path = join(dir, FILE);
     this.clock = options.clock ?? systemClock;
     this.write = options.write ?? replaceFile;
+    this.writeNow = options.writeNow ?? (options.write ? undefined : replaceFileNow);
     this.onEvent = options.onEvent;
     this.loaded = loadJournal(this.path, this.clock.now());
     // A damaged file is replaced by this process's calls alone (its copy is kept).
@@ -74,8 +79,22 @@ export class QuotaJournal implements CallJournal {
     return { completedAt, unsettled: 0 };
   }
 
+  /**
+   * Recorded before the request leaves, synchronously: a process killed right after sending must not leave a call the
+   * next process cannot see (it would spend the same slot again). A failed write falls back to the coalesced one.
+   */
   sent(api: ApiName): void {
     this.entry(api).inFlight++;
+    if (this.writeNow) {
+      try {
+        this.writeNow(this.path, JSON.stringify(this.entries));
+        // A coalesced write under way holds an older state: it must not be the last one written.
+        if (this.writing) this.save();
+        return;
+      } catch {
+        // reported by the asynchronous write below, which retries with the next change
+      }
+    }
     this.save();
   }
 
@@ -132,6 +151,13 @@ export class QuotaJournal implements CallJournal {
       // Reporting must never break the journal.
     }
   }
+}
+
+/** Readers see the old or the new file, never a torn one. */
+function replaceFileNow(path: string, data: string): void {
+  const temp = `${path}.now.tmp`;
+  writeFileSync(temp, data);
+  renameSync(temp, path);
 }
 
 /** Readers see the old or the new file, never a torn one. */
