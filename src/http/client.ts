@@ -1,7 +1,8 @@
 import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
-import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
+import { ACCEPT_ENCODING } from './content-coding.js';
+import { ApiError, BodyTooLargeError, ContentEncodingError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
@@ -150,7 +151,11 @@ export class HttpClient {
       method: spec.method,
       url: `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
     };
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': ACCEPT_ENCODING,
+      'user-agent': this.userAgent,
+    };
     if (!useQueryToken) headers[TOKEN_HEADER] = token;
     let body: string | undefined;
     if (spec.body !== undefined) {
@@ -161,7 +166,7 @@ export class HttpClient {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
 
-    let status: number;
+    let status = 0;
     let responseHeaders: Record<string, string>;
     const maxBytes = this.maxBodyBytesPerApi[spec.api] ?? this.maxBodyBytes;
     let read: Awaited<ReturnType<typeof readCapped>>;
@@ -179,6 +184,7 @@ export class HttpClient {
       responseHeaders = flattenHeaders(res.headers);
       read = await readCapped(res, maxBytes);
     } catch (err) {
+      if (err instanceof ContentEncodingError) throw err.of(info, status);
       if (deadline.aborted) throw new TimeoutError(info, timeoutMs);
       if (spec.signal?.aborted) throw err;
       const code = errorCode(err);

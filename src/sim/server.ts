@@ -12,6 +12,7 @@ import { createWorld, type World, type WorldOptions } from './model/world.js';
 import { defaultQuotas, SlidingQuota, type QuotaRule } from './quota.js';
 import { routes as defaultRoutes } from './routes/index.js';
 import { SimStats } from './stats.js';
+import { encodeAnswer } from './content-encoding.js';
 import { hexNodeIds, realShape } from './real-shapes.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest, SimSettings } from './types.js';
 
@@ -52,6 +53,7 @@ export const defaultSettings: SimSettings = {
   dvrWindowSec: 4 * 3600,
   shapes: 'seed',
   streamstatShape: 'buckets',
+  contentEncoding: '',
 };
 
 const MALFORMED_BODY = '{"status":"Completed","data":[{"broken":';
@@ -92,7 +94,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (url.pathname === LOGIN_PATH && req.method === 'POST' && options.login) {
       logins++;
       const accounts = world.accounts.map((a) => a.name);
-      return send(res, login(options.login, req.headers, rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })));
+      const answer = login(options.login, req.headers, rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts }));
+      return send(res, answer, encoding(req));
     }
     const route = routes.find((r) => url.pathname === r.prefix || url.pathname.startsWith(`${r.prefix}/`));
     if (!route) return send(res, { status: 404, body: { status: 'Not Found', description: 'unknown path' } });
@@ -106,11 +109,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const paging = fault === 'page-cap' ? { cap: faults.get(api)?.pageCap ?? 2 } : fault === 'ignore-offset' ? { ignoreOffset: true } : undefined;
 
     const auth = authenticate(api, tokens, req.headers, url.searchParams, clock.now());
-    if (!auth.ok) return reply(api, res, auth.reply);
+    if (!auth.ok) return reply(api, req, res, auth.reply);
     const retryAfter = quota.tryAdmit(api, auth.quotaKey, clock.now());
     if (retryAfter !== undefined) {
       stats.quotaRejected(api);
-      return reply(api, res, tooManyRequests(api, retryAfter));
+      return reply(api, req, res, tooManyRequests(api, retryAfter));
     }
     stats.admitted(api, clock.now());
     if (fault === 'slow') await applyFault(fault, api, req, res);
@@ -120,7 +123,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       try {
         body = JSON.parse(rawBody);
       } catch {
-        return reply(api, res, { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } });
+        return reply(api, req, res, { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } });
       }
     }
     const simReq: SimRequest = {
@@ -133,7 +136,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ...(paging ? { paging } : {}),
     };
     const answer = await route.handle(simReq, ctx);
-    reply(api, res, settings.shapes === 'real' ? realShape(api, answer) : answer);
+    reply(api, req, res, settings.shapes === 'real' ? realShape(api, answer) : answer);
   }
 
   /** Returns true when the fault already answered (or dropped) the request. */
@@ -151,13 +154,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         res.writeHead(200, { 'content-type': 'application/json' }).end(MALFORMED_BODY);
         return true;
       case '429':
-        reply(api, res, tooManyRequests(api, plan?.retryAfterSec ?? 1));
+        reply(api, req, res, tooManyRequests(api, plan?.retryAfterSec ?? 1));
         return true;
       case '500':
-        reply(api, res, { status: 500, body: errorBody(api, 'Internal Server Error', 'Internal Server Error') });
+        reply(api, req, res, { status: 500, body: errorBody(api, 'Internal Server Error', 'Internal Server Error') });
         return true;
       case '504':
-        reply(api, res, { status: 504, body: errorBody(api, 'Gateway Timeout', 'Gateway Timeout error') });
+        reply(api, req, res, { status: 504, body: errorBody(api, 'Gateway Timeout', 'Gateway Timeout error') });
         return true;
       case 'page-cap':
       case 'ignore-offset':
@@ -165,9 +168,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
   }
 
-  function reply(api: ApiName, res: ServerResponse, r: SimReply): void {
+  function reply(api: ApiName, req: IncomingMessage, res: ServerResponse, r: SimReply): void {
     stats.status(api, r.status);
-    send(res, r);
+    send(res, r, encoding(req));
+  }
+
+  /** How this request's answer is encoded (settings.contentEncoding), read per request so tests can change it. */
+  function encoding(req: IncomingMessage): (text: string) => ReturnType<typeof encodeAnswer> {
+    return (text) => encodeAnswer(text, settings.contentEncoding, req.headers['accept-encoding']);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -212,10 +220,11 @@ function tooManyRequests(api: ApiName, retryAfterSec: number): SimReply {
   };
 }
 
-function send(res: ServerResponse, r: SimReply): void {
-  const text = JSON.stringify(r.body);
-  res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', ...r.headers });
-  res.end(text);
+function send(res: ServerResponse, r: SimReply, encode?: (text: string) => ReturnType<typeof encodeAnswer>): void {
+  const { body, header } = encode ? encode(JSON.stringify(r.body)) : { body: JSON.stringify(r.body) };
+  const coding = header === undefined ? {} : { 'content-encoding': header };
+  res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', ...coding, ...r.headers });
+  res.end(body);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -51,6 +51,12 @@ export interface SimSettings {
    * `flat`: `granularity` is checked but ignored, as public clients' flat grouped shape suggests (issue 11 §3).
    */
   streamstatShape: 'buckets' | 'flat';
+  /**
+   * Content-Encoding of the answers (content-encoding.ts): '' none (default), `auto` gzip when the request accepts it,
+   * or codings applied in order whatever it asked (`gzip`, `deflate`, `br`, `gzip, br`; an unknown name is declared
+   * over the plain body).
+   */
+  contentEncoding: string;
 }
 
 export interface ApiRoute {
