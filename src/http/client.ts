@@ -2,6 +2,7 @@ import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
+import { issueText, ListReader, type ListSpec } from './json-list.js';
 import { ApiError, BodyTooLargeError, ContentEncodingError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
@@ -52,6 +53,11 @@ export interface RequestSpec<T> {
   /** Per-call override of the deadline. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * A list member of a 2xx body read element by element (json-list.ts): each is checked and handed to `onElement`
+   * as it arrives, and `schema` checks the rest with the list left empty. Memory then holds one element, not the body.
+   */
+  list?: ListSpec<unknown>;
 }
 
 export interface ApiResponse<T> {
@@ -170,6 +176,7 @@ export class HttpClient {
     let responseHeaders: Record<string, string>;
     const maxBytes = this.maxBodyBytesPerApi[spec.api] ?? this.maxBodyBytes;
     let read: Awaited<ReturnType<typeof readCapped>>;
+    let list: ListReader<unknown> | undefined;
     try {
       const res = await undiciRequest(url, {
         method: spec.method,
@@ -182,7 +189,8 @@ export class HttpClient {
       });
       status = res.statusCode;
       responseHeaders = flattenHeaders(res.headers);
-      read = await readCapped(res, maxBytes);
+      if (spec.list && status >= 200 && status < 300) list = new ListReader(spec.list);
+      read = await readCapped(res, maxBytes, list?.splitter);
     } catch (err) {
       if (err instanceof ContentEncodingError) throw err.of(info, status);
       if (deadline.aborted) throw new TimeoutError(info, timeoutMs);
@@ -206,17 +214,11 @@ export class HttpClient {
         retryAfterSec: parseRetryAfter(responseHeaders['retry-after']),
       });
     }
+    const failed = list?.failure;
+    if (failed) throw new ResponseFormatError(info, failed.problem, excerpt(redact(failed.excerpt, token)), failed.kind);
     if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, token)), 'not-json');
     const checked = spec.schema.safeParse(parsed.value);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-      throw new ResponseFormatError(
-        info,
-        `${where}: ${issue?.message ?? 'does not match the schema'}`,
-        excerpt(redact(text, token)),
-      );
-    }
+    if (!checked.success) throw new ResponseFormatError(info, issueText(checked.error), excerpt(redact(text, token)));
     return { status, headers: responseHeaders, body: checked.data, request: info };
   }
 
