@@ -14,12 +14,11 @@
  * BENCH_COLLECTOR_BIN=<path>: another build's bin/cdn-collector.js (A/B against a copy of an earlier build).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { request } from 'undici';
-import { stringify } from 'yaml';
 import { defaultQuotas } from '../src/sim/quota.js';
 import { METRIC_PREFIX, METRICS } from '../src/telemetry/metrics.js';
 import { freePort, startVictoriaMetrics } from '../test/helpers/servers.js';
@@ -27,6 +26,7 @@ import { RESOURCES, STREAMS } from './lib/points.js';
 import { cpuSeconds, loadAverage, rssMb, type ProcSample } from './lib/proc-sample.js';
 import { quick, report, round, slope, target, ROOT } from './lib/results.js';
 import { startSimProcess } from './lib/sim-process.js';
+import { writeDaemonConfig } from './lib/daemon-config.js';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (quick() ? 180 : 480));
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
@@ -40,22 +40,7 @@ const [sim, vm, port] = await Promise.all([
   startVictoriaMetrics(),
   freePort(),
 ]);
-const configPath = join(dir, 'collector.yaml');
-writeFileSync(
-  configPath,
-  stringify({
-    api: { baseUrl: sim.url, token: sim.token },
-    accounts: sim.accounts,
-    // The spec's quotas, as the simulator enforces them.
-    quotas: Object.fromEntries(Object.entries(defaultQuotas).map(([api, q]) => [api, { calls: q!.calls, period: `${q!.periodMs}ms` }])),
-    jobs: { dvr: { streams: sim.streams } },
-    sink: { type: 'influx-v2', url: vm.url, token: 't', org: 'o', bucket: 'b', backslashes: 'escaped' },
-    output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
-    state: { dir: join(dir, 'state') },
-    http: { port, host: '127.0.0.1' },
-    log: { level: 'warn' },
-  }),
-);
+const configPath = writeDaemonConfig(dir, sim, vm.url, port);
 
 const profileFlags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
 const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, BIN, 'run', '--config', configPath], {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BENCHES = ['quota', 'sink-throughput', 'daemon-soak', 'limiter', 'bottleneck-window', 'startup'];
+const BENCHES = ['quota', 'sink-throughput', 'daemon-soak', 'big-account', 'limiter', 'bottleneck-window', 'startup'];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const names = args.filter((a) => !a.startsWith('--'));

@@ -1,5 +1,7 @@
 import { request, type Dispatcher } from '../http/undici.js';
 import { readCapped } from '../http/body.js';
+import { ACCEPT_ENCODING } from '../http/content-coding.js';
+import { CollectorError } from '../errors.js';
 import { redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
 import { LOGIN_PATH, type LoginBodyFormat } from '../spec/login.js';
 import { HOUR } from '../time.js';
@@ -54,7 +56,7 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
   try {
     const res = await request(`${req.baseUrl.replace(/\/+$/, '')}${LOGIN_PATH}`, {
       method: 'POST',
-      headers: { accept: 'application/json', 'content-type': contentType, 'user-agent': 'cdn-collector' },
+      headers: { accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING, 'content-type': contentType, 'user-agent': 'cdn-collector' },
       body,
       signal: AbortSignal.timeout(req.timeoutMs),
       ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
@@ -65,6 +67,7 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
     text = read.text;
   } catch (err) {
     const e = err as { name?: string; code?: string; cause?: { code?: string } };
+    if (err instanceof CollectorError) return { ok: false, problem: redactSecrets(err.message) }; // e.g. an unknown coding
     return { ok: false, problem: e.name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : (e.code ?? e.cause?.code ?? 'network error') };
   }
   return parseLoginAnswer(status, text);

@@ -27,6 +27,7 @@ export async function simAction(o: OptionValues): Promise<void> {
       ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
       ...(o.realShapes ? { shapes: 'real' as const } : {}),
       ...(o.streamstatFlat ? { streamstatShape: 'flat' as const } : {}),
+      ...(o.contentEncoding !== undefined ? { contentEncoding: o.contentEncoding as string } : {}),
     },
   }), o.host, o.port);
   process.stdout.write(

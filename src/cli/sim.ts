@@ -41,6 +41,7 @@ export function simCommand(): Command {
     .option('--clock-speed <x>', 'run the simulated clock x times faster than real time', parsePositive('--clock-speed'))
     .option('--token <token>', 'main token (default: derived from the seed)')
     .option('--real-shapes', 'answer as the real service does: echoes as text, zone-less statistic times, numeric status, hex DVR node ids')
+    .option('--content-encoding <codings>', 'compress answers: auto (gzip when asked), or codings applied in order (gzip, deflate, br, "gzip, br")')
     .option('--streamstat-flat', 'stream views ignore granularity and answer the flat shape for the whole window')
     .option('--username <name>', 'enable the login POST /app/oauth/v1/token/ for this user (with --password)')
     .option('--password <password>', 'password of the login (a test credential: ps shows it)')

@@ -1,7 +1,9 @@
 import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
-import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
+import { ACCEPT_ENCODING } from './content-coding.js';
+import { issueText, ListReader, type ListSpec } from './json-list.js';
+import { ApiError, BodyTooLargeError, ContentEncodingError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
@@ -53,6 +55,11 @@ export interface RequestSpec<T> {
   /** Per-call override of the deadline. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * A list member of a 2xx body read element by element (json-list.ts): each is checked and handed to `onElement`
+   * as it arrives, and `schema` checks the rest with the list left empty. Memory then holds one element, not the body.
+   */
+  list?: ListSpec<unknown>;
 }
 
 export interface ApiResponse<T> {
@@ -162,7 +169,11 @@ export class HttpClient {
       method: spec.method,
       url: `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
     };
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': ACCEPT_ENCODING,
+      'user-agent': this.userAgent,
+    };
     if (!useQueryToken) headers[TOKEN_HEADER] = token;
     let body: string | undefined;
     if (spec.body !== undefined) {
@@ -173,10 +184,11 @@ export class HttpClient {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
 
-    let status: number;
+    let status = 0;
     let responseHeaders: Record<string, string>;
     const maxBytes = (spec.api !== 'inventory' && this.maxBodyBytesPerApi[spec.api]) || this.maxBodyBytes;
     let read: Awaited<ReturnType<typeof readCapped>>;
+    let list: ListReader<unknown> | undefined;
     try {
       const res = await undiciRequest(url, {
         method: spec.method,
@@ -189,8 +201,10 @@ export class HttpClient {
       });
       status = res.statusCode;
       responseHeaders = flattenHeaders(res.headers);
-      read = await readCapped(res, maxBytes);
+      if (spec.list && status >= 200 && status < 300) list = new ListReader(spec.list);
+      read = await readCapped(res, maxBytes, list?.splitter);
     } catch (err) {
+      if (err instanceof ContentEncodingError) throw err.of(info, status);
       if (deadline.aborted) throw new TimeoutError(info, timeoutMs);
       if (spec.signal?.aborted) throw err;
       const code = errorCode(err);
@@ -212,17 +226,11 @@ export class HttpClient {
         retryAfterSec: parseRetryAfter(responseHeaders['retry-after']),
       });
     }
+    const failed = list?.failure;
+    if (failed) throw new ResponseFormatError(info, failed.problem, excerpt(redact(failed.excerpt, token)), failed.kind);
     if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, token)), 'not-json');
     const checked = spec.schema.safeParse(parsed.value);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-      throw new ResponseFormatError(
-        info,
-        `${where}: ${issue?.message ?? 'does not match the schema'}`,
-        excerpt(redact(text, token)),
-      );
-    }
+    if (!checked.success) throw new ResponseFormatError(info, issueText(checked.error), excerpt(redact(text, token)));
     return { status, headers: responseHeaders, body: checked.data, request: info };
   }
 

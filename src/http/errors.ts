@@ -162,6 +162,33 @@ export class BodyTooLargeError extends CollectorError {
 }
 
 /**
+ * A body in a Content-Encoding the client cannot decode. A coding it does not know (`unsupported`) would come back on
+ * every call, so it is not retried: the pass ends naming it, and the next pass asks again. A compressed stream that is
+ * corrupt or cut off (`corrupt`) is retried like any body cut off in transit. Thrown by the body reader without the
+ * call (`request`), which the client adds.
+ */
+export class ContentEncodingError extends CollectorError {
+  override name = 'ContentEncodingError';
+  override readonly code = 'CDN_ERR_CONTENT_ENCODING';
+  readonly retryable: boolean;
+  constructor(
+    readonly coding: string,
+    readonly problem: 'unsupported' | 'corrupt',
+    readonly detail: string,
+    readonly request?: RequestInfo,
+    readonly status?: number,
+  ) {
+    super(request ? `${request.method} ${request.url} → HTTP ${status}: ${detail}` : detail);
+    this.retryable = problem === 'corrupt';
+  }
+
+  /** The same failure, naming the call it broke. */
+  of(request: RequestInfo, status: number): ContentEncodingError {
+    return new ContentEncodingError(this.coding, this.problem, this.detail, request, status);
+  }
+}
+
+/**
  * A paged read that would not end or would be incomplete: the server repeated a page (it ignores `offset`), or the
  * read passed `api.maxPages`. Not retryable: the same server answers the same way; the span fails with this reason.
  */
@@ -185,6 +212,7 @@ export function isRetryable(err: unknown): boolean {
     (err instanceof ApiError && err.retryable) ||
     err instanceof NetworkError ||
     err instanceof TimeoutError ||
-    (err instanceof ResponseFormatError && err.retryable)
+    (err instanceof ResponseFormatError && err.retryable) ||
+    (err instanceof ContentEncodingError && err.retryable)
   );
 }

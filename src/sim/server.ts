@@ -13,6 +13,7 @@ import { createWorld, type World, type WorldOptions } from './model/world.js';
 import { defaultQuotas, SlidingQuota, type QuotaRule } from './quota.js';
 import { routes as defaultRoutes } from './routes/index.js';
 import { SimStats } from './stats.js';
+import { encodeAnswer } from './content-encoding.js';
 import { hexNodeIds, realShape } from './real-shapes.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest, SimSettings } from './types.js';
 
@@ -57,6 +58,7 @@ export const defaultSettings: SimSettings = {
   streamstatShape: 'buckets',
   metricsRefusal: 'Invalid token or no access',
   inventory: true,
+  contentEncoding: '',
 };
 
 const MALFORMED_BODY = '{"status":"Completed","data":[{"broken":';
@@ -96,12 +98,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     if (url.pathname === LOGIN_PATH && req.method === 'POST' && loginService) {
       const accounts = world.accounts.map((a) => a.name);
-      return send(res, loginService.handle(rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })));
+      return send(res, loginService.handle(rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })), encoding(req));
     }
     if (url.pathname.replace(/\/?$/, '/') === INVENTORY_ACCOUNTS_PATH && req.method === 'GET' && settings.inventory) {
       const grant = liveGrant(tokens, req.headers, clock.now());
       if (!grant) return send(res, { status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' } });
-      return send(res, { status: 200, body: inventoryAccounts(grant.accounts) });
+      return send(res, { status: 200, body: inventoryAccounts(grant.accounts) }, encoding(req));
     }
     const route = routes.find((r) => url.pathname === r.prefix || url.pathname.startsWith(`${r.prefix}/`));
     if (!route) return send(res, { status: 404, body: { status: 'Not Found', description: 'unknown path' } });
@@ -115,11 +117,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const paging = fault === 'page-cap' ? { cap: faults.get(api)?.pageCap ?? 2 } : fault === 'ignore-offset' ? { ignoreOffset: true } : undefined;
 
     const auth = authenticate(api, tokens, req.headers, url.searchParams, clock.now(), settings.metricsRefusal);
-    if (!auth.ok) return reply(api, res, auth.reply);
+    if (!auth.ok) return reply(api, req, res, auth.reply);
     const retryAfter = quota.tryAdmit(api, auth.quotaKey, clock.now());
     if (retryAfter !== undefined) {
       stats.quotaRejected(api);
-      return reply(api, res, tooManyRequests(api, retryAfter));
+      return reply(api, req, res, tooManyRequests(api, retryAfter));
     }
     stats.admitted(api, clock.now());
     if (fault === 'slow') await applyFault(fault, api, req, res);
@@ -129,7 +131,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       try {
         body = JSON.parse(rawBody);
       } catch {
-        return reply(api, res, { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } });
+        return reply(api, req, res, { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } });
       }
     }
     const simReq: SimRequest = {
@@ -142,7 +144,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ...(paging ? { paging } : {}),
     };
     const answer = await route.handle(simReq, ctx);
-    reply(api, res, settings.shapes === 'real' ? realShape(api, answer) : answer);
+    reply(api, req, res, settings.shapes === 'real' ? realShape(api, answer) : answer);
   }
 
   /** Returns true when the fault already answered (or dropped) the request. */
@@ -160,13 +162,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         res.writeHead(200, { 'content-type': 'application/json' }).end(MALFORMED_BODY);
         return true;
       case '429':
-        reply(api, res, tooManyRequests(api, plan?.retryAfterSec ?? 1));
+        reply(api, req, res, tooManyRequests(api, plan?.retryAfterSec ?? 1));
         return true;
       case '500':
-        reply(api, res, { status: 500, body: errorBody(api, 'Internal Server Error', 'Internal Server Error') });
+        reply(api, req, res, { status: 500, body: errorBody(api, 'Internal Server Error', 'Internal Server Error') });
         return true;
       case '504':
-        reply(api, res, { status: 504, body: errorBody(api, 'Gateway Timeout', 'Gateway Timeout error') });
+        reply(api, req, res, { status: 504, body: errorBody(api, 'Gateway Timeout', 'Gateway Timeout error') });
         return true;
       case 'page-cap':
       case 'ignore-offset':
@@ -174,9 +176,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
   }
 
-  function reply(api: ApiName, res: ServerResponse, r: SimReply): void {
+  function reply(api: ApiName, req: IncomingMessage, res: ServerResponse, r: SimReply): void {
     stats.status(api, r.status);
-    send(res, r);
+    send(res, r, encoding(req));
+  }
+
+  /** How this request's answer is encoded (settings.contentEncoding), read per request so tests can change it. */
+  function encoding(req: IncomingMessage): (text: string) => ReturnType<typeof encodeAnswer> {
+    return (text) => encodeAnswer(text, settings.contentEncoding, req.headers['accept-encoding']);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -224,14 +231,15 @@ function tooManyRequests(api: ApiName, retryAfterSec: number): SimReply {
 }
 
 /** A reply whose body is undefined has none (the login's refusals), as the real service sends them. */
-function send(res: ServerResponse, r: SimReply): void {
+function send(res: ServerResponse, r: SimReply, encode?: (text: string) => ReturnType<typeof encodeAnswer>): void {
   if (r.body === undefined) {
     res.writeHead(r.status, { 'content-length': '0', ...r.headers }).end();
     return;
   }
-  const text = JSON.stringify(r.body);
-  res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', ...r.headers });
-  res.end(text);
+  const { body, header } = encode ? encode(JSON.stringify(r.body)) : { body: JSON.stringify(r.body) };
+  const coding = header === undefined ? {} : { 'content-encoding': header };
+  res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', ...coding, ...r.headers });
+  res.end(body);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -55,6 +55,12 @@ export interface SimSettings {
   metricsRefusal: string;
   /** Whether `GET /app/inventory/v1/accounts/` exists (false: 404, as on a white label without it). */
   inventory: boolean;
+  /**
+   * Content-Encoding of the answers (content-encoding.ts): '' none (default), `auto` gzip when the request accepts it,
+   * or codings applied in order whatever it asked (`gzip`, `deflate`, `br`, `gzip, br`; an unknown name is declared
+   * over the plain body).
+   */
+  contentEncoding: string;
 }
 
 export interface ApiRoute {

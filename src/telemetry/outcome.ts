@@ -9,6 +9,7 @@ const KIND_OF_CODE: Partial<Record<ErrorCode, FailureKind>> = {
   CDN_ERR_NETWORK: 'network',
   CDN_ERR_RESPONSE_FORMAT: 'bad_response',
   CDN_ERR_BODY_TOO_LARGE: 'bad_response',
+  CDN_ERR_CONTENT_ENCODING: 'bad_response',
 };
 
 /** The `status` label of a finished call: the HTTP status when the API answered, else the kind of failure. */

@@ -1,7 +1,7 @@
 import type { Point } from '../../points.js';
 import { fieldOfApiKey } from './fields.js';
 import { METRICS_MEASUREMENT, METRICS_RESOURCE_MEASUREMENT } from './measurements.js';
-import type { MetricsAggregateBody, MetricsByResourceBody } from './schema.js';
+import type { MetricsAggregateBody, MetricsByResourceBody, MetricsResourceElement } from './schema.js';
 
 /** One `cdn_metrics` point per window (none when the body has no values). */
 export function aggregateToPoints(body: MetricsAggregateBody, windowStartMs: number): Point[] {
@@ -10,14 +10,13 @@ export function aggregateToPoints(body: MetricsAggregateBody, windowStartMs: num
 
 /** One `cdn_metrics_resource` point per resource and window. */
 export function byResourceToPoints(body: MetricsByResourceBody, windowStartMs: number): Point[] {
-  return body.data.flatMap((element) =>
-    point(
-      METRICS_RESOURCE_MEASUREMENT,
-      { account: body.account, resource: element.resource, resource_name: element.resource_name, cname: element.cname },
-      element,
-      windowStartMs,
-    ),
-  );
+  return body.data.flatMap((element) => resourceToPoints(body.account, element, windowStartMs));
+}
+
+/** The `cdn_metrics_resource` point of one resource of `account` (none when it has no values). */
+export function resourceToPoints(account: string, element: MetricsResourceElement, windowStartMs: number): Point[] {
+  const tags = { account, resource: element.resource, resource_name: element.resource_name, cname: element.cname };
+  return point(METRICS_RESOURCE_MEASUREMENT, tags, element, windowStartMs);
 }
 
 function point(measurement: string, tags: Record<string, string>, values: Record<string, unknown>, time: number): Point[] {
