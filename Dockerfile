@@ -10,8 +10,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# `npm run build` bundles dist/cli for start-up time with this script (esbuild, a dev dependency).
-COPY scripts ./scripts
 RUN npm run build
 
 # --- runtime: production dependencies only, non-root ---

@@ -46,3 +46,8 @@ export function moduleName(url: string): string {
   if (dep) return dep[1]!;
   return url.replace(/^file:\/\/.*?\/(dist|bin)\//, '$1/');
 }
+
+/** The modules `cdn-collector <args>` loaded, by name (each once). */
+export async function loadedModuleNames(args: string[], env: Record<string, string> = {}): Promise<string[]> {
+  return [...new Set((await loadedModules(args, env)).map(moduleName))];
+}
