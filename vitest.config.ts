@@ -1,12 +1,37 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Two projects: `unit` (no process, no server, no socket: seconds, the inner loop — `npm run test:unit`) and
+ * `integration` (the simulator, real InfluxDB and VictoriaMetrics, the CLI as a child process). A test file is
+ * integration when it reaches for any of those; everything else is unit. `npm test` runs both.
+ */
+const INTEGRATION =
+  /startSimulator|useSimulator|runCli|node:child_process|helpers\/(servers|cli|docker|loaded-modules|sim|loopback)|createServer|startDaemon|createRuntime|runtimeFor|testcontainers|\.listen\(|node:net|HttpClient\(/;
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const files = testFiles('test');
+const integration = files.filter((file) => INTEGRATION.test(readFileSync(file, 'utf8')));
+const unit = files.filter((file) => !integration.includes(file));
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration tests start real servers on fixed temp dirs/ports; files still run in parallel workers.
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: unit } },
+      { extends: true, test: { name: 'integration', include: integration } },
+    ],
   },
 });
