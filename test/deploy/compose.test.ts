@@ -158,7 +158,7 @@ describe('docker compose files', () => {
     expect(published.filter((p) => !p.split(' ')[2]!.startsWith('127.0.0.1:'))).toEqual([]);
   });
 
-  it('ships no usable Grafana admin password: .env.example leaves it empty and compose refuses to start without it', () => {
+  it('ships no usable Grafana admin password: .env.example leaves it empty, compose refuses to start without', () => {
     expect(envExample()).toHaveProperty('GRAFANA_ADMIN_PASSWORD', '');
     // `:?` refuses an empty value as well as an unset one.
     expect(env(compose('docker-compose.yml').services.grafana!).GF_SECURITY_ADMIN_PASSWORD).toMatch(

@@ -61,7 +61,9 @@ const MAY_NEED_MORE = [
 
 describe('the dashboards on their default range', () => {
   it('a daily unique-user panel reaches back past the start of the last closed day, whatever the time of day', () => {
-    const daily = dashboards.flatMap(({ json }) => json.panels.filter((p) => DAILY.test(p.title)).map((p) => ({ d: json, p })));
+    const daily = dashboards.flatMap(({ json }) =>
+      json.panels.filter((p) => DAILY.test(p.title)).map((p) => ({ d: json, p })),
+    );
     expect(daily.map(({ p }) => p.title).sort()).toEqual([
       'Unique users per day',
       'Unique users per day by stream',
@@ -125,6 +127,8 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('after a 3-hour dem
     const geography = dashboards.find((d) => d.file === 'cdn-geography.json')!.json;
     const regions = geography.panels.filter((p) => /region/i.test(p.title));
     expect(regions.length).toBe(2);
-    for (const p of regions) expect(p.fieldConfig.defaults.noValue, p.title).toMatch(/grouping regions.*jobs\.statistic\.groupings/);
+    for (const p of regions) {
+      expect(p.fieldConfig.defaults.noValue, p.title).toMatch(/grouping regions.*jobs\.statistic\.groupings/);
+    }
   });
 });
