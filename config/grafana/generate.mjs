@@ -97,6 +97,9 @@ const resources = dashboard(
   ],
 );
 
+const NEEDS_REGIONS =
+  'Needs the statistics grouping regions: add it to jobs.statistic.groupings (off by default, on in compose)';
+
 const geography = dashboard(
   'cdn-geography',
   'CDN geography',
@@ -108,7 +111,7 @@ const geography = dashboard(
     ], 12, { sortBy: 'traffic', h: 10 }),
     panel('table', 'Regions', [
       q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`, '', true),
-    ], 12, { sortBy: 'traffic', h: 10 }),
+    ], 12, { sortBy: 'traffic', h: 10, noValue: NEEDS_REGIONS }),
     panel('table', 'Top countries by traffic', [
       q(`SELECT top("traffic", "country_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country_name")`, '', true),
     ], 8, { unit: 'bytes', sortBy: 'traffic' }),
@@ -117,7 +120,7 @@ const geography = dashboard(
     ], 16, { unit: 'bytes', interval: '5m', stack: true }),
     panel('timeseries', 'Hits by region', [
       q(`SELECT sum("hits") FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} ${BY_TIME}, "country", "region_name" fill(none)`, '$tag_country $tag_region_name'),
-    ], 24, { interval: '5m', stack: true }),
+    ], 24, { interval: '5m', stack: true, noValue: NEEDS_REGIONS }),
   ],
 );
 
@@ -155,9 +158,26 @@ const statusCodes = dashboard(
 
 const streamVar = variable('stream', `SHOW TAG VALUES FROM "cdn_views_by_streams" WITH KEY = "stream" WHERE ${ACC}`);
 const STREAM = `"stream" =~ /^$stream$/`;
+/**
+ * The daily unique-user panels: a day's point is stamped at the start of the day and written once the day is over
+ * (about an hour later), so the dashboard's last 24 h rarely hold one; these panels show the last 7 days instead.
+ */
+const DAILY = {
+  timeFrom: '7d',
+  noValue: 'No closed day collected yet: a day is written once it is over (backfill past days to see some)',
+};
+const DAILY_NOTE =
+  'A day\'s point is stamped at the start of the day and written once the day is over: the last 7 days.';
+
 /** Unique users of one period, read from the series counted over that period: never summed across buckets. */
 const users = (measurement, period, by) =>
   `SELECT last("unique_users") FROM "${measurement}" WHERE ${ACC}${by.includes('stream') ? ` AND ${STREAM}` : ''} AND ${T} GROUP BY time(${period})${by.map((t) => `, "${t}"`).join('')} fill(none)`;
+
+const dailyUsers = (title, measurement, by) =>
+  panel('timeseries', title, [q(users(measurement, '1d', by), by.map((t) => `$tag_${t}`).join(' '))], 12, {
+    ...DAILY,
+    description: DAILY_NOTE,
+  });
 
 const audience = dashboard(
   'cdn-streams',
@@ -168,13 +188,15 @@ const audience = dashboard(
     panel('stat', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
     panel('stat', 'Peak simultaneous views', [q(`SELECT max("views_max") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8),
     panel('stat', 'Unique users, latest day', [q(`SELECT last("unique_users") FROM "cdn_users_daily" WHERE ${ACC} AND ${T} GROUP BY "account"`)], 8, {
-      description: 'Unique users of the latest day in the range, as the API counts them for that day (not a sum of hours).',
+      ...DAILY,
+      description: 'Unique users of the latest closed day, as the API counts them for that day (not a sum of hours). ' +
+        DAILY_NOTE,
     }),
     panel('timeseries', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m' }),
     panel('timeseries', 'Unique users per hour', [q(users('cdn_users_hourly', '1h', ['account']), '$tag_account')], 12, {
       description: 'Users counted by the API over each hour: hours do not add up to a day (one user is counted in every hour they watched).',
     }),
-    panel('timeseries', 'Unique users per day', [q(users('cdn_users_daily', '1d', ['account']), '$tag_account')], 12),
+    dailyUsers('Unique users per day', 'cdn_users_daily', ['account']),
     panel('timeseries', 'Peak simultaneous views by stream type', [
       q(`SELECT max("views_max") FROM "cdn_views_by_stream_types" WHERE ${ACC} AND ${T} ${BY_TIME}, "stream_type" fill(none)`, '$tag_stream_type'),
     ], 12, { interval: '5m' }),
@@ -185,9 +207,9 @@ const audience = dashboard(
       q(`SELECT sum("views") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
     ], 12, { interval: '5m', stack: true }),
     panel('timeseries', 'Unique users per hour by stream', [q(users('cdn_users_hourly_by_streams', '1h', ['account', 'stream']), '$tag_account $tag_stream')], 12),
-    panel('timeseries', 'Unique users per day by stream', [q(users('cdn_users_daily_by_streams', '1d', ['account', 'stream']), '$tag_account $tag_stream')], 12),
+    dailyUsers('Unique users per day by stream', 'cdn_users_daily_by_streams', ['account', 'stream']),
     panel('timeseries', 'Unique users per hour by stream type', [q(users('cdn_users_hourly_by_stream_types', '1h', ['account', 'stream_type']), '$tag_account $tag_stream_type')], 12),
-    panel('timeseries', 'Unique users per day by stream type', [q(users('cdn_users_daily_by_stream_types', '1d', ['account', 'stream_type']), '$tag_account $tag_stream_type')], 12),
+    dailyUsers('Unique users per day by stream type', 'cdn_users_daily_by_stream_types', ['account', 'stream_type']),
     panel('table', 'Streams', [
       q(`SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous" FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`, '', true),
     ], 24, { sortBy: 'views' }),
@@ -227,6 +249,8 @@ const dvr = dashboard(
     ], 8, { unit: 's', interval: '1m' }),
     panel('table', 'Recorded periods now (time = first seen start)', [q(DVR_RANGES_NOW, '', true)], 16, {
       description: 'The recordings the latest DVR snapshot listed (seen_at within a snapshot interval of the range end); starts_at/ends_at in unix seconds.',
+      noValue: 'No DVR snapshot in the range\'s last minute: the collector is stopped, or watches no stream ' +
+        '(jobs.dvr.streams)',
     }),
   ],
 );
@@ -241,6 +265,10 @@ const increase = (kind, by, where = '') =>
 const gauge = (kind, field, agg = 'last') =>
   `SELECT ${agg}("${field}") FROM "cdn_collector" WHERE "kind" = '${kind}' AND ${JOB} AND ${T} ${BY_TIME}, "job" fill(none)`;
 
+/** Counter panels show increases: two snapshots, written a minute apart by a running collector. */
+const TWO_SNAPSHOTS = 'two self-monitoring snapshots a minute apart (a running collector writes one a minute)';
+const noneOr = (what) => ({ noValue: `No ${what} recorded (or not yet ${TWO_SNAPSHOTS})` });
+
 const collector = dashboard(
   'cdn-collector-health',
   'Collector health',
@@ -253,14 +281,24 @@ const collector = dashboard(
     panel('stat', 'Write failures', [q(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'write_failures' AND ${T}`)], 6),
     panel('stat', 'Max job lag', [q(`SELECT max("last") FROM (${gauge('job_lag', 'lag_seconds')})`)], 6, { unit: 's' }),
     panel('stat', 'Backfill remaining (windows)', [q(`SELECT sum("last") FROM (SELECT last("windows") FROM "cdn_collector" WHERE "kind" = 'job_backlog' AND ${JOB} AND ${T} GROUP BY "job")`)], 6),
-    panel('timeseries', 'API calls by status', [q(increase('api_calls', ['api', 'status'], ` AND ${API}`), '$tag_api $tag_status')], 12, { interval: '1m', stack: true }),
-    panel('timeseries', '429 Too Many Requests', [q(increase('api_throttled', ['api'], ` AND ${API}`), '$tag_api')], 12, { interval: '1m' }),
-    panel('timeseries', 'Retries', [q(increase('api_retries', ['api'], ` AND ${API}`), '$tag_api')], 12, { interval: '1m' }),
+    panel('timeseries', 'API calls by status', [
+      q(increase('api_calls', ['api', 'status'], ` AND ${API}`), '$tag_api $tag_status'),
+    ], 12, { interval: '1m', stack: true, noValue: `Needs ${TWO_SNAPSHOTS}` }),
+    panel('timeseries', '429 Too Many Requests', [
+      q(increase('api_throttled', ['api'], ` AND ${API}`), '$tag_api'),
+    ], 12, { interval: '1m', ...noneOr('429') }),
+    panel('timeseries', 'Retries', [
+      q(increase('api_retries', ['api'], ` AND ${API}`), '$tag_api'),
+    ], 12, { interval: '1m', ...noneOr('retry') }),
     panel('timeseries', 'Errors', [
       q(increase('api_calls', ['api', 'status'], ` AND ${API} AND "status" !~ /^[23]/`), 'call $tag_api $tag_status'),
       q(increase('job_failures', ['job'], ` AND ${JOB}`), 'job $tag_job'),
       q(increase('write_failures', []), 'sink write'),
-    ], 12, { interval: '1m', description: 'Calls answered other than 2xx/3xx (or not answered), collection passes stopped by an error, failed sink writes.' }),
+    ], 12, {
+      interval: '1m', ...noneOr('error'),
+      description: 'Calls answered other than 2xx/3xx (or not answered), collection passes stopped by an error, ' +
+        'failed sink writes.',
+    }),
     panel('timeseries', 'Lag per job', [q(gauge('job_lag', 'lag_seconds'), '$tag_job')], 12, {
       unit: 's', interval: '1m', description: 'Now minus the end of the contiguous collected prefix; statistics lag about an hour by design.',
     }),
@@ -268,8 +306,13 @@ const collector = dashboard(
     panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, { interval: '1m' }),
     panel('timeseries', 'Reconciliation drift (stored − provider)', [
       q(`SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement_name", "field_key", "account" fill(none)`, '$tag_measurement_name $tag_field_key $tag_account'),
-    ], 12, { interval: '1m', description: 'Written by the verify job/command: 0 when stored sums match the provider\'s totals.' }),
-    panel('timeseries', 'Points written by measurement', [q(increase('points_written', ['measurement_name']), '$tag_measurement_name')], 12, { interval: '1m', stack: true }),
+    ], 12, {
+      interval: '1m', noValue: 'No verify run in the range (cdn-collector verify, or the verify job)',
+      description: 'Written by the verify job/command: 0 when stored sums match the provider\'s totals.',
+    }),
+    panel('timeseries', 'Points written by measurement', [
+      q(increase('points_written', ['measurement_name']), '$tag_measurement_name'),
+    ], 12, { interval: '1m', stack: true, noValue: `Needs ${TWO_SNAPSHOTS}` }),
   ],
 );
 

@@ -26,7 +26,9 @@ export function q(query, alias = '', table = false) {
 
 /**
  * A panel: `type` is a Grafana panel plugin id; `w` in grid columns (of 24); `opts` may carry unit, interval (min
- * interval: a bucket never spans less than what the collector writes), stack, description.
+ * interval: a bucket never spans less than what the collector writes), stack, description, timeFrom (the panel's own
+ * relative range, e.g. `7d`, instead of the dashboard's) and noValue (the text shown instead of "No data": what the
+ * panel needs to show something).
  */
 export function panel(type, title, targets, w, opts = {}) {
   const custom = type === 'timeseries' ? { drawStyle: 'line', lineWidth: 1, fillOpacity: opts.stack ? 40 : 10, stacking: { mode: opts.stack ? 'normal' : 'none', group: 'A' }, spanNulls: true, showPoints: 'never' } : {};
@@ -34,10 +36,19 @@ export function panel(type, title, targets, w, opts = {}) {
     type,
     title,
     ...(opts.description ? { description: opts.description } : {}),
+    ...(opts.timeFrom ? { timeFrom: opts.timeFrom } : {}),
     datasource: DS,
     ...(opts.interval ? { interval: opts.interval } : {}),
     targets: targets.map((t, i) => ({ refId: String.fromCharCode(65 + i), ...t })),
-    fieldConfig: { defaults: { unit: opts.unit ?? 'short', custom, ...(opts.decimals !== undefined ? { decimals: opts.decimals } : {}) }, overrides: [] },
+    fieldConfig: {
+      defaults: {
+        unit: opts.unit ?? 'short',
+        custom,
+        ...(opts.decimals !== undefined ? { decimals: opts.decimals } : {}),
+        ...(opts.noValue ? { noValue: opts.noValue } : {}),
+      },
+      overrides: [],
+    },
     options:
       type === 'stat'
         ? { reduceOptions: { calcs: [opts.calc ?? 'lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area', textMode: 'auto' }

@@ -2,11 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../clock.js';
 import { runBackfill } from '../collector/backfill.js';
-import { planBackfill } from '../plan/planner.js';
+import { planBackfill, type BackfillPlan } from '../plan/planner.js';
 import { startDaemon } from '../collector/daemon.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { stopCollecting } from '../collector/stop.js';
 import { sinkTarget } from '../collector/startup.js';
+import { sinkFailureCause } from '../collector/sink-probe.js';
+import { EXIT_WINDOWS_FAILED } from '../collector/verdict.js';
+import type { Span } from '../state/spans.js';
 import { parseConfig } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { createLogger } from '../log.js';
@@ -53,11 +56,19 @@ export async function demoAction(o: DemoOptions): Promise<void> {
       wake();
     },
   });
-  process.stdout.write(`Backfilling the last ${o.hours} h: ${plan.spans} spans…\n`);
+  process.stdout.write(`Backfilling the last ${o.hours} h: ${plan.spans} spans${coveredNote(rt, plan, o.dataDir)}\n`);
   await runBackfill(rt.collector, plan, { shouldStop: () => stoppedBy !== undefined });
-  printSummary(rt, sim, range);
+  const where = { dataDir: o.dataDir, sink: sinkTarget(config.sink) };
+  // Windows the backfill could not write: the sink's own reason (a missing database…) ends the demo, as the live
+  // part could write nothing either.
+  const missing = missingWindows(rt, range);
+  const cause = missing > 0 && stoppedBy === undefined ? await sinkFailureCause(config.sink) : undefined;
+  printSummary(rt, sim, range, where, cause);
 
-  if (stoppedBy === undefined) {
+  if (cause !== undefined) {
+    process.stdout.write('Not collecting live: the sink takes no write. Fix it and run the demo again\n');
+    process.exitCode = EXIT_WINDOWS_FAILED;
+  } else if (stoppedBy === undefined) {
     const daemon = startDaemon(rt, log);
     process.stdout.write(o.duration ? `Collecting live for ${o.duration / 1000} s…\n` : 'Collecting live; Ctrl-C to stop.\n');
     await new Promise<void>((resolve) => {
@@ -65,7 +76,7 @@ export async function demoAction(o: DemoOptions): Promise<void> {
       wake = resolve;
     });
     await daemon.stop();
-    printSummary(rt, sim, range);
+    if (printSummary(rt, sim, range, where) > 0) process.exitCode = EXIT_WINDOWS_FAILED;
   } else {
     process.stdout.write(`Stopped by ${stoppedBy} during the backfill: what it collected is kept; run it again\n`);
     process.exitCode = stoppedExitCode(stoppedBy);
@@ -84,13 +95,36 @@ function sinkEnvOnly(env: NodeJS.ProcessEnv): Record<string, string | undefined>
   return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('INFLUX_')));
 }
 
-function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: number }): void {
-  const points = rt.telemetry.pointsByMeasurement();
-  // Missing of what was collectable when the range was planned: a window that became collectable since (say a
-  // 5-minute statistics bucket) is the live schedule's, and may still wait for its quota when the demo stops.
-  const missing = rt.collector.jobs
+/**
+ * Missing of what was collectable when the range was planned: a window that became collectable since (say a 5-minute
+ * statistics bucket) is the live schedule's, and may still wait for its quota when the demo stops.
+ */
+function missingWindows(rt: Runtime, range: Span): number {
+  return rt.collector.jobs
     .filter((j) => j.checkpointed)
     .reduce((n, job) => n + rt.collector.pending(job, range, range.to).length, 0);
+}
+
+/**
+ * Why a backfill has fewer spans than a first demo: the checkpoints of an earlier demo in the same data directory
+ * already cover them (and the summary then counts only what this one collected).
+ */
+function coveredNote(rt: Runtime, plan: BackfillPlan, dataDir: string): string {
+  const covered = plan.jobs.some(({ job }) =>
+    rt.store.confirmed(job.key).some((s) => s.from < plan.range.to && s.to > plan.range.from),
+  );
+  if (!covered) return '…';
+  const state = join(dataDir, 'state');
+  const startOver = `to start over, delete ${dataDir} or pass another --data-dir`;
+  return plan.spans === 0
+    ? `: the checkpoints in ${state} (an earlier demo) already cover it; ${startOver}`
+    : ` (the checkpoints in ${state} cover the rest; ${startOver})…`;
+}
+
+/** The summary; returns the missing windows. `cause`: why windows are missing, when the sink says so. */
+function printSummary(rt: Runtime, sim: Simulator, range: Span, where: DemoWhere, cause?: string): number {
+  const points = rt.telemetry.pointsByMeasurement();
+  const missing = missingWindows(rt, range);
   const lines = [
     'Summary',
     '  points per measurement:',
@@ -99,8 +133,17 @@ function printSummary(rt: Runtime, sim: Simulator, range: { from: number; to: nu
     ...Object.entries(sim.stats.apis).map(
       ([api, s]) => `    ${api.padEnd(22)} ${s.requests} (429 from quota: ${s.quotaRejections})`,
     ),
-    `  missing windows: ${missing}`,
+    `  missing windows: ${missing}${cause === undefined ? '' : ` — ${cause}`}`,
     `  points refused by the database: ${rt.telemetry.refusedPoints()}${rt.telemetry.refusedPoints() > 0 ? ` (dead letters: ${rt.config.output.deadLetterPath})` : ''}`,
+    `  data: ${where.sink}`,
+    `  state: ${join(where.dataDir, 'state')} (checkpoints: a demo with this --data-dir collects only what they lack)`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  return missing;
+}
+
+interface DemoWhere {
+  dataDir: string;
+  /** The sink, as the first line names it. */
+  sink: string;
 }

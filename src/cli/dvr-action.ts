@@ -35,27 +35,31 @@ export async function runDeleteRange(io: DvrIo, account: string, stream: string,
   await asUsageError(async () => deleteRangeBody(range));
   const cut = { from: o.from, to: rangeEnd(range) };
   await withClient(io, o, async (client) => {
-    if (!o.yes || o.dryRun) return preview(io, client, account, stream, o, cut);
+    const report = await checkedPreview(client, account, stream, o, cut);
+    if (!o.yes || o.dryRun) return printPreview(io, o, report);
     await reportDeletion(io, o, () => client.deleteRange(account, stream, range));
   });
 }
 
 export async function runDeleteAll(io: DvrIo, account: string, stream: string, o: DeleteOptions): Promise<void> {
   await withClient(io, o, async (client) => {
-    if (!o.yes || o.dryRun) return preview(io, client, account, stream, o, 'all');
+    const report = await checkedPreview(client, account, stream, o, 'all');
+    if (!o.yes || o.dryRun) return printPreview(io, o, report);
     await reportDeletion(io, o, () => client.deleteAll(account, stream, { host: o.host }));
   });
 }
 
-/** The dry run: a GET and the parts of each addressed node's ranges that the deletion would remove. */
-async function preview(
-  io: DvrIo,
+/**
+ * A GET and the parts of each addressed node's ranges that the deletion would remove. Taken with and without --yes,
+ * so a deletion is refused on exactly the hosts a preview refuses.
+ */
+async function checkedPreview(
   client: DvrClient,
   account: string,
   stream: string,
   o: DeleteOptions,
   cut: { from: number; to: number } | 'all',
-): Promise<void> {
+): Promise<PreviewReport> {
   if (o.host.length === 0) throw new CliError('--host must not be empty', EXIT_USAGE);
   const body = await asUsageError(() => client.get(account, stream));
   const { nodes, unknownHosts } = previewDeletion(body, o.host, cut);
@@ -63,12 +67,16 @@ async function preview(
     const known = body.data.map((r) => r.host).join(', ');
     throw new CliError(`--host ${o.host}: the stream has no record on that host (hosts: ${known}, or *)`, EXIT_USAGE);
   }
-  const report: PreviewReport = {
+  return {
     stream_name: body.stream_name,
     host: o.host,
     deletes: cut === 'all' ? 'all' : { from_ts: cut.from, to_ts: cut.to },
     nodes,
   };
+}
+
+/** The dry run's output. */
+function printPreview(io: DvrIo, o: DeleteOptions, report: PreviewReport): void {
   io.stdout.write(wantsJson(o, io) ? previewJson(report) : formatPreviewTable(report, useColour(io.stdout, io.env)));
 }
 

@@ -111,6 +111,7 @@ async function once(rt: Runtime, log: Logger): Promise<void> {
     },
   });
   let line: string;
+  let cause: string | undefined;
   try {
     // accounts: auto: a failed read is the run's error (unless a stop cut it short)
     await rt.discovery?.refresh().catch((err: unknown) => {
@@ -126,11 +127,15 @@ async function once(rt: Runtime, log: Logger): Promise<void> {
     const left = stoppedBy === undefined ? 0 : windowsLeft(rt, results);
     line = stoppedBy === undefined ? verdictLine(verdict) : stoppedVerdictLine(verdict, stoppedBy, left);
     process.exitCode = stoppedBy !== undefined && left > 0 ? stoppedExitCode(stoppedBy) : verdictExitCode(verdict);
+    // Loaded only then: a run whose windows all went through never needs the probe.
+    if (stoppedBy === undefined && verdict.failed > 0) {
+      cause = await (await import('../collector/sink-probe.js')).sinkFailureCause(rt.config.sink);
+    }
   } finally {
     await rt.close();
     dispose();
   }
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${line}\n${cause === undefined ? '' : `once: cause: ${cause}\n`}`);
 }
 
 /** Windows a stopped pass left: still pending in a checkpointed job; the current one of a job that collected none. */

@@ -10,6 +10,7 @@ const EXIT_CODES_HELP = configHelp(
   [
     `${EXIT_SET_ASIDE}  --once: some windows were set aside (a permanent failure of that window; retried later)`,
     `${EXIT_WINDOWS_FAILED}  --once: some windows failed (API or sink down, token refused): they stay pending;`,
+    '   when the sink is the cause (no such database…), a line `once: cause: …` follows with the fix;',
     '   --once --dry-run: some job did not answer',
     `${EXIT_POINTS_REFUSED}  --once: points refused by the database for good (field type conflict, beyond the retention`,
     '   policy): kept as dead letters, the error line says the fix',

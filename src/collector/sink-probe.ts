@@ -26,14 +26,22 @@ export async function probeSink(sink: CollectorConfig['sink']): Promise<Verdict>
   switch (sink.type) {
     case 'file':
       return probeFile(sink.path);
-    case 'influx-v1':
-      return probeHttp(influxV1Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `database ${sink.database}`);
-    case 'influx-v2':
-      return probeHttp(influxV2Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `bucket ${sink.bucket}`);
+    case 'influx-v1': {
+      const create = `influx -execute 'CREATE DATABASE ${JSON.stringify(sink.database)}'`;
+      const fix = `create it (${create}), or set sink.database / INFLUX_DATABASE`;
+      const transport = influxV1Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS });
+      return probeHttp(transport, `database ${sink.database}`, fix);
+    }
+    case 'influx-v2': {
+      const create = `influx bucket create --name ${sink.bucket} --org ${sink.org}`;
+      const fix = `create it (${create}), or set sink.bucket / INFLUX_BUCKET`;
+      return probeHttp(influxV2Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `bucket ${sink.bucket}`, fix);
+    }
   }
 }
 
-async function probeHttp(options: HttpLineTransportOptions, target: string): Promise<Verdict> {
+/** `createFix`: what to do when the database or bucket does not exist, for the 404 verdict. */
+async function probeHttp(options: HttpLineTransportOptions, target: string, createFix: string): Promise<Verdict> {
   const transport = new HttpLineTransport(options);
   try {
     const rejection = await transport.send('');
@@ -42,7 +50,9 @@ async function probeHttp(options: HttpLineTransportOptions, target: string): Pro
     return { ok: false, detail: `HTTP ${rejection.status}: ${rejection.reason}` };
   } catch (err) {
     if (!(err instanceof SinkError)) throw err;
-    if (err.status === 404) return { ok: false, detail: `${target} not found (HTTP 404${reasonOf(err)})` };
+    if (err.status === 404) {
+      return { ok: false, detail: `${target} not found (HTTP 404${reasonOf(err)}): ${createFix}` };
+    }
     if (err.status === 401 || err.status === 403) return { ok: false, detail: `credentials refused (HTTP ${err.status}${reasonOf(err)})` };
     return { ok: false, detail: err.message };
   } finally {
@@ -74,4 +84,14 @@ async function probeFile(path: string): Promise<Verdict> {
   } catch (err) {
     return { ok: false, detail: `${target} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
   }
+}
+
+/**
+ * After windows failed: the sink's own reason, when it is one — no such database or bucket (with the command that
+ * creates it), credentials refused, nothing listening — probed with an empty write; undefined when the sink takes
+ * writes (the failures were the API's).
+ */
+export async function sinkFailureCause(sink: CollectorConfig['sink']): Promise<string | undefined> {
+  const verdict = await probeSink(sink);
+  return verdict.ok ? undefined : `the sink takes no write: ${verdict.detail}`;
 }

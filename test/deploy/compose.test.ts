@@ -20,6 +20,7 @@ interface Service {
   depends_on?: Record<string, { condition?: string }> | string[];
   volumes?: string[];
   hostname?: string;
+  ports?: string[];
 }
 interface ComposeFile { services: Record<string, Service> }
 
@@ -111,7 +112,9 @@ describe('docker compose files', () => {
       }
       // The placeholders of .env.example must not have been pasted in either.
       for (const [key, value] of Object.entries(envExample())) {
-        if (SECRET_KEY.test(key) && text(file).includes(value)) problems.push(`${file}: contains the value of ${key}`);
+        if (SECRET_KEY.test(key) && value !== '' && text(file).includes(value)) {
+          problems.push(`${file}: contains the value of ${key}`);
+        }
       }
     }
     expect(problems).toEqual([]);
@@ -145,6 +148,29 @@ describe('docker compose files', () => {
     const grafana = env(compose('docker-compose.yml').services.grafana!);
     const datasource = text('config/grafana/provisioning/datasources/influxdb.yaml');
     for (const [, v] of datasource.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)) expect(grafana, v).toHaveProperty(v!);
+  });
+
+  it('publishes every port on 127.0.0.1 only: Grafana, like InfluxDB and the collector, is not on the network', () => {
+    const published = FILES.flatMap((file) =>
+      Object.entries(compose(file).services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${file} ${name} ${p}`)),
+    );
+    expect(published.map((p) => p.split(' ')[1])).toEqual(expect.arrayContaining(['influxdb', 'grafana', 'collector']));
+    expect(published.filter((p) => !p.split(' ')[2]!.startsWith('127.0.0.1:'))).toEqual([]);
+  });
+
+  it('ships no usable Grafana admin password: .env.example leaves it empty, compose refuses to start without', () => {
+    expect(envExample()).toHaveProperty('GRAFANA_ADMIN_PASSWORD', '');
+    // `:?` refuses an empty value as well as an unset one.
+    expect(env(compose('docker-compose.yml').services.grafana!).GF_SECURITY_ADMIN_PASSWORD).toMatch(
+      /^\$\{GRAFANA_ADMIN_PASSWORD:\?[^}]+\}$/,
+    );
+    // The documented simulator commands run with .env.example, so they set the password first.
+    for (const doc of ['README.md', 'docs/deploy.md']) {
+      const lines = text(doc).split('\n');
+      const start = lines.findIndex((l) => l.includes('--env-file .env.example'));
+      expect(start, doc).toBeGreaterThan(0);
+      expect(lines.slice(0, start).join('\n'), doc).toMatch(/export GRAFANA_ADMIN_PASSWORD="\$\(openssl rand/);
+    }
   });
 
   it('gives the collector a stable host name, so its state.lock is taken over after a container re-create', () => {

@@ -193,6 +193,20 @@ describe('bad arguments exit 2, before any request', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('node-01, node-02, node-03');
   });
+
+  it.each([
+    ['delete-all', ['delete-all', 'acme', 'live/main', '--host', 'node-99']],
+    ['delete', ['delete', 'acme', 'live/main', '--host', 'node-99', '--from', String(T0 - 100), '--to', String(T0)]],
+  ])('%s of an unknown --host with --yes is refused as in the dry run; no DELETE is sent', async (_label, args) => {
+    const before = { n1: await node('node-01'), n3: await node('node-03') };
+    const refused = f.sim.stats.apis.dvr.byStatus['400'] ?? 0;
+    const run = await dvr([...args, '--yes']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--host node-99: the stream has no record on that host');
+    expect(run.stderr).toContain('(hosts: node-01, node-02, node-03, or *)');
+    expect(f.sim.stats.apis.dvr.byStatus['400'] ?? 0).toBe(refused);
+    expect({ n1: await node('node-01'), n3: await node('node-03') }).toEqual(before);
+  });
 });
 
 describe('help and secrets', () => {
