@@ -85,7 +85,7 @@ export class Collector {
       added.push(job);
       this.jobList.push(job);
       this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
-      this.reportLag(job); // listed by /healthz and /metrics from the start, not only after its first pass
+      this.reportState(job); // listed by /healthz, /metrics and status from the start, not only after its first pass
     }
     return added;
   }
@@ -196,7 +196,7 @@ export class Collector {
       const stopped = this.stopping && failure.err instanceof LimiterClosedError;
       this.deps.log[stopped ? 'debug' : 'warn']({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
     }
-    this.reportLag(job);
+    this.reportState(job);
     return result;
   }
 
@@ -283,6 +283,17 @@ export class Collector {
    */
   reportLag(job: CollectJob): void {
     this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
+  }
+
+  /**
+   * The one count of a job's state that every surface reads (status, /healthz, /metrics, the cdn_collector points):
+   * its lag, and its backlog — the windows still missing of a checkpointed job (0 for the others, which read the
+   * newest window only). Counted when a job joins, after each pass and by the daemon once a minute; the lag also
+   * after each confirmed span.
+   */
+  reportState(job: CollectJob): void {
+    this.reportLag(job);
+    this.deps.telemetry.jobBacklog(job.key, job.checkpointed ? this.pending(job).length : 0);
   }
 
   /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction); logs each. */

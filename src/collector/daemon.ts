@@ -88,9 +88,8 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
-    rt.collector.reportLag(job);
+    rt.collector.reportState(job);
     if (job.checkpointed) {
-      rt.telemetry.jobBacklog(job.key, rt.collector.pending(job).length);
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.
       const horizon = rt.clock.now() - rt.config.state.horizon;
       await rt.store.compact(job.key, horizon);

@@ -145,6 +145,11 @@ export class Telemetry {
     this.backlogs.set(job, windows);
   }
 
+  /** The windows `job` lacks, as last counted (Collector.reportState); what status, /metrics and the points show. */
+  backlog(job: string): number | undefined {
+    return this.backlogs.get(job);
+  }
+
   /**
    * A named condition that makes the process unhealthy until cleared (`reason` undefined): e.g. `state` while the
    * state directory cannot be written, `api:statistic` while an API fails every call. /healthz answers 503 with it.

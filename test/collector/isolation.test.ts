@@ -116,6 +116,18 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
       return job;
     }, WAIT);
     expect(status.watermark).toBeNull();
+    // Backlog too: one count (Collector.reportState) behind status and /metrics, for both jobs, once the daemon's
+    // report (rewritten every second) was written after the last pass.
+    const report = await vi.waitFor(async () => {
+      const read = await gatherStatus(config);
+      const scraped = rt.telemetry.prometheus(clock.now());
+      for (const key of [healthy, failing]) {
+        const backlog = Number(new RegExp(`cdn_collector_job_backlog_windows\\{job="${key}"\\} (\\d+)`).exec(scraped)?.[1]);
+        expect(read.jobs.find((j) => j.key === key)!.backlog, key).toBe(backlog);
+      }
+      return read;
+    }, WAIT);
+    expect(report.jobs.find((j) => j.key === failing)!.backlog).toBeGreaterThan(0);
     const { code, stdout } = await runCli(['status', '--config', file]).exited;
     expect(code).toBe(0);
     const lines = stdout.split('\n');
