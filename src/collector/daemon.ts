@@ -100,6 +100,7 @@ async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   try {
     await rt.sink.write(rt.telemetry.toPoints(rt.clock.now()));
   } catch (err) {
-    log.warn({ err: (err as Error).message }, 'self-monitoring points not written');
+    // The runtime's sink logs runs of failed writes (sink-watch.ts); this one is just the next of them.
+    log.debug({ err: (err as Error).message }, 'self-monitoring points not written');
   }
 }

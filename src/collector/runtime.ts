@@ -20,6 +20,8 @@ import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
 import { reportAuthEvent } from './auth-reports.js';
 import { ApiWatch, WatchedLimiterSet } from './api-watch.js';
+import { FailureRuns } from './failure-runs.js';
+import { watchedSink } from './sink-watch.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
@@ -66,7 +68,9 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     onSaveError: (err) => log.warn({ err: (err as Error).message }, 'set-aside list not saved; after a restart its spans are collected again'),
   });
   if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
-  const watch = new ApiWatch(log, clock, tokens.source);
+  // The APIs' calls and the sink's writes report their runs of failures alike: first at once, a summary a minute.
+  const failures = new FailureRuns(log, clock);
+  const watch = new ApiWatch(log, clock, tokens.source, failures);
   const limiters = new WatchedLimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
     {
@@ -89,7 +93,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   });
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
   const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) => log.warn({ problem }, 'paging memory'));
-  const sink = createSink({ ...config.sink, ...config.output, telemetry });
+  const sink = watchedSink(createSink({ ...config.sink, ...config.output, telemetry }), config.sink, failures);
   const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging };
   const collector = new Collector({
     jobs: buildJobs(config, learnt),
