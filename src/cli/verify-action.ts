@@ -1,5 +1,6 @@
 import { systemClock } from '../clock.js';
 import { createRuntime } from '../collector/runtime.js';
+import { probeSink } from '../collector/sink-probe.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { createLogger } from '../log.js';
@@ -23,6 +24,11 @@ export async function verifyAction(o: VerifyOptions): Promise<void> {
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
   if (readerKindOf(config) === undefined) throw new CliError(`sink.type ${config.sink.type}: verify needs a database sink to read back`, EXIT_USAGE);
+  // The database first: a missing one would be found only after minutes of statistic quota spent on the API.
+  const database = await probeSink(config.sink);
+  if (!database.ok) {
+    throw new CliError(`verify: the database cannot be written or read back: ${database.detail}${database.fix ?? ''}; no API was called`);
+  }
   const log = createLogger(config.log);
   const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
   let report: VerifyReport;

@@ -26,7 +26,7 @@ export function verifyCommand(): Command {
     .addOption(shardOption())
     .addHelpText(
       'after',
-      configHelp('the check could not finish (API or database unreachable)', 'no drift (the sink is the database read back)', [
+      configHelp('could not finish: database unreachable (checked first), or an API failing for verify.giveUpAfter (2m)', 'no drift (the sink is the database read back)', [
         `${EXIT_DRIFT}  drift found (with --repair: still drifting after the repair)`,
       ]),
     )

@@ -111,6 +111,11 @@ function watched(api: ApiName): Failing {
   return { label: `${api} API`, fields: { api } };
 }
 
+/** Why an attempt failed, in the words of the log lines: `HTTP 500`, `ECONNREFUSED`, an error code. */
+export function failureReason(err: unknown): string {
+  return describeFailure(err).reason;
+}
+
 /** The reason (system code or HTTP status) and the redacted endpoint of a failed attempt. */
 function describeFailure(err: unknown): { reason: string; endpoint: string } {
   const request = (err as { request?: { method: string; url: string } } | undefined)?.request;

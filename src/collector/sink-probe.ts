@@ -6,11 +6,14 @@ import { SinkError } from '../sink/errors.js';
 import { HttpLineTransport, type HttpLineTransportOptions } from '../sink/http-transport.js';
 import { influxV1Transport } from '../sink/influx-v1.js';
 import { influxV2Transport } from '../sink/influx-v2.js';
+import { sinkFix } from './sink-watch.js';
 
 /** A check's answer: ok, or the reason it failed. */
 export interface Verdict {
   ok: boolean;
   detail: string;
+  /** What fixes a failed check, naming the setting: ` (…)` (see sinkFix). */
+  fix?: string;
 }
 
 /** Deadline of the sink's check request: a database that does not answer in this long fails the check. */
@@ -27,13 +30,13 @@ export async function probeSink(sink: CollectorConfig['sink']): Promise<Verdict>
     case 'file':
       return probeFile(sink.path);
     case 'influx-v1':
-      return probeHttp(influxV1Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `database ${sink.database}`);
+      return probeHttp(influxV1Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `database ${sink.database}`, sink);
     case 'influx-v2':
-      return probeHttp(influxV2Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `bucket ${sink.bucket}`);
+      return probeHttp(influxV2Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `bucket ${sink.bucket}`, sink);
   }
 }
 
-async function probeHttp(options: HttpLineTransportOptions, target: string): Promise<Verdict> {
+async function probeHttp(options: HttpLineTransportOptions, target: string, sink: CollectorConfig['sink']): Promise<Verdict> {
   const transport = new HttpLineTransport(options);
   try {
     const rejection = await transport.send('');
@@ -42,9 +45,12 @@ async function probeHttp(options: HttpLineTransportOptions, target: string): Pro
     return { ok: false, detail: `HTTP ${rejection.status}: ${rejection.reason}` };
   } catch (err) {
     if (!(err instanceof SinkError)) throw err;
-    if (err.status === 404) return { ok: false, detail: `${target} not found (HTTP 404${reasonOf(err)})` };
-    if (err.status === 401 || err.status === 403) return { ok: false, detail: `credentials refused (HTTP ${err.status}${reasonOf(err)})` };
-    return { ok: false, detail: err.message };
+    const fix = sinkFix(err, sink);
+    if (err.status === 404) return { ok: false, detail: `${target} not found (HTTP 404${reasonOf(err)})`, fix };
+    if (err.status === 401 || err.status === 403) {
+      return { ok: false, detail: `credentials refused (HTTP ${err.status}${reasonOf(err)})`, fix };
+    }
+    return { ok: false, detail: err.message, fix };
   } finally {
     await transport.close();
   }
