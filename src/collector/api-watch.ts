@@ -102,7 +102,9 @@ export class ApiWatch {
     this.runs.failed(watched(api), { endpoint, reason, code: errorCodeOf(err) }, () => ({
       // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
       level: needsOperator(err) ? 'error' : 'warn',
-      msg: `${api} API call failed: ${reason}${hintFor(err, this.tokenSource)}; retried per the limiter's policy, a summary each minute while it fails`,
+      msg:
+        `${api} API call failed: ${reason}${hintFor(err, this.tokenSource)}; ` +
+        "retried per the limiter's policy, a summary each minute while it fails",
     }));
   }
 }

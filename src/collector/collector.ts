@@ -197,7 +197,8 @@ export class Collector {
       const stopped = this.stopping && failure.err instanceof LimiterClosedError;
       // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
       const quiet = stopped || (failure.writing && failure.err instanceof SinkError);
-      this.deps.log[quiet ? 'debug' : 'warn']({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
+      const fields = { job: job.key, span: spanText(failure.span), err: result.error };
+      this.deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
     } else {
       this.deps.telemetry.jobRecovered(job.key);
     }

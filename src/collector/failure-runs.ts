@@ -50,7 +50,8 @@ export class FailureRuns {
     run.detail = detail;
     if (now - run.summarizedAt < FAILURE_SUMMARY_MS) return;
     run.summarizedAt = now;
-    this.log.warn({ ...who.fields, ...detail, failedCalls: run.count, sinceMs: now - run.since }, `${who.label} still failing`);
+    const counts = { failedCalls: run.count, sinceMs: now - run.since };
+    this.log.warn({ ...who.fields, ...detail, ...counts }, `${who.label} still failing`);
   }
 
   /** A call of `who` worked: ends its run of failures, if any, with one line. */
@@ -58,7 +59,8 @@ export class FailureRuns {
     const run = this.runs.get(who.label);
     if (!run) return;
     this.runs.delete(who.label);
-    this.log.info({ ...who.fields, failedCalls: run.count, sinceMs: this.clock.now() - run.since }, `${who.label} answers again`);
+    const counts = { failedCalls: run.count, sinceMs: this.clock.now() - run.since };
+    this.log.info({ ...who.fields, ...counts }, `${who.label} answers again`);
   }
 
   /** When the current run of failures of `label` began; undefined while it works. */

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
+import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
@@ -37,6 +38,8 @@ export interface Runtime {
   store: CheckpointStore;
   aside: SetAsideStore;
   telemetry: Telemetry;
+  /** Calls `listener` with every limiter event from now on (progress); returns the function that stops it. */
+  onLimiterEvent(listener: (event: LimiterEvent) => void): () => void;
   /** With `accounts: auto`: finds the token's accounts and adds their jobs (the daemon refreshes it periodically). */
   discovery: AccountDiscovery | undefined;
   close(): Promise<void>;
@@ -70,6 +73,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
   // The APIs' calls and the sink's writes report their runs of failures alike: first at once, a summary a minute.
   const failures = new FailureRuns(log, clock);
+  const limiterListeners = new Set<(event: LimiterEvent) => void>();
   const watch = new ApiWatch(log, clock, tokens.source, failures);
   const limiters = new WatchedLimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
@@ -77,7 +81,10 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
       clock,
       journal,
       maxRetryAfterMs: config.api.maxRetryAfter,
-      onEvent: (e) => reportLimiterEvent(telemetry, log, e),
+      onEvent: (e) => {
+        reportLimiterEvent(telemetry, log, e);
+        for (const listener of limiterListeners) listener(e);
+      },
     },
     watch,
   );
@@ -123,6 +130,10 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     aside,
     telemetry,
     discovery,
+    onLimiterEvent(listener) {
+      limiterListeners.add(listener);
+      return () => limiterListeners.delete(listener);
+    },
     async close() {
       await collector.stop();
       await aside.flush();

@@ -26,17 +26,22 @@ const SINK_CHECK_TIMEOUT_MS = 10_000;
  * 401/403/404). A file sink's file (or nearest existing folder) must be writable.
  */
 export async function probeSink(sink: CollectorConfig['sink']): Promise<Verdict> {
+  const timeoutMs = SINK_CHECK_TIMEOUT_MS;
   switch (sink.type) {
     case 'file':
       return probeFile(sink.path);
     case 'influx-v1':
-      return probeHttp(influxV1Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `database ${sink.database}`, sink);
+      return probeHttp(influxV1Transport({ ...sink, timeoutMs }), `database ${sink.database}`, sink);
     case 'influx-v2':
-      return probeHttp(influxV2Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `bucket ${sink.bucket}`, sink);
+      return probeHttp(influxV2Transport({ ...sink, timeoutMs }), `bucket ${sink.bucket}`, sink);
   }
 }
 
-async function probeHttp(options: HttpLineTransportOptions, target: string, sink: CollectorConfig['sink']): Promise<Verdict> {
+async function probeHttp(
+  options: HttpLineTransportOptions,
+  target: string,
+  sink: CollectorConfig['sink'],
+): Promise<Verdict> {
   const transport = new HttpLineTransport(options);
   try {
     const rejection = await transport.send('');

@@ -27,7 +27,7 @@ export function watchedSink(sink: Sink, config: CollectorConfig['sink'], runs: F
           const reason = sinkFailureReason(err);
           runs.failed(who, { reason }, () => ({
             level: needsOperator(err) ? 'error' : 'warn',
-            msg: `${who.label} write failed: ${reason}${sinkFix(err, config)}; retried, a summary each minute while it fails`,
+            msg: `${who.label} write failed: ${reason}${sinkFix(err, config)}; retried, a summary a minute meanwhile`,
           }));
         }
         throw err;

@@ -25,7 +25,8 @@ export function giveUpGate(gate: (signal: AbortSignal) => Gate, watch: ApiWatch,
       send().catch((err: unknown) => {
         const since = watch.failingSince(api);
         if (since !== undefined && clock.now() - since >= afterMs && !giveUp.signal.aborted) {
-          const failing = `${api} API failed every call for ${formatDuration(clock.now() - since)} (${failureReason(err)})`;
+          const failedFor = formatDuration(clock.now() - since);
+          const failing = `${api} API failed every call for ${failedFor} (${failureReason(err)})`;
           giveUp.abort(new VerifyGaveUpError(`${failing}: giving up (verify.giveUpAfter ${formatDuration(afterMs)})`));
         }
         throw err;

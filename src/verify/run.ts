@@ -35,7 +35,8 @@ export async function verifyRange(
   const reader = readerFor(rt.config);
   try {
     const plan = planVerify(rt.config, await accountsOf(rt), range.from, range.to, range.windowMs);
-    const gate = giveUpGate((signal) => rt.limiters.gate('backfill', { signal }), rt.watch, rt.clock, rt.config.verify.giveUpAfter);
+    const limited = (signal: AbortSignal) => rt.limiters.gate('backfill', { signal });
+    const gate = giveUpGate(limited, rt.watch, rt.clock, rt.config.verify.giveUpAfter);
     const http = rt.http.withGate(gate);
     const report = await runVerify(plan, { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) }, repair);
     rt.telemetry.verified(driftBySeries(report));

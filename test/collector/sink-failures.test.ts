@@ -40,7 +40,7 @@ async function databaseOn(port: number): Promise<Server> {
 
 /**
  * A database that is down for several passes is logged as a failing API is: one error line at the first failed
- * write, with the fix; one summary a minute; one line when writes pass again — not a warning per span, retry and pass.
+ * write, with the fix; one summary a minute; one line when writes pass again — not a warning per span, retry, pass.
  */
 describe('sink failures in the log', () => {
   it('one error line with the fix, a summary a minute, one recovery line; the job loses its last error', async () => {
@@ -50,7 +50,8 @@ describe('sink failures in the log', () => {
     const url = `http://127.0.0.1:${port}`;
     const clock = new ManualClock(T0 + 4 * MIN);
     const { log, text } = capturedLogger();
-    const influx = createInfluxV1Sink({ url, database: 'cdn', deadLetterPath: join(dir, 'dead.jsonl'), schema: testSchema({ m: { v: 'float' } }) });
+    const schema = testSchema({ m: { v: 'float' } });
+    const influx = createInfluxV1Sink({ url, database: 'cdn', deadLetterPath: join(dir, 'dead.jsonl'), schema });
     const sink = watchedSink(influx, { type: 'influx-v1', url, database: 'cdn' } as never, new FailureRuns(log, clock));
     const store = await CheckpointStore.open(join(dir, 'state'));
     cleanups.push(() => store.close());
@@ -83,7 +84,8 @@ describe('sink failures in the log', () => {
       expect((await collector.tick())[0]!.error).toMatch(/ECONNREFUSED/);
     }
     const failing = loud();
-    expect(failing[0]).toMatchObject({ level: 50, msg: expect.stringMatching(/^sink influx-v1 write failed: ECONNREFUSED/) });
+    const first = expect.stringMatching(/^sink influx-v1 write failed: ECONNREFUSED/);
+    expect(failing[0]).toMatchObject({ level: 50, msg: first });
     expect(failing[0]!.msg).toContain('check sink.url / INFLUX_URL');
     // Failures at 0, 30 s … 180 s: a summary at 60, 120 and 180 s.
     const summary = expect.objectContaining({ level: 40, msg: 'sink influx-v1 still failing' });
@@ -103,7 +105,8 @@ describe('sink failures in the log', () => {
   it("the runtime's sink is the watched one: a missing database is an error line naming CREATE DATABASE", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sink-failures-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(404).end('{"error":"database not found: \\"cdn\\""}')));
+    const missing = '{"error":"database not found: \\"cdn\\""}';
+    const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(404).end(missing)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
     const { port } = server.address() as { port: number };
@@ -124,6 +127,7 @@ describe('sink failures in the log', () => {
     await expect(rt.sink.write(rt.telemetry.toPoints())).rejects.toThrow(/404/);
     await expect(rt.sink.write(rt.telemetry.toPoints())).rejects.toThrow(/404/);
     const lines = text().trim().split('\n').map((l) => JSON.parse(l) as Line).filter((l) => l.level >= 40);
-    expect(lines).toEqual([expect.objectContaining({ level: 50, msg: expect.stringContaining('CREATE DATABASE "cdn"') })]);
+    const fix = expect.stringContaining('CREATE DATABASE "cdn"');
+    expect(lines).toEqual([expect.objectContaining({ level: 50, msg: fix })]);
   });
 });
