@@ -53,7 +53,7 @@ describe.skipIf(skip)('verify stops on what it cannot fix (InfluxDB 1.6.7)', () 
       const config = configWith('cdn', { giveUpAfter: '2s' });
       const result = await runCli(['verify', '--config', config, '--from', new Date(day.from).toISOString()]).exited;
       expect(result.code).toBe(1);
-      const gaveUp = /error: statistic API failed every call for \d+s \(HTTP 500\): giving up \(verify.giveUpAfter 2s\)/;
+      const gaveUp = /error: statistic API failed every call for \d+s \(HTTP 500\): giving up \(verify.giveUpAfter 2s/;
       expect(result.stderr).toMatch(gaveUp);
     } finally {
       sim.faults.set('statistic', undefined);
