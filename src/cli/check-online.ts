@@ -1,5 +1,6 @@
 import { systemClock } from '../clock.js';
 import { checkApis, sampleJob } from '../collector/probe.js';
+import { showQuotaProgress } from '../collector/quota-progress.js';
 import { createRuntime } from '../collector/runtime.js';
 import { probeSink, type Verdict } from '../collector/sink-probe.js';
 import { sinkTarget } from '../collector/startup.js';
@@ -10,6 +11,7 @@ import type { Shard } from '../config/shard.js';
 import { createLogger } from '../log.js';
 import { createEncoder } from '../sink/index.js';
 import { withoutUserinfo } from '../secrets.js';
+import type { ApiName } from '../spec/apis.js';
 
 /**
  * `run --check --online`: one call to each enabled API and one empty write to the sink, a verdict line each, in
@@ -51,9 +53,12 @@ export async function printPoints(config: CollectorConfig, shard: Shard | undefi
     await rt.discovery?.refresh();
     const jobs = rt.collector.jobs;
     process.stderr.write(`dry run: reading the newest window of ${jobs.length} jobs, within the quotas (a small quota makes it wait its turn)…\n`);
+    const planned: Partial<Record<ApiName, number>> = {};
+    for (const job of jobs) planned[job.api] = (planned[job.api] ?? 0) + 1; // the newest window: one call at least
+    const progress = showQuotaProgress(rt, planned);
     const samples = await Promise.all(
       jobs.map((job) => sampleJob(rt, job, DRY_RUN_DEADLINE_MS).then((p) => ({ job, points: p }), (err: unknown) => ({ job, err }))),
-    );
+    ).finally(() => progress.stop());
     for (const sample of samples) {
       if ('err' in sample) {
         failed++;

@@ -14,6 +14,7 @@ import { startupFields } from '../collector/startup.js';
 import { configDemand, overQuotaLines } from '../collector/capacity-report.js';
 import { demandLine, overQuota } from '../plan/capacity.js';
 import { onceVerdict, stoppedVerdictLine, verdictExitCode, verdictLine } from '../collector/verdict.js';
+import { passCalls, showQuotaProgress } from '../collector/quota-progress.js';
 import { CliError, EXIT_USAGE, listenError } from './common.js';
 import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 
@@ -117,7 +118,8 @@ async function once(rt: Runtime, log: Logger): Promise<void> {
     await rt.discovery?.refresh().catch((err: unknown) => {
       if (stoppedBy === undefined) throw err;
     });
-    const results = await rt.collector.tick();
+    const progress = showQuotaProgress(rt, passCalls(rt.collector));
+    const results = await rt.collector.tick().finally(() => progress.stop());
     for (const r of results) {
       log.info({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, refused: r.refused, error: r.error }, 'pass');
     }

@@ -1,5 +1,8 @@
 import { systemClock } from '../clock.js';
 import { createRuntime } from '../collector/runtime.js';
+import { formatDuration } from '../collector/backfill-eta.js';
+import { showQuotaProgress } from '../collector/quota-progress.js';
+import { probeSink } from '../collector/sink-probe.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { createLogger } from '../log.js';
@@ -23,12 +26,23 @@ export async function verifyAction(o: VerifyOptions): Promise<void> {
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
   if (readerKindOf(config) === undefined) throw new CliError(`sink.type ${config.sink.type}: verify needs a database sink to read back`, EXIT_USAGE);
+  // The database first: a missing one would be found only after minutes of statistic quota spent on the API.
+  const database = await probeSink(config.sink);
+  if (!database.ok) {
+    const fix = database.fix ?? '';
+    throw new CliError(`verify: the database cannot be written or read back: ${database.detail}${fix}; no API called`);
+  }
   const log = createLogger(config.log);
   const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+  const bound = formatDuration(config.verify.giveUpAfter);
+  const reading = `reading the provider's totals (an API failing for ${bound} ends it)`;
+  process.stderr.write(`verify: ${database.detail}; ${reading}\n`);
+  const progress = showQuotaProgress(rt, {});
   let report: VerifyReport;
   try {
     report = await verifyRange(rt, log, { from: o.from, to, windowMs }, o.repair === true);
   } finally {
+    progress.stop();
     await rt.close();
   }
   process.stdout.write(o.json ? `${JSON.stringify(toJson(report), null, 2)}\n` : toText(report));

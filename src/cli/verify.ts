@@ -6,6 +6,9 @@ import { shardOption } from './shard.js';
 /** Exit code when drift is found (after --repair: when the re-check still finds some). */
 export const EXIT_DRIFT = 3;
 
+const COULD_NOT_FINISH =
+  'could not finish: database unreachable (checked first), or an API failing for verify.giveUpAfter (2m)';
+
 export interface VerifyOptions {
   config?: string;
   from: number;
@@ -26,7 +29,7 @@ export function verifyCommand(): Command {
     .addOption(shardOption())
     .addHelpText(
       'after',
-      configHelp('the check could not finish (API or database unreachable)', 'no drift (the sink is the database read back)', [
+      configHelp(COULD_NOT_FINISH, 'no drift (the sink is the database read back)', [
         `${EXIT_DRIFT}  drift found (with --repair: still drifting after the repair)`,
       ]),
     )

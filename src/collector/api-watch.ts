@@ -6,9 +6,9 @@ import type { Logger } from '../log.js';
 import { LimiterSet } from '../limit/index.js';
 import type { LimiterOptions, Priority, QuotaSet, RunOptions } from '../limit/index.js';
 import type { ApiName } from '../spec/apis.js';
+import { FailureRuns, type Failing } from './failure-runs.js';
 
-/** While an API keeps failing, one summary line per this long (the first failure is reported at once). */
-export const FAILURE_SUMMARY_MS = 60_000;
+export { FAILURE_SUMMARY_MS } from './failure-runs.js';
 
 /** What every attempt of this process cost: the `--once` verdict and the online check read it. */
 export interface CallTally {
@@ -17,32 +17,29 @@ export interface CallTally {
   failures: number;
 }
 
-interface Failing {
-  since: number;
-  count: number;
-  reason: string;
-  endpoint: string;
-  summarizedAt: number;
-}
-
 /**
  * Watches every attempt sent to an API (each one inside the limiter, so retries count) and reports the FIRST failure
  * of a run of failures at once — at error level when it needs an operator (no server at the address, 401/403/404),
  * else at warn — with the API, the endpoint and the reason (ENOTFOUND, HTTP 401…):
  * the limiter retries network errors for up to its deadline (minutes) with backoff, and a wrong base URL or token
  * would otherwise be silent that long. Retries go on per the limiter's policy; while they fail, one summary line a
- * minute; when the API answers again, one line says so.
+ * minute; when the API answers again, one line says so (FailureRuns, shared with the sink's writes).
  */
 export class ApiWatch {
-  private readonly failing = new Map<ApiName, Failing>();
   private readonly tallies = new Map<ApiName, CallTally>();
 
   constructor(
     private readonly log: Logger,
-    private readonly clock: Clock,
+    clock: Clock,
     /** The configured token source, named when a refusal is the operator's to fix. */
     private readonly tokenSource = 'api.token (CDN_TOKEN)',
+    private readonly runs = new FailureRuns(log, clock),
   ) {}
+
+  /** When the current run of failures of `api` began (429s are not failures); undefined while it answers. */
+  failingSince(api: ApiName): number | undefined {
+    return this.runs.failingSince(watched(api).label);
+  }
 
   /** `gate` with every attempt observed. */
   wrap(gate: Gate): Gate {
@@ -85,10 +82,7 @@ export class ApiWatch {
 
   private succeeded(api: ApiName): void {
     this.count(api);
-    const was = this.failing.get(api);
-    if (!was) return;
-    this.failing.delete(api);
-    this.log.info({ api, failedCalls: was.count, sinceMs: this.clock.now() - was.since }, `${api} API answers again`);
+    this.runs.succeeded(watched(api));
   }
 
   private failed(api: ApiName, err: unknown): void {
@@ -99,31 +93,29 @@ export class ApiWatch {
       t.quotaRejections++;
       return;
     }
-    const now = this.clock.now();
     const { reason, endpoint } = describeFailure(err);
     if (err instanceof ApiError && err.tokenRenewal === 'renewing') {
       // The token died (or may have): a new one is fetched and the call retried; only an uncured refusal is reported.
       this.log.info({ api, endpoint, reason }, `${api} API refused the token; renewing it and retrying the call once`);
       return;
     }
-    const was = this.failing.get(api);
-    if (!was) {
-      this.failing.set(api, { since: now, count: 1, reason, endpoint, summarizedAt: now });
+    this.runs.failed(watched(api), { endpoint, reason, code: errorCodeOf(err) }, () => ({
       // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
-      const level = needsOperator(err) ? 'error' : 'warn';
-      this.log[level](
-        { api, endpoint, reason, code: errorCodeOf(err) },
-        `${api} API call failed: ${reason}${hintFor(err, this.tokenSource)}; retried per the limiter's policy, a summary each minute while it fails`,
-      );
-      return;
-    }
-    was.count++;
-    was.reason = reason;
-    was.endpoint = endpoint;
-    if (now - was.summarizedAt < FAILURE_SUMMARY_MS) return;
-    was.summarizedAt = now;
-    this.log.warn({ api, endpoint, reason, failedCalls: was.count, sinceMs: now - was.since }, `${api} API still failing`);
+      level: needsOperator(err) ? 'error' : 'warn',
+      msg:
+        `${api} API call failed: ${reason}${hintFor(err, this.tokenSource)}; ` +
+        "retried per the limiter's policy, a summary each minute while it fails",
+    }));
   }
+}
+
+function watched(api: ApiName): Failing {
+  return { label: `${api} API`, fields: { api } };
+}
+
+/** Why an attempt failed, in the words of the log lines: `HTTP 500`, `ECONNREFUSED`, an error code. */
+export function failureReason(err: unknown): string {
+  return describeFailure(err).reason;
 }
 
 /** The reason (system code or HTTP status) and the redacted endpoint of a failed attempt. */

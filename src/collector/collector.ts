@@ -5,6 +5,7 @@ import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
 import { pendingSpans } from '../plan/pending.js';
 import type { Point } from '../points.js';
+import { SinkError } from '../sink/errors.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
@@ -154,12 +155,12 @@ export class Collector {
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
     let writing: { span: Span; done: Promise<void> } | undefined;
-    let failure: { span: Span; err: unknown } | undefined;
+    let failure: { span: Span; err: unknown; writing?: true } | undefined;
     const settleWrite = async (): Promise<void> => {
       if (!writing) return;
       const { span, done } = writing;
       writing = undefined;
-      await done.catch((err: unknown) => (failure ??= { span, err }));
+      await done.catch((err: unknown) => (failure ??= { span, err, writing: true }));
     };
     for (const span of this.pending(job, range)) {
       // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
@@ -194,7 +195,12 @@ export class Collector {
       this.deps.telemetry.jobFailed(job.key, result.error);
       // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
       const stopped = this.stopping && failure.err instanceof LimiterClosedError;
-      this.deps.log[stopped ? 'debug' : 'warn']({ job: job.key, span: spanText(failure.span), err: result.error }, 'span failed; it stays missing and is retried');
+      // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
+      const quiet = stopped || (failure.writing && failure.err instanceof SinkError);
+      const fields = { job: job.key, span: spanText(failure.span), err: result.error };
+      this.deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
+    } else {
+      this.deps.telemetry.jobRecovered(job.key);
     }
     this.reportState(job);
     return result;
@@ -224,7 +230,8 @@ export class Collector {
       clock: this.deps.clock,
       deadlineMs: this.deps.sinkRetryMs ?? 60_000,
       stopping: () => this.stopping,
-      onRetry: (err, waitMs) => this.deps.log.warn({ job, err: err.message, waitMs }, 'write failed; retrying'),
+      // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
+      onRetry: (err, waitMs) => this.deps.log.debug({ job, err: err.message, waitMs }, 'write failed; retrying'),
     });
     return this.refusals.written(result, points, job);
   }

@@ -3,6 +3,7 @@ import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from './backfill-server.js';
+import { passCalls, showQuotaProgress } from './quota-progress.js';
 import { stopCollecting } from './stop.js';
 import { scheduleVerify } from '../verify/job.js';
 
@@ -67,7 +68,10 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     // A job a scheduled pass started already is waited for too.
     .then(() => {
       const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
-      return Promise.all(apis.map((a) => passOf(a)().then(() => collector.settled(jobsOf(a)))));
+      // The start-up pass may wait minutes for quota an earlier process spent: say so in the log while it does.
+      const progress = showQuotaProgress(rt, passCalls(collector), (line, fields) => log.info(fields, line), false);
+      const passes = apis.map((a) => passOf(a)().then(() => collector.settled(jobsOf(a))));
+      return Promise.all(passes).finally(() => progress.stop());
     })
     .then(() => {
       log.info('startup pass done: gaps since the checkpoints are filled');
@@ -99,6 +103,7 @@ async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   try {
     await rt.sink.write(rt.telemetry.toPoints(rt.clock.now()));
   } catch (err) {
-    log.warn({ err: (err as Error).message }, 'self-monitoring points not written');
+    // The runtime's sink logs runs of failed writes (sink-watch.ts); this one is just the next of them.
+    log.debug({ err: (err as Error).message }, 'self-monitoring points not written');
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
+import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
@@ -20,6 +21,8 @@ import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
 import { reportAuthEvent } from './auth-reports.js';
 import { ApiWatch, WatchedLimiterSet } from './api-watch.js';
+import { FailureRuns } from './failure-runs.js';
+import { watchedSink } from './sink-watch.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
@@ -35,6 +38,8 @@ export interface Runtime {
   store: CheckpointStore;
   aside: SetAsideStore;
   telemetry: Telemetry;
+  /** Calls `listener` with every limiter event from now on (progress); returns the function that stops it. */
+  onLimiterEvent(listener: (event: LimiterEvent) => void): () => void;
   /** With `accounts: auto`: finds the token's accounts and adds their jobs (the daemon refreshes it periodically). */
   discovery: AccountDiscovery | undefined;
   close(): Promise<void>;
@@ -66,14 +71,20 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     onSaveError: (err) => log.warn({ err: (err as Error).message }, 'set-aside list not saved; after a restart its spans are collected again'),
   });
   if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
-  const watch = new ApiWatch(log, clock, tokens.source);
+  // The APIs' calls and the sink's writes report their runs of failures alike: first at once, a summary a minute.
+  const failures = new FailureRuns(log, clock);
+  const limiterListeners = new Set<(event: LimiterEvent) => void>();
+  const watch = new ApiWatch(log, clock, tokens.source, failures);
   const limiters = new WatchedLimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
     {
       clock,
       journal,
       maxRetryAfterMs: config.api.maxRetryAfter,
-      onEvent: (e) => reportLimiterEvent(telemetry, log, e),
+      onEvent: (e) => {
+        reportLimiterEvent(telemetry, log, e);
+        for (const listener of limiterListeners) listener(e);
+      },
     },
     watch,
   );
@@ -89,7 +100,7 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   });
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
   const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) => log.warn({ problem }, 'paging memory'));
-  const sink = createSink({ ...config.sink, ...config.output, telemetry });
+  const sink = watchedSink(createSink({ ...config.sink, ...config.output, telemetry }), config.sink, failures);
   const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging };
   const collector = new Collector({
     jobs: buildJobs(config, learnt),
@@ -119,6 +130,10 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     aside,
     telemetry,
     discovery,
+    onLimiterEvent(listener) {
+      limiterListeners.add(listener);
+      return () => limiterListeners.delete(listener);
+    },
     async close() {
       await collector.stop();
       await aside.flush();

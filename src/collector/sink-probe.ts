@@ -6,11 +6,14 @@ import { SinkError } from '../sink/errors.js';
 import { HttpLineTransport, type HttpLineTransportOptions } from '../sink/http-transport.js';
 import { influxV1Transport } from '../sink/influx-v1.js';
 import { influxV2Transport } from '../sink/influx-v2.js';
+import { sinkFix } from './sink-watch.js';
 
 /** A check's answer: ok, or the reason it failed. */
 export interface Verdict {
   ok: boolean;
   detail: string;
+  /** What fixes a failed check, naming the setting: ` (…)` (see sinkFix). */
+  fix?: string;
 }
 
 /** Deadline of the sink's check request: a database that does not answer in this long fails the check. */
@@ -23,25 +26,22 @@ const SINK_CHECK_TIMEOUT_MS = 10_000;
  * 401/403/404). A file sink's file (or nearest existing folder) must be writable.
  */
 export async function probeSink(sink: CollectorConfig['sink']): Promise<Verdict> {
+  const timeoutMs = SINK_CHECK_TIMEOUT_MS;
   switch (sink.type) {
     case 'file':
       return probeFile(sink.path);
-    case 'influx-v1': {
-      const create = `influx -execute 'CREATE DATABASE ${JSON.stringify(sink.database)}'`;
-      const fix = `create it (${create}), or set sink.database / INFLUX_DATABASE`;
-      const transport = influxV1Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS });
-      return probeHttp(transport, `database ${sink.database}`, fix);
-    }
-    case 'influx-v2': {
-      const create = `influx bucket create --name ${sink.bucket} --org ${sink.org}`;
-      const fix = `create it (${create}), or set sink.bucket / INFLUX_BUCKET`;
-      return probeHttp(influxV2Transport({ ...sink, timeoutMs: SINK_CHECK_TIMEOUT_MS }), `bucket ${sink.bucket}`, fix);
-    }
+    case 'influx-v1':
+      return probeHttp(influxV1Transport({ ...sink, timeoutMs }), `database ${sink.database}`, sink);
+    case 'influx-v2':
+      return probeHttp(influxV2Transport({ ...sink, timeoutMs }), `bucket ${sink.bucket}`, sink);
   }
 }
 
-/** `createFix`: what to do when the database or bucket does not exist, for the 404 verdict. */
-async function probeHttp(options: HttpLineTransportOptions, target: string, createFix: string): Promise<Verdict> {
+async function probeHttp(
+  options: HttpLineTransportOptions,
+  target: string,
+  sink: CollectorConfig['sink'],
+): Promise<Verdict> {
   const transport = new HttpLineTransport(options);
   try {
     const rejection = await transport.send('');
@@ -50,11 +50,12 @@ async function probeHttp(options: HttpLineTransportOptions, target: string, crea
     return { ok: false, detail: `HTTP ${rejection.status}: ${rejection.reason}` };
   } catch (err) {
     if (!(err instanceof SinkError)) throw err;
-    if (err.status === 404) {
-      return { ok: false, detail: `${target} not found (HTTP 404${reasonOf(err)}): ${createFix}` };
+    const fix = sinkFix(err, sink);
+    if (err.status === 404) return { ok: false, detail: `${target} not found (HTTP 404${reasonOf(err)})`, fix };
+    if (err.status === 401 || err.status === 403) {
+      return { ok: false, detail: `credentials refused (HTTP ${err.status}${reasonOf(err)})`, fix };
     }
-    if (err.status === 401 || err.status === 403) return { ok: false, detail: `credentials refused (HTTP ${err.status}${reasonOf(err)})` };
-    return { ok: false, detail: err.message };
+    return { ok: false, detail: err.message, fix };
   } finally {
     await transport.close();
   }
@@ -93,5 +94,5 @@ async function probeFile(path: string): Promise<Verdict> {
  */
 export async function sinkFailureCause(sink: CollectorConfig['sink']): Promise<string | undefined> {
   const verdict = await probeSink(sink);
-  return verdict.ok ? undefined : `the sink takes no write: ${verdict.detail}`;
+  return verdict.ok ? undefined : `the sink takes no write: ${verdict.detail}${verdict.fix ?? ''}`;
 }

@@ -236,6 +236,9 @@ export const configSchema = z
           .enum(['json', 'pretty'])
           .optional()
           .describe('json lines or pretty text; unset: pretty on a terminal, json otherwise; flag --log-format'),
+        progressEvery: duration
+          .default('15s')
+          .describe('while calls wait for quota: a progress line this often (on a terminal: a progress bar instead)'),
       })
       .strict()
       .default({})

@@ -34,6 +34,15 @@ export interface LimiterOptions {
 export const DEFAULT_DEADLINE_MS = 5 * 60_000;
 export const DEFAULT_MAX_RETRY_AFTER_MS = 5 * 60_000;
 
+/** See Limiter.snapshot. */
+export interface LimiterSnapshot {
+  queued: number;
+  inFlight: number;
+  recentCompletions: number;
+  retainedCompletions: number;
+  nextSlotInMs: number;
+}
+
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /**
@@ -80,14 +89,18 @@ export class Limiter {
     }
   }
 
-  /** Queued calls, calls in flight and completions still counted: for telemetry and tests. */
-  snapshot(): { queued: number; inFlight: number; recentCompletions: number; retainedCompletions: number } {
+  /**
+   * Queued calls, calls in flight, completions still counted, and how long until the quota lets the next call go
+   * (Infinity while the calls in flight fill it): for telemetry, progress and tests.
+   */
+  snapshot(): LimiterSnapshot {
     const now = this.clock.now();
     return {
       queued: this.queue.size,
       inFlight: this.window.inFlight,
       recentCompletions: this.window.recentCompletions(now),
       retainedCompletions: this.window.retained,
+      nextSlotInMs: Math.max(0, this.window.nextSendAt(now) - now),
     };
   }
 

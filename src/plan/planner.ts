@@ -32,6 +32,14 @@ export function planBackfill(source: PendingSource, range: Span, filters: readon
     (j) => j.checkpointed && (filters.length === 0 || [j.key, ...(j.sharedKeys?.() ?? [])].some(matches)),
   );
   const jobs = selected.map((job) => ({ job, spans: source.pending(job, range) }));
+  const { calls, pagingMayAdd } = callsOf(jobs);
+  return { range, jobs, calls, pagingMayAdd, spans: jobs.reduce((n, j) => n + j.spans.length, 0) };
+}
+
+/** The least calls per API that `spans` of each job cost, and the APIs whose paging can add to them. */
+export function callsOf(
+  jobs: ReadonlyArray<{ job: CollectJob; spans: readonly Span[] }>,
+): Pick<BackfillPlan, 'calls' | 'pagingMayAdd'> {
   const calls: Partial<Record<ApiName, number>> = {};
   const paged = new Set<ApiName>();
   for (const { job, spans } of jobs) {
@@ -41,7 +49,7 @@ export function planBackfill(source: PendingSource, range: Span, filters: readon
       if (cost.paged) paged.add(job.api);
     }
   }
-  return { range, jobs, calls, pagingMayAdd: [...paged], spans: jobs.reduce((n, j) => n + j.spans.length, 0) };
+  return { calls, pagingMayAdd: [...paged] };
 }
 
 /**

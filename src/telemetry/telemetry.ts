@@ -111,13 +111,18 @@ export class Telemetry {
     this.sinkFailures.failed('sink', this.clock.now());
   }
 
-  /** A pass of `job` ended early on `error` (kept as the job's last error for `status`). */
+  /** A pass of `job` ended early on `error` (the job's last error for `status`, until a pass of it ends well). */
   jobFailed(job: string, error?: string): void {
     this.count('job_failures', { job });
     if (error !== undefined) this.errors.set(job, { error, at: this.clock.now() });
   }
 
-  /** The last error of each job that failed, and when. */
+  /** A pass of `job` ended without an error: `status` shows no last error for it any more. */
+  jobRecovered(job: string): void {
+    this.errors.delete(job);
+  }
+
+  /** The last error of each job whose newest pass failed, and when. */
   lastErrors(): Record<string, { error: string; at: number }> {
     return Object.fromEntries(this.errors);
   }

@@ -2,6 +2,7 @@ import type { Runtime } from '../collector/runtime.js';
 import type { Logger } from '../log.js';
 import type { MeasurementSchema } from '../points.js';
 import type { SeriesCheck } from './compare.js';
+import { giveUpGate } from './give-up.js';
 import { planVerify } from './plan.js';
 import { readerFor } from './readers/index.js';
 import { driftRemains, runVerify, type VerifyReport } from './verify.js';
@@ -21,7 +22,8 @@ async function accountsOf(rt: Runtime): Promise<readonly string[]> {
 
 /**
  * Verifies `range` with the runtime's limiter-gated client (backfill priority: live collection goes first), sink and
- * jobs, and reports the result to telemetry (/metrics and cdn_collector points).
+ * jobs, and reports the result to telemetry (/metrics and cdn_collector points). An API that fails every call for
+ * `verify.giveUpAfter` ends it with a VerifyGaveUpError.
  */
 export async function verifyRange(
   rt: Runtime,
@@ -33,7 +35,9 @@ export async function verifyRange(
   const reader = readerFor(rt.config);
   try {
     const plan = planVerify(rt.config, await accountsOf(rt), range.from, range.to, range.windowMs);
-    const http = rt.http.withGate(rt.limiters.gate('backfill'));
+    const limited = (signal: AbortSignal) => rt.limiters.gate('backfill', { signal });
+    const gate = giveUpGate(limited, rt.watch, rt.clock, rt.config.verify.giveUpAfter);
+    const http = rt.http.withGate(gate);
     const report = await runVerify(plan, { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) }, repair);
     rt.telemetry.verified(driftBySeries(report));
     const level = driftRemains(report) ? 'warn' : 'info';

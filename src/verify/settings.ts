@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { duration } from '../config/duration.js';
 import { cronSchedule, httpUrl } from '../config/fields.js';
 
 /**
@@ -17,6 +18,9 @@ export const schema = z
       .enum(['auto', 'influxql', 'flux', 'victoriametrics'])
       .default('auto')
       .describe('how the database is read back; auto: influx-v1 → InfluxQL, influx-v2 with backslashes: escaped → VictoriaMetrics, other influx-v2 → Flux'),
+    giveUpAfter: duration
+      .default('2m')
+      .describe('give up (exit 1) when an API has failed every call for this long; a wait for quota is not a failure'),
     url: httpUrl.optional().describe('where to read from when it differs from the sink url (e.g. vmselect of a VictoriaMetrics cluster)'),
   })
   .strict()

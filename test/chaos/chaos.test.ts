@@ -93,7 +93,8 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
       const result = await cli.exited;
       clearInterval(poll);
       backwards.push(...regressions(last, readCheckpoints(stateDir)));
-      runs.push({ code: result.code, signal: result.signal, sawOutage: /write failed; retrying/.test(result.stderr) });
+      const sawOutage = /sink influx-v1 write failed/.test(result.stderr);
+      runs.push({ code: result.code, signal: result.signal, sawOutage });
       // No pause before the restart: the quota journal in the state dir tells the new process what the old one spent.
     };
     for (const at of KILLS) await run((f, kill) => f >= at && kill());

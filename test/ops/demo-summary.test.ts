@@ -36,7 +36,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('a database that do
     const run = await demo(data, env);
     expect(run.code, run.stdout + run.stderr).toBe(4);
     expect(run.stdout).toMatch(/missing windows: [1-9]\d* — the sink takes no write: database absent not found/);
-    expect(run.stdout).toContain(`create it (${CREATE_ABSENT}), or set sink.database / INFLUX_DATABASE`);
+    expect(run.stdout).toContain(`create it, ${CREATE_ABSENT}, or check sink.database / INFLUX_DATABASE`);
     expect(run.stdout).toContain('Not collecting live: the sink takes no write');
     expect(run.stdout).not.toContain('Collecting live');
     expect(run.stdout).toContain(`  data: influx-v1: ${db.url} database absent`);
@@ -54,7 +54,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('a database that do
     expect(lines.at(-2)).toMatch(/^once: FAILED: 0 windows collected/);
     expect(lines.at(-1)).toBe(
       'once: cause: the sink takes no write: database absent not found (HTTP 404: database not found: "absent"): ' +
-        `create it (${CREATE_ABSENT}), or set sink.database / INFLUX_DATABASE`,
+        `create it, ${CREATE_ABSENT}, or check sink.database / INFLUX_DATABASE`,
     );
   }, 120_000);
 });

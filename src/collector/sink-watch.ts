@@ -1,0 +1,80 @@
+import type { CollectorConfig } from '../config/schema.js';
+import { withoutUserinfo } from '../secrets.js';
+import { SinkError } from '../sink/errors.js';
+import type { Sink } from '../sink/types.js';
+import type { Failing, FailureRuns } from './failure-runs.js';
+
+/** A connection that broke midway or a slow answer: the address is right, the next write may pass. */
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
+
+/**
+ * `sink` with every write reported to `runs`, as the APIs' calls are (ApiWatch): the first failed write of a run
+ * logged at once with its fix — at error level when it needs an operator (nothing listens, no such database,
+ * credentials refused) —, a summary a minute while writes fail, one line when a write succeeds again. The callers'
+ * retries (writeWithRetry, the next pass) add no lines of their own.
+ */
+export function watchedSink(sink: Sink, config: CollectorConfig['sink'], runs: FailureRuns): Sink {
+  const who: Failing = { label: `sink ${sink.name}`, fields: { sink: sink.name } };
+  return {
+    name: sink.name,
+    async write(points) {
+      try {
+        const result = await sink.write(points);
+        runs.succeeded(who);
+        return result;
+      } catch (err) {
+        if (err instanceof SinkError) {
+          const reason = sinkFailureReason(err);
+          runs.failed(who, { reason }, () => ({
+            level: needsOperator(err) ? 'error' : 'warn',
+            msg: `${who.label} write failed: ${reason}${sinkFix(err, config)}; retried, a summary a minute meanwhile`,
+          }));
+        }
+        throw err;
+      }
+    },
+    flush: () => sink.flush(),
+    close: () => sink.close(),
+  };
+}
+
+/** HTTP status, system code (ECONNREFUSED) or the error's own text: what the lines call the reason. */
+export function sinkFailureReason(err: SinkError): string {
+  if (err.status !== undefined) return `HTTP ${err.status}`;
+  return causeCode(err) ?? err.message;
+}
+
+/** Refused for good, or nothing there: retries will not cure it until the database or the config changes. */
+function needsOperator(err: SinkError): boolean {
+  const code = causeCode(err);
+  return !err.retryable || (code !== undefined && !TRANSIENT_CODES.has(code));
+}
+
+function causeCode(err: SinkError): string | undefined {
+  const cause = err.cause as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = cause?.code ?? cause?.cause?.code;
+  if (typeof code === 'string') return code;
+  return /timed out/.test(err.message) ? 'ETIMEDOUT' : undefined;
+}
+
+/** What fixes a failed write, naming the setting and its variable: ` (…)`, or '' when a retry is all it takes. */
+export function sinkFix(err: SinkError, sink: CollectorConfig['sink']): string {
+  if (sink.type === 'file') return err.retryable ? ` (check that ${sink.path} can be written: sink.path)` : '';
+  const code = causeCode(err);
+  if (code !== undefined && !TRANSIENT_CODES.has(code)) {
+    return ` (nothing answers at ${withoutUserinfo(sink.url)}: start the database, or check sink.url / INFLUX_URL)`;
+  }
+  if (err.status === 404) {
+    return sink.type === 'influx-v1'
+      ? ` (no database ${sink.database}: create it, influx -execute 'CREATE DATABASE "${sink.database}"', or check ` +
+          'sink.database / INFLUX_DATABASE)'
+      : ` (no bucket ${sink.bucket} in org ${sink.org}: create it, influx bucket create --name ${sink.bucket} --org ` +
+          `${sink.org}, or check sink.bucket / INFLUX_BUCKET)`;
+  }
+  if (err.status === 401 || err.status === 403) {
+    return sink.type === 'influx-v1'
+      ? ' (credentials refused: check sink.username / INFLUX_USERNAME and sink.password / INFLUX_PASSWORD)'
+      : ' (token refused: check sink.token / INFLUX_TOKEN)';
+  }
+  return '';
+}
