@@ -53,8 +53,8 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('a database that do
     const lines = run.stdout.trim().split('\n');
     expect(lines.at(-2)).toMatch(/^once: FAILED: 0 windows collected/);
     expect(lines.at(-1)).toBe(
-      'once: cause: the sink takes no write: database absent not found (HTTP 404: database not found: "absent"): ' +
-        `create it, ${CREATE_ABSENT}, or check sink.database / INFLUX_DATABASE`,
+      'once: cause: the sink takes no write: database absent not found (HTTP 404: database not found: "absent") ' +
+        `(no database absent: create it, ${CREATE_ABSENT}, or check sink.database / INFLUX_DATABASE)`,
     );
   }, 120_000);
 });

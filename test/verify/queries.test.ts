@@ -66,7 +66,7 @@ describe('what the config implies', () => {
   });
 
   it('defaults: on, daily, yesterday, no repair', () => {
-    expect(config(v2).verify).toEqual({ enabled: true, schedule: '40 3 * * *', days: 1, repair: false, reader: 'auto' });
+    expect(config(v2).verify).toEqual({ enabled: true, schedule: '40 3 * * *', days: 1, repair: false, reader: 'auto', giveUpAfter: 120_000 });
     expect(() => config(v2, { days: 0 })).toThrow(/verify\.days/);
     expect(() => config(v2, { schedule: 'daily' })).toThrow(/verify\.schedule/);
   });
