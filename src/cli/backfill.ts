@@ -13,7 +13,12 @@ export function backfillCommand(): Command {
     .addOption(configFileOption())
     .requiredOption('--from <time>', 'start (ISO 8601, UTC when no zone)', parseTimeOption('--from'))
     .option('--to <time>', 'end, exclusive, ISO 8601 (default: now; capped at the newest final window)', parseTimeOption('--to'))
-    .option('--jobs <prefix>', 'only jobs whose key starts with this (metrics, statistic/acme, …); repeatable', collect)
+    .option(
+      '--jobs <prefix>',
+      'only jobs whose key starts with this text: `metrics` selects metrics/… and metrics_resource/…, `metrics/` ' +
+        'the first alone, `statistic/acme/` one account\'s statistics; repeatable',
+      collect,
+    )
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
     .option('--json', 'print the plan or the result as JSON')
     .addOption(shardOption())
