@@ -4,7 +4,7 @@ import type { ZodIssue } from 'zod';
 import { CollectorError } from '../errors.js';
 import { registerConfigSecrets } from '../secrets.js';
 import { applyEnv, envFields, envProblems, type Env } from './env.js';
-import { configSchema, type CollectorConfig } from './schema.js';
+import { configSchema, withDependentDefaults, type CollectorConfig } from './schema.js';
 
 // The environment mapping lives in src/config/env.ts; re-exported for the loader's callers.
 export { applyEnv, CONFIG_ENV } from './env.js';
@@ -57,7 +57,7 @@ export function parseConfig(raw: unknown, env: Env = process.env): CollectorConf
   // One problem per field: what zod finds after the first (a bound checked on a value it could not read) follows from it.
   const firstPerField = problems.filter((p, i) => problems.findIndex((q) => q.field === p.field) === i);
   if (firstPerField.length > 0 || !result.success) throw new ConfigError(firstPerField);
-  return result.data;
+  return withDependentDefaults(result.data);
 }
 
 /** A zod issue in the reader's words: `required` for a missing field, and the environment variable that sets it. */
