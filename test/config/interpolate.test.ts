@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfigFile } from '../../src/config/loader.js';
+import { loadConfigFile } from '../../src/config/loader.js';
+import { problemsOf } from '../helpers/config-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'interpolate-'));
 let files = 0;
@@ -15,16 +16,7 @@ function load(yaml: string, env: Record<string, string> = {}) {
   return loadConfigFile(path, env);
 }
 
-/** The problems of a refused configuration, as `field: message`. */
-function problems(yaml: string, env: Record<string, string> = {}): string[] {
-  try {
-    load(yaml, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems.map((p) => `${p.field}: ${p.message}`);
-  }
-  throw new Error('expected a ConfigError');
-}
+const problems = (yaml: string, env: Record<string, string> = {}) => problemsOf(() => load(yaml, env));
 
 describe('${NAME} in the config file', () => {
   it('is replaced by the environment variable', () => {
