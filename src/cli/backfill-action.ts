@@ -14,6 +14,7 @@ import { errorCodeOf } from '../errors.js';
 import { EXIT_POINTS_REFUSED } from '../collector/verdict.js';
 import { readRetention, retentionWarning } from '../sink/retention.js';
 import { createLogger, type Logger } from '../log.js';
+import { noJobMatches, selects } from '../plan/job-selection.js';
 import { estimateDuration, planBackfill } from '../plan/planner.js';
 import { buildJobs } from '../sources/registry.js';
 import { perApi, type ApiName } from '../spec/apis.js';
@@ -65,7 +66,7 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   checkConfig(config);
   const log = createLogger(config.log);
   const resume = `cdn-collector backfill${o.config === undefined ? '' : ` --config ${o.config}`} --from ${iso(range.from)} --to ${iso(range.to)}${(o.jobs ?? []).map((j) => ` --jobs ${j}`).join('')}`;
-  const notes = describeCuts(buildJobs(config), range, Date.now());
+  const notes = describeCuts(buildJobs(config).filter((job) => selects(o.jobs ?? [], job)), range, Date.now());
   await warnOfRetention(config, range.from);
   const stop = onInterrupt(resume);
   try {
@@ -123,7 +124,7 @@ function onInterrupt(resume: string): BackfillStop {
 async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number; to: number }, notes: string[], stop: BackfillStop, log: Logger) {
   await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now
   const plan = planBackfill(rt.collector, range, o.jobs ?? []);
-  if (plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
+  if (plan.jobs.length === 0) throw new CliError(noJobMatches(o.jobs ?? [], rt.collector.jobs), EXIT_USAGE);
   const summary: Plan = { jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })), calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, spans: plan.spans };
   if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
   const startedAt = Date.now();
@@ -183,7 +184,7 @@ async function besideDaemon(
     },
   );
   progress?.stop();
-  if (status.plan.jobs.length === 0) throw new CliError(`--jobs: no job matches ${(o.jobs ?? []).join(', ')}`, EXIT_USAGE);
+  if (status.plan.jobs.length === 0) throw new CliError(noJobMatchesBeside(o.jobs ?? [], config), EXIT_USAGE);
   if (o.dryRun) return printPlan(status.plan, range, config, notes, o.json === true);
   const state = status.state === 'planned' || status.state === 'running' ? 'incomplete' : status.state;
   finish(
@@ -192,6 +193,12 @@ async function besideDaemon(
     stop,
     "the daemon's log names the cause and the fix",
   );
+}
+
+/** The daemon's jobs are not at hand: the configured ones are listed, and where discovered accounts are. */
+function noJobMatchesBeside(prefixes: readonly string[], config: CollectorConfig): string {
+  const discovered = config.accounts === 'auto' ? " (accounts: auto: `cdn-collector status` lists the daemon's jobs)" : '';
+  return `${noJobMatches(prefixes, buildJobs(config))}${discovered}`;
 }
 
 function startProgress(plan: Plan, config: CollectorConfig, startedAt: number, log: Logger, onEta?: (eta: BackfillEta) => void): BackfillProgress {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { EXIT_POINTS_REFUSED } from '../collector/verdict.js';
+import { TIME_HELP } from '../time-text.js';
 import { collect, configFileOption, configHelp, parseTimeOption } from './common.js';
 import { shardOption } from './shard.js';
 import type { BackfillOptions } from './backfill-action.js';
@@ -11,12 +12,18 @@ export function backfillCommand(): Command {
         'daemon runs it: same token, quota and checkpoints, live calls first, no window collected twice',
     )
     .addOption(configFileOption())
-    .requiredOption('--from <time>', 'start (ISO 8601, UTC when no zone)', parseTimeOption('--from'))
-    .option('--to <time>', 'end, exclusive, ISO 8601 (default: now; capped at the newest final window)', parseTimeOption('--to'))
-    .option('--jobs <prefix>', 'only jobs whose key starts with this (metrics, statistic/acme, …); repeatable', collect)
+    .requiredOption('--from <time>', 'start (a time: see Times below)', parseTimeOption('--from'))
+    .option('--to <time>', 'end, exclusive (default: now; capped at the newest final window)', parseTimeOption('--to'))
+    .option(
+      '--jobs <prefix>',
+      'only jobs whose key starts with this text: `metrics` selects metrics/… and metrics_resource/…, `metrics/` ' +
+        'the first alone, `statistic/acme/` one account\'s statistics; repeatable',
+      collect,
+    )
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
     .option('--json', 'print the plan or the result as JSON')
     .addOption(shardOption())
+    .addHelpText('after', `\n${TIME_HELP}`)
     .addHelpText(
       'after',
       configHelp('incomplete: some spans failed or were set aside (rerun to resume)', 'complete (or --dry-run)', [

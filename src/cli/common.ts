@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import { durationMs } from '../config/duration-text.js';
 import { fieldsOfVariables } from '../config/env.js';
 import { CollectorError, type ErrorCode } from '../errors.js';
-import { parseIsoTime } from '../time.js';
+import { parseTimeText } from '../time-text.js';
 
 /** Exit code for bad input (arguments, config): nothing was called, written or deleted. */
 export const EXIT_USAGE = 2;
@@ -133,14 +133,14 @@ export function parseDuration(text: string): number {
 }
 
 /**
- * A time option: strict ISO 8601 only (`2026-11-23T10:00:00Z`, an offset, or no zone = UTC), to epoch ms. Anything
- * else (`-5`, `Nov 23`, `01/11/2026`, `yesterday 5`) is a usage error naming the option, never a guessed date.
+ * A time option (`--from`, `--to`) to epoch ms, by the one grammar of typed times (src/time-text.ts: ISO 8601, unix
+ * seconds, now, today, yesterday, ± an offset). Anything else is a usage error naming the option, never a guessed date.
  */
-export function parseTimeOption(name: string): (text: string) => number {
+export function parseTimeOption(name: string, now: () => number = Date.now): (text: string) => number {
   return (text) => {
-    const ms = parseIsoTime(text);
-    if (ms === undefined) throw new InvalidArgumentError(`${name} must be ISO 8601, e.g. 2026-11-23T10:00:00Z (UTC when no zone)`);
-    return ms;
+    const time = parseTimeText(text, now());
+    if ('error' in time) throw new InvalidArgumentError(`${name} ${time.error}`);
+    return time.ms;
   };
 }
 

@@ -1,7 +1,6 @@
 import { InvalidArgumentError, type OutputConfiguration } from 'commander';
 import { ParameterError } from '../errors.js';
-import { parseIsoTime } from '../time.js';
-import { CliError, EXIT_USAGE, parseDuration } from './common.js';
+import { CliError, EXIT_USAGE, parseDuration, parseTimeOption } from './common.js';
 
 /** Where the `dvr` command writes and what it reads; injectable so tests run it in-process. */
 export interface DvrIo {
@@ -20,20 +19,15 @@ export interface ConnectionOptions {
 }
 
 /**
- * Unix seconds (`1767225600`) or strict ISO 8601 (`2026-01-01T00:00:00Z`; no zone = UTC), to the second. Nothing else
- * (`-5`, `1.5`, `Nov 23`, `yesterday 5`): JavaScript's date parser guesses, and a guessed start deletes a whole DVR.
+ * A DVR time to unix seconds: the grammar of every typed time (src/time-text.ts), to the whole second, not before 2000
+ * (an ISO year typo would reach back before any recording: a deletion of everything).
  */
 export function parseTimestamp(name: string): (text: string) => number {
+  const parse = parseTimeOption(name);
   return (text) => {
-    const ms = /^\d+$/.test(text) ? Number(text) * 1000 : (parseIsoTime(text) ?? Number.NaN);
-    if (!Number.isSafeInteger(ms) || ms < 0) {
-      throw new InvalidArgumentError(`${name} must be unix seconds or ISO 8601 (e.g. 2026-01-01T00:00:00Z)`);
-    }
+    const ms = parse(text);
     if (ms % 1000 !== 0) throw new InvalidArgumentError(`${name} must be a whole second`);
-    // A year typed as seconds (`2026` → 1970) would reach back before any recording: a deletion of everything.
-    if (ms < EARLIEST_DVR_MS) {
-      throw new InvalidArgumentError(`${name} is before 2000-01-01 (${new Date(ms).toISOString()}): unix seconds have 10 digits, e.g. 1767225600`);
-    }
+    if (ms < EARLIEST_DVR_MS) throw new InvalidArgumentError(`${name} is before 2000-01-01 (${new Date(ms).toISOString()})`);
     return ms / 1000;
   };
 }

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { TIME_HELP } from '../time-text.js';
 import { parseSeconds, parseTimestamp, type ConnectionOptions, type DvrIo } from './dvr-args.js';
 
 export interface CommonOptions extends ConnectionOptions {
@@ -53,9 +54,10 @@ export function dvrCommand(io: DvrIo = processIo): Command {
   );
   dvr.addCommand(
     withDeleteOptions(sub('delete', 'Delete [--from, --to) or [--from, --from + --duration) of the recorded DVR'))
-      .requiredOption('--from <time>', 'start (inclusive): unix seconds or ISO 8601', parseTimestamp('--from'))
-      .addOption(new Option('--to <time>', 'end (exclusive): unix seconds or ISO 8601').argParser(parseTimestamp('--to')).conflicts('duration'))
+      .requiredOption('--from <time>', 'start (inclusive; a time: see Times below)', parseTimestamp('--from'))
+      .addOption(new Option('--to <time>', 'end (exclusive; a time)').argParser(parseTimestamp('--to')).conflicts('duration'))
       .option('--duration <seconds>', 'length in seconds (90, 90s, 5m)', parseSeconds('--duration'))
+      .addHelpText('after', `\n${TIME_HELP}`)
       .action(async (account: string, stream: string, o: RangeOptions) => (await actions()).runDeleteRange(io, account, stream, o)),
   );
   dvr.addCommand(

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Shard } from '../config/shard.js';
+import { TIME_HELP } from '../time-text.js';
 import { configFileOption, configHelp, parseTimeOption } from './common.js';
 import { shardOption } from './shard.js';
 
@@ -22,11 +23,12 @@ export function verifyCommand(): Command {
   return new Command('verify')
     .description('Reconcile: compare the sums stored in the database with the provider totals per account, grouping and day (or hour)')
     .addOption(configFileOption())
-    .requiredOption('--from <time>', 'start, a whole day or hour (ISO 8601, UTC when no zone)', parseTimeOption('--from'))
+    .requiredOption('--from <time>', 'start, a whole day or hour (a time: see Times below)', parseTimeOption('--from'))
     .option('--to <time>', 'end, exclusive (default: --from + 1 day when --from is a day, else + 1 hour)', parseTimeOption('--to'))
     .option('--repair', 're-collect the windows that drift (through the quotas), then check again')
     .option('--json', 'print the report as JSON')
     .addOption(shardOption())
+    .addHelpText('after', `\n${TIME_HELP}`)
     .addHelpText(
       'after',
       configHelp(COULD_NOT_FINISH, 'no drift (the sink is the database read back)', [

@@ -65,7 +65,8 @@ export async function executeBackfill(collector: Collector, plan: BackfillPlan, 
     outcome.failed = results.filter((r) => r.error).map((r) => r.key);
     if (options.shouldStop?.()) return { ...outcome, stopped: true };
     if (outcome.failed.length === 0 || results.every((r) => r.spans === 0)) break;
-    current = planBackfill(collector, plan.range, outcome.failed);
+    const failed = new Set(outcome.failed);
+    current = planBackfill(collector, plan.range, (job) => failed.has(job.key));
   }
   return outcome;
 }

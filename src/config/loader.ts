@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import type { ZodIssue } from 'zod';
 import { CollectorError } from '../errors.js';
 import { registerConfigSecrets } from '../secrets.js';
 import { applyEnv, envFields, envProblems, type Env } from './env.js';
-import { configSchema, type CollectorConfig } from './schema.js';
+import { interpolateEnv } from './interpolate.js';
+import { configSchema, withDependentDefaults, type CollectorConfig } from './schema.js';
 
 // The environment mapping lives in src/config/env.ts; re-exported for the loader's callers.
 export { applyEnv, CONFIG_ENV } from './env.js';
@@ -46,18 +47,21 @@ const MISSING_SECTION: Record<string, string> = {
   sink: 'required: a sink section, or INFLUX_URL with INFLUX_TOKEN, INFLUX_ORG, INFLUX_BUCKET (InfluxDB 2.x) or with INFLUX_DATABASE (InfluxDB 1.x)',
 };
 
-/** Validates a raw config object (with the environment's overrides); every problem is reported, naming its field. */
-export function parseConfig(raw: unknown, env: Env = process.env): CollectorConfig {
+/**
+ * Validates a raw config object (with the environment's overrides); every problem is reported, naming its field, after
+ * the `earlier` ones (the file's `${…}` that could not be replaced).
+ */
+export function parseConfig(raw: unknown, env: Env = process.env, earlier: readonly ConfigProblem[] = []): CollectorConfig {
   const merged = applyEnv(isObj(raw) ? raw : {}, env);
   // Before validation: its errors quote values, which must not show a secret pasted into the wrong field.
   registerConfigSecrets(merged);
   const result = configSchema.safeParse(merged);
-  const problems = envProblems(env);
+  const problems = [...earlier, ...envProblems(env)];
   if (!result.success) problems.push(...result.error.issues.map((issue) => problemOf(issue, merged, env)));
   // One problem per field: what zod finds after the first (a bound checked on a value it could not read) follows from it.
   const firstPerField = problems.filter((p, i) => problems.findIndex((q) => q.field === p.field) === i);
   if (firstPerField.length > 0 || !result.success) throw new ConfigError(firstPerField);
-  return result.data;
+  return withDependentDefaults(result.data);
 }
 
 /** A zod issue in the reader's words: `required` for a missing field, and the environment variable that sets it. */
@@ -95,13 +99,17 @@ export function loadConfigFile(path: string | undefined, env: Env = process.env)
     throw new ConfigError('(file)', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   let raw: unknown;
+  let unresolved: ConfigProblem[];
   try {
-    raw = parseYaml(text);
+    const doc = parseDocument(text);
+    if (doc.errors[0]) throw doc.errors[0];
+    unresolved = interpolateEnv(doc, env);
+    raw = doc.toJS(); // throws on an alias of no anchor
   } catch (err) {
     throw new ConfigError('(file)', `${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (raw !== null && raw !== undefined && !isObj(raw)) throw new ConfigError('(root)', 'must be a mapping');
-  return parseConfig(raw ?? {}, env);
+  return parseConfig(raw ?? {}, env, unresolved);
 }
 
 function isObj(v: unknown): v is Obj {

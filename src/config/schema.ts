@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { perApi, type ApiDescriptor } from '../spec/apis.js';
 import { DEFAULT_LOGIN_BODY, LOGIN_BODY_FORMATS } from '../spec/login.js';
@@ -41,6 +42,9 @@ const gzipMinBytes = z
   .min(0)
   .default(DEFAULT_GZIP_MIN_BYTES)
   .describe('write bodies smaller than this many bytes go uncompressed (a daemon pass writes a few KB: gzip costs more than it saves)');
+
+/** The dead-letter file's name in state.dir when output.deadLetterPath is unset. */
+const DEAD_LETTER_FILE = 'dead-letters.jsonl';
 
 /** A response body cap in bytes: at least 1 KiB, so that an ordinary error body always fits. */
 const bodyBytes = z.number().int().min(1024);
@@ -204,7 +208,13 @@ export const configSchema = z
       .object({
         // The batch is held in memory: the bound is what keeps memory bounded.
         batchSize: z.number().int().positive().max(100_000).default(5000).describe('lines per write request'),
-        deadLetterPath: z.string().default('./state/dead-letters.jsonl').describe('permanently rejected lines'),
+        deadLetterPath: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            `permanently rejected lines; unset: ${DEAD_LETTER_FILE} in state.dir. A relative path is relative to the working directory, as state.dir is`,
+          ),
         overwrites: z
           .boolean()
           .default(true)
@@ -266,5 +276,14 @@ export const configSchema = z
   })
   .strict();
 
-export type CollectorConfig = z.output<typeof configSchema>;
+type ParsedConfig = z.output<typeof configSchema>;
+
+/** The configuration the collector runs on: the schema's output with the defaults that follow other fields. */
+export type CollectorConfig = Omit<ParsedConfig, 'output'> & { output: ParsedConfig['output'] & { deadLetterPath: string } };
+
+/** Fills the defaults that depend on other fields: the dead letters go beside the checkpoints unless placed. */
+export function withDependentDefaults(parsed: ParsedConfig): CollectorConfig {
+  const deadLetterPath = parsed.output.deadLetterPath ?? join(parsed.state.dir, DEAD_LETTER_FILE);
+  return { ...parsed, output: { ...parsed.output, deadLetterPath } };
+}
 export type ConfigInput = z.input<typeof configSchema>;

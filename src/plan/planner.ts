@@ -5,6 +5,7 @@
 import type { QuotaRule, QuotaSet } from '../limit/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { ApiName } from '../spec/apis.js';
+import { selects, type JobSelection } from './job-selection.js';
 
 /** Where the planner reads jobs and their pending spans: the Collector, so the plan is what a pass would do. */
 export interface PendingSource {
@@ -22,15 +23,9 @@ export interface BackfillPlan {
   spans: number;
 }
 
-/**
- * Checkpointed jobs whose key (or one of whose shared keys: `statistic/acme` selects the job reading every account's
- * totals) is or starts with one of `filters` (all when empty), and their missing spans.
- */
-export function planBackfill(source: PendingSource, range: Span, filters: readonly string[] = []): BackfillPlan {
-  const matches = (key: string) => filters.some((f) => key === f || key.startsWith(`${f}/`));
-  const selected = source.jobs.filter(
-    (j) => j.checkpointed && (filters.length === 0 || [j.key, ...(j.sharedKeys?.() ?? [])].some(matches)),
-  );
+/** The checkpointed jobs `selection` selects (all when empty; the rule: job-selection.ts), and their missing spans. */
+export function planBackfill(source: PendingSource, range: Span, selection: JobSelection = []): BackfillPlan {
+  const selected = source.jobs.filter((j) => selects(selection, j));
   const jobs = selected.map((job) => ({ job, spans: source.pending(job, range) }));
   const { calls, pagingMayAdd } = callsOf(jobs);
   return { range, jobs, calls, pagingMayAdd, spans: jobs.reduce((n, j) => n + j.spans.length, 0) };

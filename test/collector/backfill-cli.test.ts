@@ -33,8 +33,38 @@ describe('cdn-collector backfill (CLI)', () => {
     expect(readdirSync(join(dir, 'state')).filter((f) => f.startsWith('cp-'))).toEqual([]);
   });
 
+  /** The keys of the jobs a dry run from `start` to `to` plans, and its notes. */
+  async function dryRun(start: number, ...args: string[]): Promise<{ keys: string[]; notes: string[] }> {
+    const range = ['--from', new Date(start).toISOString(), '--to', new Date(to).toISOString()];
+    const r = await runCli(['backfill', '--config', config(), ...range, ...args, '--dry-run', '--json']).exited;
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as { jobs: Array<{ key: string }>; notes: string[] };
+    return { keys: plan.jobs.map((j) => j.key), notes: plan.notes };
+  }
+
+  it('--jobs selects the jobs whose key starts with the text', async () => {
+    expect((await dryRun(from, '--jobs', 'metrics')).keys).toEqual(['metrics/acme', 'metrics_resource/acme']);
+    expect((await dryRun(from, '--jobs', 'metrics/')).keys).toEqual(['metrics/acme']);
+    const statistic = (await dryRun(from, '--jobs', 'stat')).keys;
+    expect(statistic.length).toBeGreaterThan(0);
+    expect(statistic.filter((key) => !key.startsWith('statistic/'))).toEqual([]);
+  });
+
+  it('--jobs that selects nothing exits 2 listing the keys there are', async () => {
+    const r = await runCli(['backfill', '--config', config(), '--from', '2026-01-01', '--jobs', 'nope']).exited;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--jobs nope: no job key starts with it; the keys are: .*metrics\/acme, metrics_resource\/acme/);
+  });
+
+  it('prints the notes of the selected jobs only', async () => {
+    // Five minutes into a 10-minute metrics window, on a bound of the 5-minute statistic buckets.
+    const inside = from + 5 * 60_000;
+    expect((await dryRun(inside)).notes.join('\n')).toMatch(/window of metrics/);
+    expect((await dryRun(inside, '--jobs', 'stat')).notes).toEqual([]);
+  });
+
   it.each([
-    [['--from', 'yesterday'], /--from/],
+    [['--from', 'Nov 23'], /--from/],
     [['--from', '2026-01-02', '--to', '2026-01-01'], /--from must be before --to/],
     [['--from', '2026-01-01', '--jobs', 'nope'], /--jobs/],
   ])('bad arguments exit 2 naming them (%#)', async (args, message) => {

@@ -21,6 +21,14 @@ describe('config schema', () => {
     expect(c.api.tokenPlacement).toBe('header');
   });
 
+  it('puts the dead letters in state.dir unless output.deadLetterPath says where (as written: cwd-relative)', () => {
+    const deadLetters = (raw: Record<string, unknown>) => parseConfig({ ...minimal, ...raw }, {}).output.deadLetterPath;
+    expect(deadLetters({ state: { dir: '/var/lib/cdn' } })).toBe('/var/lib/cdn/dead-letters.jsonl');
+    expect(deadLetters({ state: { dir: 'data/state' } })).toBe('data/state/dead-letters.jsonl');
+    expect(deadLetters({})).toBe('state/dead-letters.jsonl');
+    expect(deadLetters({ state: { dir: '/x' }, output: { deadLetterPath: 'out/dead.jsonl' } })).toBe('out/dead.jsonl');
+  });
+
   it.each([
     [{ ...minimal, extra: 1 }, '(root)'],
     [{ ...minimal, api: { ...minimal.api, baseUrl: 'not a url' } }, 'api.baseUrl'],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { envFields, parseListen } from '../../src/config/env.js';
-import { ConfigError, parseConfig } from '../../src/config/loader.js';
+import { parseConfig } from '../../src/config/loader.js';
+import { problemsOf as problemsOfCheck } from '../helpers/config-error.js';
 
 const minimal = {
   api: { baseUrl: 'http://127.0.0.1:1', token: 'secret-token-123' },
@@ -8,15 +9,7 @@ const minimal = {
   sink: { type: 'file', path: '-' },
 };
 
-function problemsOf(raw: unknown, env: Record<string, string> = {}): string[] {
-  try {
-    parseConfig(raw, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems.map((p) => `${p.field}: ${p.message}`);
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (raw: unknown, env: Record<string, string> = {}) => problemsOfCheck(() => parseConfig(raw, env));
 
 /** Everything a daemon needs, from the environment alone (no file). */
 const ENV_ONLY = {

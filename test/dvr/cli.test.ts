@@ -143,6 +143,13 @@ describe('times are ISO 8601 or unix seconds, never guessed', () => {
     expect(f.sim.stats.apis.dvr.requests).toBe(requests);
   });
 
+  it('relative times read as every time option reads them: yesterday is 00:00 UTC, plus 10m', async () => {
+    const args = ['delete', 'acme', 'live/main', '--host', '*', '--from', 'yesterday', '--to', 'yesterday+10m'];
+    const report = JSON.parse((await dvr(args)).stdout);
+    expect(report.deletes.from).toMatch(/T00:00:00Z$/);
+    expect(report.deletes.to_ts - report.deletes.from_ts).toBe(600);
+  });
+
   it('the preview gives the cut as absolute times and the recorded seconds it removes', async () => {
     const args = ['delete', 'acme', 'live/main', '--host', '*', '--from', String(T0 - 100), '--to', String(T0 + 100)];
     const report = JSON.parse((await dvr(args)).stdout);
@@ -164,8 +171,10 @@ describe('bad arguments exit 2, before any request', () => {
     ['missing base URL', ['get', 'acme', 'live/main'], { CDN_TOKEN: 'x' }, /CDN_BASE_URL/],
     ['no --to nor --duration', ['delete', 'a', 's', '--host', '*', '--from', '1767225610'], undefined, /--to or --duration/],
     ['both --to and --duration', ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--to', '1767225620', '--duration', '5'], undefined, /cannot be used with/],
-    ['--from a year typed as seconds', ['delete', 'a', 's', '--host', '*', '--from', '2026', '--to', '1767225620'], undefined, /--from is before 2000-01-01/],
-    ['--from not a time', ['delete', 'a', 's', '--host', '*', '--from', 'yesterday', '--to', '1767225620'], undefined, /--from must be/],
+    ['--from a year typed as seconds', ['delete', 'a', 's', '--host', '*', '--from', '2026', '--to', '1767225620'], undefined, /--from is a number but not unix seconds/],
+    ['--from before 2000', ['delete', 'a', 's', '--host', '*', '--from', '1999-12-31', '--to', '1767225620'], undefined, /--from is before 2000-01-01/],
+    ['--from in milliseconds', ['delete', 'a', 's', '--host', '*', '--from', '1767225600000', '--to', '1767225620'], undefined, /--from looks like milliseconds: unix seconds have 10 digits \(1767225600 is 2026-01-01T00:00:00Z\)/],
+    ['--from not a time', ['delete', 'a', 's', '--host', '*', '--from', 'Nov 23', '--to', '1767225620'], undefined, /--from must be a time/],
     ['--from with milliseconds', ['delete', 'a', 's', '--host', '*', '--from', '2026-01-01T00:00:00.5Z', '--to', '2000000000'], undefined, /whole second/],
     ['--duration 0', ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--duration', '0'], undefined, /--duration must be/],
     ['--to before --from', ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--to', '1767225605'], undefined, /to_ts: must be greater than from_ts/],

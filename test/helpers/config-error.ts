@@ -11,3 +11,14 @@ export function fieldOf(fn: () => unknown): string {
   }
   throw new Error('expected a ConfigError');
 }
+
+/** Every problem a config check refuses with, as `field: message` (fails the test when it accepts). */
+export function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems.map((p) => `${p.field}: ${p.message}`);
+  }
+  throw new Error('expected a ConfigError');
+}
