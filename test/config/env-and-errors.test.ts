@@ -29,13 +29,13 @@ describe('configuration from the environment alone', () => {
     expect(c.api).toMatchObject({ baseUrl: 'http://127.0.0.1:1', token: 'env-token-123456' });
     expect(c.accounts).toEqual(['acme', 'globex']);
     expect(c.sink).toMatchObject({ type: 'influx-v1', url: 'http://127.0.0.1:8086', database: 'cdn' });
-    expect(c.log).toEqual({ level: 'debug', format: 'json' });
+    expect(c.log).toEqual({ level: 'debug', format: 'json', progressEvery: 15_000 });
     expect(c.http).toMatchObject({ host: '0.0.0.0', port: 9464 });
   });
 
   it('the environment overrides the file, field by field', () => {
     const c = parseConfig({ ...minimal, log: { level: 'error', format: 'pretty' }, http: { host: '127.0.0.1', port: 1 } }, { LOG_LEVEL: 'warn', CDN_LISTEN: ':9000' });
-    expect(c.log).toEqual({ level: 'warn', format: 'pretty' });
+    expect(c.log).toEqual({ level: 'warn', format: 'pretty', progressEvery: 15_000 });
     expect(c.http).toMatchObject({ host: '127.0.0.1', port: 9000 });
   });
 
