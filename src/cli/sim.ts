@@ -46,6 +46,9 @@ export function simCommand(): Command {
     .option('--username <name>', 'enable the login POST /app/oauth/v1/token/ for this user (with --password)')
     .option('--password <password>', 'password of the login (a test credential: ps shows it)')
     .option('--token-lifetime <duration>', 'lifetime of each token the login issues (default 21599000 ms, ~6 h)', parseDuration)
+    .option('--reuse-tokens', 'a login while the token lives hands it back with the time it has left')
+    .option('--metrics-refusal <text>', 'description of every metrics 403 (default: "Invalid token or no access")')
+    .option('--no-inventory', 'no GET /app/inventory/v1/accounts/ (404), as on a white label without it')
     // The simulator loads when it runs, not for `sim --help` or an argument error.
     .action(async (o: OptionValues) => (await import('./sim-action.js')).simAction(o));
 }
