@@ -22,16 +22,18 @@ import { writeDaemonConfig } from './lib/daemon-config.js';
 
 const SECONDS = Number(process.env.BENCH_BIG_SECONDS ?? (quick() ? 120 : 240));
 const RESOURCES = Number(process.env.BENCH_BIG_RESOURCES ?? 5000);
+const ACCOUNTS = Number(process.env.BENCH_BIG_ACCOUNTS ?? 1);
+const LOOKBACK = process.env.BENCH_BIG_LOOKBACK ?? '1h';
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const BIN = process.env.BENCH_COLLECTOR_BIN ?? join(ROOT, 'bin', 'cdn-collector.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-big-'));
 const [sim, vm, port] = await Promise.all([
-  startSimProcess({ quotas: defaultQuotas, accounts: 1, resources: RESOURCES, streams: 100 }),
+  startSimProcess({ quotas: defaultQuotas, accounts: ACCOUNTS, resources: RESOURCES, streams: 100 }),
   startVictoriaMetrics(),
   freePort(),
 ]);
-const configPath = writeDaemonConfig(dir, sim, vm.url, port);
+const configPath = writeDaemonConfig(dir, sim, vm.url, port, { initialLookback: LOOKBACK });
 
 const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'run', '--config', configPath], { stdio: ['ignore', 'inherit', 'inherit'] });
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
