@@ -146,8 +146,8 @@ export class Collector {
   /**
    * Fetches span n+1 while span n is being written: API and database latencies overlap instead of adding up. Writes
    * and checkpoint confirmations stay in span order (a write starts once the previous one is confirmed), so a job holds
-   * at most two spans' points; a read of several pages hands each page's points over to be written while it reads on
-   * (the span's checkpoint still waits for the last), so it holds two pages', not its span's. A span that fails for a
+   * at most two spans' points; a read of several pages hands each page's points over to be written before it reads on
+   * (the span's checkpoint still waits for the last), so it holds one answer's, not its span's. A span that fails for a
    * permanent reason (isSpanFault) is set aside and the pass goes on; any other failure ends the pass, and its span and
    * all later ones stay missing.
    */

@@ -44,15 +44,15 @@ export interface CollectJob {
   callsFor(span: Span): SpanCalls;
   /**
    * Reads one span and maps it to points. Paging calls go through the same client. With `handOff`, a read of several
-   * pages hands each page's points to it as they come and returns the rest: what a span holds is then bounded by one
-   * answer (the row budget), not by the account's size.
+   * pages hands each page's points to it as they come and returns the rest: what a span holds is then one answer's
+   * points (within the row budget), not the span's, however many groups the account has.
    */
   collect(span: Span, http: HttpClient, handOff?: PointsHandOff): Promise<Point[]>;
 }
 
 /**
  * Takes a part of a span's points before the span is read whole (the collector writes it; the span is confirmed once
- * every part and the rest are written). The read waits for one part to be taken before handing the next.
+ * every part and the rest are written). The read waits for a part to be taken before it reads on.
  */
 export type PointsHandOff = (points: Point[]) => Promise<void>;
 

@@ -24,20 +24,27 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('a span of 5,000 resources is written page by page', () => {
   const s = useSimulator({ quotas: { statistic: null }, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
 
-  it('no write holds more than one answer’s row budget; the span is confirmed after its last point', async () => {
+  it('no write holds more than one answer\'s row budget; the span is confirmed after its last point', async () => {
     const account = s.sim.accounts[0]!;
     const config = configFor(s.sim, { type: 'file', path: join(dir, 'out.lp') }, {
       accounts: [account],
       api: { baseUrl: s.sim.url, token: s.sim.token, maxBodyBytes: MAX_BODY_BYTES },
-      jobs: { statistic: { groupings: ['resources'] }, metrics: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
+      jobs: {
+        statistic: { groupings: ['resources'] },
+        metrics: { enabled: false },
+        streamstat: { enabled: false },
+        dvr: { enabled: false },
+      },
       state: { dir: join(dir, 'state') },
     });
     const rt = await runtimeFor(config);
     const job = rt.collector.jobs.find((j) => j.key === `statistic/${account}/resources`)!;
-    const writes: Array<{ points: number; confirmed: number }> = [];
+    const writes: Array<{ points: number; confirmed: number; calls: number }> = [];
+    const calls = () => s.sim.stats.apis.statistic.requests;
+    const before = calls();
     const write = rt.sink.write.bind(rt.sink);
     vi.spyOn(rt.sink, 'write').mockImplementation((points: readonly Point[]) => {
-      writes.push({ points: points.length, confirmed: rt.store.confirmed(job.key).length });
+      writes.push({ points: points.length, confirmed: rt.store.confirmed(job.key).length, calls: calls() - before });
       return write(points);
     });
     const span = { from: to - 10 * MINUTE, to }; // 2 buckets of PT5M: 10,000 rows
@@ -49,6 +56,9 @@ describe('a span of 5,000 resources is written page by page', () => {
     expect(result).toMatchObject({ spans: 1, points: whole });
     expect(writes.reduce((sum, w) => sum + w.points, 0)).toBe(whole);
     expect(Math.max(...writes.map((w) => w.points))).toBeLessThanOrEqual(rowsPerCall(MAX_BODY_BYTES));
+    // One answer held at a time: the next page is asked for only once the previous one's points were taken.
+    const parts = writes.filter((w) => w.points > 0);
+    expect(parts.map((w) => w.calls)).toEqual(parts.map((_, i) => i + 1));
     expect(writes.every((w) => w.confirmed === 0)).toBe(true);
     expect(rt.store.confirmed(job.key)).toEqual([span]);
   });
