@@ -1,7 +1,8 @@
 /**
  * The config of a daemon bench (daemon-soak, big-account): every API of the simulator's accounts at the spec's
  * quotas (as the simulator enforces them), DVR for its streams, an InfluxDB v2 write API sink (VictoriaMetrics), the
- * telemetry port for /metrics, warn logs. Written as YAML into `dir`; returns its path.
+ * telemetry port for /metrics, warn logs; `state` settings added (e.g. initialLookback). Written as YAML into `dir`;
+ * returns its path.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,13 @@ import { stringify } from 'yaml';
 import { defaultQuotas } from '../../src/sim/quota.js';
 import type { SimProcess } from './sim-process.js';
 
-export function writeDaemonConfig(dir: string, sim: SimProcess, sinkUrl: string, port: number): string {
+export function writeDaemonConfig(
+  dir: string,
+  sim: SimProcess,
+  sinkUrl: string,
+  port: number,
+  state: Record<string, string> = {},
+): string {
   const path = join(dir, 'collector.yaml');
   writeFileSync(
     path,
@@ -20,7 +27,7 @@ export function writeDaemonConfig(dir: string, sim: SimProcess, sinkUrl: string,
       jobs: { dvr: { streams: sim.streams } },
       sink: { type: 'influx-v2', url: sinkUrl, token: 't', org: 'o', bucket: 'b', backslashes: 'escaped' },
       output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
-      state: { dir: join(dir, 'state') },
+      state: { dir: join(dir, 'state'), ...state },
       http: { port, host: '127.0.0.1' },
       log: { level: 'warn' },
     }),

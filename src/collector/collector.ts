@@ -147,8 +147,10 @@ export class Collector {
   /**
    * Fetches span n+1 while span n is being written: API and database latencies overlap instead of adding up. Writes
    * and checkpoint confirmations stay in span order (a write starts once the previous one is confirmed), so a job holds
-   * at most two spans' points. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes
-   * on; any other failure ends the pass, and its span and all later ones stay missing.
+   * at most two spans' points; a read of several pages hands each page's points over to be written before it reads on
+   * (the span's checkpoint still waits for the last), so it holds one answer's, not its span's. A span that fails for a
+   * permanent reason (isSpanFault) is set aside and the pass goes on; any other failure ends the pass, and its span and
+   * all later ones stay missing.
    */
   private async passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const { range, onSpan, shouldStop } = how;
@@ -166,7 +168,8 @@ export class Collector {
       // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
       if (this.stopping || shouldStop?.()) break;
       let collectError: unknown;
-      const points = await job.collect(span, http).catch((err: unknown) => {
+      const writePart = async (part: Point[]) => tally(result, part, await this.writePoints(part, job.key));
+      const points = await job.collect(span, http, writePart).catch((err: unknown) => {
         collectError = err;
         return undefined;
       });
@@ -181,8 +184,7 @@ export class Collector {
         break;
       }
       const done = this.writeSpan(job, span, points).then((refused) => {
-        if (refused > 0) result.refused = (result.refused ?? 0) + refused;
-        result.points += points.length;
+        tally(result, points, refused);
         result.spans++;
         onSpan?.(span);
       });
@@ -338,6 +340,12 @@ function sameRange(a: Span | undefined, b: Span | undefined): boolean {
 }
 
 function noop(): void {}
+
+/** Counts points the sink confirmed into the pass's result, and those of them it refused. */
+function tally(result: PassResult, points: readonly Point[], refused: number): void {
+  if (refused > 0) result.refused = (result.refused ?? 0) + refused;
+  result.points += points.length;
+}
 
 /** The /healthz condition of checkpoint writes (the quota journal reports its own: `state:quota-journal`). */
 export const CHECKPOINT_CONDITION = 'state:checkpoints';

@@ -42,9 +42,19 @@ export interface CollectJob {
   currentSpans?(now: number): Span[];
   /** HTTP calls reading `span` costs: for planning. */
   callsFor(span: Span): SpanCalls;
-  /** Reads one span and maps it to points. Paging calls go through the same client. */
-  collect(span: Span, http: HttpClient): Promise<Point[]>;
+  /**
+   * Reads one span and maps it to points. Paging calls go through the same client. With `handOff`, a read of several
+   * pages hands each page's points to it as they come and returns the rest: what a span holds is then one answer's
+   * points (within the row budget), not the span's, however many groups the account has.
+   */
+  collect(span: Span, http: HttpClient, handOff?: PointsHandOff): Promise<Point[]>;
 }
+
+/**
+ * Takes a part of a span's points before the span is read whole (the collector writes it; the span is confirmed once
+ * every part and the rest are written). The read waits for a part to be taken before it reads on.
+ */
+export type PointsHandOff = (points: Point[]) => Promise<void>;
 
 /** What every source's jobs share: the accounts this instance collects, the language and the page size. */
 export interface JobContext {

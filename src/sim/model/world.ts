@@ -91,3 +91,16 @@ export function createWorld(options: Partial<WorldOptions> = {}): World {
 export function findAccount(world: World, name: string): SimAccount | undefined {
   return world.accounts.find((a) => a.name === name);
 }
+
+/** Every account's resources by id, built once per world: a grouped answer looks up each of its rows. */
+const resourceIndex = new WeakMap<World, Map<string, SimResource>>();
+
+export function findResource(world: World, id: string): SimResource | undefined {
+  let index = resourceIndex.get(world);
+  if (!index) {
+    index = new Map();
+    for (const r of world.accounts.flatMap((a) => a.resources)) if (!index.has(r.id)) index.set(r.id, r);
+    resourceIndex.set(world, index);
+  }
+  return index.get(id);
+}

@@ -7,7 +7,7 @@ import { dimensionRowKeys, GROUPING_DIMENSION, type DimensionFilters, type Dimen
 import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
 import { groupSeries, statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
 import { visibleShare } from '../model/views.js';
-import type { SimResource } from '../model/world.js';
+import { findResource, type SimResource } from '../model/world.js';
 import { pageOf, type PagingFault } from '../paging.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
 
@@ -115,7 +115,7 @@ function pick(r: StatisticRequest, v: StatValues | undefined): Record<string, nu
 function rowKeys(grouping: StatisticGrouping, key: string, ctx: SimContext, language: Language): Record<string, string | number> {
   if (grouping in GROUPING_DIMENSION) return dimensionRowKeys(grouping as DimensionGrouping, key, language);
   if (grouping === 'resources') {
-    const res = ctx.world.accounts.flatMap((a) => a.resources).find((x) => x.id === key);
+    const res = findResource(ctx.world, key);
     return { resource: key, resource_name: res?.name ?? '' };
   }
   return { [grouping === 'hosts' ? 'host' : 'account']: key };

@@ -5,7 +5,7 @@ import type { StatisticGrouping } from '../../spec/statistic.js';
 import type { StatisticClientOptions } from './client.js';
 import { collectPages, flatRows, forecastGroupedCalls, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
-import type { CollectJob, JobContext, Span } from '../types.js';
+import type { CollectJob, JobContext, PointsHandOff, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
 import { ReadFor, readSharedTotals, SHARED_TOTALS_KEY, sharedTotalsCalls, totalsKey } from './shared-totals.js';
@@ -75,8 +75,11 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
       if (flat) return knownRowsCalls(buckets, pageSize);
       return forecastGroupedCalls(ctx.paging, 'statistic', key, bucketLimit(buckets, pageSize, budgetOf(ctx)));
     },
-    collect: (span, http) =>
-      readSpan(http, new StatisticClient(http, languageFor(target.grouping, language)), target, { granularity: c.granularity, step, key }, span, { pageSize, budget: budgetOf(ctx) }),
+    collect: (span, http, handOff) => {
+      const client = new StatisticClient(http, languageFor(target.grouping, language));
+      const paging = { pageSize, budget: budgetOf(ctx), handOff };
+      return readSpan(http, client, target, { granularity: c.granularity, step, key }, span, paging);
+    },
   };
 }
 
@@ -141,7 +144,7 @@ function readSpan(
   { account, grouping, host }: Target,
   { granularity, step, key }: { granularity: string; step: number; key: string },
   span: Span,
-  { pageSize, budget }: { pageSize: number; budget: number },
+  { pageSize, budget, handOff }: { pageSize: number; budget: number; handOff: PointsHandOff | undefined },
 ): Promise<Point[]> {
   const q = { account, host, start: span.from, end: span.to, granularity };
   const buckets = (span.to - span.from) / step;
@@ -163,5 +166,5 @@ function readSpan(
     toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
     rows: largestBucket,
     key,
-  }, bucketLimit(buckets, pageSize, budget));
+  }, bucketLimit(buckets, pageSize, budget), handOff);
 }
