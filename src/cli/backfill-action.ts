@@ -1,6 +1,7 @@
 import { systemClock } from '../clock.js';
 import { executeBackfill } from '../collector/backfill.js';
 import { handOverBackfill } from '../collector/backfill-client.js';
+import { planSummary } from '../collector/backfill-server.js';
 import { describeCuts } from '../collector/backfill-cuts.js';
 import { BackfillEta, formatDuration } from '../collector/backfill-eta.js';
 import { BackfillProgress } from '../collector/backfill-progress.js';
@@ -125,7 +126,7 @@ async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number
   await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now
   const plan = planBackfill(rt.collector, range, o.jobs ?? []);
   if (plan.jobs.length === 0) throw new CliError(noJobMatches(o.jobs ?? [], rt.collector.jobs), EXIT_USAGE);
-  const summary: Plan = { jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })), calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, spans: plan.spans };
+  const summary = planSummary(plan);
   if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
   const startedAt = Date.now();
   stop.onStop(() => void stopCollecting(rt));
@@ -219,17 +220,37 @@ function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
 
 function printPlan(plan: Plan, range: { from: number; to: number }, config: CollectorConfig, notes: string[], json: boolean): void {
   const minimumDurationSec = Math.round(estimateDuration(plan.calls, quotasOf(config)) / 1000);
-  const summary = { from: iso(range.from), to: iso(range.to), jobs: plan.jobs, calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, minimumDurationSec, notes };
+  const most = plan.callsMost ?? plan.calls;
+  const gap = plan.fillAfter;
+  const fillAfter = gap && { ...gap, from: iso(gap.from), to: iso(gap.to) };
+  const { jobs, calls, pagingMayAdd } = plan;
+  const [from, to] = [iso(range.from), iso(range.to)];
+  const summary = { from, to, jobs, calls, callsMost: most, pagingMayAdd, minimumDurationSec, fillAfter, notes };
   if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
-  for (const [api, calls] of Object.entries(plan.calls) as Array<[ApiName, number]>) {
-    lines.push(`  ${api}: ${calls} calls${plan.pagingMayAdd.includes(api) ? ' at least (paging can add calls)' : ''}`);
+  const perApi = Object.entries(calls) as Array<[ApiName, number]>;
+  for (const [api, n] of perApi) lines.push(`  ${api}: ${callsText(n, most[api])} calls`);
+  if (pagingMayAdd.length > 0) {
+    const apis = pagingMayAdd.join(', ');
+    lines.push(`  (${apis}: more only where a bucket has more groups than paging saw before: a call a page)`);
   }
   lines.push(`  at least ${minimumDurationSec} s (${formatDuration(minimumDurationSec * 1000)}) under the configured quotas`);
+  if (gap) {
+    const gapPerApi = Object.entries(gap.calls) as Array<[ApiName, number]>;
+    const gapCalls = gapPerApi.map(([api, n]) => `${api} ${callsText(n, gap.callsMost[api])}`).join(', ');
+    const fills = `${iso(gap.from)} → ${iso(gap.to)}`;
+    lines.push(
+      `  afterwards: collection fills ${fills} as well, ${gap.spans} spans, calls: ${gapCalls}:`,
+      "    no gap is left after a job's first confirmed span, and this range reaches before it (README: Backfill)",
+    );
+  }
   for (const note of notes) lines.push(`  note: ${note}`);
   if (plan.spans === 0) lines.push('  0 spans: every window in the range is collected already, or cut by the notes above');
   process.stdout.write(`${lines.join('\n')}\n`);
 }
+
+/** `576`, or `28–56` when the run lands between the least and the most calls. */
+const callsText = (least: number, most = least) => (most === least ? `${least}` : `${least}–${most}`);
 
 /**
  * Before a backfill starts: a warning when the range reaches further back than the target keeps points (they would be

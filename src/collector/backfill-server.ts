@@ -22,12 +22,12 @@ const STATUS_EVERY_MS = 500;
 
 /** The summary of a plan as the status file and `--dry-run` show it. */
 export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
-  return {
-    jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })),
-    calls: plan.calls,
-    pagingMayAdd: plan.pagingMayAdd,
-    spans: plan.spans,
-  };
+  const { calls, callsMost, pagingMayAdd, spans, fillAfter } = plan;
+  const jobs = plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length }));
+  if (!fillAfter) return { jobs, calls, callsMost, pagingMayAdd, spans };
+  const { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost } = fillAfter;
+  const gap = { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost };
+  return { jobs, calls, callsMost, pagingMayAdd, spans, fillAfter: gap };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
-import { pendingSpans } from '../plan/pending.js';
+import { onceConfirmed, pendingSpans } from '../plan/pending.js';
 import type { Point } from '../points.js';
 import { SinkError } from '../sink/errors.js';
 import type { Sink } from '../sink/types.js';
@@ -138,10 +138,10 @@ export class Collector {
   /**
    * The spans a pass would collect at `now` (default: the clock's now), for planning, progress and the missing-window
    * count. A report about a range planned earlier passes the planning time, so windows that only became collectable
-   * since then do not count as missing.
+   * since then do not count as missing. With `confirmedToo`: what it will collect once those spans are confirmed too.
    */
-  pending(job: CollectJob, range?: Span, now = this.deps.clock.now()): Span[] {
-    return pendingSpans(job, { ...this.deps, aside: this.aside }, now, range);
+  pending(job: CollectJob, range?: Span, now = this.deps.clock.now(), confirmedToo: readonly Span[] = []): Span[] {
+    return pendingSpans(job, onceConfirmed({ ...this.deps, aside: this.aside }, confirmedToo), now, range);
   }
 
   /**
