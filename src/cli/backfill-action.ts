@@ -94,6 +94,8 @@ interface BackfillStop {
   signal: () => StopSignal | undefined;
   /** Runs at the stop (once set): the standalone backfill drops the calls still waiting for quota. */
   onStop: (run: () => void) => void;
+  /** What a second signal, which quits at once, leaves undone (said before the exit). */
+  leftOnQuit: (text: string) => void;
   dispose: () => void;
   resume: string;
 }
@@ -105,6 +107,7 @@ interface BackfillStop {
 function onInterrupt(resume: string): BackfillStop {
   let stoppedBy: StopSignal | undefined;
   let atStop = () => {};
+  let left = 'the spans under way are abandoned (not confirmed: a rerun collects them)';
   const dispose = onStopSignal({
     stop: (signal) => {
       stoppedBy = signal;
@@ -112,11 +115,13 @@ function onInterrupt(resume: string): BackfillStop {
       process.stderr.write(`\nstopping after the spans under way ${now}. Resume with:\n  ${resume}\n`);
       atStop();
     },
+    quit: (signal) => process.stderr.write(`quitting now (${signal}): ${left}. Resume with:\n  ${resume}\n`),
   });
   return {
     requested: () => stoppedBy !== undefined,
     signal: () => stoppedBy,
     onStop: (run) => (atStop = run),
+    leftOnQuit: (text) => (left = text),
     dispose,
     resume,
   };
@@ -163,6 +168,8 @@ async function besideDaemon(
   log: Logger,
 ) {
   if (!o.json) process.stderr.write(`a daemon holds ${config.state.dir}: handing the backfill to it (its quota, its checkpoints)\n`);
+  stop.onStop(() => process.stderr.write('asking the daemon to cancel the backfill: its calls waiting for quota go\n'));
+  stop.leftOnQuit('the daemon was asked to cancel the backfill and ends it itself (`cdn-collector status` shows it)');
   const startedAt = Date.now();
   let progress: BackfillProgress | undefined;
   let eta: BackfillEta | undefined;
