@@ -21,7 +21,12 @@ describe('backfill before a job’s origin', () => {
   it('--dry-run states the gap collection fills afterwards, and the next pass reads exactly it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gap-after-'));
     const configFile = writeSimConfig(dir, s.sim, {
-      jobs: { metrics: { window: '10m', byResource: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
+      jobs: {
+        metrics: { window: '10m', byResource: false },
+        statistic: { enabled: false },
+        streamstat: { enabled: false },
+        dvr: { enabled: false },
+      },
       state: { dir: join(dir, 'state'), initialLookback: '1h' },
     });
     const key = 'metrics/acme';
@@ -47,7 +52,8 @@ describe('backfill before a job’s origin', () => {
       callsMost: { metrics: gapSpans },
     });
     const text = await runCli(['backfill', '--config', configFile, ...range, '--dry-run']).exited;
-    expect(text.stdout).toContain(`afterwards: collection fills ${new Date(to).toISOString()} → ${new Date(origin).toISOString()}`);
+    const [gapFrom, gapTo] = [new Date(to).toISOString(), new Date(origin).toISOString()];
+    expect(text.stdout).toContain(`afterwards: collection fills ${gapFrom} → ${gapTo}`);
     expect(text.stdout).toContain(`${gapSpans} spans, calls: metrics ${gapSpans}`);
 
     const run = await runCli(['backfill', '--config', configFile, ...range]).exited;

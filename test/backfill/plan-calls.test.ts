@@ -23,7 +23,11 @@ describe('backfill --dry-run: the calls the run makes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'plan-calls-'));
     const groupings = { statistic: { groupings: ['total', 'countries', 'regions', 'resources'], span: '6h' } };
     const config = writeSimConfig(dir, s.sim, {
-      jobs: { dvr: { enabled: false }, ...groupings, streamstat: { groupings: ['total', 'streams', 'browsers'], uniques: ['PT1H'], span: '6h' } },
+      jobs: {
+        dvr: { enabled: false },
+        ...groupings,
+        streamstat: { groupings: ['total', 'streams', 'browsers'], uniques: ['PT1H'], span: '6h' },
+      },
     });
     const to = Math.floor((Date.now() - 3 * HOUR) / DAY) * DAY;
     const range = ['--from', new Date(to - 2 * DAY).toISOString(), '--to', new Date(to).toISOString()];
