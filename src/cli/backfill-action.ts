@@ -16,13 +16,14 @@ import { EXIT_POINTS_REFUSED } from '../collector/verdict.js';
 import { readRetention, retentionWarning } from '../sink/retention.js';
 import { createLogger, type Logger } from '../log.js';
 import { noJobMatches, selects } from '../plan/job-selection.js';
-import { estimateDuration, planBackfill } from '../plan/planner.js';
+import { planBackfill } from '../plan/planner.js';
 import { buildJobs } from '../sources/registry.js';
-import { perApi, type ApiName } from '../spec/apis.js';
+import type { ApiName } from '../spec/apis.js';
 import type { BackfillStatus } from '../state/backfill-requests.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './common.js';
 import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 import { applyShard } from './shard.js';
+import { printPlan, quotasOf } from './backfill-plan.js';
 
 // What `backfill` does, loaded only when it runs: its --help and argument errors load backfill.ts alone.
 
@@ -215,7 +216,6 @@ function startProgress(plan: Plan, config: CollectorConfig, startedAt: number, l
   return new BackfillProgress({ total: plan.spans, eta, now: () => Date.now(), tty: Boolean(process.stderr.isTTY), log });
 }
 
-const quotasOf = (config: CollectorConfig) => perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period }));
 
 function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
   const out: Partial<Record<ApiName, number>> = {};
@@ -224,40 +224,6 @@ function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
   }
   return out;
 }
-
-function printPlan(plan: Plan, range: { from: number; to: number }, config: CollectorConfig, notes: string[], json: boolean): void {
-  const minimumDurationSec = Math.round(estimateDuration(plan.calls, quotasOf(config)) / 1000);
-  const most = plan.callsMost ?? plan.calls;
-  const gap = plan.fillAfter;
-  const fillAfter = gap && { ...gap, from: iso(gap.from), to: iso(gap.to) };
-  const { jobs, calls, pagingMayAdd } = plan;
-  const [from, to] = [iso(range.from), iso(range.to)];
-  const summary = { from, to, jobs, calls, callsMost: most, pagingMayAdd, minimumDurationSec, fillAfter, notes };
-  if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
-  const perApi = Object.entries(calls) as Array<[ApiName, number]>;
-  for (const [api, n] of perApi) lines.push(`  ${api}: ${callsText(n, most[api])} calls`);
-  if (pagingMayAdd.length > 0) {
-    const apis = pagingMayAdd.join(', ');
-    lines.push(`  (${apis}: more only where a bucket has more groups than paging saw before: a call a page)`);
-  }
-  lines.push(`  at least ${minimumDurationSec} s (${formatDuration(minimumDurationSec * 1000)}) under the configured quotas`);
-  if (gap) {
-    const gapPerApi = Object.entries(gap.calls) as Array<[ApiName, number]>;
-    const gapCalls = gapPerApi.map(([api, n]) => `${api} ${callsText(n, gap.callsMost[api])}`).join(', ');
-    const fills = `${iso(gap.from)} → ${iso(gap.to)}`;
-    lines.push(
-      `  afterwards: collection fills ${fills} as well, ${gap.spans} spans, calls: ${gapCalls}:`,
-      "    no gap is left after a job's first confirmed span, and this range reaches before it (README: Backfill)",
-    );
-  }
-  for (const note of notes) lines.push(`  note: ${note}`);
-  if (plan.spans === 0) lines.push('  0 spans: every window in the range is collected already, or cut by the notes above');
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-/** `576`, or `28–56` when the run lands between the least and the most calls. */
-const callsText = (least: number, most = least) => (most === least ? `${least}` : `${least}–${most}`);
 
 /**
  * Before a backfill starts: a warning when the range reaches further back than the target keeps points (they would be
