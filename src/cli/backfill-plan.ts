@@ -14,7 +14,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export const quotasOf = (config: CollectorConfig) =>
   perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period }));
 
-export function printPlan(plan: Plan, range: { from: number; to: number }, config: CollectorConfig, notes: string[], json: boolean): void {
+export function printPlan(
+  plan: Plan,
+  range: { from: number; to: number },
+  config: CollectorConfig,
+  notes: string[],
+  json: boolean,
+): void {
   const minimumDurationSec = Math.round(estimateDuration(plan.calls, quotasOf(config)) / 1000);
   const most = plan.callsMost ?? plan.calls;
   const gap = plan.fillAfter;
@@ -24,13 +30,14 @@ export function printPlan(plan: Plan, range: { from: number; to: number }, confi
   const summary = { from, to, jobs, calls, callsMost: most, pagingMayAdd, minimumDurationSec, fillAfter, notes };
   if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
-  const perApi = Object.entries(calls) as Array<[ApiName, number]>;
-  for (const [api, n] of perApi) lines.push(`  ${api}: ${callsText(n, most[api])} calls`);
+  const callsPerApi = Object.entries(calls) as Array<[ApiName, number]>;
+  for (const [api, n] of callsPerApi) lines.push(`  ${api}: ${callsText(n, most[api])} calls`);
   if (pagingMayAdd.length > 0) {
     const apis = pagingMayAdd.join(', ');
     lines.push(`  (${apis}: more only where a bucket has more groups than paging saw before: a call a page)`);
   }
-  lines.push(`  at least ${minimumDurationSec} s (${formatDuration(minimumDurationSec * 1000)}) under the configured quotas`);
+  const least = formatDuration(minimumDurationSec * 1000);
+  lines.push(`  at least ${minimumDurationSec} s (${least}) under the configured quotas`);
   if (gap) {
     const gapPerApi = Object.entries(gap.calls) as Array<[ApiName, number]>;
     const gapCalls = gapPerApi.map(([api, n]) => `${api} ${callsText(n, gap.callsMost[api])}`).join(', ');
@@ -41,7 +48,8 @@ export function printPlan(plan: Plan, range: { from: number; to: number }, confi
     );
   }
   for (const note of notes) lines.push(`  note: ${note}`);
-  if (plan.spans === 0) lines.push('  0 spans: every window in the range is collected already, or cut by the notes above');
+  const none = '  0 spans: every window in the range is collected already, or cut by the notes above';
+  if (plan.spans === 0) lines.push(none);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
