@@ -1,6 +1,7 @@
 import { systemClock } from '../clock.js';
 import { executeBackfill } from '../collector/backfill.js';
 import { handOverBackfill } from '../collector/backfill-client.js';
+import { planSummary } from '../collector/backfill-server.js';
 import { describeCuts } from '../collector/backfill-cuts.js';
 import { BackfillEta, formatDuration } from '../collector/backfill-eta.js';
 import { BackfillProgress } from '../collector/backfill-progress.js';
@@ -15,13 +16,14 @@ import { EXIT_POINTS_REFUSED } from '../collector/verdict.js';
 import { readRetention, retentionWarning } from '../sink/retention.js';
 import { createLogger, type Logger } from '../log.js';
 import { noJobMatches, selects } from '../plan/job-selection.js';
-import { estimateDuration, planBackfill } from '../plan/planner.js';
+import { planBackfill } from '../plan/planner.js';
 import { buildJobs } from '../sources/registry.js';
-import { perApi, type ApiName } from '../spec/apis.js';
+import type { ApiName } from '../spec/apis.js';
 import type { BackfillStatus } from '../state/backfill-requests.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './common.js';
 import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 import { applyShard } from './shard.js';
+import { printPlan, quotasOf } from './backfill-plan.js';
 
 // What `backfill` does, loaded only when it runs: its --help and argument errors load backfill.ts alone.
 
@@ -93,6 +95,8 @@ interface BackfillStop {
   signal: () => StopSignal | undefined;
   /** Runs at the stop (once set): the standalone backfill drops the calls still waiting for quota. */
   onStop: (run: () => void) => void;
+  /** What a second signal, which quits at once, leaves undone (said before the exit). */
+  leftOnQuit: (text: string) => void;
   dispose: () => void;
   resume: string;
 }
@@ -104,6 +108,7 @@ interface BackfillStop {
 function onInterrupt(resume: string): BackfillStop {
   let stoppedBy: StopSignal | undefined;
   let atStop = () => {};
+  let left = 'the spans under way are abandoned (not confirmed: a rerun collects them)';
   const dispose = onStopSignal({
     stop: (signal) => {
       stoppedBy = signal;
@@ -111,11 +116,13 @@ function onInterrupt(resume: string): BackfillStop {
       process.stderr.write(`\nstopping after the spans under way ${now}. Resume with:\n  ${resume}\n`);
       atStop();
     },
+    quit: (signal) => process.stderr.write(`quitting now (${signal}): ${left}. Resume with:\n  ${resume}\n`),
   });
   return {
     requested: () => stoppedBy !== undefined,
     signal: () => stoppedBy,
     onStop: (run) => (atStop = run),
+    leftOnQuit: (text) => (left = text),
     dispose,
     resume,
   };
@@ -125,7 +132,7 @@ async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number
   await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now
   const plan = planBackfill(rt.collector, range, o.jobs ?? []);
   if (plan.jobs.length === 0) throw new CliError(noJobMatches(o.jobs ?? [], rt.collector.jobs), EXIT_USAGE);
-  const summary: Plan = { jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })), calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, spans: plan.spans };
+  const summary = planSummary(plan);
   if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
   const startedAt = Date.now();
   stop.onStop(() => void stopCollecting(rt));
@@ -162,6 +169,8 @@ async function besideDaemon(
   log: Logger,
 ) {
   if (!o.json) process.stderr.write(`a daemon holds ${config.state.dir}: handing the backfill to it (its quota, its checkpoints)\n`);
+  stop.onStop(() => process.stderr.write('asking the daemon to cancel the backfill: its calls waiting for quota go\n'));
+  stop.leftOnQuit('the daemon was asked to cancel the backfill and ends it itself (`cdn-collector status` shows it)');
   const startedAt = Date.now();
   let progress: BackfillProgress | undefined;
   let eta: BackfillEta | undefined;
@@ -207,7 +216,6 @@ function startProgress(plan: Plan, config: CollectorConfig, startedAt: number, l
   return new BackfillProgress({ total: plan.spans, eta, now: () => Date.now(), tty: Boolean(process.stderr.isTTY), log });
 }
 
-const quotasOf = (config: CollectorConfig) => perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period }));
 
 function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
   const out: Partial<Record<ApiName, number>> = {};
@@ -215,20 +223,6 @@ function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
     if (s.kind === 'api_calls') out[s.labels.api as ApiName] = (out[s.labels.api as ApiName] ?? 0) + s.value;
   }
   return out;
-}
-
-function printPlan(plan: Plan, range: { from: number; to: number }, config: CollectorConfig, notes: string[], json: boolean): void {
-  const minimumDurationSec = Math.round(estimateDuration(plan.calls, quotasOf(config)) / 1000);
-  const summary = { from: iso(range.from), to: iso(range.to), jobs: plan.jobs, calls: plan.calls, pagingMayAdd: plan.pagingMayAdd, minimumDurationSec, notes };
-  if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
-  for (const [api, calls] of Object.entries(plan.calls) as Array<[ApiName, number]>) {
-    lines.push(`  ${api}: ${calls} calls${plan.pagingMayAdd.includes(api) ? ' at least (paging can add calls)' : ''}`);
-  }
-  lines.push(`  at least ${minimumDurationSec} s (${formatDuration(minimumDurationSec * 1000)}) under the configured quotas`);
-  for (const note of notes) lines.push(`  note: ${note}`);
-  if (plan.spans === 0) lines.push('  0 spans: every window in the range is collected already, or cut by the notes above');
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /**

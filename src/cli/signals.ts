@@ -16,6 +16,8 @@ export interface GracefulStop {
   stop: (signal: StopSignal) => void;
   /** A hangup that does not stop the command (the daemon: it reads its configuration only at start). */
   hangup?: () => void;
+  /** Says what is left undone when a later signal quits at once, before the exit. */
+  quit?: (signal: StopSignal) => void;
 }
 
 let current: GracefulStop | undefined;
@@ -50,7 +52,9 @@ export function handleStopSignals(): void {
         stoppingSince = Date.now();
         return current.stop(signal);
       }
-      if (Date.now() - stoppingSince > SAME_KEYPRESS_MS) process.exit(stoppedExitCode(signal));
+      if (Date.now() - stoppingSince <= SAME_KEYPRESS_MS) return;
+      current.quit?.(signal);
+      process.exit(stoppedExitCode(signal));
     });
   }
 }

@@ -22,12 +22,12 @@ const STATUS_EVERY_MS = 500;
 
 /** The summary of a plan as the status file and `--dry-run` show it. */
 export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
-  return {
-    jobs: plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length })),
-    calls: plan.calls,
-    pagingMayAdd: plan.pagingMayAdd,
-    spans: plan.spans,
-  };
+  const { calls, callsMost, pagingMayAdd, spans, fillAfter } = plan;
+  const jobs = plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length }));
+  if (!fillAfter) return { jobs, calls, callsMost, pagingMayAdd, spans };
+  const { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost } = fillAfter;
+  const gap = { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost };
+  return { jobs, calls, callsMost, pagingMayAdd, spans, fillAfter: gap };
 }
 
 /**
@@ -114,15 +114,21 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
   await writeStatus(dir, status);
   if (request.dryRun) return;
   log.info({ id: request.id, from: new Date(request.from).toISOString(), to: new Date(request.to).toISOString(), spans: plan.spans }, 'backfill handed over: running');
-  let cancelled = false;
+  // A cancel drops the backfill's calls still waiting for quota: behind a catch-up's live calls they wait minutes.
+  const cancel = new AbortController();
+  const cancelled = () => cancel.signal.aborted;
+  let ended = false;
   let lastWrite = 0;
   const poll = setInterval(() => {
-    void isCancelled(dir, request.id).then((c) => (cancelled ||= c));
+    void isCancelled(dir, request.id).then((c) => c && !cancelled() && cancel.abort());
   }, POLL_MS);
   try {
     const outcome = await executeBackfill(rt.collector, plan, {
-      shouldStop: () => cancelled || daemonStopping(),
+      shouldStop: daemonStopping,
+      signal: cancel.signal,
       onSpan: (job, span) => {
+        // A span under way at the cancel is confirmed later: the final status is written already.
+        if (ended) return;
         status.spansDone++;
         status.calls[job.api] = (status.calls[job.api] ?? 0) + job.callsFor(span).least;
         if (Date.now() - lastWrite >= STATUS_EVERY_MS) {
@@ -132,14 +138,15 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
         }
       },
     });
+    ended = true;
     // A daemon stopping leaves the request running: the next start resumes it.
-    if (daemonStopping() && !cancelled) return;
+    if (daemonStopping() && !cancelled()) return;
     Object.assign(status, {
       points: outcome.points,
       failed: outcome.failed,
       setAside: outcome.setAside,
       refused: outcome.refused,
-      state: cancelled ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done',
+      state: cancelled() ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done',
       updatedAt: Date.now(),
     } satisfies Partial<BackfillStatus>);
     await writeStatus(dir, status);

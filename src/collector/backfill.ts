@@ -10,6 +10,8 @@ export interface BackfillRunOptions {
   onSpan?: (job: CollectJob, span: Span) => void;
   /** Asked before each span: true stops the backfill after the spans already under way (they are confirmed). */
   shouldStop?: () => boolean;
+  /** Stops it like shouldStop, and drops its calls still waiting for quota (a cancelled request). */
+  signal?: AbortSignal;
   concurrency?: number;
 }
 
@@ -20,13 +22,15 @@ export interface BackfillRunOptions {
  */
 export async function runBackfill(collector: Collector, plan: BackfillPlan, options: BackfillRunOptions = {}): Promise<PassResult[]> {
   const limit = pLimit(options.concurrency ?? 16);
+  const { signal } = options;
+  const stop = { shouldStop: () => options.shouldStop?.() === true || signal?.aborted === true, signal };
   const runJob = async (job: CollectJob, spans: Span[]): Promise<PassResult> => {
     const total: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
-    for (let i = 0; i < spans.length && !options.shouldStop?.(); i += SPANS_PER_PASS) {
+    for (let i = 0; i < spans.length && !stop.shouldStop(); i += SPANS_PER_PASS) {
       const chunk = spans.slice(i, i + SPANS_PER_PASS);
       // The pass collects what is still pending inside the chunk's range: never a window confirmed meanwhile.
       const range = { from: chunk[0]!.from, to: chunk[chunk.length - 1]!.to };
-      const r = await collector.runOnce(job, 'backfill', range, (span) => options.onSpan?.(job, span), options.shouldStop);
+      const r = await collector.runOnce(job, 'backfill', range, (span) => options.onSpan?.(job, span), stop);
       total.spans += r.spans;
       total.points += r.points;
       total.setAside += r.setAside;
@@ -63,7 +67,7 @@ export async function executeBackfill(collector: Collector, plan: BackfillPlan, 
     outcome.setAside += results.reduce((n, r) => n + r.setAside, 0);
     outcome.refused += results.reduce((n, r) => n + (r.refused ?? 0), 0);
     outcome.failed = results.filter((r) => r.error).map((r) => r.key);
-    if (options.shouldStop?.()) return { ...outcome, stopped: true };
+    if (options.shouldStop?.() || options.signal?.aborted) return { ...outcome, stopped: true };
     if (outcome.failed.length === 0 || results.every((r) => r.spans === 0)) break;
     const failed = new Set(outcome.failed);
     current = planBackfill(collector, plan.range, (job) => failed.has(job.key));

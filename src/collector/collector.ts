@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
-import { pendingSpans } from '../plan/pending.js';
+import { onceConfirmed, pendingSpans } from '../plan/pending.js';
 import type { Point } from '../points.js';
 import { SinkError } from '../sink/errors.js';
 import type { Sink } from '../sink/types.js';
@@ -114,12 +114,22 @@ export class Collector {
    * Collects what is missing of `job` in [range.from, range.to) (default: origin … newest collectable window). Single
    * flight per job: a request equal to the job's newest pass (same priority and range, no `onSpan` of its own) shares
    * that pass and its result; any other request waits for it to end, then runs its own pass — it never gets a result
-   * about another range or priority.
+   * about another range or priority. `stop` ends the pass early (see PassStop).
    */
-  runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, shouldStop?: () => boolean): Promise<PassResult> {
+  runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, stop: PassStop = {}) {
     const newest = this.running.get(job.key);
     if (newest && !onSpan && newest.priority === priority && sameRange(newest.range, range)) return newest.result;
-    return this.enqueue(job, priority, { range, onSpan, shouldStop });
+    const pass = this.enqueue(job, priority, { range, onSpan, ...stop });
+    const { signal } = stop;
+    if (!signal) return pass;
+    // Aborted while an earlier pass of the job still runs (a catch-up can take minutes): the caller is answered at
+    // once; the queued pass itself stays in line, so passes of the job still run one at a time, and starts no span.
+    const aborted = new Promise<PassResult>((resolve) => {
+      const answer = () => resolve({ key: job.key, spans: 0, points: 0, setAside: 0 });
+      if (signal.aborted) answer();
+      else signal.addEventListener('abort', answer, { once: true });
+    });
+    return Promise.race([pass, aborted]);
   }
 
   /** Runs a pass of `job` after its newest one (single flight). */
@@ -138,10 +148,10 @@ export class Collector {
   /**
    * The spans a pass would collect at `now` (default: the clock's now), for planning, progress and the missing-window
    * count. A report about a range planned earlier passes the planning time, so windows that only became collectable
-   * since then do not count as missing.
+   * since then do not count as missing. With `confirmedToo`: what it will collect once those spans are confirmed too.
    */
-  pending(job: CollectJob, range?: Span, now = this.deps.clock.now()): Span[] {
-    return pendingSpans(job, { ...this.deps, aside: this.aside }, now, range);
+  pending(job: CollectJob, range?: Span, now = this.deps.clock.now(), confirmedToo: readonly Span[] = []): Span[] {
+    return pendingSpans(job, onceConfirmed({ ...this.deps, aside: this.aside }, confirmedToo), now, range);
   }
 
   /**
@@ -153,9 +163,10 @@ export class Collector {
    * all later ones stay missing.
    */
   private async passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
-    const { range, onSpan, shouldStop } = how;
+    const { range, onSpan, shouldStop, signal } = how;
     const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
-    const http = this.deps.http.withGate(this.deps.limiters.gate(priority));
+    // The signal takes the pass's calls out of the limiter's queue (and its retries) the moment it aborts.
+    const http = this.deps.http.withGate(this.deps.limiters.gate(priority, signal ? { signal } : {}));
     let writing: { span: Span; done: Promise<void> } | undefined;
     let failure: { span: Span; err: unknown; writing?: true } | undefined;
     const settleWrite = async (): Promise<void> => {
@@ -166,7 +177,7 @@ export class Collector {
     };
     for (const span of this.pending(job, range)) {
       // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
-      if (this.stopping || shouldStop?.()) break;
+      if (this.stopping || shouldStop?.() || signal?.aborted) break;
       let collectError: unknown;
       const writePart = async (part: Point[]) => tally(result, part, await this.writePoints(part, job.key));
       const points = await job.collect(span, http, writePart).catch((err: unknown) => {
@@ -174,7 +185,7 @@ export class Collector {
         return undefined;
       });
       await settleWrite();
-      if (failure) break;
+      if (failure || (!points && signal?.aborted)) break;
       if (!points) {
         if (job.checkpointed && isSpanFault(collectError) && (await this.setAside(job, span, collectError))) {
           result.setAside++;
@@ -192,6 +203,7 @@ export class Collector {
       writing = { span, done };
     }
     await settleWrite();
+    if (failure && signal?.aborted) failure = undefined; // its calls were dropped by the abort: stopped, not failed
     if (failure) {
       result.error = describeError(failure.err);
       this.deps.telemetry.jobFailed(job.key, result.error);
@@ -322,11 +334,20 @@ export class Collector {
   }
 }
 
-/** How one pass runs: over `range` (default: what the job lacks), reporting each span, until `shouldStop`. */
-interface PassOptions {
+/**
+ * What ends a pass before its last span: `shouldStop`, asked before each span (spans under way finish and are
+ * confirmed), and `signal`, which also drops the pass's calls waiting for a quota slot or a retry (a cancelled backfill
+ * must not wait behind a catch-up's live calls).
+ */
+export interface PassStop {
+  shouldStop?: (() => boolean) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** How one pass runs: over `range` (default: what the job lacks), reporting each span, until it is stopped. */
+interface PassOptions extends PassStop {
   range?: Span | undefined;
   onSpan?: ((span: Span) => void) | undefined;
-  shouldStop?: (() => boolean) | undefined;
 }
 
 interface RunningPass {

@@ -37,6 +37,8 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 5 * 60_000;
 /** See Limiter.snapshot. */
 export interface LimiterSnapshot {
   queued: number;
+  /** Of the queued calls, those at backfill priority. */
+  queuedBackfill: number;
   inFlight: number;
   recentCompletions: number;
   retainedCompletions: number;
@@ -97,6 +99,7 @@ export class Limiter {
     const now = this.clock.now();
     return {
       queued: this.queue.size,
+      queuedBackfill: this.queue.sizeOf('backfill'),
       inFlight: this.window.inFlight,
       recentCompletions: this.window.recentCompletions(now),
       retainedCompletions: this.window.retained,

@@ -21,6 +21,10 @@ export class WaiterQueue {
     return this.lines.live.length + this.lines.backfill.length;
   }
 
+  sizeOf(priority: Priority): number {
+    return this.lines[priority].length;
+  }
+
   add(waiter: Waiter): void {
     const line = this.lines[waiter.priority];
     let i = line.length;

@@ -52,3 +52,20 @@ export function pendingSpans(job: CollectJob, state: PendingState, now: number, 
   const waiting = aside.waiting(job.key, now);
   return gaps.flatMap((gap) => subtractSpans(waiting, gap.from, gap.to)).flatMap((gap) => cutSpans(rule, gap.from, gap.to));
 }
+
+/**
+ * `state` as it will be once `spans` are confirmed as well (for every key): what a pass lacks after a backfill of them.
+ * A confirmed span older than a job's origin moves the origin back to it, and no gap is left after the origin.
+ */
+export function onceConfirmed(state: PendingState, spans: readonly Span[]): PendingState {
+  if (spans.length === 0) return state;
+  const { store } = state;
+  const merged = spans.reduce<Span[]>(mergeSpan, []);
+  return {
+    ...state,
+    store: {
+      confirmed: (key) => merged.reduce(mergeSpan, store.confirmed(key)),
+      missing: (key, from, to) => store.missing(key, from, to).flatMap((g) => subtractSpans(merged, g.from, g.to)),
+    },
+  };
+}

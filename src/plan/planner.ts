@@ -10,41 +10,85 @@ import { selects, type JobSelection } from './job-selection.js';
 /** Where the planner reads jobs and their pending spans: the Collector, so the plan is what a pass would do. */
 export interface PendingSource {
   readonly jobs: readonly CollectJob[];
-  pending(job: CollectJob, range?: Span): Span[];
+  /** With `confirmedToo`: what a pass of the job lacks once those spans are confirmed as well. */
+  pending(job: CollectJob, range?: Span, now?: number, confirmedToo?: readonly Span[]): Span[];
 }
 
-export interface BackfillPlan {
+/** What spans cost per API: the least and the most calls (SpanCalls), and the APIs whose paging can add calls. */
+export interface PlannedCalls {
+  calls: Partial<Record<ApiName, number>>;
+  callsMost: Partial<Record<ApiName, number>>;
+  pagingMayAdd: ApiName[];
+}
+
+/**
+ * The gap collection fills after the backfill, with calls the plan does not count: no gap is left after a job's first
+ * confirmed span (pendingSpans), so a backfill older than a job's origin moves the origin back to it, and the windows
+ * between the range and the old origin (within `state.horizon`) become pending for the daemon's next pass.
+ */
+export interface GapFill extends PlannedCalls {
+  from: number;
+  to: number;
+  spans: number;
+}
+
+/**
+ * `calls`: the least calls per API, spans × calls per span (the pages of reads whose length is known included);
+ * `callsMost`: the most while the groups per bucket are as paging knows them (SpanCalls.most) — the run lands in
+ * between; `pagingMayAdd`: APIs whose reads are paged by rows not known in advance (more groups add calls).
+ */
+export interface BackfillPlan extends PlannedCalls {
   range: Span;
   jobs: Array<{ job: CollectJob; spans: Span[] }>;
-  /** The least calls per API: spans × calls per span, the pages of reads whose length is known included. */
-  calls: Partial<Record<ApiName, number>>;
-  /** APIs whose reads are paged by rows not known in advance: paging can add calls to their count. */
-  pagingMayAdd: ApiName[];
   spans: number;
+  /** The gap collection fills afterwards (undefined: none). */
+  fillAfter: GapFill | undefined;
 }
 
 /** The checkpointed jobs `selection` selects (all when empty; the rule: job-selection.ts), and their missing spans. */
 export function planBackfill(source: PendingSource, range: Span, selection: JobSelection = []): BackfillPlan {
   const selected = source.jobs.filter((j) => selects(selection, j));
   const jobs = selected.map((job) => ({ job, spans: source.pending(job, range) }));
-  const { calls, pagingMayAdd } = callsOf(jobs);
-  return { range, jobs, calls, pagingMayAdd, spans: jobs.reduce((n, j) => n + j.spans.length, 0) };
+  const spans = jobs.reduce((n, j) => n + j.spans.length, 0);
+  return { range, jobs, ...callsOf(jobs), spans, fillAfter: gapFill(source, jobs) };
 }
 
-/** The least calls per API that `spans` of each job cost, and the APIs whose paging can add to them. */
-export function callsOf(
-  jobs: ReadonlyArray<{ job: CollectJob; spans: readonly Span[] }>,
-): Pick<BackfillPlan, 'calls' | 'pagingMayAdd'> {
+/** The least and most calls per API that `spans` of each job cost, and the APIs whose paging can add to them. */
+export function callsOf(jobs: ReadonlyArray<{ job: CollectJob; spans: readonly Span[] }>): PlannedCalls {
   const calls: Partial<Record<ApiName, number>> = {};
+  const callsMost: Partial<Record<ApiName, number>> = {};
   const paged = new Set<ApiName>();
   for (const { job, spans } of jobs) {
     for (const span of spans) {
       const cost = job.callsFor(span);
       calls[job.api] = (calls[job.api] ?? 0) + cost.least;
+      callsMost[job.api] = (callsMost[job.api] ?? 0) + cost.most;
       if (cost.paged) paged.add(job.api);
     }
   }
-  return { calls, pagingMayAdd: [...paged] };
+  return { calls, callsMost, pagingMayAdd: [...paged] };
+}
+
+/** The spans each job lacks once the backfill is confirmed that it does not lack now (GapFill). */
+function gapFill(source: PendingSource, jobs: ReadonlyArray<{ job: CollectJob; spans: Span[] }>): GapFill | undefined {
+  const fills = jobs.map(({ job, spans }) => {
+    if (spans.length === 0) return { job, spans: [] };
+    return { job, spans: outside(source.pending(job, undefined, undefined, spans), source.pending(job)) };
+  });
+  const all = fills.flatMap((f) => f.spans);
+  if (all.length === 0) return undefined;
+  const from = all.reduce((min, s) => Math.min(min, s.from), Infinity);
+  const to = all.reduce((max, s) => Math.max(max, s.to), -Infinity);
+  return { from, to, spans: all.length, ...callsOf(fills) };
+}
+
+/** The spans of `spans` that overlap none of `others` (both oldest first, as pending returns them). */
+function outside(spans: readonly Span[], others: readonly Span[]): Span[] {
+  let i = 0;
+  return spans.filter((s) => {
+    while (i < others.length && others[i]!.to <= s.from) i++;
+    return i >= others.length || others[i]!.from >= s.to;
+  });
 }
 
 /**

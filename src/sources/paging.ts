@@ -107,34 +107,35 @@ export async function collectPages<P extends Page>(
 }
 
 /** A read that is one call whatever it returns. */
-export const SINGLE_CALL: SpanCalls = { least: 1, paged: false };
+export const SINGLE_CALL: SpanCalls = { least: 1, most: 1, paged: false };
 
 /**
- * A paged read of groups not known in advance (walkPages): one call at least; paging can add calls (more groups than
- * the limit, or the page that checks a page as large as any seen is not a capped one).
+ * A paged read of groups not known in advance (walkPages): a page, and the page that checks it was not capped; more
+ * when a bucket has more groups than a page holds.
  */
-export const GROUPED_CALLS: SpanCalls = { least: 1, paged: true };
+export const GROUPED_CALLS: SpanCalls = { least: 1, most: 2, paged: true };
 
 /**
- * The calls a read of groups is expected to take (walkPages), from what the server answered before: `rows`, the
- * groups of its fullest bucket last time (undefined: never read), the API's largest page `largest`, and the `limit`.
- * Full pages of `limit`, then the short (or empty) page that ends it — plus the page that checks a short page as
- * large as any the API served was not capped (when it ties `largest`; with nothing known yet, any page does).
+ * The calls a read of groups takes (walkPages), from what the server answered before: `rows`, the groups of its
+ * fullest bucket last time (undefined: never read), the API's largest page `largest` so far, and the `limit`. Full
+ * pages of `limit`, then the short (or empty) page that ends it — plus the page that checks a short page as large as
+ * any the API served was not capped. `largest` only grows during a run, so a read below it now is never checked,
+ * while one that ties or exceeds it is checked unless another read serves a larger page first: one call either way.
  * With the server's cap stated (`serverMaxLimit`), `limit` is cut to it and no page is checked.
- * A forecast: groups that appear or vanish since change it by a page.
+ * Exact while the groups stay as paging last saw them (unknown: at most a page); groups that appear add pages.
  */
 export function groupedCalls(rows: number | undefined, largest: number, wanted: number, serverMaxLimit?: number): SpanCalls {
   const capKnown = serverMaxLimit !== undefined;
-  if (rows === undefined) return { least: largest === 0 && !capKnown ? 2 : 1, paged: true };
+  if (rows === undefined) return GROUPED_CALLS;
   const limit = capKnown ? Math.min(wanted, serverMaxLimit) : wanted;
-  const full = Math.floor(rows / limit);
-  const check = !capKnown && full === 0 && rows > 0 && rows >= largest ? 1 : 0;
-  return { least: full + 1 + check, paged: true };
+  const pages = Math.floor(rows / limit) + 1;
+  const mayCheck = !capKnown && pages === 1 && rows > 0 && rows >= largest;
+  return { least: pages, most: pages + (mayCheck ? 1 : 0), paged: true };
 }
 
 /**
- * The calls grouped read `key` of `api` is expected to take at `limit` (groupedCalls, from what `paging` learnt of the
- * server and of this read), or GROUPED_CALLS when nothing is known of them (no paging state, no key).
+ * The calls grouped read `key` of `api` takes at `limit` (groupedCalls, from what `paging` learnt of the server and
+ * of this read), or GROUPED_CALLS when nothing is known of them (no paging state, no key).
  */
 export function forecastGroupedCalls(paging: ServerPaging | undefined, api: ApiName, key: string | undefined, limit: number): SpanCalls {
   if (!paging || key === undefined) return GROUPED_CALLS;
@@ -143,7 +144,8 @@ export function forecastGroupedCalls(paging: ServerPaging | undefined, api: ApiN
 
 /** A read whose rows the request fixes (`knownRows` of walkPages): exactly its pages, none to look for more. */
 export function knownRowsCalls(knownRows: number, pageSize = PAGE_SIZE): SpanCalls {
-  return { least: Math.max(1, Math.ceil(knownRows / pageSize)), paged: false };
+  const pages = Math.max(1, Math.ceil(knownRows / pageSize));
+  return { least: pages, most: pages, paged: false };
 }
 
 /** A flat list (e.g. the buckets of statistic `/times`). */

@@ -12,7 +12,12 @@ export type { Span } from '../state/spans.js';
 export interface SpanCalls {
   /** Calls it takes at least: one, or the pages of a list whose length is known (statistic buckets). */
   least: number;
-  /** Paging can add calls: how many rows come back is not known before the answer. */
+  /**
+   * Calls it takes at most while its buckets have the groups paging knows of (at most a page when none is known):
+   * a paged read's check page (see walkPages) is paid or not depending on what the API served before it.
+   */
+  most: number;
+  /** Paging can add calls beyond `most`: how many rows come back is not known before the answer. */
   paged: boolean;
 }
 

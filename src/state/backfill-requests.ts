@@ -27,11 +27,28 @@ export interface PlannedJob {
   spans: number;
 }
 
+export interface PlannedGapFill {
+  from: number;
+  to: number;
+  spans: number;
+  calls: Partial<Record<ApiName, number>>;
+  callsMost: Partial<Record<ApiName, number>>;
+}
+
 export interface BackfillStatus {
   id: string;
   /** `planned`: a dry run's answer; `running`; then one of `done`, `incomplete` (failed jobs or set-aside spans), `cancelled`. */
   state: 'planned' | 'running' | 'done' | 'incomplete' | 'cancelled';
-  plan: { jobs: PlannedJob[]; calls: Partial<Record<ApiName, number>>; pagingMayAdd: ApiName[]; spans: number };
+  plan: {
+    jobs: PlannedJob[];
+    calls: Partial<Record<ApiName, number>>;
+    /** Absent in a status of a daemon older than it: then `calls` is all that is known. */
+    callsMost?: Partial<Record<ApiName, number>>;
+    pagingMayAdd: ApiName[];
+    spans: number;
+    /** The gap collection fills afterwards (planner.ts GapFill), when the backfill reaches before a job's origin. */
+    fillAfter?: PlannedGapFill;
+  };
   spansDone: number;
   points: number;
   /** Calls made for this backfill, per API (the daemon's live calls not included). */

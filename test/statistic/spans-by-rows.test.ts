@@ -20,7 +20,7 @@ describe('statistic spans sized by rows', () => {
     const total = jobsOf([account]).find((j) => j.key === `statistic/${account}/total`)!;
     expect(total.rule.maxSpanMs).toBe(1000 * 5 * MINUTE);
     const span = { from: to - total.rule.maxSpanMs, to };
-    expect(total.callsFor(span)).toEqual({ least: 1, paged: false });
+    expect(total.callsFor(span)).toEqual({ least: 1, most: 1, paged: false });
     const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
     const before = calls();
     const points = await total.collect(span, http);
@@ -48,7 +48,7 @@ describe('statistic spans sized by rows', () => {
   it('with two accounts the totals of a week are one /times/accounts call for both', async () => {
     const shared = jobsOf(s.sim.accounts.slice(0, 2)).find((j) => j.key === 'statistic/*/total')!;
     const span = { from: to - 7 * DAY, to };
-    expect(shared.callsFor(span)).toEqual({ least: 1, paged: true });
+    expect(shared.callsFor(span)).toEqual({ least: 1, most: 2, paged: true });
     const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
     const before = calls();
     const points = await shared.collect(span, http);

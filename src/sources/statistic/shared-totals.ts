@@ -14,11 +14,12 @@ export const SHARED_TOTALS_KEY = 'statistic/*/total';
 /**
  * Calls one span of `/times/accounts` takes: a page per `limit` accounts (the limit applies to the accounts of each
  * bucket: the page size, lowered for a wide span by the row budget, see bucketLimit), so one call for up to `limit`
- * accounts. The read stops once every bucket listed every member; an idle member (no row in a bucket) or a token with
- * more accounts than the members can add a page.
+ * accounts. The read stops once every bucket listed every member; an idle member (no row in a bucket) costs the page
+ * that checks the last one (walkPages), and a token with more accounts than a page holds can add pages.
  */
 export function sharedTotalsCalls(members: number, limit: number): SpanCalls {
-  return { least: Math.max(1, Math.ceil(members / limit)), paged: true };
+  const pages = Math.max(1, Math.ceil(members / limit));
+  return { least: pages, most: pages + 1, paged: true };
 }
 
 /**

@@ -57,7 +57,7 @@ export function viewsCalls(r: Omit<ViewsRead, 'http' | 'client'>, span: Span): S
   const buckets = bucketsOf(r, span).length;
   const limit = r.shape.flat ? r.pageSize : bucketLimit(buckets, r.pageSize, r.rowBudget);
   const one = r.grouping === 'total' ? SINGLE_CALL : forecastGroupedCalls(r.paging, 'streamstat', r.key, limit);
-  return r.shape.flat ? { ...one, least: one.least * buckets } : one;
+  return r.shape.flat ? { ...one, least: one.least * buckets, most: one.most * buckets } : one;
 }
 
 function bucketsOf(r: Pick<ViewsRead, 'granularity'>, span: Span): Span[] {

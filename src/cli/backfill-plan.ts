@@ -1,0 +1,57 @@
+import { formatDuration } from '../collector/backfill-eta.js';
+import type { CollectorConfig } from '../config/schema.js';
+import { estimateDuration } from '../plan/planner.js';
+import { perApi, type ApiName } from '../spec/apis.js';
+import type { BackfillStatus } from '../state/backfill-requests.js';
+
+// The plan of `backfill --dry-run` as it is printed (text or JSON).
+
+type Plan = BackfillStatus['plan'];
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The configured quotas, as the planner and the ETA take them. */
+export const quotasOf = (config: CollectorConfig) =>
+  perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period }));
+
+export function printPlan(
+  plan: Plan,
+  range: { from: number; to: number },
+  config: CollectorConfig,
+  notes: string[],
+  json: boolean,
+): void {
+  const minimumDurationSec = Math.round(estimateDuration(plan.calls, quotasOf(config)) / 1000);
+  const most = plan.callsMost ?? plan.calls;
+  const gap = plan.fillAfter;
+  const fillAfter = gap && { ...gap, from: iso(gap.from), to: iso(gap.to) };
+  const { jobs, calls, pagingMayAdd } = plan;
+  const [from, to] = [iso(range.from), iso(range.to)];
+  const summary = { from, to, jobs, calls, callsMost: most, pagingMayAdd, minimumDurationSec, fillAfter, notes };
+  if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
+  const callsPerApi = Object.entries(calls) as Array<[ApiName, number]>;
+  for (const [api, n] of callsPerApi) lines.push(`  ${api}: ${callsText(n, most[api])} calls`);
+  if (pagingMayAdd.length > 0) {
+    const apis = pagingMayAdd.join(', ');
+    lines.push(`  (${apis}: more only where a bucket has more groups than paging saw before: a call a page)`);
+  }
+  const least = formatDuration(minimumDurationSec * 1000);
+  lines.push(`  at least ${minimumDurationSec} s (${least}) under the configured quotas`);
+  if (gap) {
+    const gapPerApi = Object.entries(gap.calls) as Array<[ApiName, number]>;
+    const gapCalls = gapPerApi.map(([api, n]) => `${api} ${callsText(n, gap.callsMost[api])}`).join(', ');
+    const fills = `${iso(gap.from)} → ${iso(gap.to)}`;
+    lines.push(
+      `  afterwards: collection fills ${fills} as well, ${gap.spans} spans, calls: ${gapCalls}:`,
+      "    no gap is left after a job's first confirmed span, and this range reaches before it (README: Backfill)",
+    );
+  }
+  for (const note of notes) lines.push(`  note: ${note}`);
+  const none = '  0 spans: every window in the range is collected already, or cut by the notes above';
+  if (plan.spans === 0) lines.push(none);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** `576`, or `28–56` when the run lands between the least and the most calls. */
+const callsText = (least: number, most = least) => (most === least ? `${least}` : `${least}–${most}`);

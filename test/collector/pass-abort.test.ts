@@ -1,0 +1,50 @@
+/**
+ * A backfill pass whose signal aborts while the job's previous pass (a live catch-up) still runs: the caller is
+ * answered at once instead of after the catch-up, and the pass, still queued behind it, starts no span; passes of the
+ * job stay one at a time.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import type { Sink } from '../../src/sink/types.js';
+import { CheckpointStore } from '../../src/state/checkpoints.js';
+import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { fakeJob, MIN, offlineCollector, T0 } from '../helpers/fake-job.js';
+
+describe('a pass aborted while it waits for the job’s previous pass', () => {
+  it('resolves at the abort, and starts no span once the previous pass ends', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const read: number[] = [];
+    const job = fakeJob(async (i) => {
+      read.push(i);
+      await held;
+      return 1;
+    });
+    const write = async (points: readonly unknown[]) => ({ written: points.length, rejected: 0 });
+    const sink: Sink = { name: 'ok', write, flush: async () => {}, close: async () => {} };
+    const clock = new ManualClock(T0 + 4 * MIN);
+    const store = await CheckpointStore.open(mkdtempSync(join(tmpdir(), 'pass-abort-')));
+    const telemetry = new Telemetry({ clock });
+    const horizon = { horizonMs: 60 * MIN, initialLookbackMs: 2 * MIN };
+    const collector = offlineCollector({ jobs: [job], sink, store, telemetry, clock, ...horizon });
+    try {
+      const live = collector.tick(); // spans 2 and 3, held at the first
+      const cancel = new AbortController();
+      const range = { from: T0, to: T0 + 2 * MIN };
+      const backfill = collector.runOnce(job, 'backfill', range, undefined, { signal: cancel.signal });
+      cancel.abort();
+      expect(await backfill).toEqual({ key: job.key, spans: 0, points: 0, setAside: 0 });
+      expect(read).toEqual([2]);
+      release();
+      expect((await live)[0]).toMatchObject({ spans: 2 });
+      await collector.settled([job]);
+      expect(read).toEqual([2, 3]); // the backfill's spans 0 and 1 were never read
+      expect(store.confirmed(job.key)).toEqual([{ from: T0 + 2 * MIN, to: T0 + 4 * MIN }]);
+    } finally {
+      await store.close();
+    }
+  });
+});
