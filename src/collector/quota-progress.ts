@@ -1,4 +1,5 @@
-import { Presets, SingleBar } from 'cli-progress';
+import { createRequire } from 'node:module';
+import type * as CliProgress from 'cli-progress';
 import type { LimiterSet } from '../limit/index.js';
 import type { LimiterEvent } from '../limit/types.js';
 import { callsOf, estimateDuration } from '../plan/planner.js';
@@ -26,7 +27,7 @@ export interface QuotaProgressOptions {
 export class QuotaProgress {
   private readonly done = new Map<ApiName, number>();
   private readonly timer: NodeJS.Timeout;
-  private bar: SingleBar | undefined;
+  private bar: CliProgress.SingleBar | undefined;
 
   constructor(private readonly opts: QuotaProgressOptions) {
     this.timer = setInterval(() => this.render(), opts.tty ? 1_000 : opts.everyMs);
@@ -69,6 +70,8 @@ export class QuotaProgress {
     const done = [...this.done.values()].reduce((a, b) => a + b, 0);
     const text = waiting.length === 0 ? 'calling' : `waiting for quota: ${waiting.map((w) => `${w.api} ~${formatDuration(w.leftMs)}`).join(', ')}`;
     if (!this.bar) {
+      // Loaded for a terminal only: a daemon or a piped run never draws a bar.
+      const { Presets, SingleBar } = createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
       this.bar = new SingleBar({ format: 'calls [{bar}] {value}/{total} | {text}', hideCursor: true }, Presets.shades_classic);
       this.bar.start(total, done, { text });
     } else this.bar.update(done, { text });
