@@ -1,9 +1,6 @@
 import { ParameterError } from '../errors.js';
-import * as dvr from '../sources/dvr/settings.js';
-import * as metrics from '../sources/metrics/settings.js';
+import { SOURCES } from '../sources/index.js';
 import { reason, unique } from '../sources/settings.js';
-import * as statistic from '../sources/statistic/settings.js';
-import * as streamstat from '../sources/streamstat/settings.js';
 import { MINUTE } from '../time.js';
 import { ConfigError, type ConfigProblem } from './loader.js';
 import { checkStateDir } from './paths.js';
@@ -18,10 +15,7 @@ export function checkConfig(config: CollectorConfig): void {
   const problems: ConfigProblem[] = [];
   const rule = (check: () => void, prefix = '') => problems.push(...problemsOf(check, prefix));
   const { jobs } = config;
-  rule(() => metrics.check(jobs.metrics), 'jobs.metrics.');
-  rule(() => statistic.check(jobs.statistic), 'jobs.statistic.');
-  rule(() => streamstat.check(jobs.streamstat), 'jobs.streamstat.');
-  rule(() => dvr.check(jobs.dvr), 'jobs.dvr.');
+  for (const source of SOURCES) rule(() => source.settings.check(jobs[source.name]), `jobs.${source.name}.`);
   const jobsValid = problems.length === 0;
   const { accounts } = config;
   if (accounts !== 'auto') rule(() => unique('accounts', accounts));
@@ -29,12 +23,7 @@ export function checkConfig(config: CollectorConfig): void {
   // A horizon shorter than a job's delay plus one window ends before the newest collectable window: nothing is
   // ever collected, silently. (Only judged on valid job settings: a job's reach is computed from them.)
   if (jobsValid) {
-    const reach: Array<[string, number | undefined]> = [
-      ['jobs.metrics', metrics.reachMs(jobs.metrics)],
-      ['jobs.statistic', statistic.reachMs(jobs.statistic)],
-      ['jobs.streamstat', streamstat.reachMs(jobs.streamstat)],
-      ['jobs.dvr', dvr.reachMs()],
-    ];
+    const reach = SOURCES.map(({ name, settings }) => [`jobs.${name}`, settings.reachMs(jobs[name])] as const);
     const short = reach.find(([, ms]) => ms !== undefined && config.state.horizon < ms);
     if (short) {
       const [job, ms] = short;

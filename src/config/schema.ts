@@ -4,10 +4,7 @@ import { perApi, type ApiDescriptor } from '../spec/apis.js';
 import { DEFAULT_LOGIN_BODY, LOGIN_BODY_FORMATS } from '../spec/login.js';
 import { MINUTE } from '../time.js';
 import { DEFAULT_GZIP_MIN_BYTES } from '../sink/types.js';
-import * as dvr from '../sources/dvr/settings.js';
-import * as metrics from '../sources/metrics/settings.js';
-import * as statistic from '../sources/statistic/settings.js';
-import * as streamstat from '../sources/streamstat/settings.js';
+import { SETTINGS_SCHEMAS } from '../sources/index.js';
 import * as verify from '../verify/settings.js';
 import { duration, durationText } from './duration.js';
 import { httpUrl, listenHost } from './fields.js';
@@ -15,7 +12,8 @@ import { httpUrl, listenHost } from './fields.js';
 /**
  * The collector's configuration: the one source of truth for validation, defaults and the reference in
  * docs/configuration.md (generated from the `.describe()` texts). Unknown keys are errors (`.strict()`), so a typo never
- * silently falls back to a default. Each source owns its `jobs.<api>` section (src/sources/<api>/settings.ts).
+ * silently falls back to a default. Each source owns its `jobs.<api>` section (src/sources/<api>/settings.ts); the
+ * sources' list (src/sources/index.ts) composes them.
  */
 const quota = z
   .object({
@@ -163,12 +161,7 @@ export const configSchema = z
       .default({})
       .describe('per token: the limiter never exceeds them in any sliding window'),
     jobs: z
-      .object({
-        metrics: metrics.schema,
-        statistic: statistic.schema,
-        streamstat: streamstat.schema,
-        dvr: dvr.schema,
-      })
+      .object(SETTINGS_SCHEMAS)
       .strict()
       .default({})
       .describe('what to collect and when'),

@@ -1,3 +1,4 @@
+import { SOURCES } from '../sources/index.js';
 import type { CollectorConfig } from './schema.js';
 
 /**
@@ -45,13 +46,14 @@ export function readShard(text: string): Shard | undefined {
 }
 
 /**
- * The config narrowed to one shard: its accounts, and the DVR streams of those accounts (a stream belongs to the
- * shard of its account, so no two instances snapshot the same stream). The result may have no account left.
+ * The config narrowed to one shard: its accounts, and what the sources' settings name with an account (DVR streams:
+ * see each source's `narrow`). The result may have no account left.
  * `accounts: auto` stays auto: discovery keeps the accounts of the shard (inShard) as it finds them.
  */
 export function narrowToShard(config: CollectorConfig, shard: Shard): CollectorConfig {
   const mine = (account: string) => inShard(account, shard);
   const accounts = config.accounts === 'auto' ? 'auto' : config.accounts.filter(mine);
-  const streams = config.jobs.dvr.streams.filter((s) => mine(s.account));
-  return { ...config, accounts, jobs: { ...config.jobs, dvr: { ...config.jobs.dvr, streams } } };
+  const jobs = { ...config.jobs };
+  for (const { name, narrow } of SOURCES) if (narrow) Object.assign(jobs, { [name]: narrow(jobs[name], mine) });
+  return { ...config, accounts, jobs };
 }

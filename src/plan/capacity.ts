@@ -3,6 +3,7 @@
  * — once caught up, every pass reads what became collectable since the one before — against the calls it may make.
  * Work that needs more never keeps up; `run` and `run --check` say so with these numbers.
  */
+import { sourceOf } from '../sources/index.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { ApiName, QuotaRule } from '../spec/apis.js';
 import { floorTo } from '../time.js';
@@ -14,7 +15,7 @@ export interface ApiDemand {
   quota: QuotaRule;
   /** needed ÷ quota.calls: above 1 the API cannot keep up. */
   ratio: number;
-  /** DVR: snapshots of the streams, `needed` being one per stream and interval. */
+  /** A source of snapshots (DVR): its streams, `needed` being one per stream and interval. */
   snapshots?: { streams: number; intervalMs: number };
 }
 
@@ -43,7 +44,8 @@ export function quotaDemand(jobs: readonly CollectJob[], quotas: Partial<Record<
     const gap = options.passGapMs?.(api);
     const needed = apiJobs.reduce((n, job) => n + callsPerPeriod(job, quota.periodMs, gap, options.now), 0);
     const demand: ApiDemand = { api, needed, quota, ratio: needed / quota.calls };
-    if (api === 'dvr') demand.snapshots = { streams: apiJobs.length, intervalMs: snapshotGapMs(apiJobs[0]!, gap) };
+    const streams = apiJobs.length;
+    if (sourceOf(api).snapshots) demand.snapshots = { streams, intervalMs: snapshotGapMs(apiJobs[0]!, gap) };
     out.push(demand);
   }
   return out;

@@ -1,10 +1,8 @@
 import { ParameterError } from '../errors.js';
 
 /**
- * Each source owns its settings, as a Telegraf plug-in owns its config struct: `src/sources/<api>/settings.ts` exports
- * `schema` (the zod object of `jobs.<api>`: fields, defaults and the texts of docs/configuration.md), `check` (the
- * rules beyond shapes; a ParameterError names the field inside the section) and `reachMs`. config/schema.ts composes
- * the schemas, config/rules.ts runs the checks and adds the rules that span sources.
+ * Helpers of the sources' settings modules (what one holds: SourceSettings in source.ts). config/schema.ts composes
+ * their schemas from the list of sources, config/rules.ts runs their checks and adds the rules that span sources.
  */
 
 /** Runs `check`; a ParameterError from it is re-labelled as the settings field `field`, its message kept. */

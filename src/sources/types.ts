@@ -4,6 +4,8 @@ import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 import type { WindowRule } from '../plan/windows.js';
 import type { Span } from '../state/spans.js';
+import type { DvrRecordingStore } from '../state/dvr-recordings.js';
+import type { DvrTurnsRule } from './dvr/turns.js';
 import type { StreamstatShape } from './streamstat/shape.js';
 
 export type { Span } from '../state/spans.js';
@@ -78,4 +80,10 @@ export interface JobContext {
   statisticAccounts?: Set<string>;
   /** Whether stream views answer in buckets, learnt once for the whole runtime (default: one per call of the job builder). */
   streamstatShape?: StreamstatShape;
+  /** DVR recordings' identities, shared by every stream of the runtime (default: a fresh memory per job builder). */
+  dvrRecordings?: DvrRecordingStore;
+  /** `output.overwrites`: false where the database keeps every sample (points rewritten with new values are not). */
+  overwrites?: boolean | undefined;
+  /** Config `quotas`: DVR streams take turns when they need more snapshots than the DVR quota allows. */
+  quotas?: { dvr?: DvrTurnsRule['quota'] } | undefined;
 }

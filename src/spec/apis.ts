@@ -8,8 +8,9 @@ export interface QuotaRule {
 
 /**
  * What the spec (or, where it is silent, our choice) says about one API. Every list or map of APIs in the code —
- * limiters, schedules, simulator routes and stats, CLI flags, config sections, telemetry — derives from these.
- * Adding an API: one entry here and one folder under src/sources/ (and a route of the simulator).
+ * limiters, schedules, simulator stats, CLI flags, config sections, telemetry — derives from these names; the
+ * collector's side of an API is its source (src/sources/index.ts lists them, a test holds them to these names).
+ * Adding an API: one entry here, one folder under src/sources/ and its entry in that list, a route of the simulator.
  */
 export interface ApiDescriptor {
   /** Human name, as the config reference and help texts show it. */

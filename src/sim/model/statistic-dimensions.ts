@@ -1,3 +1,12 @@
+import {
+  GROUPING_KEY,
+  STATISTIC_GROUPINGS,
+  STATISTIC_KEYS,
+  type FilterName,
+  type GroupingKey,
+  type RequestKey,
+  type StatisticGrouping,
+} from '../../spec/statistic.js';
 import { splitInteger, unit } from './rng.js';
 import { BROWSERS, PLATFORMS } from './views.js';
 import type { World } from './world.js';
@@ -7,12 +16,27 @@ import type { World } from './world.js';
  * weights (deterministic from seed and account). A filter takes one value's share; a grouping splits into all shares
  * with splitInteger, so the groups always add up exactly to the (filtered) total they split.
  */
-export type Dimension = 'country' | 'region' | 'browser' | 'platform' | 'referrer' | 'code' | 'custom' | 'path';
-/** Filters apply in this fixed order (region after country, so a country filter narrows the region split). */
-export const DIMENSIONS: readonly Dimension[] = ['country', 'region', 'browser', 'platform', 'referrer', 'code', 'custom', 'path'];
+export type Dimension = Extract<RequestKey, FilterName>;
+/**
+ * Filters apply in this fixed order (region after country, so a country filter narrows the region split). A record, so
+ * that a key the spec's table adds to the request's keys is a type error here until it has its place.
+ */
+const FILTER_ORDER: Record<Dimension, number> = {
+  country: 0,
+  region: 1,
+  browser: 2,
+  platform: 3,
+  referrer: 4,
+  code: 5,
+  custom: 6,
+  path: 7,
+};
+export const DIMENSIONS = (Object.keys(FILTER_ORDER) as Dimension[]).sort((a, b) => FILTER_ORDER[a] - FILTER_ORDER[b]);
 export type DimensionFilters = Partial<Record<Dimension, string>>;
-/** Groupings that split by a dimension; `regions` splits by (country, region). */
-export type DimensionGrouping = 'countries' | 'regions' | 'browsers' | 'platforms' | 'referrers' | 'codes' | 'customs' | 'paths';
+/** Groupings whose groups a dimension tells apart; `regions` splits by (country, region). */
+export type DimensionGrouping = {
+  [G in StatisticGrouping]: GroupingKey<G> extends Dimension ? G : never;
+}[StatisticGrouping];
 
 /** The additive quantities of a selection; ratios and peaks derive from them. */
 export interface Amounts {
@@ -93,16 +117,11 @@ const BASE_WEIGHTS: Record<Exclude<Dimension, 'country' | 'region'>, readonly nu
   path: [10, 25, 35, 15, 10, 5],
 };
 
-export const GROUPING_DIMENSION: Record<DimensionGrouping, Dimension> = {
-  countries: 'country',
-  regions: 'region',
-  browsers: 'browser',
-  platforms: 'platform',
-  referrers: 'referrer',
-  codes: 'code',
-  customs: 'custom',
-  paths: 'path',
-};
+const isDimension = (key: string): key is Dimension => Object.hasOwn(FILTER_ORDER, key);
+
+export const GROUPING_DIMENSION = Object.fromEntries(
+  STATISTIC_GROUPINGS.flatMap((g) => (isDimension(GROUPING_KEY[g]) ? [[g, GROUPING_KEY[g]]] : [])),
+) as Record<DimensionGrouping, Dimension>;
 
 interface Split {
   keys: string[];
@@ -197,9 +216,9 @@ export function dimensionRowKeys(grouping: DimensionGrouping, key: string, langu
       const r = c?.regions.find((x) => x.code === key);
       return { country: c?.code ?? '', region: key, country_name: c?.names[language] ?? '', region_name: r?.names[language] ?? '' };
     }
-    case 'codes':
-      return { code: Number(key) };
-    default:
-      return { [GROUPING_DIMENSION[grouping]]: key };
+    default: {
+      const dimension = GROUPING_DIMENSION[grouping];
+      return { [dimension]: STATISTIC_KEYS[dimension].type === 'integer' ? Number(key) : key };
+    }
   }
 }

@@ -153,7 +153,7 @@ function parseFields(text: string | undefined): StatisticField[] | undefined {
 function parseSort(text: string | undefined, grouping: StatisticGrouping | undefined): StatisticRequest['sort'] | null {
   if (text === undefined) return undefined;
   const match = /^([+-]?)([a-z_]+)$/.exec(text);
-  const keys = [...STATISTIC_FIELDS, ...(grouping ? GROUPING_KEYS[grouping] : [])];
+  const keys: readonly string[] = [...STATISTIC_FIELDS, ...(grouping ? GROUPING_KEYS[grouping] : [])];
   if (!match || !keys.includes(match[2]!)) return null;
   return { raw: text, key: match[2]!, descending: match[1] === '-' };
 }

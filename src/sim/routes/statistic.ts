@@ -1,9 +1,16 @@
 import { DateTime } from 'luxon';
 import { bucketSpans } from '../../spec/granularity.js';
 import { APIS } from '../../spec/apis.js';
-import type { StatisticGrouping } from '../../spec/statistic.js';
+import { STATISTIC_KEYS, type StatisticGrouping, type StatisticKey } from '../../spec/statistic.js';
 import { errorBody } from '../error-body.js';
-import { dimensionRowKeys, GROUPING_DIMENSION, type DimensionFilters, type DimensionGrouping, type Language } from '../model/statistic-dimensions.js';
+import {
+  dimensionRowKeys,
+  DIMENSIONS,
+  GROUPING_DIMENSION,
+  type DimensionFilters,
+  type DimensionGrouping,
+  type Language,
+} from '../model/statistic-dimensions.js';
 import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
 import { groupSeries, statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
 import { visibleShare } from '../model/views.js';
@@ -64,7 +71,7 @@ function respond(
   const grouped = groupSeries(ctx.world, series, filters, stat);
   const compute = (from: number, to: number) => statValues(grouped, from, to);
   const rowsOf = (values: Map<string, StatValues>) => rows(r, grouping!, values, ctx, language, paging);
-  const echoed = { ...r.filters, ...(r.filters.code !== undefined ? { code: Number(r.filters.code) } : {}) };
+  const echoed = Object.fromEntries(Object.entries(r.filters).map(([key, value]) => [key, echoOf(key, value)]));
   const envelope = { start: show(r.start), end: show(r.end), account: null, ...echoed };
   if (!times) {
     const values = compute(r.start, r.end);
@@ -96,9 +103,13 @@ function selectUnits(r: StatisticRequest, tokenAccounts: readonly string[], ctx:
     .flatMap((a) => a.resources.filter(matches).map((resource) => ({ key: keyOf(a.name, resource), account: a.name, resource })));
 }
 
+/** A filter as echoed: integer keys (`code`) as numbers, as the spec's examples show them. */
+function echoOf(key: string, value: string | undefined): string | number | undefined {
+  return value !== undefined && STATISTIC_KEYS[key as StatisticKey].type === 'integer' ? Number(value) : value;
+}
+
 function dimensionFilters(r: StatisticRequest): DimensionFilters {
-  const { country, region, browser, platform, referrer, code, custom, path } = r.filters;
-  return { country, region, browser, platform, referrer, code, custom, path };
+  return Object.fromEntries(DIMENSIONS.map((dimension) => [dimension, r.filters[dimension]]));
 }
 
 function statGrouping(grouping: StatisticGrouping | undefined): StatGrouping {

@@ -1,5 +1,11 @@
 import type { FieldSchema, MeasurementSchema } from '../../points.js';
-import { GROUPING_KEYS, STATISTIC_GROUPINGS, type StatisticGrouping } from '../../spec/statistic.js';
+import {
+  GROUPING_KEYS,
+  STATISTIC_GROUPINGS,
+  STATISTIC_KEYS,
+  type StatisticGrouping,
+  type StatisticKey,
+} from '../../spec/statistic.js';
 
 /** Totals per account and bucket; the `accounts` grouping's rows are these same points (same series). */
 export const TRAFFIC_MEASUREMENT = 'cdn_traffic';
@@ -38,32 +44,16 @@ const FIELDS: Record<string, FieldSchema> = {
   bandwidth_peak: { type: 'integer', description: 'peak speed in the bucket (the API field bandwidth)', unit: 'bits/s', aggregate: 'max', nonNegative: true },
 };
 
-const COMMON_TAGS = {
-  account: 'account name (every point belongs to one account: there is no all-accounts point)',
-  service: 'media or static (the service filter of the call); all when not filtered',
-};
+/** The tags of keys with what they mean (the key table of spec/statistic.ts). */
+function tagsOf(keys: readonly StatisticKey[]): Record<string, string> {
+  return Object.fromEntries(keys.map((key) => [STATISTIC_KEYS[key].tag, STATISTIC_KEYS[key].text]));
+}
 
-/** What each key tag means, for the groupings whose key it is. */
-const KEY_TAG_TEXT: Record<string, string> = {
-  country: 'country code',
-  country_name: 'readable country name in the response language',
-  region: 'region code',
-  region_name: 'readable region name in the response language; (empty) when the service has none',
-  browser: 'browser',
-  platform: 'platform / OS',
-  referrer: 'referrer',
-  code: 'HTTP response code',
-  custom: 'label',
-  resource: 'resource identifier',
-  resource_name: 'resource name',
-  host: 'host part of the URL',
-  path: 'path part of the URL',
-};
+const COMMON_TAGS = tagsOf(['account', 'service']);
 
 /** The key tags of a grouping; paths also carry the host they were read for (the spec: /paths requires host). */
 function keyTags(grouping: DimensionGrouping): Record<string, string> {
-  const keys = grouping === 'paths' ? ['host', ...GROUPING_KEYS.paths] : GROUPING_KEYS[grouping];
-  return Object.fromEntries(keys.map((k) => [k, KEY_TAG_TEXT[k] ?? k]));
+  return tagsOf(grouping === 'paths' ? ['host', ...GROUPING_KEYS.paths] : GROUPING_KEYS[grouping]);
 }
 
 const SOURCE = 'GET /app/statistic/v3';

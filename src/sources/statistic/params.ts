@@ -9,6 +9,8 @@ import {
   GROUPING_RULES,
   STATISTIC_FIELDS,
   STATISTIC_SERVICES,
+  type FilterName,
+  type KeyValue,
   type StatisticEndpoint,
   type StatisticField,
   type StatisticGrouping,
@@ -17,8 +19,11 @@ import {
 import { formatMinute, formatMinuteUtc, type TimeInput } from '../../time.js';
 import { checkFieldList, checkMinuteTime } from '../params.js';
 
+/** The filters of spec A1 (the key table of spec/statistic.ts): `service` one of the services, `code` a number. */
+type Filters = { [K in FilterName]?: K extends 'service' ? StatisticService : KeyValue<K> };
+
 /** Parameters of spec A1 (the token travels separately, see HttpClient). */
-export interface StatisticQuery {
+export interface StatisticQuery extends Filters {
   start: TimeInput;
   end: TimeInput;
   language?: string;
@@ -26,18 +31,6 @@ export interface StatisticQuery {
   granularity?: string;
   /** Time endpoints only: IANA zone in which buckets are aligned and times shown. */
   timezone?: string;
-  service?: StatisticService;
-  account?: string;
-  country?: string;
-  region?: string;
-  platform?: string;
-  browser?: string;
-  host?: string;
-  path?: string;
-  referrer?: string;
-  code?: number;
-  custom?: string;
-  resource?: string;
   /** `[+-]field`, e.g. `-traffic`; grouping endpoints only. */
   sort?: string;
   offset?: number;
@@ -107,7 +100,7 @@ function checkEndpointParameters(q: StatisticQuery, e: StatisticEndpoint): void 
 function checkSort(sort: string, grouping: StatisticGrouping | undefined): void {
   const match = SORT_PATTERN.exec(sort);
   if (!match) throw new ParameterError('sort', `must have the form [+-]field, got "${sort}"`);
-  const allowed = [...STATISTIC_FIELDS, ...(grouping ? GROUPING_KEYS[grouping] : [])];
+  const allowed: readonly string[] = [...STATISTIC_FIELDS, ...(grouping ? GROUPING_KEYS[grouping] : [])];
   if (!allowed.includes(match[1]!)) throw new ParameterError('sort', `field "${match[1]}" must be one of ${allowed.join(', ')}`);
 }
 

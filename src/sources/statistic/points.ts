@@ -1,28 +1,11 @@
 import { presentTags, type Point } from '../../points.js';
-import type { StatisticGrouping } from '../../spec/statistic.js';
+import { KEY_TAGS, STATISTIC_KEYS, type KeyTagName, type StatisticGrouping } from '../../spec/statistic.js';
 import { toMs } from '../../time.js';
 import { trafficMeasurement } from './measurements.js';
 import type { StatisticGrouped, StatisticRow, StatisticTimes, StatisticTimesGrouped, StatisticTotal } from './schemas.js';
 
-/** Keys of a row or of the envelope's echoed filters that become tags (account and service are handled apart). */
-const KEY_TAGS = [
-  'country',
-  'country_name',
-  'region',
-  'region_name',
-  'browser',
-  'platform',
-  'referrer',
-  'code',
-  'custom',
-  'resource',
-  'resource_name',
-  'host',
-  'path',
-] as const;
-
 type Values = { traffic?: number | undefined; hits?: number | undefined; cache_ratio?: number | undefined; bandwidth?: number | undefined };
-type Keyed = Partial<Record<(typeof KEY_TAGS)[number] | 'account', string | number | null | undefined>>;
+type Keyed = Partial<Record<KeyTagName | 'account', string | number | null | undefined>>;
 type Envelope = Keyed & { service?: string | undefined };
 
 /** What the call itself fixed: the account a job asked for (a service need not echo it). */
@@ -70,7 +53,9 @@ export function trafficFields(v: Values): Record<string, number> {
  * call asked for, else its echo; the jobs always ask for one, so no point stands for all accounts.
  */
 function point(grouping: StatisticGrouping | 'total', start: string, envelope: Envelope, call: CallContext, row: Keyed | StatisticRow, values: Values): Point {
-  const keys = Object.fromEntries(KEY_TAGS.map((key) => [key, (row as Keyed)[key] ?? envelope[key]]));
+  // The keys of a row or of the envelope's echoed filters (KEY_TAGS: account and service are handled apart).
+  const value = (key: KeyTagName) => (row as Keyed)[key] ?? envelope[key];
+  const keys = Object.fromEntries(KEY_TAGS.map((key) => [STATISTIC_KEYS[key].tag, value(key)]));
   const tags: Record<string, string> = {
     ...presentTags({ account: row.account ?? call.account ?? envelope.account }),
     service: 'all',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KEY_TAGS, STATISTIC_KEYS, type KeyTable, type KeyTagName, type KeyType } from '../../spec/statistic.js';
 import { decimal, echo, integer, isoTime, keyText } from '../lenient.js';
 
 /**
@@ -19,29 +20,23 @@ const values = {
   bandwidth: integer.optional(),
 };
 
-/** Keys of rows and of the envelope's echoed filters: each becomes a tag. */
-const keys = {
-  custom: keyText.optional(),
-  referrer: keyText.optional(),
-  code: integer.optional(),
-  country: keyText.optional(),
-  region: keyText.optional(),
-  platform: keyText.optional(),
-  browser: keyText.optional(),
-  resource: keyText.optional(),
-  host: keyText.optional(),
-  path: keyText.optional(),
-};
+/** How a key's values are read: names are text as sent; codes, labels and the like text or numbers. */
+const KEY_VALUES = { text: keyText, integer, name: z.string() } as const;
+type KeyValueSchema<K extends KeyTagName> = z.ZodOptional<(typeof KEY_VALUES)[KeyTable[K]['type']]>;
+type NamedKey = { [K in KeyTagName]: KeyTable[K]['type'] extends 'name' ? K : never }[KeyTagName];
+
+function keySchemas<K extends KeyTagName>(which: (type: KeyType) => boolean) {
+  const chosen = KEY_TAGS.filter((key) => which(STATISTIC_KEYS[key].type));
+  return Object.fromEntries(chosen.map((key) => [key, KEY_VALUES[STATISTIC_KEYS[key].type].optional()])) as {
+    [N in K]: KeyValueSchema<N>;
+  };
+}
+
+/** Keys of rows and of the envelope's echoed filters (every key of the table but names): each becomes a tag. */
+const keys = keySchemas<Exclude<KeyTagName, NamedKey>>((type) => type !== 'name');
 
 const rowSchema = z
-  .object({
-    ...values,
-    ...keys,
-    country_name: z.string().optional(),
-    region_name: z.string().optional(),
-    resource_name: z.string().optional(),
-    account: z.string().optional(),
-  })
+  .object({ ...values, ...keys, ...keySchemas<NamedKey>((type) => type === 'name'), account: z.string().optional() })
   .passthrough();
 export type StatisticRow = z.infer<typeof rowSchema>;
 
