@@ -1,3 +1,4 @@
+import { apiStatusClass } from '../failure.js';
 import type { FailureKind } from './outcome.js';
 
 /** How long, and how often, something has failed since it last worked. */
@@ -57,15 +58,16 @@ export const DEFAULT_FAILING_LIMITS: FailingLimits = { apiAfterMs: 5 * 60_000, s
 export const MIN_FAILURES = 3;
 
 /**
- * A call the API served: any status but 5xx, 429 and 401/403. Another 4xx (a refused parameter, a DVR stream that is
- * gone) is the span's fault, set aside on its own (collector/errors.ts isSpanFault), not the API failing.
+ * A call the API served: a success, or a status that blames the request (a refused parameter, a DVR stream that is
+ * gone: the span's fault, set aside on its own), not the API failing. Statuses are classed by src/failure.ts.
  */
 export function isServed(outcome: number | FailureKind): boolean {
-  return typeof outcome === 'number' && outcome < 500 && outcome !== 429 && !isRefusal(outcome);
+  return typeof outcome === 'number' && (outcome < 400 || apiStatusClass(outcome).class === 'span');
 }
 
+/** A refusal of the credentials (401/403). */
 export function isRefusal(outcome: number | FailureKind): boolean {
-  return outcome === 401 || outcome === 403;
+  return typeof outcome === 'number' && outcome >= 400 && apiStatusClass(outcome).class === 'token';
 }
 
 /** The /healthz conditions of failing APIs (`api:<name>`) and a failing sink (`sink`), with a reason each. */
