@@ -7,23 +7,27 @@ export interface FailingSince {
   failures: number;
   /** The last outcome: an HTTP status or a failure kind (APIs), or undefined (the sink). */
   last: number | FailureKind | undefined;
+  /** 401/403 answers among the failures. */
+  refusals: number;
+  /** The first failure that was not a 429: for a caller that waits out quotas, when failing began. */
+  failedSince: number | undefined;
 }
 
 /**
- * Failures of named dependencies (an API, the sink) since each last worked. A success forgets them: health asks
- * "has every call failed for this long", not "did any fail".
+ * Failures of named dependencies (an API, the sink) since each last worked: the one record of what is failing, read
+ * by /healthz and by `verify`'s give-up. A success forgets them: health asks "has every call failed for this long",
+ * not "did any fail".
  */
 export class FailureTracker {
   private readonly failing = new Map<string, FailingSince>();
 
   failed(name: string, now: number, last?: number | FailureKind): void {
-    const entry = this.failing.get(name);
-    if (entry) {
-      entry.failures++;
-      entry.last = last;
-    } else {
-      this.failing.set(name, { since: now, failures: 1, last });
-    }
+    let entry = this.failing.get(name);
+    if (entry) entry.failures++;
+    else this.failing.set(name, (entry = { since: now, failures: 1, last, refusals: 0, failedSince: undefined }));
+    entry.last = last;
+    if (last !== undefined && isRefusal(last)) entry.refusals++;
+    if (last !== 429) entry.failedSince ??= now;
   }
 
   succeeded(name: string): void {
@@ -73,14 +77,13 @@ export function isRefusal(outcome: number | FailureKind): boolean {
 /** The /healthz conditions of failing APIs (`api:<name>`) and a failing sink (`sink`), with a reason each. */
 export function failingConditions(
   apis: FailureTracker,
-  refusals: ReadonlyMap<string, number>,
   sink: FailureTracker,
   limits: FailingLimits,
   now: number,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [api, f] of apis.entries()) {
-    const refused = refusals.get(api) ?? 0;
+    const refused = f.refusals;
     if (refused >= limits.refusalsToFail) {
       out[`api:${api}`] = `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is wrong, expired or lacks rights`;
     } else if (now - f.since >= limits.apiAfterMs && f.failures >= MIN_FAILURES) {
