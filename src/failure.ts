@@ -35,7 +35,12 @@ export interface Failure {
 }
 
 /** A connection that broke midway or a slow answer: the address is right, the next try may pass. */
-export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
+export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+]);
 
 /** An API's non-2xx status. 404 also means a wrong base URL: every call would get it. */
 export function apiStatusClass(status: number): { class: FailureClass; operator: boolean } {
@@ -73,7 +78,7 @@ const ROWS: ReadonlyArray<Row<unknown>> = [
   row(BodyTooLargeError, () => span),
   row(PagingError, () => span),
   row(ParameterError, () => span),
-  row(LoginError, (e) => ({ class: 'token', operator: false, ...(e.retryInMs === undefined ? {} : { waitMs: e.retryInMs }) })),
+  row(LoginError, (e) => ({ class: 'token', operator: false, ...waitOf(e.retryInMs, 1) })),
   row(TokenFileError, () => ({ class: 'token', operator: false })),
   row(LimiterDeadlineError, () => transient),
   row(LimiterClosedError, () => final),
@@ -101,8 +106,9 @@ export function isSpanFault(err: unknown): boolean {
   return classify(err).class === 'span';
 }
 
-function waitOf(retryAfterSec: number | undefined): { waitMs?: number } {
-  const ms = retryAfterSec === undefined ? Number.NaN : retryAfterSec * 1000;
+/** A wait of `amount` units of `unitMs` (a Retry-After in seconds), when usable. */
+function waitOf(amount: number | undefined, unitMs = 1000): { waitMs?: number } {
+  const ms = amount === undefined ? Number.NaN : amount * unitMs;
   // Negative or non-finite: as if absent.
   return Number.isFinite(ms) && ms >= 0 ? { waitMs: ms } : {};
 }

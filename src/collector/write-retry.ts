@@ -31,7 +31,8 @@ export async function writeWithRetry(sink: Sink, points: readonly Point[], optio
       return await sink.write(points);
     } catch (err) {
       const waitMs = Math.max(200, backoffDelay(attempt, { ...DEFAULT_BACKOFF, baseMs: 1000 }, Math.random));
-      if (!(err instanceof SinkError) || !isRetryable(err) || options.stopping() || clock.now() + waitMs > giveUpAt) throw err;
+      const retry = err instanceof SinkError && isRetryable(err) && !options.stopping();
+      if (!retry || clock.now() + waitMs > giveUpAt) throw err;
       options.onRetry?.(err, waitMs);
       await sleepUntil(clock, sleep, clock.now() + waitMs);
     }

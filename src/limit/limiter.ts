@@ -106,7 +106,8 @@ export class Limiter {
   }
 
   /**
-   * Sends `send()` once a slot is free, retrying what src/failure.ts classes as transient or quota with backoff until the deadline;
+   * Sends `send()` once a slot is free, retrying what src/failure.ts classes as transient or quota with backoff until
+   * the deadline;
    * then, or on a non-retryable error, the last error is thrown. 429: waits at least Retry-After and holds every
    * call of this API until then. Throws LimiterClosedError once close() was called.
    */
@@ -180,7 +181,8 @@ export class Limiter {
     // An absurd Retry-After or a far-future date would otherwise stop the API until restart.
     const serverWaitMs = requestedMs === undefined ? undefined : Math.min(requestedMs, this.maxRetryAfterMs);
     if (requestedMs !== undefined && requestedMs > this.maxRetryAfterMs) {
-      this.emit({ type: 'retry-after-capped', attempt, ...describeError(err), waitMs: this.maxRetryAfterMs, requestedMs });
+      const waitMs = this.maxRetryAfterMs;
+      this.emit({ type: 'retry-after-capped', attempt, ...describeError(err), waitMs, requestedMs });
     }
     if (serverWaitMs !== undefined) waitMs = Math.max(waitMs, serverWaitMs);
     if (failure.class === 'quota') {

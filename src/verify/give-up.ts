@@ -13,7 +13,8 @@ export class VerifyGaveUpError extends CollectorError {
 
 /**
  * `gate` for a command that must end: once an API has failed every call for `afterMs` (`failingSince`, telemetry's
- * record of failing APIs; 429s are waits, not failures), the next failure aborts the call and every call queued behind it with a
+ * record of failing APIs; 429s are waits, not failures), the next failure aborts the call and every call queued
+ * behind it with a
  * VerifyGaveUpError naming the API, the reason and the setting. The limiter alone retries each call up to its deadline.
  */
 export function giveUpGate(

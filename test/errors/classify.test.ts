@@ -63,7 +63,7 @@ describe('classify', () => {
     expect(classify(new TimeoutError(request(), 1000))).toEqual({ class: 'transient', operator: false });
   });
 
-  it('a body: not JSON or a corrupt stream is transient; a schema mismatch, over the cap or endless paging the span', () => {
+  it('a body not JSON or a corrupt stream: transient; not the schema, over the cap, endless paging: span', () => {
     expect(classify(new ResponseFormatError(request(), 'x', '<html>', 'not-json')).class).toBe('transient');
     expect(classify(new ResponseFormatError(request(), 'x', '{}', 'schema')).class).toBe('span');
     expect(classify(new ContentEncodingError('gzip', 'corrupt', 'cut off')).class).toBe('transient');
@@ -74,8 +74,10 @@ describe('classify', () => {
   });
 
   it('the login and the token file are the token; the login asks for its backoff', () => {
-    expect(classify(new LoginError('http://x/token', 'refused', 401, 30_000))).toEqual({ class: 'token', operator: false, waitMs: 30_000 });
-    expect(classify(new LoginError('http://x/token', 'down', undefined, undefined))).toEqual({ class: 'token', operator: false });
+    const refused = new LoginError('http://x/token', 'refused', 401, 30_000);
+    expect(classify(refused)).toEqual({ class: 'token', operator: false, waitMs: 30_000 });
+    const down = new LoginError('http://x/token', 'down', undefined, undefined);
+    expect(classify(down)).toEqual({ class: 'token', operator: false });
     expect(classify(new TokenFileError('/run/token', 'empty')).class).toBe('token');
   });
 
@@ -96,8 +98,10 @@ describe('classify', () => {
     expect(sink(404)).toEqual({ class: 'final', operator: true });
     const refused = new SinkError('influx-v1', undefined, true, 'failed', { cause: { code: 'ECONNREFUSED' } });
     expect(classify(refused)).toEqual({ class: 'transient', operator: true });
-    expect(classify(new SinkError('file', undefined, true, 'write /x: ENOSPC'))).toEqual({ class: 'transient', operator: false });
-    expect(classify(new SinkError('file', undefined, false, 'write after close'))).toEqual({ class: 'final', operator: true });
+    const full = new SinkError('file', undefined, true, 'write /x: ENOSPC');
+    expect(classify(full)).toEqual({ class: 'transient', operator: false });
+    const closed = new SinkError('file', undefined, false, 'write after close');
+    expect(classify(closed)).toEqual({ class: 'final', operator: true });
   });
 
   it('isRetryable and isSpanFault read the class', () => {
