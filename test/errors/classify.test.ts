@@ -2,22 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { LoginError, TokenFileError } from '../../src/auth/errors.js';
 import { ParameterError } from '../../src/errors.js';
 import { classify, isRetryable, isSpanFault, sinkStatusClass } from '../../src/failure.js';
-import {
-  ApiError,
-  BodyTooLargeError,
-  ContentEncodingError,
-  NetworkError,
-  PagingError,
-  ResponseFormatError,
-  TimeoutError,
-} from '../../src/http/errors.js';
+import * as http from '../../src/http/errors.js';
 import { LimiterClosedError, LimiterDeadlineError } from '../../src/limit/errors.js';
 import { SinkError } from '../../src/sink/errors.js';
 import type { ApiName } from '../../src/spec/apis.js';
 
 const request = (api: ApiName = 'metrics') => ({ api, method: 'GET', url: 'http://cdn.invalid/x' });
 const apiError = (status: number, body: unknown = {}, api: ApiName = 'metrics', retryAfterSec?: number) =>
-  new ApiError({ status, body, request: request(api), retryAfterSec });
+  new http.ApiError({ status, body, request: request(api), retryAfterSec });
 
 /** The one classification of failures (src/failure.ts): what each error asks of the caller, and the wait. */
 describe('classify', () => {
@@ -55,21 +47,21 @@ describe('classify', () => {
 
   it('the network: retried; a reset is transient, no server at the address needs an operator', () => {
     for (const code of ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']) {
-      expect(classify(new NetworkError(request(), code))).toEqual({ class: 'transient', operator: false });
+      expect(classify(new http.NetworkError(request(), code))).toEqual({ class: 'transient', operator: false });
     }
     for (const code of ['ENOTFOUND', 'ECONNREFUSED', undefined]) {
-      expect(classify(new NetworkError(request(), code))).toEqual({ class: 'transient', operator: true });
+      expect(classify(new http.NetworkError(request(), code))).toEqual({ class: 'transient', operator: true });
     }
-    expect(classify(new TimeoutError(request(), 1000))).toEqual({ class: 'transient', operator: false });
+    expect(classify(new http.TimeoutError(request(), 1000))).toEqual({ class: 'transient', operator: false });
   });
 
   it('a body not JSON or a corrupt stream: transient; not the schema, over the cap, endless paging: span', () => {
-    expect(classify(new ResponseFormatError(request(), 'x', '<html>', 'not-json')).class).toBe('transient');
-    expect(classify(new ResponseFormatError(request(), 'x', '{}', 'schema')).class).toBe('span');
-    expect(classify(new ContentEncodingError('gzip', 'corrupt', 'cut off')).class).toBe('transient');
-    expect(classify(new ContentEncodingError('zstd', 'unsupported', 'unknown')).class).toBe('final');
-    expect(classify(new BodyTooLargeError(request(), 200, 1024, 4096, 0)).class).toBe('span');
-    expect(classify(new PagingError('statistic', '/x', 'repeated', 3, 'same page')).class).toBe('span');
+    expect(classify(new http.ResponseFormatError(request(), 'x', '<html>', 'not-json')).class).toBe('transient');
+    expect(classify(new http.ResponseFormatError(request(), 'x', '{}', 'schema')).class).toBe('span');
+    expect(classify(new http.ContentEncodingError('gzip', 'corrupt', 'cut off')).class).toBe('transient');
+    expect(classify(new http.ContentEncodingError('zstd', 'unsupported', 'unknown')).class).toBe('final');
+    expect(classify(new http.BodyTooLargeError(request(), 200, 1024, 4096, 0)).class).toBe('span');
+    expect(classify(new http.PagingError('statistic', '/x', 'repeated', 3, 'same page')).class).toBe('span');
     expect(classify(new ParameterError('account', 'empty')).class).toBe('span');
   });
 
@@ -105,7 +97,8 @@ describe('classify', () => {
   });
 
   it('isRetryable and isSpanFault read the class', () => {
-    expect([apiError(429), apiError(502), new TimeoutError(request(), 1)].map(isRetryable)).toEqual([true, true, true]);
+    const retried = [apiError(429), apiError(502), new http.TimeoutError(request(), 1)];
+    expect(retried.map(isRetryable)).toEqual([true, true, true]);
     expect([apiError(401), apiError(400), new Error('x')].map(isRetryable)).toEqual([false, false, false]);
     expect([apiError(400), apiError(401), apiError(429)].map(isSpanFault)).toEqual([true, false, false]);
   });
