@@ -87,7 +87,7 @@ export class ApiWatch {
       // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
       level: failure.operator ? 'error' : 'warn',
       msg:
-        `${api} API call failed: ${reason}${hintFor(err, this.tokenSource)}; ` +
+        `${api} API call failed: ${reason}${hintFor(err, failure, this.tokenSource)}; ` +
         "retried per the limiter's policy, a summary each minute while it fails",
     }));
   }
@@ -112,10 +112,10 @@ function describeFailure(err: unknown): { reason: string; endpoint: string } {
 }
 
 /** What fixes a failure an operator must act on, naming the setting. */
-function hintFor(err: unknown, tokenSource: string): string {
+function hintFor(err: unknown, failure: Failure, tokenSource: string): string {
   if (err instanceof NetworkError && err.causeCode === 'ENOTFOUND') return ' (host not found: check api.baseUrl / CDN_BASE_URL)';
   if (err instanceof NetworkError && err.causeCode === 'ECONNREFUSED') return ' (nothing listens there: check api.baseUrl / CDN_BASE_URL)';
-  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+  if (err instanceof ApiError && failure.class === 'token') {
     if (err.tokenRenewal === 'renewed') return ` (refused again with a renewed token from ${tokenSource}: that account has no access to it)`;
     return ` (the token is refused: check ${tokenSource})`;
   }
