@@ -1,10 +1,9 @@
 import type { Clock } from '../clock.js';
 import { errorCodeOf } from '../errors.js';
+import type { Failure } from '../failure.js';
 import { ApiError, NetworkError } from '../http/errors.js';
-import type { Gate } from '../http/client.js';
+import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
-import { LimiterSet } from '../limit/index.js';
-import type { LimiterOptions, Priority, QuotaSet, RunOptions } from '../limit/index.js';
 import type { ApiName } from '../spec/apis.js';
 import { FailureRuns, type Failing } from './failure-runs.js';
 
@@ -18,7 +17,7 @@ export interface CallTally {
 }
 
 /**
- * Watches every attempt sent to an API (each one inside the limiter, so retries count) and reports the FIRST failure
+ * Watches every attempt sent to an API (the limiter's `call` events, so retries count) and reports the FIRST failure
  * of a run of failures at once — at error level when it needs an operator (no server at the address, 401/403/404),
  * else at warn — with the API, the endpoint and the reason (ENOTFOUND, HTTP 401…):
  * the limiter retries network errors for up to its deadline (minutes) with backoff, and a wrong base URL or token
@@ -36,26 +35,11 @@ export class ApiWatch {
     private readonly runs = new FailureRuns(log, clock),
   ) {}
 
-  /** When the current run of failures of `api` began (429s are not failures); undefined while it answers. */
-  failingSince(api: ApiName): number | undefined {
-    return this.runs.failingSince(watched(api).label);
-  }
-
-  /** `gate` with every attempt observed. */
-  wrap(gate: Gate): Gate {
-    return (api, send) =>
-      gate(api, () =>
-        send().then(
-          (value) => {
-            this.succeeded(api);
-            return value;
-          },
-          (err: unknown) => {
-            this.failed(api, err);
-            throw err;
-          },
-        ),
-      );
+  /** One limiter event: each `call` is an attempt that succeeded or failed (with its error, classified). */
+  observe(event: LimiterEvent): void {
+    if (event.type !== 'call') return;
+    if (event.failure) this.failed(event.api, event.error, event.failure);
+    else this.succeeded(event.api);
   }
 
   /** Calls per API so far (attempts, 429s among them, failures). */
@@ -85,10 +69,10 @@ export class ApiWatch {
     this.runs.succeeded(watched(api));
   }
 
-  private failed(api: ApiName, err: unknown): void {
+  private failed(api: ApiName, err: unknown, failure: Failure): void {
     const t = this.count(api);
     t.failures++;
-    if (err instanceof ApiError && err.status === 429) {
+    if (failure.class === 'quota') {
       // The quota: the limiter waits as the server asks; not a failure of the API or of its settings.
       t.quotaRejections++;
       return;
@@ -101,9 +85,9 @@ export class ApiWatch {
     }
     this.runs.failed(watched(api), { endpoint, reason, code: errorCodeOf(err) }, () => ({
       // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
-      level: needsOperator(err) ? 'error' : 'warn',
+      level: failure.operator ? 'error' : 'warn',
       msg:
-        `${api} API call failed: ${reason}${hintFor(err, this.tokenSource)}; ` +
+        `${api} API call failed: ${reason}${hintFor(err, failure, this.tokenSource)}; ` +
         "retried per the limiter's policy, a summary each minute while it fails",
     }));
   }
@@ -127,36 +111,13 @@ function describeFailure(err: unknown): { reason: string; endpoint: string } {
   return { reason: errorCodeOf(err), endpoint };
 }
 
-/** A connection that broke midway: the address is right, the next try may pass. */
-const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
-
-/** No server there, or the server refuses us: retries will not cure it until the configuration changes. */
-function needsOperator(err: unknown): boolean {
-  if (err instanceof NetworkError) return !TRANSIENT_NETWORK_CODES.has(err.causeCode ?? '');
-  return err instanceof ApiError && [401, 403, 404].includes(err.status);
-}
-
-function hintFor(err: unknown, tokenSource: string): string {
+/** What fixes a failure an operator must act on, naming the setting. */
+function hintFor(err: unknown, failure: Failure, tokenSource: string): string {
   if (err instanceof NetworkError && err.causeCode === 'ENOTFOUND') return ' (host not found: check api.baseUrl / CDN_BASE_URL)';
   if (err instanceof NetworkError && err.causeCode === 'ECONNREFUSED') return ' (nothing listens there: check api.baseUrl / CDN_BASE_URL)';
-  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+  if (err instanceof ApiError && failure.class === 'token') {
     if (err.tokenRenewal === 'renewed') return ` (refused again with a renewed token from ${tokenSource}: that account has no access to it)`;
     return ` (the token is refused: check ${tokenSource})`;
   }
   return '';
-}
-
-/** The limiter set of a runtime whose gates report through an ApiWatch (the collector and discovery take gates). */
-export class WatchedLimiterSet extends LimiterSet {
-  constructor(
-    quotas: QuotaSet,
-    options: LimiterOptions,
-    readonly watch: ApiWatch,
-  ) {
-    super(quotas, options);
-  }
-
-  override gate(priority: Priority = 'live', options: Omit<RunOptions, 'priority'> = {}): Gate {
-    return this.watch.wrap(super.gate(priority, options));
-  }
 }

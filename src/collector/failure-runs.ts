@@ -62,9 +62,4 @@ export class FailureRuns {
     const counts = { failedCalls: run.count, sinceMs: this.clock.now() - run.since };
     this.log.info({ ...who.fields, ...counts }, `${who.label} answers again`);
   }
-
-  /** When the current run of failures of `label` began; undefined while it works. */
-  failingSince(label: string): number | undefined {
-    return this.runs.get(label)?.since;
-  }
 }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { HttpClient } from '../http/client.js';
-import type { LimiterSet } from '../limit/index.js';
+import { LimiterSet } from '../limit/index.js';
 import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import { createSink } from '../sink/index.js';
@@ -20,7 +20,7 @@ import { AccountDiscovery } from './discovery.js';
 import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
 import { reportAuthEvent } from './auth-reports.js';
-import { ApiWatch, WatchedLimiterSet } from './api-watch.js';
+import { ApiWatch } from './api-watch.js';
 import { FailureRuns } from './failure-runs.js';
 import { watchedSink } from './sink-watch.js';
 
@@ -75,7 +75,8 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   const failures = new FailureRuns(log, clock);
   const limiterListeners = new Set<(event: LimiterEvent) => void>();
   const watch = new ApiWatch(log, clock, tokens.source, failures);
-  const limiters = new WatchedLimiterSet(
+  // The limiter's events are the one stream of attempts: telemetry, the API watch's lines and progress read it.
+  const limiters = new LimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
     {
       clock,
@@ -83,10 +84,10 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
       maxRetryAfterMs: config.api.maxRetryAfter,
       onEvent: (e) => {
         reportLimiterEvent(telemetry, log, e);
+        watch.observe(e);
         for (const listener of limiterListeners) listener(e);
       },
     },
-    watch,
   );
   const http = new HttpClient({
     baseUrl: config.api.baseUrl,

@@ -2,10 +2,8 @@ import type { CollectorConfig } from '../config/schema.js';
 import { withoutUserinfo } from '../secrets.js';
 import { SinkError } from '../sink/errors.js';
 import type { Sink } from '../sink/types.js';
+import { causeCode, classify, TRANSIENT_NETWORK_CODES } from '../failure.js';
 import type { Failing, FailureRuns } from './failure-runs.js';
-
-/** A connection that broke midway or a slow answer: the address is right, the next write may pass. */
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
 
 /**
  * `sink` with every write reported to `runs`, as the APIs' calls are (ApiWatch): the first failed write of a run
@@ -26,7 +24,7 @@ export function watchedSink(sink: Sink, config: CollectorConfig['sink'], runs: F
         if (err instanceof SinkError) {
           const reason = sinkFailureReason(err);
           runs.failed(who, { reason }, () => ({
-            level: needsOperator(err) ? 'error' : 'warn',
+            level: classify(err).operator ? 'error' : 'warn',
             msg: `${who.label} write failed: ${reason}${sinkFix(err, config)}; retried, a summary a minute meanwhile`,
           }));
         }
@@ -44,24 +42,11 @@ export function sinkFailureReason(err: SinkError): string {
   return causeCode(err) ?? err.message;
 }
 
-/** Refused for good, or nothing there: retries will not cure it until the database or the config changes. */
-function needsOperator(err: SinkError): boolean {
-  const code = causeCode(err);
-  return !err.retryable || (code !== undefined && !TRANSIENT_CODES.has(code));
-}
-
-function causeCode(err: SinkError): string | undefined {
-  const cause = err.cause as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = cause?.code ?? cause?.cause?.code;
-  if (typeof code === 'string') return code;
-  return /timed out/.test(err.message) ? 'ETIMEDOUT' : undefined;
-}
-
 /** What fixes a failed write, naming the setting and its variable: ` (…)`, or '' when a retry is all it takes. */
 export function sinkFix(err: SinkError, sink: CollectorConfig['sink']): string {
   if (sink.type === 'file') return err.retryable ? ` (check that ${sink.path} can be written: sink.path)` : '';
   const code = causeCode(err);
-  if (code !== undefined && !TRANSIENT_CODES.has(code)) {
+  if (code !== undefined && !TRANSIENT_NETWORK_CODES.has(code)) {
     return ` (nothing answers at ${withoutUserinfo(sink.url)}: start the database, or check sink.url / INFLUX_URL)`;
   }
   if (err.status === 404) {

@@ -1,4 +1,5 @@
 import { intervalClock, type Clock } from '../clock.js';
+import { isRetryable } from '../failure.js';
 import { backoffDelay, DEFAULT_BACKOFF } from '../limit/backoff.js';
 import { sleeperFor, sleepUntil } from '../limit/sleep.js';
 import type { Sleeper } from '../limit/types.js';
@@ -30,7 +31,8 @@ export async function writeWithRetry(sink: Sink, points: readonly Point[], optio
       return await sink.write(points);
     } catch (err) {
       const waitMs = Math.max(200, backoffDelay(attempt, { ...DEFAULT_BACKOFF, baseMs: 1000 }, Math.random));
-      if (!(err instanceof SinkError) || !err.retryable || options.stopping() || clock.now() + waitMs > giveUpAt) throw err;
+      const retry = err instanceof SinkError && isRetryable(err) && !options.stopping();
+      if (!retry || clock.now() + waitMs > giveUpAt) throw err;
       options.onRetry?.(err, waitMs);
       await sleepUntil(clock, sleep, clock.now() + waitMs);
     }

@@ -10,7 +10,7 @@ import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } fr
 import { redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from './server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
-import { tokenRefusalOf } from '../auth/refusal.js';
+import { classify } from '../failure.js';
 
 /** Where the token travels; only APIs whose descriptor allows it (the statistics APIs) take it in the query. */
 export type TokenPlacement = 'header' | 'query';
@@ -135,7 +135,7 @@ export class HttpClient {
           return await this.send(spec, sent);
         } catch (err) {
           // Tagged before the gate's watchers see it: a refusal a renewal is about to cure is no operator's problem.
-          const refusal = tokenRefusalOf(err);
+          const { refusal } = classify(err);
           if (refusal && err instanceof ApiError) {
             err.tokenRenewal = retry ? 'renewed' : this.tokens.willRenew?.(sent, refusal) ? 'renewing' : undefined;
           }
@@ -145,7 +145,7 @@ export class HttpClient {
     try {
       return await attempt(false);
     } catch (err) {
-      const refusal = tokenRefusalOf(err);
+      const { refusal } = classify(err);
       if (!refusal || !this.tokens.renew || sent === undefined) throw err;
       const renewed = await this.tokens.renew(sent, refusal);
       if (renewed === sent) throw err; // nothing new to try

@@ -4,7 +4,7 @@ import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, redactValue } from '../secrets.js';
 
 /**
- * Typed errors of the request layer. Each carries what a caller needs to decide (retry, skip, report),
+ * Typed errors of the request layer. Each carries what src/failure.ts needs to classify it (retry, skip, report),
  * and never the token: `request` holds a redacted description of the call that failed, and every message and every
  * piece of a server's answer kept on an error passes through the secret redactor (src/secrets.ts) — a server may
  * repeat the token back.
@@ -71,18 +71,12 @@ export class ApiError extends CollectorError {
     this.body = body;
     this.request = init.request;
   }
-
-  /** Worth another try later: quota, server errors, gateway timeouts. */
-  get retryable(): boolean {
-    return this.status === 429 || this.status >= 500;
-  }
 }
 
 /** The connection failed (reset, refused, DNS) before a complete response arrived. */
 export class NetworkError extends CollectorError {
   override name = 'NetworkError';
   override readonly code = 'CDN_ERR_NETWORK';
-  readonly retryable = true;
   constructor(
     readonly request: RequestInfo,
     /** The failure's own code (`ECONNRESET`, `UND_ERR_SOCKET`), when it had one. */
@@ -97,7 +91,6 @@ export class NetworkError extends CollectorError {
 export class TimeoutError extends CollectorError {
   override name = 'TimeoutError';
   override readonly code = 'CDN_ERR_TIMEOUT';
-  readonly retryable = true;
   constructor(
     readonly request: RequestInfo,
     readonly timeoutMs: number,
@@ -117,8 +110,6 @@ export type ResponseFormatKind = 'not-json' | 'schema';
 export class ResponseFormatError extends CollectorError {
   override name = 'ResponseFormatError';
   override readonly code = 'CDN_ERR_RESPONSE_FORMAT';
-  /** Only a body that is not JSON is worth retrying at once: a schema mismatch would come back the same. */
-  readonly retryable: boolean;
   readonly problem: string;
   readonly bodyExcerpt: string;
   constructor(
@@ -128,7 +119,6 @@ export class ResponseFormatError extends CollectorError {
     readonly kind: ResponseFormatKind = 'schema',
   ) {
     super(`${request.method} ${request.url}: malformed response: ${problem}`);
-    this.retryable = kind === 'not-json';
     // Schema messages quote received values (`received '…'`), which may be anything the server sent.
     this.problem = redactSecrets(problem);
     this.bodyExcerpt = redactSecrets(bodyExcerpt);
@@ -143,7 +133,6 @@ export class ResponseFormatError extends CollectorError {
 export class BodyTooLargeError extends CollectorError {
   override name = 'BodyTooLargeError';
   override readonly code = 'CDN_ERR_BODY_TOO_LARGE';
-  readonly retryable = false;
   constructor(
     readonly request: RequestInfo,
     readonly status: number,
@@ -170,7 +159,6 @@ export class BodyTooLargeError extends CollectorError {
 export class ContentEncodingError extends CollectorError {
   override name = 'ContentEncodingError';
   override readonly code = 'CDN_ERR_CONTENT_ENCODING';
-  readonly retryable: boolean;
   constructor(
     readonly coding: string,
     readonly problem: 'unsupported' | 'corrupt',
@@ -179,7 +167,6 @@ export class ContentEncodingError extends CollectorError {
     readonly status?: number,
   ) {
     super(request ? `${request.method} ${request.url} → HTTP ${status}: ${detail}` : detail);
-    this.retryable = problem === 'corrupt';
   }
 
   /** The same failure, naming the call it broke. */
@@ -195,7 +182,6 @@ export class ContentEncodingError extends CollectorError {
 export class PagingError extends CollectorError {
   override name = 'PagingError';
   override readonly code = 'CDN_ERR_PAGING';
-  readonly retryable = false;
   constructor(
     readonly api: ApiName,
     readonly endpoint: string,
@@ -205,14 +191,4 @@ export class PagingError extends CollectorError {
   ) {
     super(`${api} ${endpoint}: paging stopped: ${detail}`);
   }
-}
-
-export function isRetryable(err: unknown): boolean {
-  return (
-    (err instanceof ApiError && err.retryable) ||
-    err instanceof NetworkError ||
-    err instanceof TimeoutError ||
-    (err instanceof ResponseFormatError && err.retryable) ||
-    (err instanceof ContentEncodingError && err.retryable)
-  );
 }

@@ -1,8 +1,9 @@
 import { intervalClock, systemClock, type Clock } from '../clock.js';
 import { errorCodeOf, type ErrorCode } from '../errors.js';
-import { ApiError, isRetryable } from '../http/errors.js';
+import { classify, retried, type Failure } from '../failure.js';
+import { ApiError } from '../http/errors.js';
 import { type ApiName } from '../spec/apis.js';
-import { backoffDelay, DEFAULT_BACKOFF, isQuotaRejection, retryAfterMs, type BackoffOptions } from './backoff.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';
 import { sleeperFor, sleepUntil } from './sleep.js';
@@ -108,7 +109,8 @@ export class Limiter {
   }
 
   /**
-   * Sends `send()` once a slot is free, retrying retryable errors (see isRetryable) with backoff until the deadline;
+   * Sends `send()` once a slot is free, retrying what src/failure.ts classes as transient or quota with backoff until
+   * the deadline;
    * then, or on a non-retryable error, the last error is thrown. 429: waits at least Retry-After and holds every
    * call of this API until then. Throws LimiterClosedError once close() was called.
    */
@@ -158,10 +160,15 @@ export class Limiter {
       this.window.release(now);
       this.record((journal) => journal.completed(this.api));
       this.pump();
-      this.emit({ type: 'call', attempt, ...describeOutcome(outcome) });
-      if (outcome.ok) return outcome.value;
+      if (outcome.ok) {
+        this.emit({ type: 'call', attempt, ...describeOutcome(outcome) });
+        return outcome.value;
+      }
       lastError = outcome.error;
-      const waitMs = this.retryWait(outcome.error, attempt, now);
+      // Classified once: every watcher of the attempts reads the same verdict from the event.
+      const failure = classify(outcome.error);
+      this.emit({ type: 'call', attempt, ...describeOutcome(outcome), error: outcome.error, failure });
+      const waitMs = this.retryWait(outcome.error, failure, attempt, now);
       if (waitMs === undefined) throw this.giveUp(outcome.error, attempt, 'final');
       if (now + waitMs >= deadlineAt) throw this.giveUp(outcome.error, attempt, 'deadline', waitMs);
       this.emit({ type: 'retry', attempt, waitMs, ...describeOutcome(outcome) });
@@ -170,17 +177,18 @@ export class Limiter {
   }
 
   /** How long to wait before the next attempt, or undefined when the error is final. */
-  private retryWait(err: unknown, attempt: number, now: number): number | undefined {
-    if (!isRetryable(err)) return undefined;
+  private retryWait(err: unknown, failure: Failure, attempt: number, now: number): number | undefined {
+    if (!retried(failure.class)) return undefined;
     let waitMs = backoffDelay(attempt, this.backoff, this.random);
-    const retryAfter = retryAfterMs(err, this.maxRetryAfterMs);
-    const serverWaitMs = retryAfter?.waitMs;
-    if (retryAfter && retryAfter.waitMs < retryAfter.requestedMs) {
-      const { requestedMs } = retryAfter;
-      this.emit({ type: 'retry-after-capped', attempt, ...describeError(err), waitMs: retryAfter.waitMs, requestedMs });
+    const requestedMs = failure.waitMs;
+    // An absurd Retry-After or a far-future date would otherwise stop the API until restart.
+    const serverWaitMs = requestedMs === undefined ? undefined : Math.min(requestedMs, this.maxRetryAfterMs);
+    if (requestedMs !== undefined && requestedMs > this.maxRetryAfterMs) {
+      const waitMs = this.maxRetryAfterMs;
+      this.emit({ type: 'retry-after-capped', attempt, ...describeError(err), waitMs, requestedMs });
     }
     if (serverWaitMs !== undefined) waitMs = Math.max(waitMs, serverWaitMs);
-    if (isQuotaRejection(err)) {
+    if (failure.class === 'quota') {
       // Our count was off (another client on the token, a restart): consider the window full until the server
       // lets us in again; without Retry-After, for a whole period.
       const blockMs = serverWaitMs ?? this.quota?.periodMs ?? waitMs;

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ErrorCode } from '../errors.js';
+import type { Failure } from '../failure.js';
 import type { ApiName, QuotaRule } from '../spec/apis.js';
 
 export type { QuotaRule };
@@ -12,7 +13,8 @@ export type Priority = 'live' | 'backfill';
 
 /**
  * Telemetry of a limiter:
- * - `call`: an attempt finished; `status` when an HTTP response came back, `code` (the error's code) when it failed.
+ * - `call`: an attempt finished; `status` when an HTTP response came back; when it failed, `code`, the `error` and its
+ *   `failure` (src/failure.ts): the one stream every watcher of API calls reads (telemetry, the log lines, progress).
  * - `retry`: a failed attempt will be retried after `waitMs`.
  * - `throttled`: a call waited `waitMs` in the queue before it was sent, or a 429 blocked the API for `waitMs`.
  * - `error`: the call gave up (`reason`: `final` error, or the `deadline` came first); its error is thrown.
@@ -28,6 +30,9 @@ export interface LimiterEvent {
   waitMs?: number;
   reason?: 'final' | 'deadline';
   requestedMs?: number;
+  /** `call` of a failed attempt: what it threw (typed errors carry no secret) and how it is classified. */
+  error?: unknown;
+  failure?: Failure;
 }
 
 export interface RunOptions {

@@ -3,6 +3,7 @@ import { CollectorError } from '../errors.js';
 /**
  * A write the sink could not complete. `retryable` failures (network, timeout, 5xx, 429, local I/O) leave the data
  * unconfirmed so the caller retries later; others (auth, bad request outside a batch's content) need an operator.
+ * An answer's status decides it (src/failure.ts sinkStatusClass), `retryable` only where no status came back.
  * The message never holds credentials.
  */
 export class SinkError extends CollectorError {
@@ -64,14 +65,4 @@ export class InvalidValueError extends CollectorError {
   ) {
     super(`${measurement}.${field}: ${message}`);
   }
-}
-
-/** HTTP statuses that mean "this content will never be accepted": dead-letter, don't retry. */
-export function isPermanentRejection(status: number): boolean {
-  return status === 400 || status === 422 || status === 413;
-}
-
-/** Statuses worth another try later. 401/403/404 (bad credentials, missing database) are not: they need an operator. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
 }

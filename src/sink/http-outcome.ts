@@ -1,6 +1,7 @@
 /** Maps an HTTP write's outcome to the batching contract, the same way for every HTTP sink. */
 import type { Rejection } from './batching.js';
-import { isPermanentRejection, isRetryableStatus, SinkError } from './errors.js';
+import { retried, sinkStatusClass } from '../failure.js';
+import { SinkError } from './errors.js';
 
 /**
  * undefined for 2xx, a Rejection for content the server refuses for good, otherwise throws SinkError (retryable for
@@ -9,8 +10,9 @@ import { isPermanentRejection, isRetryableStatus, SinkError } from './errors.js'
 export function outcomeOf(sink: string, what: string, status: number, body: string): Rejection | undefined {
   if (status >= 200 && status < 300) return undefined;
   const reason = serverMessage(body) || `HTTP ${status}`;
-  if (isPermanentRejection(status)) return { status, reason };
-  throw new SinkError(sink, status, isRetryableStatus(status), `${what} → HTTP ${status}: ${reason}`);
+  const failureClass = sinkStatusClass(status);
+  if (failureClass === 'span') return { status, reason };
+  throw new SinkError(sink, status, retried(failureClass), `${what} → HTTP ${status}: ${reason}`);
 }
 
 /** A network failure or timeout: always retryable, message from the error code only. */

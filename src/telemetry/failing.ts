@@ -1,3 +1,4 @@
+import { apiStatusClass } from '../failure.js';
 import type { FailureKind } from './outcome.js';
 
 /** How long, and how often, something has failed since it last worked. */
@@ -6,23 +7,27 @@ export interface FailingSince {
   failures: number;
   /** The last outcome: an HTTP status or a failure kind (APIs), or undefined (the sink). */
   last: number | FailureKind | undefined;
+  /** 401/403 answers among the failures. */
+  refusals: number;
+  /** The first failure that was not a 429: for a caller that waits out quotas, when failing began. */
+  failedSince: number | undefined;
 }
 
 /**
- * Failures of named dependencies (an API, the sink) since each last worked. A success forgets them: health asks
- * "has every call failed for this long", not "did any fail".
+ * Failures of named dependencies (an API, the sink) since each last worked: the one record of what is failing, read
+ * by /healthz and by `verify`'s give-up. A success forgets them: health asks "has every call failed for this long",
+ * not "did any fail".
  */
 export class FailureTracker {
   private readonly failing = new Map<string, FailingSince>();
 
   failed(name: string, now: number, last?: number | FailureKind): void {
-    const entry = this.failing.get(name);
-    if (entry) {
-      entry.failures++;
-      entry.last = last;
-    } else {
-      this.failing.set(name, { since: now, failures: 1, last });
-    }
+    let entry = this.failing.get(name);
+    if (entry) entry.failures++;
+    else this.failing.set(name, (entry = { since: now, failures: 1, last, refusals: 0, failedSince: undefined }));
+    entry.last = last;
+    if (last !== undefined && isRefusal(last)) entry.refusals++;
+    if (last !== 429) entry.failedSince ??= now;
   }
 
   succeeded(name: string): void {
@@ -57,28 +62,28 @@ export const DEFAULT_FAILING_LIMITS: FailingLimits = { apiAfterMs: 5 * 60_000, s
 export const MIN_FAILURES = 3;
 
 /**
- * A call the API served: any status but 5xx, 429 and 401/403. Another 4xx (a refused parameter, a DVR stream that is
- * gone) is the span's fault, set aside on its own (collector/errors.ts isSpanFault), not the API failing.
+ * A call the API served: a success, or a status that blames the request (a refused parameter, a DVR stream that is
+ * gone: the span's fault, set aside on its own), not the API failing. Statuses are classed by src/failure.ts.
  */
 export function isServed(outcome: number | FailureKind): boolean {
-  return typeof outcome === 'number' && outcome < 500 && outcome !== 429 && !isRefusal(outcome);
+  return typeof outcome === 'number' && (outcome < 400 || apiStatusClass(outcome).class === 'span');
 }
 
+/** A refusal of the credentials (401/403). */
 export function isRefusal(outcome: number | FailureKind): boolean {
-  return outcome === 401 || outcome === 403;
+  return typeof outcome === 'number' && outcome >= 400 && apiStatusClass(outcome).class === 'token';
 }
 
 /** The /healthz conditions of failing APIs (`api:<name>`) and a failing sink (`sink`), with a reason each. */
 export function failingConditions(
   apis: FailureTracker,
-  refusals: ReadonlyMap<string, number>,
   sink: FailureTracker,
   limits: FailingLimits,
   now: number,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [api, f] of apis.entries()) {
-    const refused = refusals.get(api) ?? 0;
+    const refused = f.refusals;
     if (refused >= limits.refusalsToFail) {
       out[`api:${api}`] = `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is wrong, expired or lacks rights`;
     } else if (now - f.since >= limits.apiAfterMs && f.failures >= MIN_FAILURES) {

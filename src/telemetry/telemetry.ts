@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import type { FailureKind } from './outcome.js';
-import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isRefusal, isServed, type FailingLimits } from './failing.js';
+import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isServed, type FailingLimits } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { renderPrometheus } from './prometheus.js';
 
@@ -45,8 +45,6 @@ export class Telemetry {
   private checkpoints: CheckpointView | undefined;
   private readonly apiFailures = new FailureTracker();
   private readonly sinkFailures = new FailureTracker();
-  /** Consecutive 401/403 answers per API since its last success. */
-  private readonly refusals = new Map<string, number>();
   private failingLimits: FailingLimits;
 
   constructor(opts: TelemetryOptions = {}) {
@@ -73,13 +71,13 @@ export class Telemetry {
   apiCall(api: string, outcome: number | FailureKind): void {
     this.count('api_calls', { api, status: String(outcome) });
     if (outcome === 429) this.count('api_throttled', { api });
-    if (isServed(outcome)) {
-      this.apiFailures.succeeded(api);
-      this.refusals.delete(api);
-      return;
-    }
-    this.apiFailures.failed(api, this.clock.now(), outcome);
-    if (isRefusal(outcome)) this.refusals.set(api, (this.refusals.get(api) ?? 0) + 1);
+    if (isServed(outcome)) this.apiFailures.succeeded(api);
+    else this.apiFailures.failed(api, this.clock.now(), outcome);
+  }
+
+  /** When `api` began failing every call (429s are waits, not failures); undefined while it serves. */
+  apiFailingSince(api: string): number | undefined {
+    return this.apiFailures.get(api)?.failedSince;
   }
 
   apiRetry(api: string): void {
@@ -166,7 +164,7 @@ export class Telemetry {
 
   /** Current unhealthy conditions, by name: those set with `condition`, and failing APIs and sink as of `now`. */
   activeConditions(now = this.clock.now()): Record<string, string> {
-    const failing = failingConditions(this.apiFailures, this.refusals, this.sinkFailures, this.failingLimits, now);
+    const failing = failingConditions(this.apiFailures, this.sinkFailures, this.failingLimits, now);
     return Object.fromEntries([...this.conditions, ...Object.entries(failing)].sort(([a], [b]) => a.localeCompare(b)));
   }
 

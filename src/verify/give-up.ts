@@ -1,4 +1,3 @@
-import type { ApiWatch } from '../collector/api-watch.js';
 import { failureReason } from '../collector/api-watch.js';
 import { formatDuration } from '../collector/backfill-eta.js';
 import type { Clock } from '../clock.js';
@@ -13,17 +12,23 @@ export class VerifyGaveUpError extends CollectorError {
 }
 
 /**
- * `gate` for a command that must end: once an API has failed every call for `afterMs` (ApiWatch's run of failures;
- * 429s are waits, not failures), the next failure aborts the call and every call queued behind it with a
+ * `gate` for a command that must end: once an API has failed every call for `afterMs` (`failingSince`, telemetry's
+ * record of failing APIs; 429s are waits, not failures), the next failure aborts the call and every call queued
+ * behind it with a
  * VerifyGaveUpError naming the API, the reason and the setting. The limiter alone retries each call up to its deadline.
  */
-export function giveUpGate(gate: (signal: AbortSignal) => Gate, watch: ApiWatch, clock: Clock, afterMs: number): Gate {
+export function giveUpGate(
+  gate: (signal: AbortSignal) => Gate,
+  failingSince: (api: ApiName) => number | undefined,
+  clock: Clock,
+  afterMs: number,
+): Gate {
   const giveUp = new AbortController();
   const inner = gate(giveUp.signal);
   return <R>(api: ApiName, send: () => Promise<R>) =>
     inner(api, () =>
       send().catch((err: unknown) => {
-        const since = watch.failingSince(api);
+        const since = failingSince(api);
         if (since !== undefined && clock.now() - since >= afterMs && !giveUp.signal.aborted) {
           const failedFor = formatDuration(clock.now() - since);
           const failing = `${api} API failed every call for ${failedFor} (${failureReason(err)})`;

@@ -36,7 +36,8 @@ export async function verifyRange(
   try {
     const plan = planVerify(rt.config, await accountsOf(rt), range.from, range.to, range.windowMs);
     const limited = (signal: AbortSignal) => rt.limiters.gate('backfill', { signal });
-    const gate = giveUpGate(limited, rt.watch, rt.clock, rt.config.verify.giveUpAfter);
+    const failingSince = (api: string) => rt.telemetry.apiFailingSince(api);
+    const gate = giveUpGate(limited, failingSince, rt.clock, rt.config.verify.giveUpAfter);
     const http = rt.http.withGate(gate);
     const report = await runVerify(plan, { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) }, repair);
     rt.telemetry.verified(driftBySeries(report));

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HttpClient } from '../../src/http/client.js';
+import { isRetryable } from '../../src/failure.js';
 import * as errors from '../../src/http/errors.js';
 import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
 
@@ -54,9 +55,9 @@ describe('response bodies are capped', () => {
       const BodyTooLargeError = (errors as Record<string, unknown>).BodyTooLargeError as new (...a: never[]) => Error;
       expect(BodyTooLargeError).toBeTypeOf('function');
       expect(err).toBeInstanceOf(BodyTooLargeError);
-      const e = err as { maxBytes: number; readBytes: number; declaredBytes?: number; status: number; retryable: boolean; message: string };
-      expect(e).toMatchObject({ maxBytes: CAP, status: 200, retryable: false });
-      expect(errors.isRetryable(err)).toBe(false);
+      const e = err as { maxBytes: number; readBytes: number; declaredBytes?: number; status: number; message: string };
+      expect(e).toMatchObject({ maxBytes: CAP, status: 200 });
+      expect(isRetryable(err)).toBe(false);
       expect(e.message).toMatch(/api\.maxBodyBytes/);
       // Bytes read: never more than the cap plus one chunk.
       expect(e.readBytes).toBeLessThanOrEqual(CAP + CHUNK.length);

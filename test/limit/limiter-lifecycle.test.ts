@@ -152,6 +152,17 @@ describe('LimiterSet', () => {
     expect(events).toEqual([{ type: 'call', api: 'metrics', attempt: 1, status: 200 }]);
   });
 
+  it('each failed attempt is one call event with its error and its class: the stream every watcher reads', async () => {
+    const { vt, set, events } = limiterSet();
+    const [first, second] = [apiError(503, undefined, 'metrics'), apiError(404, undefined, 'metrics')];
+    const { send } = scriptedSend(vt, [first, second]);
+    await vt.run(set.run('metrics', send).catch(() => undefined));
+    expect(events.filter((e) => e.type === 'call')).toEqual([
+      expect.objectContaining({ attempt: 1, error: first, failure: { class: 'transient', operator: false } }),
+      expect.objectContaining({ attempt: 2, status: 404, error: second, failure: { class: 'span', operator: true } }),
+    ]);
+  });
+
   it('close() rejects what is queued on every API', async () => {
     const { vt, set } = limiterSet();
     await vt.run(set.run('statistic', async () => 1));

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { isRetryable } from '../../src/failure.js';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError, ResponseFormatError } from '../../src/http/errors.js';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
@@ -130,7 +131,8 @@ describe('MetricsClient errors', () => {
   function expectForbidden(error: unknown, secret: string): void {
     expect(error).toBeInstanceOf(ApiError);
     const e = error as ApiError;
-    expect(e).toMatchObject({ status: 403, apiStatus: 'Forbidden', retryable: false });
+    expect(e).toMatchObject({ status: 403, apiStatus: 'Forbidden' });
+    expect(isRetryable(e)).toBe(false);
     expect(e.description).toBeTruthy();
     expect(e.request.api).toBe('metrics');
     expect(e.request.url).toContain('/app/metrics/v1/?account=');

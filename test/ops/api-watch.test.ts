@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ApiWatch, FAILURE_SUMMARY_MS } from '../../src/collector/api-watch.js';
+import { classify } from '../../src/failure.js';
 import { ApiError, NetworkError } from '../../src/http/errors.js';
+import type { ApiName } from '../../src/spec/apis.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 
 const request = { api: 'metrics' as const, method: 'GET', url: 'http://cdn.invalid/app/metrics/v1/?account=a' };
@@ -11,6 +13,12 @@ interface Line {
   msg: string;
   api?: string;
   failedCalls?: number;
+}
+
+/** One attempt of `api` as the limiter reports it: a `call` event, with the error and its class when it failed. */
+function observe(watch: ApiWatch, api: ApiName, outcome: unknown): void {
+  const failed = outcome instanceof Error ? { error: outcome, failure: classify(outcome) } : {};
+  watch.observe({ type: 'call', api, attempt: 1, ...failed });
 }
 
 /**
@@ -23,10 +31,8 @@ describe('ApiWatch', () => {
     const clock = new ManualClock(0);
     const { log, text } = capturedLogger();
     const watch = new ApiWatch(log, clock);
-    const gate = watch.wrap((_api, send) => send());
     const lines = () => text().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
-    const attempt = (outcome: unknown) =>
-      gate('metrics', () => (outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome))).catch(() => undefined);
+    const attempt = async (outcome: unknown) => observe(watch, 'metrics', outcome);
     return { clock, watch, lines, attempt };
   }
 
@@ -54,11 +60,10 @@ describe('ApiWatch', () => {
     const clock = new ManualClock(0);
     const { log, text } = capturedLogger();
     const watch = new ApiWatch(log, clock, 'the login of api.username (CDN_USERNAME)');
-    const gate = watch.wrap((_api, send) => send());
     const refused = (renewal: 'renewing' | 'renewed' | undefined) => {
       const err = new ApiError({ status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' }, request });
       err.tokenRenewal = renewal;
-      return gate('metrics', () => Promise.reject(err)).catch(() => undefined);
+      observe(watch, 'metrics', err);
     };
     await refused('renewing');
     const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as Line);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isRetryable } from '../../src/failure.js';
 import { ApiError } from '../../src/http/errors.js';
 import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, WINDOW } from './helpers.js';
@@ -44,7 +45,7 @@ describe('streamstat quota and token placement', () => {
     expect((err as ApiError).description).toBe('Too Many Requests');
     // The first of the 30 calls leaves the window 10 s after it was made: 100 ms + 10 s − 3 s from now.
     expect((err as ApiError).retryAfterSec).toBe(8);
-    expect((err as ApiError).retryable).toBe(true);
+    expect(isRetryable(err)).toBe(true);
     clock.advance(8_000);
     await expect(client.total(WINDOW)).resolves.toMatchObject({ start: WINDOW.start });
   });

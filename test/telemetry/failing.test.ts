@@ -57,6 +57,19 @@ describe('failing APIs and sink in /healthz', () => {
     expect(renewable.health().reasons?.['api:metrics']).toMatch(/refused with 403 .*\(2 calls\)/);
   });
 
+  it('one record answers when an API began failing: 429s are waits, not failures; a served call ends it', () => {
+    const { clock, telemetry } = setup();
+    telemetry.apiCall('statistic', 429);
+    expect(telemetry.apiFailingSince('statistic')).toBeUndefined();
+    clock.advance(1_000);
+    telemetry.apiCall('statistic', 500);
+    clock.advance(1_000);
+    telemetry.apiCall('statistic', 'timeout');
+    expect(telemetry.apiFailingSince('statistic')).toBe(T0 + 1_000);
+    telemetry.apiCall('statistic', 400);
+    expect(telemetry.apiFailingSince('statistic')).toBeUndefined();
+  });
+
   it('a sink whose writes all failed for sinkFailingAfter is unhealthy until a write is confirmed', () => {
     const { clock, telemetry, health } = setup();
     telemetry.writeFailed();
