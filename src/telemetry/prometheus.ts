@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import { redactSecrets } from '../secrets.js';
-import { METRICS, type MetricKind, type Sample } from './metrics.js';
+import { METRICS, prometheusLabel, type MetricKind, type Sample } from './metrics.js';
 
 /** Content-Type of the text exposition format. */
 export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -14,7 +14,8 @@ export function collectorRegistry(read: (kind: MetricKind) => Sample[]): Registr
   const registry = new Registry();
   for (const kind of Object.keys(METRICS) as MetricKind[]) {
     const def = METRICS[kind];
-    const config = { name: def.promName, help: def.help, labelNames: [...def.labels], registers: [registry] };
+    const labelNames = def.labels.map(prometheusLabel);
+    const config = { name: def.promName, help: def.help, labelNames, registers: [registry] };
     if (def.type === 'counter') {
       new Counter({
         ...config,
@@ -39,7 +40,7 @@ export function collectorRegistry(read: (kind: MetricKind) => Sample[]): Registr
   return registry;
 }
 
-/** Label values redacted (a token pasted into `accounts` would otherwise be a label). */
+/** Labels under their Prometheus names; values redacted (a token pasted into `accounts` would otherwise be a label). */
 function prometheusLabels(tags: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(tags).map(([tag, value]) => [tag, redactSecrets(value)]));
+  return Object.fromEntries(Object.entries(tags).map(([tag, value]) => [prometheusLabel(tag), redactSecrets(value)]));
 }

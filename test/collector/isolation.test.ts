@@ -106,7 +106,7 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
     expect(health.jobs[healthy]?.ok).toBe(true);
     expect(Object.keys(health.reasons ?? {})).toEqual([failing]);
     const metrics = await rt.telemetry.prometheus();
-    expect(metrics).toContain(`cdn_collector_job_lag_seconds{job="${failing}"} ${lagMs / 1000}`);
+    expect(metrics).toContain(`cdn_collector_job_lag_seconds{collector_job="${failing}"} ${lagMs / 1000}`);
 
     // `status` reads the daemon's report (rewritten every second): once it has this lag, it shows it.
     const status = await vi.waitFor(async () => {
@@ -122,7 +122,8 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
       const read = await gatherStatus(config);
       const scraped = await rt.telemetry.prometheus();
       for (const key of [healthy, failing]) {
-        const backlog = Number(new RegExp(`cdn_collector_job_backlog_windows\\{job="${key}"\\} (\\d+)`).exec(scraped)?.[1]);
+        const series = new RegExp(`cdn_collector_job_backlog_windows\\{collector_job="${key}"\\} (\\d+)`);
+        const backlog = Number(series.exec(scraped)?.[1]);
         expect(read.jobs.find((j) => j.key === key)!.backlog, key).toBe(backlog);
       }
       return read;

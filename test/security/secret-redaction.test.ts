@@ -81,7 +81,7 @@ describe('secrets never leave the process', () => {
     const telemetry = new Telemetry();
     telemetry.jobLag(`metrics/${TOKEN}`, 1_000);
     const metrics = await telemetry.prometheus();
-    expect(metrics).toContain('job="metrics/');
+    expect(metrics).toContain('collector_job="metrics/');
     expectClean(metrics);
   });
 });

@@ -1,25 +1,11 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
-import { serverSkipReason } from '../helpers/servers.js';
+import { promtool, PROMTOOL_BIN, serverSkipReason } from '../helpers/servers.js';
 
-/** Prometheus' own checker (Debian package `prometheus`): it parses with the scraper's parser and lints the names. */
-const PROMTOOL_BIN = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
-
-/** `promtool check metrics` on `text`: its exit code (0 valid, 1 unparsable, 3 lint problems) and what it printed. */
-function promtoolCheck(text: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PROMTOOL_BIN, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-    child.stdin.end(text);
-  });
-}
+/** `promtool check metrics` parses as a scrape does and lints names: 0 valid, 1 unparsable, 3 lint problems. */
+const checkMetrics = (text: string) => promtool(['check', 'metrics'], text);
 
 describe.skipIf(serverSkipReason(PROMTOOL_BIN) !== undefined)('/metrics as Prometheus text format (promtool)', () => {
   let server: TelemetryServer;
@@ -45,11 +31,12 @@ describe.skipIf(serverSkipReason(PROMTOOL_BIN) !== undefined)('/metrics as Prome
 
   it('the checker finds nothing to object to in what the collector serves', async () => {
     const text = await (await fetch(`${server.url}/metrics`)).text();
-    expect(await promtoolCheck(text)).toEqual({ code: 0, output: '' });
-    expect(text).toContain('cdn_collector_verify_drift{measurement_name="cdn_traffic",field_key="traffic",account="acme"} -4');
+    expect(checkMetrics(text)).toEqual({ code: 0, output: '' });
+    const drift = 'cdn_collector_verify_drift{measurement_name="cdn_traffic",field_key="traffic",account="acme"} -4';
+    expect(text).toContain(drift);
   });
 
   it('the checker can fail: a label value without quotes is refused', async () => {
-    expect((await promtoolCheck('# TYPE x_total counter\nx_total{job=x} 1\n')).code).not.toBe(0);
+    expect(checkMetrics('# TYPE x_total counter\nx_total{job=x} 1\n').code).not.toBe(0);
   });
 });

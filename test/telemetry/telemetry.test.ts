@@ -94,20 +94,24 @@ describe('Telemetry.registry (/metrics)', () => {
       expect(metric, def.promName).toMatchObject({ name: def.promName, type: def.type, help: def.help });
       expect(def.promName).toMatch(/^cdn_collector_/);
     }
-    expect(await scraped(t, 'cdn_collector_api_calls_total')).toContainEqual({ labels: { api: 'metrics', status: '200' }, value: 2 });
+    const metricsOk = { api: 'metrics', status: '200' };
+    expect(await scraped(t, 'cdn_collector_api_calls_total')).toContainEqual({ labels: metricsOk, value: 2 });
     expect(await scraped(t, 'cdn_collector_dead_letters_total')).toEqual([{ labels: {}, value: 2 }]);
     expect(await scraped(t, 'cdn_collector_verify_last_run_timestamp_seconds')).toEqual([]);
     t.apiCall('metrics', 200);
-    expect(await scraped(t, 'cdn_collector_api_calls_total')).toContainEqual({ labels: { api: 'metrics', status: '200' }, value: 3 });
+    expect(await scraped(t, 'cdn_collector_api_calls_total')).toContainEqual({ labels: metricsOk, value: 3 });
   });
 
-  it('reads the series of every kind, labels as recorded', async () => {
+  it('labels the collection job collector_job (`job` is the scrape target); the points keep `job`', async () => {
     const { t, clock } = busyTelemetry();
     clock.advance(30_000);
-    expect(await scraped(t, 'cdn_collector_job_failures_total')).toEqual([{ labels: { job: HOSTILE_JOB }, value: 1 }]);
-    expect(await scraped(t, 'cdn_collector_job_lag_seconds')).toEqual([{ labels: { job: 'metrics/acme' }, value: 91.5 }]);
-    expect(await scraped(t, 'cdn_collector_job_backlog_windows')).toEqual([{ labels: { job: 'metrics/acme' }, value: 17 }]);
-    expect(await scraped(t, 'cdn_collector_checkpoint_age_seconds')).toEqual([{ labels: { job: 'metrics/acme' }, value: 120 }]);
+    const jobOnly = (job: string, value: number) => [{ labels: { collector_job: job }, value }];
+    expect(await scraped(t, 'cdn_collector_job_failures_total')).toEqual(jobOnly(HOSTILE_JOB, 1));
+    expect(await scraped(t, 'cdn_collector_job_lag_seconds')).toEqual(jobOnly('metrics/acme', 91.5));
+    expect(await scraped(t, 'cdn_collector_job_backlog_windows')).toEqual(jobOnly('metrics/acme', 17));
+    expect(await scraped(t, 'cdn_collector_checkpoint_age_seconds')).toEqual(jobOnly('metrics/acme', 120));
+    expect(await t.prometheus()).not.toMatch(/[{,]job="/);
+    expect(t.toPoints().find((p) => p.tags.kind === 'job_lag')?.tags).toEqual({ kind: 'job_lag', job: 'metrics/acme' });
   });
 
   it('keeps instances apart: a second Telemetry has its own registry', async () => {
@@ -119,7 +123,8 @@ describe('Telemetry.registry (/metrics)', () => {
 
   it('renders the text format with the labels escaped, every sample after its own TYPE line', async () => {
     const text = await busyTelemetry().t.prometheus();
-    expect(text).toContain('cdn_collector_job_failures_total{job="statistic/a \\"quoted\\"\\\\back\\nslash/countries"} 1\n');
+    const escaped = 'statistic/a \\"quoted\\"\\\\back\\nslash/countries';
+    expect(text).toContain(`cdn_collector_job_failures_total{collector_job="${escaped}"} 1\n`);
     let current = '';
     for (const line of text.trimEnd().split('\n').filter((l) => l !== '')) {
       if (line.startsWith('# TYPE ')) current = line.split(' ')[2]!;
