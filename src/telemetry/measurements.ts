@@ -7,7 +7,9 @@ const TAG_MEANINGS: Record<string, string> = {
   api: `API called: ${API_NAMES.join(', ')} (api_* kinds, quota_demand)`,
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
   measurement_name: 'measurement the points went to (points_written), or that was reconciled (verify_drift); not `measurement`, an InfluxQL keyword',
-  job: 'collection job key, e.g. statistic/ACCOUNT/countries (job_*, checkpoint_age)',
+  job:
+    'collection job key, e.g. statistic/ACCOUNT/countries (job_*, spans_set_aside, checkpoint_age); ' +
+    "on /metrics the label collector_job, as `job` is Prometheus' scrape target",
   field_key: 'the field compared by the reconciliation (verify_drift); measurement_name and account name the series',
   account: 'account of the reconciled series (verify_drift)',
   instance: 'the collector process (config `instance`, default the host name), so shards writing to one database stay apart',

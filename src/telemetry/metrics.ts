@@ -3,9 +3,20 @@ import type { FieldType } from '../points.js';
 /** Prometheus names and the InfluxDB measurement share this prefix. */
 export const METRIC_PREFIX = 'cdn_collector';
 
+/**
+ * The Prometheus label of a tag, where they differ. Prometheus gives every scraped series its own `job` (the scrape
+ * target), which would turn the collection job into `exported_job`; so it is `collector_job` on /metrics. The stored
+ * InfluxDB tag stays `job`: the dashboards and alerts over existing databases read it.
+ */
+const PROMETHEUS_LABELS: Readonly<Record<string, string>> = { job: 'collector_job' };
+
+export function prometheusLabel(tag: string): string {
+  return PROMETHEUS_LABELS[tag] ?? tag;
+}
+
 export interface MetricDefinition {
   type: 'counter' | 'gauge';
-  /** Label keys (Prometheus) = tag keys (InfluxDB), besides `kind`. */
+  /** Tag keys (InfluxDB) besides `kind`; the Prometheus labels are these through prometheusLabel. */
   labels: readonly string[];
   /** Full Prometheus metric name. */
   promName: string;

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { METRIC_PREFIX } from './metrics.js';
-import { escapeLabelValue } from './prometheus.js';
 
 /**
- * The process and runtime metrics every Prometheus exporter serves (names as prom-client's default metrics, so
- * existing dashboards and alerts apply), read from node's own APIs: no dependency for a dozen gauges.
+ * The process and runtime metrics every Prometheus exporter serves, under the names of prom-client's default metrics
+ * (so existing dashboards and alerts apply) but read from node's own APIs: its default collectors would add dozens of
+ * series and measure the event loop another way.
  */
-interface Gauge {
+interface ProcessMetric {
   name: string;
   type: 'gauge' | 'counter';
   help: string;
@@ -38,7 +39,7 @@ function eventLoop(): IntervalHistogram {
   return loopDelay;
 }
 
-const startTimeSeconds = Math.round(performance.timeOrigin) / 1000;
+const startedAt = Math.round(performance.timeOrigin) / 1000;
 
 /** Linux only (the image); absent elsewhere rather than wrong. */
 function openFds(): number | undefined {
@@ -59,49 +60,87 @@ function maxFds(): number | undefined {
   }
 }
 
-function gauges(): Gauge[] {
-  const cpu = process.cpuUsage();
-  const mem = process.memoryUsage();
+const gauge = (name: string, help: string, value: ProcessMetric['value'], labels?: Record<string, string>) =>
+  ({ name, type: 'gauge', help, value, ...(labels ? { labels } : {}) }) satisfies ProcessMetric;
+const counter = (name: string, help: string, value: ProcessMetric['value']) =>
+  ({ name, type: 'counter', help, value }) satisfies ProcessMetric;
+
+/** Read at each scrape; the event-loop figures cover the time since the previous scrape. */
+function definitions(): ProcessMetric[] {
   const loop = eventLoop();
   const ns = (v: number) => (Number.isFinite(v) ? v / 1e9 : 0);
+  const cpu = () => process.cpuUsage();
+  const mem = () => process.memoryUsage();
   return [
-    { name: 'process_cpu_user_seconds_total', type: 'counter', help: 'User CPU time spent, in seconds', value: () => cpu.user / 1e6 },
-    { name: 'process_cpu_system_seconds_total', type: 'counter', help: 'System CPU time spent, in seconds', value: () => cpu.system / 1e6 },
-    { name: 'process_cpu_seconds_total', type: 'counter', help: 'User and system CPU time spent, in seconds', value: () => (cpu.user + cpu.system) / 1e6 },
-    { name: 'process_start_time_seconds', type: 'gauge', help: 'Start time of the process since the epoch, in seconds', value: () => startTimeSeconds },
-    { name: 'process_resident_memory_bytes', type: 'gauge', help: 'Resident memory size, in bytes', value: () => mem.rss },
-    { name: 'process_open_fds', type: 'gauge', help: 'Open file descriptors', value: openFds },
-    { name: 'process_max_fds', type: 'gauge', help: 'Maximum number of open file descriptors', value: maxFds },
-    { name: 'nodejs_heap_size_total_bytes', type: 'gauge', help: 'V8 heap size, in bytes', value: () => mem.heapTotal },
-    { name: 'nodejs_heap_size_used_bytes', type: 'gauge', help: 'V8 heap used, in bytes', value: () => mem.heapUsed },
-    { name: 'nodejs_external_memory_bytes', type: 'gauge', help: 'Memory of C++ objects bound to JavaScript objects, in bytes', value: () => mem.external },
-    {
-      name: 'nodejs_eventloop_lag_seconds',
-      type: 'gauge',
-      help: 'Mean event loop delay since the previous scrape, in seconds',
-      value: () => ns(loop.mean),
-    },
-    { name: 'nodejs_eventloop_lag_p99_seconds', type: 'gauge', help: '99th percentile of the event loop delay since the previous scrape, in seconds', value: () => ns(loop.percentile(99)) },
-    { name: 'nodejs_eventloop_lag_max_seconds', type: 'gauge', help: 'Longest event loop delay since the previous scrape, in seconds', value: () => ns(loop.max) },
-    { name: 'nodejs_active_resources', type: 'gauge', help: 'Resources keeping the event loop alive (sockets, timers, …)', value: () => process.getActiveResourcesInfo().length },
-    { name: 'nodejs_version_info', type: 'gauge', help: 'Node.js version', value: () => 1, labels: { version: process.version } },
-    { name: `${METRIC_PREFIX}_build_info`, type: 'gauge', help: 'The collector version that runs (value 1)', value: () => 1, labels: { version: BUILD_VERSION } },
+    counter('process_cpu_user_seconds_total', 'User CPU time spent, in seconds', () => cpu().user / 1e6),
+    counter('process_cpu_system_seconds_total', 'System CPU time spent, in seconds', () => cpu().system / 1e6),
+    counter('process_cpu_seconds_total', 'User and system CPU time spent, in seconds', () => {
+      const { user, system } = cpu();
+      return (user + system) / 1e6;
+    }),
+    gauge('process_start_time_seconds', 'Start time of the process since the epoch, in seconds', () => startedAt),
+    gauge('process_resident_memory_bytes', 'Resident memory size, in bytes', () => process.memoryUsage.rss()),
+    gauge('process_open_fds', 'Open file descriptors', openFds),
+    gauge('process_max_fds', 'Maximum number of open file descriptors', maxFds),
+    gauge('nodejs_heap_size_total_bytes', 'V8 heap size, in bytes', () => mem().heapTotal),
+    gauge('nodejs_heap_size_used_bytes', 'V8 heap used, in bytes', () => mem().heapUsed),
+    gauge(
+      'nodejs_external_memory_bytes',
+      'Memory of C++ objects bound to JavaScript objects, in bytes',
+      () => mem().external,
+    ),
+    gauge('nodejs_eventloop_lag_seconds', 'Mean event loop delay since the previous scrape, in seconds', () =>
+      ns(loop.mean),
+    ),
+    gauge(
+      'nodejs_eventloop_lag_p99_seconds',
+      '99th percentile of the event loop delay since the previous scrape, in seconds',
+      () => ns(loop.percentile(99)),
+    ),
+    gauge('nodejs_eventloop_lag_max_seconds', 'Longest event loop delay since the previous scrape, in seconds', () =>
+      ns(loop.max),
+    ),
+    gauge(
+      'nodejs_active_resources',
+      'Resources keeping the event loop alive (sockets, timers, …)',
+      () => process.getActiveResourcesInfo().length,
+    ),
+    gauge('nodejs_version_info', 'Node.js version', () => 1, { version: process.version }),
+    gauge(`${METRIC_PREFIX}_build_info`, 'The collector version that runs (value 1)', () => 1, {
+      version: BUILD_VERSION,
+    }),
   ];
 }
 
-/** Prometheus text of the process and runtime metrics; the event-loop histogram restarts with each scrape. */
-export function renderProcessMetrics(): string {
-  const lines: string[] = [];
-  for (const g of gauges()) {
-    const value = g.value();
-    if (value === undefined || !Number.isFinite(value)) continue;
-    const labels = g.labels ? `{${Object.entries(g.labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(',')}}` : '';
-    lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type}`, `${g.name}${labels} ${value}`);
+/** Process-wide, so one registry per process (not prom-client's global one); made at the first scrape. */
+let registry: Registry | undefined;
+
+function processRegistry(): Registry {
+  if (registry) return registry;
+  registry = new Registry();
+  for (const def of definitions()) {
+    const labels = def.labels ?? {};
+    const config = { name: def.name, help: def.help, labelNames: Object.keys(labels), registers: [registry] };
+    // A value the platform does not give (no /proc) leaves the metric without a series rather than a wrong one.
+    const fill = (metric: Counter | Gauge) => {
+      const value = def.value();
+      metric.remove(labels);
+      if (value === undefined || !Number.isFinite(value)) return;
+      if (metric instanceof Counter) metric.inc(labels, value);
+      else metric.set(labels, value);
+    };
+    if (def.type === 'counter') new Counter({ ...config, collect: function () { fill(this); } });
+    else new Gauge({ ...config, collect: function () { fill(this); } });
   }
-  eventLoop().reset();
-  return `${lines.join('\n')}\n`;
+  return registry;
 }
 
+/** Prometheus text of the process and runtime metrics; the event-loop histogram restarts with each scrape. */
+export async function renderProcessMetrics(): Promise<string> {
+  const text = await processRegistry().metrics();
+  eventLoop().reset();
+  return text;
+}
 /** Starts measuring the event loop now, so the first scrape reports more than nothing (the daemon calls it at start). */
 export function startProcessMetrics(): void {
   eventLoop();

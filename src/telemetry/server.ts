@@ -94,15 +94,13 @@ export async function startTelemetryServer(opts: TelemetryServerOptions): Promis
 
 /** Never throws: whatever the request, the client gets an answer and the process goes on. */
 function handle(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerResponse): void {
-  try {
-    route(opts, req, res);
-  } catch {
+  route(opts, req, res).catch(() => {
     if (!res.headersSent) send(res, 500, 'application/json', { error: 'internal error' });
     else res.destroy();
-  }
+  });
 }
 
-function route(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerResponse): void {
+async function route(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = pathOf(req.url);
   if (path === undefined) return send(res, 400, 'application/json', { error: 'malformed request target' });
   if (path !== '/healthz' && path !== '/metrics') return send(res, 404, 'application/json', { error: `no route ${path}` });
@@ -110,7 +108,10 @@ function route(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerRe
     res.setHeader('allow', 'GET, HEAD');
     return send(res, 405, 'application/json', { error: `method ${req.method} not allowed` });
   }
-  if (path === '/metrics') return send(res, 200, PROMETHEUS_CONTENT_TYPE, opts.telemetry.prometheus() + renderProcessMetrics());
+  if (path === '/metrics') {
+    const [collector, runtime] = await Promise.all([opts.telemetry.prometheus(), renderProcessMetrics()]);
+    return send(res, 200, PROMETHEUS_CONTENT_TYPE, `${collector}\n${runtime}`);
+  }
   const report = evaluateHealth(opts.telemetry, opts);
   send(res, report.status === 'ok' ? 200 : 503, 'application/json', report);
 }

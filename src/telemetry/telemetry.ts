@@ -3,7 +3,8 @@ import type { Point } from '../points.js';
 import type { FailureKind } from './outcome.js';
 import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isServed, type FailingLimits } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
-import { renderPrometheus } from './prometheus.js';
+import { collectorRegistry } from './prometheus.js';
+import type { Registry } from 'prom-client';
 
 /** What telemetry reads from the checkpoint store (checkpoint age); CheckpointStore satisfies it. */
 export interface CheckpointView {
@@ -31,7 +32,10 @@ interface LagReport {
  * several collectors in one process never share numbers. Recording is a map update: cheap on the hot path.
  */
 export class Telemetry {
-  private readonly counters = new Map<string, Sample>();
+  /** The collector's metrics for /metrics (prom-client), read from this object when scraped. */
+  readonly registry: Registry = collectorRegistry((kind) => this.samplesOf(kind));
+  /** Counter series by metric, then by series key. */
+  private readonly counters = new Map<MetricKind, Map<string, Sample>>();
   private readonly lags = new Map<string, LagReport>();
   private readonly backlogs = new Map<string, number>();
   private readonly demands = new Map<string, number>();
@@ -100,7 +104,7 @@ export class Telemetry {
   /** Points the database refused for good so far (verdicts and summaries). */
   refusedPoints(): number {
     let total = 0;
-    for (const s of this.counters.values()) if (s.kind === 'points_refused') total += s.value;
+    for (const s of this.counters.get('points_refused')?.values() ?? []) total += s.value;
     return total;
   }
 
@@ -182,9 +186,7 @@ export class Telemetry {
   /** Points confirmed by the sink so far, per measurement (summaries). */
   pointsByMeasurement(): Record<string, number> {
     const totals: Record<string, number> = {};
-    for (const s of this.counters.values()) {
-      if (s.kind === 'points_written') totals[s.labels.measurement_name!] = s.value;
-    }
+    for (const s of this.counters.get('points_written')?.values() ?? []) totals[s.labels.measurement_name!] = s.value;
     return totals;
   }
 
@@ -209,30 +211,49 @@ export class Telemetry {
 
   /** Every series with its current value, sorted by metric then labels. */
   samples(now = this.clock.now()): Sample[] {
-    const samples: Sample[] = [...this.counters.values()].map((s) => ({ ...s, labels: { ...s.labels } }));
-    if (!samples.some((s) => s.kind === 'dead_letters')) samples.push({ kind: 'dead_letters', labels: {}, value: 0 });
-    if (!samples.some((s) => s.kind === 'write_failures')) samples.push({ kind: 'write_failures', labels: {}, value: 0 });
-    for (const [job, { builtInMs }] of this.lags) {
-      const lagMs = this.lagMs(job, now)!;
-      samples.push({ kind: 'job_lag', labels: { job }, value: lagMs / 1000 });
-      samples.push({ kind: 'job_overdue', labels: { job }, value: Math.max(0, lagMs - builtInMs) / 1000 });
-    }
-    for (const [job, windows] of this.backlogs) samples.push({ kind: 'job_backlog', labels: { job }, value: windows });
-    for (const [api, ratio] of this.demands) samples.push({ kind: 'quota_demand', labels: { api }, value: ratio });
-    for (const [job, spans] of this.setAside) samples.push({ kind: 'spans_set_aside', labels: { job }, value: spans });
-    for (const name of Object.keys(this.activeConditions(now))) samples.push({ kind: 'unhealthy', labels: { condition: name }, value: 1 });
-    for (const job of this.checkpoints?.keys() ?? []) {
-      const at = this.checkpoints?.lastConfirmedAt(job);
-      if (at !== undefined) samples.push({ kind: 'checkpoint_age', labels: { job }, value: Math.max(0, now - at) / 1000 });
-    }
-    if (this.verification) {
-      samples.push(...this.verification.drift.map((d) => ({ ...d, labels: { ...d.labels } })));
-      samples.push({ kind: 'verify_last_run', labels: {}, value: this.verification.at / 1000 });
-    }
+    return (Object.keys(METRICS) as MetricKind[]).flatMap((kind) => this.samplesOf(kind, now));
+  }
+
+  /** The series of one metric with their current values, sorted by labels. */
+  samplesOf(kind: MetricKind, now = this.clock.now()): Sample[] {
     // Keyed once per sample, not per comparison: thousands of series with hundreds of jobs, every minute and scrape.
-    const keyed = samples.map((sample) => ({ sample, order: METRIC_ORDER.get(sample.kind)!, key: seriesKey(sample) }));
-    keyed.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const keyed = this.unsortedSamplesOf(kind, now).map((sample) => ({ sample, key: seriesKey(sample) }));
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return keyed.map((k) => k.sample);
+  }
+
+  private unsortedSamplesOf(kind: MetricKind, now: number): Sample[] {
+    switch (kind) {
+      case 'job_lag':
+        return [...this.lags.keys()].map((job) => ({ kind, labels: { job }, value: this.lagMs(job, now)! / 1000 }));
+      case 'job_overdue':
+        return [...this.lags].map(([job, { builtInMs }]) => {
+          return { kind, labels: { job }, value: Math.max(0, this.lagMs(job, now)! - builtInMs) / 1000 };
+        });
+      case 'job_backlog':
+        return [...this.backlogs].map(([job, windows]) => ({ kind, labels: { job }, value: windows }));
+      case 'quota_demand':
+        return [...this.demands].map(([api, ratio]) => ({ kind, labels: { api }, value: ratio }));
+      case 'spans_set_aside':
+        return [...this.setAside].map(([job, spans]) => ({ kind, labels: { job }, value: spans }));
+      case 'unhealthy':
+        return Object.keys(this.activeConditions(now)).map((name) => ({ kind, labels: { condition: name }, value: 1 }));
+      case 'checkpoint_age':
+        return (this.checkpoints?.keys() ?? []).flatMap((job) => {
+          const at = this.checkpoints?.lastConfirmedAt(job);
+          return at === undefined ? [] : [{ kind, labels: { job }, value: Math.max(0, now - at) / 1000 }];
+        });
+      case 'verify_drift':
+        return (this.verification?.drift ?? []).map((d) => ({ ...d, labels: { ...d.labels } }));
+      case 'verify_last_run':
+        return this.verification ? [{ kind, labels: {}, value: this.verification.at / 1000 }] : [];
+      default: {
+        const counted = [...(this.counters.get(kind)?.values() ?? [])].map((s) => ({ ...s, labels: { ...s.labels } }));
+        // Label-less counters exist from the start: a rate over them needs the 0 before the first event.
+        if (counted.length === 0 && METRICS[kind].labels.length === 0) return [{ kind, labels: {}, value: 0 }];
+        return counted;
+      }
+    }
   }
 
   /** InfluxDB points of measurement `cdn_collector`, stamped `now` (see measurements.ts for the shape). */
@@ -245,20 +266,20 @@ export class Telemetry {
     });
   }
 
-  /** Prometheus text exposition format (version 0.0.4). */
-  prometheus(now = this.clock.now()): string {
-    return renderPrometheus(this.samples(now));
+  /** Prometheus text exposition format (version 0.0.4), as /metrics serves it (without the process metrics). */
+  prometheus(): Promise<string> {
+    return this.registry.metrics();
   }
 
   private count(kind: MetricKind, labels: Record<string, string>, by = 1): void {
+    let series = this.counters.get(kind);
+    if (!series) this.counters.set(kind, (series = new Map()));
     const key = seriesKey({ kind, labels });
-    const sample = this.counters.get(key);
+    const sample = series.get(key);
     if (sample) sample.value += by;
-    else this.counters.set(key, { kind, labels, value: by });
+    else series.set(key, { kind, labels, value: by });
   }
 }
-
-const METRIC_ORDER = new Map(Object.keys(METRICS).map((kind, i) => [kind, i]));
 
 function seriesKey(s: Pick<Sample, 'kind' | 'labels'>): string {
   return JSON.stringify([s.kind, ...Object.keys(s.labels).sort().map((k) => [k, s.labels[k]])]);

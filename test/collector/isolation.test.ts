@@ -105,8 +105,8 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
     expect(health.jobs[failing]).toEqual({ lagSeconds: lagMs / 1000, maxLagSeconds: 4 * 60 + 1, ok: false });
     expect(health.jobs[healthy]?.ok).toBe(true);
     expect(Object.keys(health.reasons ?? {})).toEqual([failing]);
-    const metrics = rt.telemetry.prometheus(clock.now());
-    expect(metrics).toContain(`cdn_collector_job_lag_seconds{job="${failing}"} ${lagMs / 1000}`);
+    const metrics = await rt.telemetry.prometheus();
+    expect(metrics).toContain(`cdn_collector_job_lag_seconds{collector_job="${failing}"} ${lagMs / 1000}`);
 
     // `status` reads the daemon's report (rewritten every second): once it has this lag, it shows it.
     const status = await vi.waitFor(async () => {
@@ -120,9 +120,10 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
     // report (rewritten every second) was written after the last pass.
     const report = await vi.waitFor(async () => {
       const read = await gatherStatus(config);
-      const scraped = rt.telemetry.prometheus(clock.now());
+      const scraped = await rt.telemetry.prometheus();
       for (const key of [healthy, failing]) {
-        const backlog = Number(new RegExp(`cdn_collector_job_backlog_windows\\{job="${key}"\\} (\\d+)`).exec(scraped)?.[1]);
+        const series = new RegExp(`cdn_collector_job_backlog_windows\\{collector_job="${key}"\\} (\\d+)`);
+        const backlog = Number(series.exec(scraped)?.[1]);
         expect(read.jobs.find((j) => j.key === key)!.backlog, key).toBe(backlog);
       }
       return read;

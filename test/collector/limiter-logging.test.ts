@@ -65,7 +65,7 @@ describe('limiter retries and give-ups are logged', () => {
     } finally {
       await rt.close();
     }
-    const text = rt.telemetry.prometheus();
+    const text = await rt.telemetry.prometheus();
     for (const kind of ['timeout', 'network', 'bad_response']) expect(text).toContain(`api_calls_total{api="statistic",status="${kind}"`);
     expect(text).not.toMatch(/status="\w*Error"/);
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -6,20 +6,30 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
-import { METRICS } from '../../src/telemetry/metrics.js';
+import { METRICS, prometheusLabel } from '../../src/telemetry/metrics.js';
 import { startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
 import { HOUR } from '../../src/time.js';
 import { configFor, FAST_QUOTAS, runtimeFor } from '../helpers/collector.js';
-import { serverSkipReason, startVictoriaMetrics, VICTORIA_BIN, type VictoriaMetricsServer } from '../helpers/servers.js';
+import {
+  promtool,
+  PROMTOOL_BIN,
+  serverSkipReason,
+  startVictoriaMetrics,
+  VICTORIA_BIN,
+  type VictoriaMetricsServer,
+} from '../helpers/servers.js';
 import { readPromQL } from './alerts-promql.js';
 
 const RULES = 'config/prometheus/cdn-collector-rules.yaml';
 interface Rule { alert: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
 const rules = (parseYaml(readFileSync(RULES, 'utf8')) as { groups: Array<{ name: string; rules: Rule[] }> }).groups.flatMap((g) => g.rules);
 
-/** Labels Prometheus adds to every scraped series; the collector's own `job` label is kept as `exported_job`. */
+/**
+ * Labels Prometheus adds to every scraped series. A series' own label of the same name would be kept as
+ * `exported_<name>` (honor_labels: false), which every query would then have to use.
+ */
 const TARGET_LABELS = ['job', 'instance'];
-const scraped = (label: string) => (label === 'job' ? 'exported_job' : label);
+const scraped = (label: string) => (TARGET_LABELS.includes(label) ? `exported_${label}` : label);
 /** Series Prometheus makes itself, not the collector. */
 const BUILTIN: Record<string, string[]> = { up: TARGET_LABELS };
 
@@ -46,6 +56,23 @@ describe('Prometheus rules for /metrics', () => {
       expect(r.annotations?.summary, r.alert).toBeTruthy();
       if (r.for !== undefined) expect(r.for, r.alert).toMatch(/^\d+[smh]$/);
     }
+  });
+
+  it('the collector labels no series with a target label, and no shipped rule or dashboard reads `exported_*`', () => {
+    for (const def of Object.values(METRICS)) {
+      for (const label of def.labels.map(prometheusLabel)) expect(TARGET_LABELS, def.promName).not.toContain(label);
+    }
+    const shipped = ['config/prometheus', 'config/grafana'].flatMap((dir) =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.(ya?ml|json|mjs)$/.test(file))
+        .map((file) => join(dir, file)),
+    );
+    expect(shipped).toContain(RULES);
+    expect(shipped.filter((file) => /\bexported_\w+/.test(readFileSync(file, 'utf8')))).toEqual([]);
+  });
+
+  it.skipIf(serverSkipReason(PROMTOOL_BIN) !== undefined)('load in Prometheus (promtool check rules)', () => {
+    expect(promtool(['check', 'rules', RULES])).toMatchObject({ code: 0, output: expect.stringContaining('SUCCESS') });
   });
 
   it('cover stale data, quota, auth, spans set aside, refused points and reconciliation drift', () => {
@@ -88,12 +115,12 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)('Prometheus rules 
     return res.body.text();
   };
 
-  /** What Prometheus would store from one scrape at `at` (s): target labels added, the collector's `job` renamed. */
+  /** What Prometheus would store from one scrape at `at` (s): target labels added, a series' own ones renamed. */
   async function scrape(at: number): Promise<void> {
     const samples = (await metricsText())
       .split('\n')
       .filter((l) => l !== '' && !l.startsWith('#'))
-      .map((l) => `${l.replace(/([{,])job="/g, '$1exported_job="')} ${at * 1000}`);
+      .map((l) => `${l.replace(/([{,])(job|instance)="/g, '$1exported_$2="')} ${at * 1000}`);
     samples.push(`up 1 ${at * 1000}`);
     const query = new URLSearchParams([['extra_label', 'job=cdn-collector'], ['extra_label', 'instance=collector:9464']]);
     const res = await request(`${vm.url}/api/v1/import/prometheus?${query}`, { method: 'POST', body: samples.join('\n') + '\n' });
@@ -121,7 +148,9 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)('Prometheus rules 
     for (const [, name, labels] of text.matchAll(/^(\w+)\{([^}]*)\}/gm)) {
       for (const [, key] of labels!.matchAll(/(\w+)="/g)) exported.get(name!)?.add(scraped(key!));
     }
-    for (const def of Object.values(METRICS)) for (const l of def.labels) exported.get(def.promName)?.add(scraped(l));
+    for (const def of Object.values(METRICS)) {
+      for (const l of def.labels) exported.get(def.promName)?.add(scraped(prometheusLabel(l)));
+    }
     expect(text).toMatch(/^cdn_collector_api_calls_total\{api="\w+",status="200"\} \d+$/m);
 
     const problems: string[] = [];

@@ -1,10 +1,11 @@
 /**
  * Real database servers for integration tests: InfluxDB 1.x (`/usr/bin/influxd`) and VictoriaMetrics
- * (`/usr/bin/victoria-metrics`), each on free local ports with its own temp directories, removed on stop.
+ * (`/usr/bin/victoria-metrics`), each on free local ports with its own temp directories, removed on stop; and
+ * Prometheus' checker `promtool` (`/usr/bin/promtool`, package prometheus).
  *
  * A missing binary fails loudly in CI; elsewhere the tests skip with a printed reason (see `serverSkipReason`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -14,6 +15,7 @@ import { request } from 'undici';
 
 export const INFLUXD_BIN = process.env.INFLUXD_BIN ?? '/usr/bin/influxd';
 export const VICTORIA_BIN = process.env.VICTORIA_METRICS_BIN ?? '/usr/bin/victoria-metrics';
+export const PROMTOOL_BIN = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
 
 const START_TIMEOUT_MS = 30_000;
 
@@ -27,6 +29,16 @@ export function serverSkipReason(binary: string): string | undefined {
   if (process.env.CI) throw new Error(`${reason.split(';')[0]} (required in CI)`);
   console.warn(`SKIP: ${reason}`);
   return reason;
+}
+
+/**
+ * Runs promtool, which parses exposition text (`check metrics`, on stdin) and rule files (`check rules`) with
+ * Prometheus' own parsers: its exit code (0 valid) and everything it printed.
+ */
+export function promtool(args: readonly string[], input?: string): { code: number | null; output: string } {
+  const run = spawnSync(PROMTOOL_BIN, args, { input, encoding: 'utf8', timeout: 30_000 });
+  if (run.error) throw run.error;
+  return { code: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
 /** A free TCP port on 127.0.0.1: bind port 0, read the port the OS chose, release it. */

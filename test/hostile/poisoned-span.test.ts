@@ -138,7 +138,8 @@ describe('a poisoned window does not block its job', () => {
       const body = (await res.json()) as { status: string; setAside?: Record<string, number> };
       expect(body.setAside).toEqual({ 'metrics/acme': 1 });
       expect(res.status).toBe(200);
-      expect(await (await fetch(`${health.url}/metrics`)).text()).toContain('cdn_collector_spans_set_aside{job="metrics/acme"} 1');
+      const metrics = await (await fetch(`${health.url}/metrics`)).text();
+      expect(metrics).toContain('cdn_collector_spans_set_aside{collector_job="metrics/acme"} 1');
     } finally {
       await health.close();
     }

@@ -98,7 +98,7 @@ describe('the image entry command: bin/cdn-collector.js run --config FILE', () =
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
     expect(text).toMatch(/^cdn_collector_\w+/m);
-    for (const key of jobKeys) expect(text).toContain(`job="${key}"`);
+    for (const key of jobKeys) expect(text).toContain(`collector_job="${key}"`);
   });
 
   it('turns /healthz 503 with a reason naming each lagging job once the API is gone', async () => {

@@ -13,7 +13,7 @@ function setup(failing = {}) {
 }
 
 describe('failing APIs and sink in /healthz', () => {
-  it('an API whose every call failed for apiFailingAfter is unhealthy; one success clears it', () => {
+  it('an API whose every call failed for apiFailingAfter is unhealthy; one success clears it', async () => {
     const { clock, telemetry, health } = setup();
     telemetry.apiCall('statistic', 503);
     clock.advance(30_000);
@@ -22,7 +22,7 @@ describe('failing APIs and sink in /healthz', () => {
     expect(health().status).toBe('ok'); // failing for 30 s only
     clock.advance(30_000);
     expect(health()).toMatchObject({ status: 'unhealthy', reasons: { 'api:statistic': 'every call failed for 60 s (3 calls since 2026-01-01T00:00:00.000Z, last: network)' } });
-    expect(telemetry.prometheus()).toMatch(/^cdn_collector_unhealthy\{condition="api:statistic"\} 1$/m);
+    expect(await telemetry.prometheus()).toMatch(/^cdn_collector_unhealthy\{condition="api:statistic"\} 1$/m);
     telemetry.apiCall('statistic', 200);
     expect(health().status).toBe('ok');
   });

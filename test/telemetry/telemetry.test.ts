@@ -6,7 +6,6 @@ import { SCHEMA } from '../../src/schema.js';
 import { METRICS } from '../../src/telemetry/metrics.js';
 import { callOutcome } from '../../src/telemetry/outcome.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
-import { parsePrometheus } from './prometheus-parse.js';
 
 const T0 = Date.UTC(2024, 0, 1);
 const HOSTILE_JOB = 'statistic/a "quoted"\\back\nslash/countries';
@@ -80,26 +79,54 @@ describe('Telemetry.toPoints', () => {
   });
 });
 
-describe('Telemetry.prometheus', () => {
-  it('parses back: HELP and TYPE per metric, escaped labels, the recorded values', () => {
+/** The series of one metric as its prom-client registry holds them when scraped. */
+async function scraped(t: Telemetry, name: string) {
+  const metric = t.registry.getSingleMetric(name);
+  if (!metric) throw new Error(`${name} is not registered`);
+  return (await metric.get()).values.map(({ labels, value }) => ({ labels, value }));
+}
+
+describe('Telemetry.registry (/metrics)', () => {
+  it('registers every metric with its name, type and help, and reads the recorded values when scraped', async () => {
     const { t } = busyTelemetry();
-    const metrics = parsePrometheus(t.prometheus());
     for (const def of Object.values(METRICS)) {
-      expect(metrics.get(def.promName)?.type).toBe(def.type);
-      expect(metrics.get(def.promName)?.help).toBe(def.help);
+      const metric = await t.registry.getSingleMetric(def.promName)?.get();
+      expect(metric, def.promName).toMatchObject({ name: def.promName, type: def.type, help: def.help });
       expect(def.promName).toMatch(/^cdn_collector_/);
     }
-    expect(metrics.get('cdn_collector_api_calls_total')?.samples).toContainEqual({ labels: { api: 'metrics', status: '200' }, value: 2 });
-    expect(metrics.get('cdn_collector_job_failures_total')?.samples).toEqual([{ labels: { job: HOSTILE_JOB }, value: 1 }]);
-    expect(metrics.get('cdn_collector_job_lag_seconds')?.samples).toEqual([{ labels: { job: 'metrics/acme' }, value: 61.5 }]);
-    expect(metrics.get('cdn_collector_dead_letters_total')?.samples).toEqual([{ labels: {}, value: 2 }]);
-    expect(metrics.get('cdn_collector_checkpoint_age_seconds')?.samples).toEqual([{ labels: { job: 'metrics/acme' }, value: 90 }]);
+    const metricsOk = { api: 'metrics', status: '200' };
+    expect(await scraped(t, 'cdn_collector_api_calls_total')).toContainEqual({ labels: metricsOk, value: 2 });
+    expect(await scraped(t, 'cdn_collector_dead_letters_total')).toEqual([{ labels: {}, value: 2 }]);
+    expect(await scraped(t, 'cdn_collector_verify_last_run_timestamp_seconds')).toEqual([]);
+    t.apiCall('metrics', 200);
+    expect(await scraped(t, 'cdn_collector_api_calls_total')).toContainEqual({ labels: metricsOk, value: 3 });
   });
 
-  it('puts every sample line after its own TYPE line', () => {
-    const lines = busyTelemetry().t.prometheus().trimEnd().split('\n');
+  it('labels the collection job collector_job (`job` is the scrape target); the points keep `job`', async () => {
+    const { t, clock } = busyTelemetry();
+    clock.advance(30_000);
+    const jobOnly = (job: string, value: number) => [{ labels: { collector_job: job }, value }];
+    expect(await scraped(t, 'cdn_collector_job_failures_total')).toEqual(jobOnly(HOSTILE_JOB, 1));
+    expect(await scraped(t, 'cdn_collector_job_lag_seconds')).toEqual(jobOnly('metrics/acme', 91.5));
+    expect(await scraped(t, 'cdn_collector_job_backlog_windows')).toEqual(jobOnly('metrics/acme', 17));
+    expect(await scraped(t, 'cdn_collector_checkpoint_age_seconds')).toEqual(jobOnly('metrics/acme', 120));
+    expect(await t.prometheus()).not.toMatch(/[{,]job="/);
+    expect(t.toPoints().find((p) => p.tags.kind === 'job_lag')?.tags).toEqual({ kind: 'job_lag', job: 'metrics/acme' });
+  });
+
+  it('keeps instances apart: a second Telemetry has its own registry', async () => {
+    const { t } = busyTelemetry();
+    const other = new Telemetry({ clock: new ManualClock(T0) });
+    expect(other.registry).not.toBe(t.registry);
+    expect(await scraped(other, 'cdn_collector_api_calls_total')).toEqual([]);
+  });
+
+  it('renders the text format with the labels escaped, every sample after its own TYPE line', async () => {
+    const text = await busyTelemetry().t.prometheus();
+    const escaped = 'statistic/a \\"quoted\\"\\\\back\\nslash/countries';
+    expect(text).toContain(`cdn_collector_job_failures_total{collector_job="${escaped}"} 1\n`);
     let current = '';
-    for (const line of lines) {
+    for (const line of text.trimEnd().split('\n').filter((l) => l !== '')) {
       if (line.startsWith('# TYPE ')) current = line.split(' ')[2]!;
       else if (!line.startsWith('#')) expect(line.startsWith(current)).toBe(true);
     }

@@ -63,7 +63,7 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     // Every account of the simulator and each configured grouping's measurement was compared (not just one).
     expect(new Set(report.checked.map((c) => c.account))).toEqual(new Set(sim.accounts));
     expect(report.checked.every((c) => c.expected > 0 || c.field !== 'traffic')).toBe(true);
-    expect(rt.telemetry.prometheus()).toMatch(/^cdn_collector_verify_last_run_timestamp_seconds \d/m);
+    expect(await rt.telemetry.prometheus()).toMatch(/^cdn_collector_verify_last_run_timestamp_seconds \d/m);
   }, 120_000);
 
   it('reports deleted and altered points as drift, repairs them, and the re-check is zero', async () => {
@@ -109,7 +109,8 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     });
     expect(repaired.report.repair!.after).toEqual([]);
     // The gauge shows the re-check: zero.
-    expect(repaired.rt.telemetry.prometheus()).toContain(`cdn_collector_verify_drift{measurement_name="cdn_traffic",field_key="traffic",account="${account}"} 0`);
+    const driftSeries = `cdn_collector_verify_drift{measurement_name="cdn_traffic",field_key="traffic",account="${account}"}`;
+    expect(await repaired.rt.telemetry.prometheus()).toContain(`${driftSeries} 0`);
 
     const again = await verify(config, day);
     expect(again.report.drift).toEqual([]);
@@ -167,7 +168,8 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     }
     const views = rt.telemetry.samples().find((s) => s.kind === 'verify_drift' && s.labels.measurement_name === 'cdn_views' && s.labels.account === account);
     expect(views?.value).toBeLessThan(0);
-    expect(rt.telemetry.prometheus()).toMatch(new RegExp(`^cdn_collector_verify_drift\\{measurement_name="cdn_views",field_key="views",account="${account}"\\} -\\d+$`, 'm'));
+    const series = `cdn_collector_verify_drift\\{measurement_name="cdn_views",field_key="views",account="${account}"\\}`;
+    expect(await rt.telemetry.prometheus()).toMatch(new RegExp(`^${series} -\\d+$`, 'm'));
 
     // Written as cdn_collector points, a dashboard or an alert reads it back.
     const sinkRt = await runtimeFor(config);
