@@ -22,7 +22,7 @@ import type { ApiName } from '../spec/apis.js';
 import type { BackfillStatus } from '../state/backfill-requests.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './common.js';
 import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
-import { applyShard } from './shard.js';
+import { applyShard } from './apply-shard.js';
 import { printPlan, quotasOf } from './backfill-plan.js';
 
 // What `backfill` does, loaded only when it runs: its --help and argument errors load backfill.ts alone.

@@ -9,7 +9,7 @@ import type { Shard } from '../config/shard.js';
 import { LISTEN_ENV } from '../config/env.js';
 import { createLogger, type Logger } from '../log.js';
 import { startHealthServer, type TelemetryServer } from '../telemetry/server.js';
-import { applyShard } from './shard.js';
+import { applyShard } from './apply-shard.js';
 import { startupFields } from '../collector/startup.js';
 import { configDemand, overQuotaLines } from '../collector/capacity-report.js';
 import { demandLine, overQuota } from '../plan/capacity.js';

@@ -13,7 +13,7 @@ import { readerKindOf } from '../verify/readers/index.js';
 import { verifyRange } from '../verify/run.js';
 import { driftRemains, type VerifyReport } from '../verify/verify.js';
 import { CliError, EXIT_USAGE } from './common.js';
-import { applyShard } from './shard.js';
+import { applyShard } from './apply-shard.js';
 import { EXIT_DRIFT, type VerifyOptions } from './verify.js';
 
 // What `verify` does, loaded only when it runs: its --help and argument errors load verify.ts alone.

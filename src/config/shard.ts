@@ -1,6 +1,3 @@
-import { SOURCES } from '../sources/index.js';
-import type { CollectorConfig } from './schema.js';
-
 /**
  * Sharding: `--shard i/n` (or env CDN_SHARD) keeps the accounts whose stable hash mod n equals i, so n instances
  * with one shared account list split it without overlap and without coordination. The hash is 32-bit FNV-1a over
@@ -43,17 +40,4 @@ export function readShard(text: string): Shard | undefined {
   const index = Number(m[1]);
   const count = Number(m[2]);
   return Number.isSafeInteger(count) && count >= 1 && index < count ? { index, count } : undefined;
-}
-
-/**
- * The config narrowed to one shard: its accounts, and what the sources' settings name with an account (DVR streams:
- * see each source's `narrow`). The result may have no account left.
- * `accounts: auto` stays auto: discovery keeps the accounts of the shard (inShard) as it finds them.
- */
-export function narrowToShard(config: CollectorConfig, shard: Shard): CollectorConfig {
-  const mine = (account: string) => inShard(account, shard);
-  const accounts = config.accounts === 'auto' ? 'auto' : config.accounts.filter(mine);
-  const jobs = { ...config.jobs };
-  for (const { name, narrow } of SOURCES) if (narrow) Object.assign(jobs, { [name]: narrow(jobs[name], mine) });
-  return { ...config, accounts, jobs };
 }

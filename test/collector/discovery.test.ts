@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startDaemon } from '../../src/collector/daemon.js';
 import { DISCOVERY_CONDITION } from '../../src/collector/discovery.js';
-import { applyShard } from '../../src/cli/shard.js';
+import { applyShard } from '../../src/cli/apply-shard.js';
 import { shardOf } from '../../src/config/shard.js';
 import { createLogger } from '../../src/log.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';

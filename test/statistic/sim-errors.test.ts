@@ -1,3 +1,4 @@
+import { isRetryable } from '../../src/failure.js';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
@@ -175,7 +176,8 @@ describe('quota: 5 calls per minute', () => {
       expect(sixth.body.data).toBe('Too Many Requests');
       expect(sixth.headers.get('retry-after')).toBe('30');
       const err = await clientFor(sim).total(WINDOW).catch((e: unknown) => e);
-      expect(err).toMatchObject({ status: 429, retryAfterSec: 30, retryable: true });
+      expect(err).toMatchObject({ status: 429, retryAfterSec: 30 });
+      expect(isRetryable(err)).toBe(true);
       clock.advance(30_000);
       expect((await raw(sim, '/', W)).status).toBe(200);
     } finally {
