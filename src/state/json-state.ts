@@ -28,7 +28,7 @@ export interface LoadedState<T> {
   copy?: string;
   /** The file could not be read at all (permissions, a directory in its place). */
   readError?: NodeJS.ErrnoException;
-  /** One line for a log or a report naming the file, when something was wrong. */
+  /** One line for a log or a report naming the file, when something was wrong (the same with or without a copy). */
   problem?: string;
 }
 
@@ -95,8 +95,7 @@ function unread<T>(path: string, format: StateFormat<T>, err: NodeJS.ErrnoExcept
 }
 
 function damaged<T>(path: string, format: StateFormat<T>, defect: string, copy: string | undefined): LoadedState<T> {
-  const kept = copy ? `; a copy is kept as ${copy}` : '';
-  return { value: format.empty(), defect, ...(copy ? { copy } : {}), problem: `${path} is unreadable (${defect})${kept}` };
+  return { value: format.empty(), defect, ...(copy ? { copy } : {}), problem: `${path} is unreadable (${defect})` };
 }
 
 /**
