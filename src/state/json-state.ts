@@ -59,7 +59,7 @@ export function parseStateText<T>(format: StateFormat<T>, text: string): { value
 }
 
 /** The file's text: `version` first, then the fields, on one line. */
-export function encodeStateText<T extends object>(format: StateFormat<T>, value: T): string {
+export function encodeStateText<T>(format: StateFormat<T>, value: T & object): string {
   return `${JSON.stringify({ version: format.version, ...value })}\n`;
 }
 
