@@ -40,5 +40,5 @@ function daemonStatus(rt: Runtime): DaemonStatus {
       ...(limiter.quota ? { calls: limiter.quota.calls, periodMs: limiter.quota.periodMs } : {}),
     };
   }
-  return { pid: process.pid, host: hostname(), updatedAt: Date.now(), jobs, apis };
+  return { pid: process.pid, host: hostname(), updatedAt: rt.clock.now(), jobs, apis };
 }

@@ -51,7 +51,7 @@ export interface JobStatus {
 
 export async function gatherStatus(config: CollectorConfig, now = Date.now()): Promise<StatusReport> {
   const dir = config.state.dir;
-  const snapshot = await readStateSnapshot(dir);
+  const snapshot = await readStateSnapshot(dir, now);
   const reported = await readDaemonStatus(dir);
   const daemon = reported && isRunning(reported, now) ? reported : undefined;
   // A job reading several accounts at once keeps their checkpoints too (statistic/<account>/total): configured keys.
