@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { VERSION } from '../version.js';
 import { METRIC_PREFIX } from './metrics.js';
 import { escapeLabelValue } from './prometheus.js';
 
@@ -13,18 +14,6 @@ interface Gauge {
   help: string;
   value: () => number | undefined;
   labels?: Record<string, string>;
-}
-
-/** The version the process runs (package.json next to dist/ or src/); `unknown` when it cannot be read. */
-export const BUILD_VERSION = readVersion();
-
-function readVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 /** Started once: the event loop's delay histogram samples every 20 ms and costs next to nothing. */
@@ -85,7 +74,7 @@ function gauges(): Gauge[] {
     { name: 'nodejs_eventloop_lag_max_seconds', type: 'gauge', help: 'Longest event loop delay since the previous scrape, in seconds', value: () => ns(loop.max) },
     { name: 'nodejs_active_resources', type: 'gauge', help: 'Resources keeping the event loop alive (sockets, timers, …)', value: () => process.getActiveResourcesInfo().length },
     { name: 'nodejs_version_info', type: 'gauge', help: 'Node.js version', value: () => 1, labels: { version: process.version } },
-    { name: `${METRIC_PREFIX}_build_info`, type: 'gauge', help: 'The collector version that runs (value 1)', value: () => 1, labels: { version: BUILD_VERSION } },
+    { name: `${METRIC_PREFIX}_build_info`, type: 'gauge', help: 'The collector version that runs (value 1)', value: () => 1, labels: { version: VERSION } },
   ];
 }
 
