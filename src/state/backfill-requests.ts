@@ -70,8 +70,9 @@ const statusSchema = z.object({
 export type BackfillStatus = z.output<typeof statusSchema>;
 
 /** Hand-over files: a missing one reads as undefined. Files from before they had a version read as version 1. */
-const requestFormat: StateFormat<BackfillRequest | undefined> = { version: 1, schema: requestSchema, empty: () => undefined };
-const statusFormat: StateFormat<BackfillStatus | undefined> = { version: 1, schema: statusSchema, empty: () => undefined };
+const nothing = () => undefined;
+const requestFormat: StateFormat<BackfillRequest | undefined> = { version: 1, schema: requestSchema, empty: nothing };
+const statusFormat: StateFormat<BackfillStatus | undefined> = { version: 1, schema: statusSchema, empty: nothing };
 
 const DIR = 'backfill';
 const REQUEST = '.request.json';
@@ -115,7 +116,8 @@ export async function readRequests(stateDir: string): Promise<BackfillRequest[]>
 export const writeStatus = (stateDir: string, status: BackfillStatus) =>
   replace(join(requestDir(stateDir), `${status.id}${STATUS}`), statusFormat, status);
 
-export const readStatus = (stateDir: string, id: string) => read(join(requestDir(stateDir), `${id}${STATUS}`), statusFormat);
+export const readStatus = (stateDir: string, id: string) =>
+  read(join(requestDir(stateDir), `${id}${STATUS}`), statusFormat);
 
 /** Asks the daemon to stop the backfill after the spans it is collecting (they are confirmed, so a rerun resumes). */
 export const requestCancel = (stateDir: string, id: string) => writeFile(join(requestDir(stateDir), `${id}${CANCEL}`), '');

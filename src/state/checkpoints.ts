@@ -2,7 +2,8 @@ import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError, ParameterError } from '../errors.js';
-import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, type KeyState } from './checkpoint-file.js';
+import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile } from './checkpoint-file.js';
+import type { KeyState } from './checkpoint-file.js';
 import { CoalescedWrites } from './coalesced-writes.js';
 import { asStateIoError, CheckpointCorruptError } from './errors.js';
 import { removeStrayTemps, writeFileDurably } from './durable-file.js';
@@ -169,7 +170,8 @@ export class CheckpointStore {
   private journalOf(key: string): Journal {
     let journal = this.journals.get(key);
     if (!journal) {
-      const created: Journal = { state: EMPTY_STATE, queue: [], writes: new CoalescedWrites(() => this.write(key, created)) };
+      const writes = new CoalescedWrites(() => this.write(key, created));
+      const created: Journal = { state: EMPTY_STATE, queue: [], writes };
       this.journals.set(key, (journal = created));
     }
     return journal;

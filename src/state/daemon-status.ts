@@ -29,14 +29,22 @@ const daemonStatusSchema = z.object({
   stoppedAt: z.number().optional(),
   jobs: z.record(
     z.string(),
-    z.object({ lagMs: z.number(), backlog: z.number(), lastError: z.object({ error: z.string(), at: z.number() }).optional() }),
+    z.object({
+      lagMs: z.number(),
+      backlog: z.number(),
+      lastError: z.object({ error: z.string(), at: z.number() }).optional(),
+    }),
   ),
   apis: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), apiQuotaUseSchema),
 });
 export type DaemonStatus = z.output<typeof daemonStatusSchema>;
 
 /** No report is undefined; a report from before the file had a version reads as version 1. */
-const daemonStatusFormat: StateFormat<DaemonStatus | undefined> = { version: 1, schema: daemonStatusSchema, empty: () => undefined };
+const daemonStatusFormat: StateFormat<DaemonStatus | undefined> = {
+  version: 1,
+  schema: daemonStatusSchema,
+  empty: () => undefined,
+};
 
 const FILE = 'daemon-status.json';
 

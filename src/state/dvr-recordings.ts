@@ -22,7 +22,9 @@ type Row = [id: number, from: number, to: number, seenAt: number];
 /** Per series, its recordings as rows `[id, from, to, seenAt]`. */
 const recordingsFormat: StateFormat<{ series: Record<string, Row[]> }> = {
   version: 1,
-  schema: z.object({ series: z.record(z.string().min(1), z.array(z.tuple([seconds, seconds, seconds, seconds]))) }).strict(),
+  schema: z
+    .object({ series: z.record(z.string().min(1), z.array(z.tuple([seconds, seconds, seconds, seconds]))) })
+    .strict(),
   empty: () => ({ series: {} }),
 };
 
@@ -35,7 +37,8 @@ export interface DvrRecordingStoreOptions {
 
 /**
  * The recordings known per DVR series, kept in `dvr-recordings.json` of the state dir so a restart keeps each
- * recording's identity. Loaded on first use; saved (json-state.ts: atomically, coalesced) after each update. Losing the file costs duplicate rows for recordings whose start the DVR window has cut, never a crash.
+ * recording's identity. Loaded on first use; saved (json-state.ts: atomically, coalesced) after each update. Losing
+ * the file costs duplicate rows for recordings whose start the DVR window has cut, never a crash.
  */
 export class DvrRecordingStore {
   private loaded: Promise<Map<string, KnownRecording[]>> | undefined;
@@ -90,9 +93,8 @@ export class DvrRecordingStore {
     if (this.file === undefined) return new Map();
     const loaded = await loadStateFile(this.file.path, recordingsFormat, { keepCopy: true });
     if (loaded.problem !== undefined) this.report(loaded.problem);
-    return new Map(
-      Object.entries(loaded.value.series).map(([key, rows]) => [key, rows.map(([id, from, to, seenAt]) => ({ id, from, to, seenAt }))]),
-    );
+    const recordings = (rows: Row[]) => rows.map(([id, from, to, seenAt]) => ({ id, from, to, seenAt }));
+    return new Map(Object.entries(loaded.value.series).map(([key, rows]) => [key, recordings(rows)]));
   }
 
   private report(message: string): void {
@@ -102,5 +104,6 @@ export class DvrRecordingStore {
 
 function recordingFields(map: ReadonlyMap<string, readonly KnownRecording[]>): { series: Record<string, Row[]> } {
   const sorted = [...map].sort(([a], [b]) => a.localeCompare(b));
-  return { series: Object.fromEntries(sorted.map(([key, list]) => [key, list.map((r): Row => [r.id, r.from, r.to, r.seenAt])])) };
+  const rows = (list: readonly KnownRecording[]) => list.map((r): Row => [r.id, r.from, r.to, r.seenAt]);
+  return { series: Object.fromEntries(sorted.map(([key, list]) => [key, rows(list)])) };
 }

@@ -49,7 +49,8 @@ export function parseStateText<T>(format: StateFormat<T>, text: string): { value
   const { version = 1, ...fields } = json as Record<string, unknown>;
   if (!Number.isSafeInteger(version)) return { defect: `version: not an integer (${JSON.stringify(version)})` };
   if ((version as number) > format.version) {
-    return { defect: `version: ${version as number} was written by a newer cdn-collector (this one reads ${format.version})` };
+    const newer = `version: ${version as number} was written by a newer cdn-collector`;
+    return { defect: `${newer} (this one reads ${format.version})` };
   }
   if (version !== format.version) return { defect: `version: ${version as number} is not a version this build reads` };
   const parsed = format.schema.safeParse(fields);
@@ -64,7 +65,11 @@ export function encodeStateText<T>(format: StateFormat<T>, value: T & object): s
 }
 
 /** Reads `path`: missing → the empty value; damaged → the empty value, the defect and (if asked) a kept copy. */
-export async function loadStateFile<T>(path: string, format: StateFormat<T>, options: LoadOptions = {}): Promise<LoadedState<T>> {
+export async function loadStateFile<T>(
+  path: string,
+  format: StateFormat<T>,
+  options: LoadOptions = {},
+): Promise<LoadedState<T>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

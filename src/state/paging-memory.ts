@@ -15,7 +15,11 @@ const fileSchema = z
   })
   .strict();
 type PagingFile = z.output<typeof fileSchema>;
-const pagingFormat: StateFormat<PagingFile> = { version: 1, schema: fileSchema, empty: () => ({ largestPage: {}, reads: {} }) };
+const pagingFormat: StateFormat<PagingFile> = {
+  version: 1,
+  schema: fileSchema,
+  empty: () => ({ largestPage: {}, reads: {} }),
+};
 
 /**
  * The largest page each API has returned (ServerPaging), kept in `paging.json` of the state dir. walkPages reads one
@@ -34,9 +38,11 @@ export class PagingMemory {
     const loaded = await loadStateFile(path, pagingFormat, { keepCopy: true });
     if (loaded.readError) onProblem(`${PAGING_FILE} unreadable: ${loaded.readError.message}`);
     if (loaded.defect !== undefined) onProblem(`${PAGING_FILE} ignored: ${loaded.defect}`);
-    for (const [api, rows] of Object.entries(loaded.value.largestPage) as Array<[ApiName, number]>) paging.observe(api, rows);
+    const largest = Object.entries(loaded.value.largestPage) as Array<[ApiName, number]>;
+    for (const [api, rows] of largest) paging.observe(api, rows);
     for (const [read, rows] of Object.entries(loaded.value.reads)) paging.recordRows(read, rows);
-    const sorted = <K extends string>(entries: Array<[K, number]>) => Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
+    const sorted = <K extends string>(entries: Array<[K, number]>) =>
+      Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
     const file = new StateFile(path, pagingFormat, {
       current: () => ({ largestPage: sorted(paging.known()), reads: sorted(paging.knownReads()) }) as PagingFile,
       durable: true,

@@ -4,7 +4,8 @@ import type { ApiName } from '../spec/apis.js';
 import type { CallHistory, CallJournal } from '../limit/types.js';
 import { replaceFileSync } from './durable-file.js';
 import { encodeStateText, StateFile } from './json-state.js';
-import { journalFormat, KEEP, loadJournal, type Entries, type Entry, type LoadedJournal } from './quota-journal-file.js';
+import { journalFormat, KEEP, loadJournal } from './quota-journal-file.js';
+import type { Entries, Entry, LoadedJournal } from './quota-journal-file.js';
 
 const FILE = 'quota-calls.json';
 

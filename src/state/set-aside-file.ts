@@ -42,7 +42,8 @@ export const setAsideFormat: StateFormat<{ jobs: Record<string, SetAsideEntry[]>
 
 /** The file's fields: jobs with entries, sorted by key. */
 export function setAsideFields(map: SetAsideMap): { jobs: Record<string, SetAsideEntry[]> } {
-  const jobs = Object.fromEntries([...map].filter(([, entries]) => entries.length > 0).sort(([a], [b]) => a.localeCompare(b)));
+  const kept = [...map].filter(([, entries]) => entries.length > 0);
+  const jobs = Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b)));
   return { jobs: jobs as Record<string, SetAsideEntry[]> };
 }
 
@@ -57,6 +58,8 @@ export async function readSetAside(
 ): Promise<{ map: Map<string, SetAsideEntry[]>; problem?: string }> {
   const loaded = await loadStateFile(join(dir, SET_ASIDE_FILE), setAsideFormat, options);
   const map = new Map<string, SetAsideEntry[]>();
-  for (const [key, entries] of Object.entries(loaded.value.jobs)) map.set(key, [...entries].sort((a, b) => a.from - b.from));
+  for (const [key, entries] of Object.entries(loaded.value.jobs)) {
+    map.set(key, [...entries].sort((a, b) => a.from - b.from));
+  }
   return loaded.problem === undefined ? { map } : { map, problem: loaded.problem };
 }

@@ -21,7 +21,7 @@ export function retryDelayMs(attempts: number): number {
 
 export interface SetAsideOptions {
   clock?: Clock;
-  /** Called when the list could not be saved, once per failing streak (it still holds in memory; see the class comment). */
+  /** The list could not be saved, once per failing streak (it still holds in memory; see the class comment). */
   onSaveError?: (err: unknown) => void;
 }
 
@@ -43,7 +43,8 @@ export class SetAsideStore {
     onSaveError: (err: unknown) => void,
   ) {
     const current = () => setAsideFields(this.jobs);
-    this.file = path === undefined ? undefined : new StateFile(path, setAsideFormat, { current, durable: true, onFailure: onSaveError });
+    const options = { current, durable: true, onFailure: onSaveError };
+    this.file = path === undefined ? undefined : new StateFile(path, setAsideFormat, options);
   }
 
   /**

@@ -74,7 +74,13 @@ function gauges(): Gauge[] {
     { name: 'nodejs_eventloop_lag_max_seconds', type: 'gauge', help: 'Longest event loop delay since the previous scrape, in seconds', value: () => ns(loop.max) },
     { name: 'nodejs_active_resources', type: 'gauge', help: 'Resources keeping the event loop alive (sockets, timers, …)', value: () => process.getActiveResourcesInfo().length },
     { name: 'nodejs_version_info', type: 'gauge', help: 'Node.js version', value: () => 1, labels: { version: process.version } },
-    { name: `${METRIC_PREFIX}_build_info`, type: 'gauge', help: 'The collector version that runs (value 1)', value: () => 1, labels: { version: VERSION } },
+    {
+      name: `${METRIC_PREFIX}_build_info`,
+      type: 'gauge',
+      help: 'The collector version that runs (value 1)',
+      value: () => 1,
+      labels: { version: VERSION },
+    },
   ];
 }
 

@@ -28,7 +28,7 @@ describe('one helper for the JSON state files', () => {
     expect(readdirSync(join(path, '..'))).toEqual([]);
   });
 
-  it('a damaged file is a problem naming it, and is kept as <file>.corrupt-<content hash> (one copy per damage)', async () => {
+  it('a damaged file is a problem naming it, kept as <file>.corrupt-<content hash> (one copy per damage)', async () => {
     const path = fileIn();
     writeFileSync(path, '{"version":2,"counts":["x"]}');
     const loaded = await loadStateFile(path, format, { keepCopy: true });
