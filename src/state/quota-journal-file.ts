@@ -1,7 +1,10 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { perApi, type ApiName } from '../spec/apis.js';
 import { asStateIoError } from './errors.js';
-import { loadStateFileSync, type StateFormat } from './json-state.js';
+import { loadStateFile, loadStateFileSync, type StateFormat } from './json-state.js';
+
+export const QUOTA_JOURNAL_FILE = 'quota-calls.json';
 
 /** More than any quota's N needs; older completions no longer count anyway. */
 export const KEEP = 500;
@@ -37,6 +40,11 @@ export const journalFormat: StateFormat<Entries> = {
     .strict(),
   empty: () => ({}),
 };
+
+/** The journal of `dir` as it is on disk, read without the lock (`status`); empty when missing or unusable. */
+export async function readJournalEntries(dir: string): Promise<Entries> {
+  return (await loadStateFile(join(dir, QUOTA_JOURNAL_FILE), journalFormat)).value;
+}
 
 /**
  * Reads the journal at `path` as of wall time `now`. Missing: empty. Damaged (not JSON, wrong shape, absurd counts):

@@ -4,10 +4,8 @@ import type { ApiName } from '../spec/apis.js';
 import type { CallHistory, CallJournal } from '../limit/types.js';
 import { replaceFileSync } from './durable-file.js';
 import { encodeStateText, StateFile } from './json-state.js';
-import { journalFormat, KEEP, loadJournal } from './quota-journal-file.js';
+import { journalFormat, KEEP, loadJournal, QUOTA_JOURNAL_FILE } from './quota-journal-file.js';
 import type { Entries, Entry, LoadedJournal } from './quota-journal-file.js';
-
-const FILE = 'quota-calls.json';
 
 /** What the journal has to report; runtime.ts turns these into log lines and the /healthz condition. */
 export type JournalEvent =
@@ -53,7 +51,7 @@ export class QuotaJournal implements CallJournal {
 
   /** Reads the previous process's journal; throws StateIoError when it exists but cannot be read. */
   constructor(dir: string, options: QuotaJournalOptions = {}) {
-    this.path = join(dir, FILE);
+    this.path = join(dir, QUOTA_JOURNAL_FILE);
     this.clock = options.clock ?? systemClock;
     this.writeNow = options.writeNow ?? (options.write ? undefined : replaceFileSync);
     this.onEvent = options.onEvent;
