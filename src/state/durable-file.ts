@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Temp files are `<target>.tmp-<pid>-<n>`: unique per writer, recognisable as leftovers of a crash. */
@@ -48,7 +48,7 @@ export function replaceFileSync(path: string, data: string): void {
 
 /** fsync of a directory makes a rename or a new entry durable (Linux, macOS); platforms that refuse it are skipped. */
 export async function syncDirectory(dir: string): Promise<void> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(dir, 'r');
     await handle.sync();
