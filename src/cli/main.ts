@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CollectorError } from '../errors.js';
+import { VERSION } from '../version.js';
 import { apiCommand } from './api.js';
 import { backfillCommand } from './backfill.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeOf } from './common.js';
@@ -22,7 +23,7 @@ handleStopSignals();
 
 const program = new Command('cdn-collector')
   .description('Collects CDN analytics (metrics, statistics, stream views, DVR) into InfluxDB')
-  .version('0.1.0')
+  .version(VERSION)
   .exitOverride()
   .showHelpAfterError('(add --help for usage)');
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../clock.js';
 import { CollectorError } from '../errors.js';
 import {
   isFinal,
@@ -18,6 +19,8 @@ export interface HandOverOptions {
   /** A daemon polls every second; one that has not answered by then does not take requests. */
   pickupTimeoutMs?: number;
   pollMs?: number;
+  /** Stamps the request and times the pick-up; default: system time. */
+  clock?: Clock;
 }
 
 /**
@@ -29,9 +32,11 @@ export async function handOverBackfill(
   request: Omit<BackfillRequest, 'id' | 'requestedAt'>,
   options: HandOverOptions = {},
 ): Promise<BackfillStatus> {
-  const full: BackfillRequest = { ...request, id: `${Date.now()}-${randomUUID().slice(0, 8)}`, requestedAt: Date.now() };
+  const clock = options.clock ?? systemClock;
+  const requestedAt = clock.now();
+  const full: BackfillRequest = { ...request, id: `${requestedAt}-${randomUUID().slice(0, 8)}`, requestedAt };
   await writeRequest(stateDir, full);
-  const pickupBy = Date.now() + (options.pickupTimeoutMs ?? 15_000);
+  const pickupBy = clock.now() + (options.pickupTimeoutMs ?? 15_000);
   let cancelSent = false;
   let lastUpdate = -1;
   try {
@@ -42,7 +47,7 @@ export async function handOverBackfill(
         options.onStatus?.(status);
       }
       if (status && isFinal(status.state)) return status;
-      if (!status && Date.now() > pickupBy) {
+      if (!status && clock.now() > pickupBy) {
         throw new CollectorError(
           'the process holding the state directory did not take the backfill request: it is not a running daemon ' +
             '(another backfill?). Wait for it to end, or stop it',

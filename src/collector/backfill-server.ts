@@ -69,7 +69,7 @@ export function serveBackfillRequests(
         const previous = await readStatus(dir, request.id);
         if (previous && previous.state !== 'running') {
           // Normally the command removes its request once it read the end; one whose shell died is kept a day.
-          if (Date.now() - previous.updatedAt > KEEP_FINISHED_MS) await removeRequest(dir, request.id);
+          if (rt.clock.now() - previous.updatedAt > KEEP_FINISHED_MS) await removeRequest(dir, request.id);
           else handled.add(request.id);
           continue;
         }
@@ -107,8 +107,8 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
     calls: {},
     failed: [],
     setAside: 0,
-    startedAt: Date.now(),
-    updatedAt: Date.now(),
+    startedAt: rt.clock.now(),
+    updatedAt: rt.clock.now(),
     pid: process.pid,
   };
   await writeStatus(dir, status);
@@ -131,8 +131,8 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
         if (ended) return;
         status.spansDone++;
         status.calls[job.api] = (status.calls[job.api] ?? 0) + job.callsFor(span).least;
-        if (Date.now() - lastWrite >= STATUS_EVERY_MS) {
-          lastWrite = Date.now();
+        if (rt.clock.now() - lastWrite >= STATUS_EVERY_MS) {
+          lastWrite = rt.clock.now();
           status.updatedAt = lastWrite;
           void writeStatus(dir, { ...status }).catch(() => {});
         }
@@ -147,7 +147,7 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
       setAside: outcome.setAside,
       refused: outcome.refused,
       state: cancelled() ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done',
-      updatedAt: Date.now(),
+      updatedAt: rt.clock.now(),
     } satisfies Partial<BackfillStatus>);
     await writeStatus(dir, status);
     log.info({ id: request.id, state: status.state, spans: status.spansDone, points: status.points, refused: status.refused }, 'handed-over backfill ended');

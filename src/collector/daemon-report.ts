@@ -1,25 +1,33 @@
 import { hostname } from 'node:os';
+import { systemClock, type Clock } from '../clock.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { writeDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
 import type { Runtime } from './runtime.js';
 
 /** Writes daemon-status.json (state/daemon-status.ts) for `cdn-collector status`: the daemon calls it every second. */
 export class DaemonReporter {
-  constructor(private readonly rt: Runtime) {}
+  constructor(
+    private readonly rt: Runtime,
+    /**
+     * Stamps the report. Not the runtime's clock: other processes (`status`) judge the report's freshness on the
+     * wall clock they share with the daemon, whatever clock the daemon's collection runs on.
+     */
+    private readonly wallClock: Clock = systemClock,
+  ) {}
 
   write(): Promise<void> {
-    return writeDaemonStatus(this.rt.config.state.dir, daemonStatus(this.rt));
+    return writeDaemonStatus(this.rt.config.state.dir, daemonStatus(this.rt, this.wallClock.now()));
   }
 
   /** The last report, once the daemon stopped: `status` says so at once instead of after the report grew stale. */
   stopped(): Promise<void> {
-    const status = daemonStatus(this.rt);
+    const status = daemonStatus(this.rt, this.wallClock.now());
     return writeDaemonStatus(this.rt.config.state.dir, { ...status, stoppedAt: status.updatedAt });
   }
 }
 
 /** Lag and backlog as telemetry holds them (Collector.reportState): the figures /healthz and /metrics show. */
-function daemonStatus(rt: Runtime): DaemonStatus {
+function daemonStatus(rt: Runtime, now: number): DaemonStatus {
   const errors = rt.telemetry.lastErrors();
   const jobs: DaemonStatus['jobs'] = {};
   for (const job of rt.collector.jobs) {
@@ -40,5 +48,5 @@ function daemonStatus(rt: Runtime): DaemonStatus {
       ...(limiter.quota ? { calls: limiter.quota.calls, periodMs: limiter.quota.periodMs } : {}),
     };
   }
-  return { pid: process.pid, host: hostname(), updatedAt: Date.now(), jobs, apis };
+  return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis };
 }

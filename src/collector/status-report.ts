@@ -4,15 +4,14 @@
  * state/daemon-status.ts) while it is fresh, and the backfills handed to it. Without a daemon, lag is measured from
  * the watermark and quota use read from the quota journal.
  */
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { CollectorConfig } from '../config/schema.js';
 import { buildJobs } from '../sources/registry.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { readRequests, readStatus } from '../state/backfill-requests.js';
 import { readDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
 import { isProcessAlive } from '../state/lock.js';
+import { readJournalEntries } from '../state/quota-journal-file.js';
 import { readStateSnapshot } from '../state/snapshot.js';
 import { readRefused, type RefusedSummary } from '../sink/dead-letter.js';
 
@@ -51,7 +50,7 @@ export interface JobStatus {
 
 export async function gatherStatus(config: CollectorConfig, now = Date.now()): Promise<StatusReport> {
   const dir = config.state.dir;
-  const snapshot = await readStateSnapshot(dir);
+  const snapshot = await readStateSnapshot(dir, now);
   const reported = await readDaemonStatus(dir);
   const daemon = reported && isRunning(reported, now) ? reported : undefined;
   // A job reading several accounts at once keeps their checkpoints too (statistic/<account>/total): configured keys.
@@ -120,12 +119,9 @@ function isRunning(report: DaemonStatus, now: number): boolean {
 /** Calls completed within each API's quota period, from the quota journal (best effort: 0 when unreadable). */
 async function journalUse(dir: string, config: CollectorConfig, now: number): Promise<Partial<Record<ApiName, number>>> {
   try {
-    const entries = JSON.parse(await readFile(join(dir, 'quota-calls.json'), 'utf8')) as Partial<Record<ApiName, { done?: number[] }>>;
+    const entries = await readJournalEntries(dir);
     const out: Partial<Record<ApiName, number>> = {};
-    for (const api of API_NAMES) {
-      const period = config.quotas[api].period;
-      out[api] = (entries[api]?.done ?? []).filter((at) => typeof at === 'number' && at > now - period).length;
-    }
+    for (const api of API_NAMES) out[api] = (entries[api]?.done ?? []).filter((at) => at > now - config.quotas[api].period).length;
     return out;
   } catch {
     return {};

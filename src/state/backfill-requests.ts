@@ -6,62 +6,73 @@
  * (`docker compose exec`, `kubectl exec`, a sidecar on the same volume), and spends no quota for anyone who cannot
  * write the state directory. Every file is replaced atomically, so readers see whole versions.
  */
-import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiName } from '../spec/apis.js';
+import { z } from 'zod';
+import { API_NAMES, type ApiName } from '../spec/apis.js';
+import { replaceFile } from './durable-file.js';
+import { encodeStateText, loadStateFile, type StateFormat } from './json-state.js';
 
-export interface BackfillRequest {
-  id: string;
-  from: number;
-  to: number;
+const apiName = z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]);
+const perApiCount = z.record(apiName, z.number().min(0));
+
+const requestSchema = z.object({
+  id: z.string().min(1),
+  from: z.number(),
+  to: z.number(),
   /** Job key prefixes (all checkpointed jobs when empty). */
-  jobs: string[];
+  jobs: z.array(z.string()),
   /** Plan only: the daemon answers with the plan and collects nothing. */
-  dryRun: boolean;
-  requestedAt: number;
-}
+  dryRun: z.boolean(),
+  requestedAt: z.number(),
+});
+export type BackfillRequest = z.output<typeof requestSchema>;
 
-export interface PlannedJob {
-  key: string;
-  api: ApiName;
-  spans: number;
-}
+const plannedJobSchema = z.object({ key: z.string(), api: apiName, spans: z.number().min(0) });
+export type PlannedJob = z.output<typeof plannedJobSchema>;
 
-export interface PlannedGapFill {
-  from: number;
-  to: number;
-  spans: number;
-  calls: Partial<Record<ApiName, number>>;
-  callsMost: Partial<Record<ApiName, number>>;
-}
+const gapFillSchema = z.object({
+  from: z.number(),
+  to: z.number(),
+  spans: z.number(),
+  calls: perApiCount,
+  callsMost: perApiCount,
+});
+export type PlannedGapFill = z.output<typeof gapFillSchema>;
 
-export interface BackfillStatus {
-  id: string;
+const statusSchema = z.object({
+  id: z.string().min(1),
   /** `planned`: a dry run's answer; `running`; then one of `done`, `incomplete` (failed jobs or set-aside spans), `cancelled`. */
-  state: 'planned' | 'running' | 'done' | 'incomplete' | 'cancelled';
-  plan: {
-    jobs: PlannedJob[];
-    calls: Partial<Record<ApiName, number>>;
+  state: z.enum(['planned', 'running', 'done', 'incomplete', 'cancelled']),
+  plan: z.object({
+    jobs: z.array(plannedJobSchema),
+    calls: perApiCount,
     /** Absent in a status of a daemon older than it: then `calls` is all that is known. */
-    callsMost?: Partial<Record<ApiName, number>>;
-    pagingMayAdd: ApiName[];
-    spans: number;
+    callsMost: perApiCount.optional(),
+    pagingMayAdd: z.array(apiName),
+    spans: z.number(),
     /** The gap collection fills afterwards (planner.ts GapFill), when the backfill reaches before a job's origin. */
-    fillAfter?: PlannedGapFill;
-  };
-  spansDone: number;
-  points: number;
+    fillAfter: gapFillSchema.optional(),
+  }),
+  spansDone: z.number(),
+  points: z.number(),
   /** Calls made for this backfill, per API (the daemon's live calls not included). */
-  calls: Partial<Record<ApiName, number>>;
-  failed: string[];
-  setAside: number;
+  calls: perApiCount,
+  failed: z.array(z.string()),
+  setAside: z.number(),
   /** Points the database refused for good (dead letters); absent in a status written before it was counted. */
-  refused?: number;
-  startedAt: number;
-  updatedAt: number;
+  refused: z.number().optional(),
+  startedAt: z.number(),
+  updatedAt: z.number(),
   /** The daemon's process id: a status that stops changing after the daemon died is recognisable. */
-  pid: number;
-}
+  pid: z.number().int(),
+});
+export type BackfillStatus = z.output<typeof statusSchema>;
+
+/** Hand-over files: a missing one reads as undefined. Files from before they had a version read as version 1. */
+const nothing = () => undefined;
+const requestFormat: StateFormat<BackfillRequest | undefined> = { version: 1, schema: requestSchema, empty: nothing };
+const statusFormat: StateFormat<BackfillStatus | undefined> = { version: 1, schema: statusSchema, empty: nothing };
 
 const DIR = 'backfill';
 const REQUEST = '.request.json';
@@ -70,24 +81,21 @@ const CANCEL = '.cancel';
 
 export const requestDir = (stateDir: string) => join(stateDir, DIR);
 
-async function replace(path: string, data: unknown): Promise<void> {
-  const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, `${JSON.stringify(data)}\n`);
-  await rename(temp, path);
+/** Replaced atomically; no fsync: a machine crash ends the command that follows the file anyway. */
+async function replace<T extends object>(path: string, format: StateFormat<T | undefined>, value: T): Promise<void> {
+  await replaceFile(path, encodeStateText(format, value));
 }
 
-async function readJson<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return undefined;
-    throw err;
-  }
+/** The file's content; undefined when it is missing or not a whole, valid file (skipped until it is). */
+async function read<T>(path: string, format: StateFormat<T | undefined>): Promise<T | undefined> {
+  const loaded = await loadStateFile(path, format);
+  if (loaded.readError) throw loaded.readError;
+  return loaded.value;
 }
 
 export async function writeRequest(stateDir: string, request: BackfillRequest): Promise<void> {
   await mkdir(requestDir(stateDir), { recursive: true });
-  await replace(join(requestDir(stateDir), `${request.id}${REQUEST}`), request);
+  await replace(join(requestDir(stateDir), `${request.id}${REQUEST}`), requestFormat, request);
 }
 
 /** Every request in the directory, oldest first (unreadable ones are skipped: a writer may still be renaming). */
@@ -100,14 +108,16 @@ export async function readRequests(stateDir: string): Promise<BackfillRequest[]>
     throw err;
   }
   const requests = await Promise.all(
-    names.filter((n) => n.endsWith(REQUEST)).map((n) => readJson<BackfillRequest>(join(requestDir(stateDir), n))),
+    names.filter((n) => n.endsWith(REQUEST)).map((n) => read(join(requestDir(stateDir), n), requestFormat)),
   );
-  return requests.filter((r): r is BackfillRequest => r !== undefined && typeof r.id === 'string').sort((a, b) => a.requestedAt - b.requestedAt);
+  return requests.filter((r): r is BackfillRequest => r !== undefined).sort((a, b) => a.requestedAt - b.requestedAt);
 }
 
-export const writeStatus = (stateDir: string, status: BackfillStatus) => replace(join(requestDir(stateDir), `${status.id}${STATUS}`), status);
+export const writeStatus = (stateDir: string, status: BackfillStatus) =>
+  replace(join(requestDir(stateDir), `${status.id}${STATUS}`), statusFormat, status);
 
-export const readStatus = (stateDir: string, id: string) => readJson<BackfillStatus>(join(requestDir(stateDir), `${id}${STATUS}`));
+export const readStatus = (stateDir: string, id: string) =>
+  read(join(requestDir(stateDir), `${id}${STATUS}`), statusFormat);
 
 /** Asks the daemon to stop the backfill after the spans it is collecting (they are confirmed, so a rerun resumes). */
 export const requestCancel = (stateDir: string, id: string) => writeFile(join(requestDir(stateDir), `${id}${CANCEL}`), '');

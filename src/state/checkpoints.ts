@@ -2,9 +2,12 @@ import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError, ParameterError } from '../errors.js';
-import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile, keepCorruptCopy, type KeyState } from './checkpoint-file.js';
+import { decodeState, EMPTY_STATE, encodeState, fileNameOf, isCheckpointFile } from './checkpoint-file.js';
+import type { KeyState } from './checkpoint-file.js';
+import { CoalescedWrites } from './coalesced-writes.js';
 import { asStateIoError, CheckpointCorruptError } from './errors.js';
 import { removeStrayTemps, writeFileDurably } from './durable-file.js';
+import { keepDamagedCopy } from './json-state.js';
 import { StateLock } from './lock.js';
 import { implausibleTime } from './plausible.js';
 import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from './spans.js';
@@ -18,18 +21,11 @@ export interface CheckpointStoreOptions {
 
 type Change = (state: KeyState) => KeyState;
 
-interface Waiter {
-  change: Change;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
-/** One key's durable state plus the changes waiting for the next write. */
+/** One key's durable state, the changes waiting for the next write, and its writes. */
 interface Journal {
   state: KeyState;
-  queue: Waiter[];
-  /** Set while a write loop runs; resolves when the queue is empty again. */
-  draining: Promise<void> | undefined;
+  queue: Change[];
+  writes: CoalescedWrites;
 }
 
 /**
@@ -133,7 +129,7 @@ export class CheckpointStore {
 
   /** Waits until every queued change is written (or failed). */
   async flush(): Promise<void> {
-    await Promise.all([...this.journals.values()].map((j) => j.draining));
+    await Promise.all([...this.journals.values()].map((j) => j.writes.flush()));
   }
 
   /** Finishes pending writes and releases the lock; the store cannot be used afterwards. */
@@ -156,45 +152,46 @@ export class CheckpointStore {
       const text = await readFile(path, 'utf8');
       try {
         const { key, state } = decodeState(path, name, text, now);
-        this.journals.set(key, { state, queue: [], draining: undefined });
+        this.journalOf(key).state = state;
       } catch (err) {
         if (!(err instanceof CheckpointCorruptError)) throw err;
-        throw new CheckpointCorruptError(path, err.problem, await keepCorruptCopy(path, text));
+        throw new CheckpointCorruptError(path, err.problem, await keepDamagedCopy(path, text));
       }
     }
   }
 
   private enqueue(key: string, change: Change): Promise<void> {
     if (this.closed) return Promise.reject(new CollectorError(`checkpoint store ${this.dir} is closed`));
-    let journal = this.journals.get(key);
-    if (!journal) {
-      journal = { state: EMPTY_STATE, queue: [], draining: undefined };
-      this.journals.set(key, journal);
-    }
-    const done = new Promise<void>((resolve, reject) => journal.queue.push({ change, resolve, reject }));
-    journal.draining ??= this.drain(key, journal);
-    return done;
+    const journal = this.journalOf(key);
+    journal.queue.push(change);
+    return journal.writes.request();
   }
 
-  /** Writes batches until the queue is empty: everything queued during one write goes into the next. */
-  private async drain(key: string, journal: Journal): Promise<void> {
-    // Let confirmations issued in the same tick join the first batch.
-    await Promise.resolve();
-    const path = join(this.dir, fileNameOf(key));
-    while (journal.queue.length > 0) {
-      const batch = journal.queue.splice(0);
-      const next = batch.reduce((state, waiter) => waiter.change(state), journal.state);
-      try {
-        if (next !== journal.state) await writeFileDurably(path, encodeState(key, next));
-        journal.state = next;
-        for (const waiter of batch) waiter.resolve();
-      } catch (err) {
-        // A full disk or read-only mount is named as such (callers report it in /healthz); the state stays as it was.
-        const failure = asStateIoError(err, path) ?? err;
-        for (const waiter of batch) waiter.reject(failure);
-      }
+  private journalOf(key: string): Journal {
+    let journal = this.journals.get(key);
+    if (!journal) {
+      const writes = new CoalescedWrites(() => this.write(key, created));
+      const created: Journal = { state: EMPTY_STATE, queue: [], writes };
+      this.journals.set(key, (journal = created));
     }
-    journal.draining = undefined;
+    return journal;
+  }
+
+  /**
+   * Writes the changes queued so far as one batch: they become visible once on disk; when the write fails they are
+   * all refused and the state stays as it was.
+   */
+  private async write(key: string, journal: Journal): Promise<void> {
+    const next = journal.queue.splice(0).reduce((state, change) => change(state), journal.state);
+    if (next === journal.state) return;
+    const path = join(this.dir, fileNameOf(key));
+    try {
+      await writeFileDurably(path, encodeState(key, next));
+    } catch (err) {
+      // A full disk or read-only mount is named as such (callers report it in /healthz).
+      throw asStateIoError(err, path) ?? err;
+    }
+    journal.state = next;
   }
 }
 

@@ -3,44 +3,57 @@
  * error, each API's quota use — written by the daemon every few seconds to `<state.dir>/daemon-status.json` for
  * `cdn-collector status` (which reads it without any lock: the file is replaced atomically).
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiName } from '../spec/apis.js';
+import { z } from 'zod';
+import { API_NAMES, type ApiName } from '../spec/apis.js';
+import { replaceFile } from './durable-file.js';
+import { encodeStateText, loadStateFile, type StateFormat } from './json-state.js';
 
-export interface DaemonStatus {
-  pid: number;
-  /** The host of `pid`: only there can a reader check that the process is alive. */
-  host?: string;
-  updatedAt: number;
-  /** Set by the daemon's last report, written when it stopped. */
-  stoppedAt?: number;
-  jobs: Record<string, { lagMs: number; backlog: number; lastError?: { error: string; at: number } }>;
-  apis: Partial<Record<ApiName, ApiQuotaUse>>;
-}
-
-export interface ApiQuotaUse {
+const apiQuotaUseSchema = z.object({
   /** Calls in flight plus calls completed within the last period: what the quota counts now. */
-  used: number;
+  used: z.number(),
   /** The quota: calls per period (absent: no quota). */
-  calls?: number;
-  periodMs?: number;
+  calls: z.number().optional(),
+  periodMs: z.number().optional(),
   /** Calls waiting for a slot. */
-  queued: number;
-}
+  queued: z.number(),
+});
+export type ApiQuotaUse = z.output<typeof apiQuotaUseSchema>;
+
+const daemonStatusSchema = z.object({
+  pid: z.number().int(),
+  /** The host of `pid`: only there can a reader check that the process is alive. */
+  host: z.string().optional(),
+  updatedAt: z.number(),
+  /** Set by the daemon's last report, written when it stopped. */
+  stoppedAt: z.number().optional(),
+  jobs: z.record(
+    z.string(),
+    z.object({
+      lagMs: z.number(),
+      backlog: z.number(),
+      lastError: z.object({ error: z.string(), at: z.number() }).optional(),
+    }),
+  ),
+  apis: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), apiQuotaUseSchema),
+});
+export type DaemonStatus = z.output<typeof daemonStatusSchema>;
+
+/** No report is undefined; a report from before the file had a version reads as version 1. */
+const daemonStatusFormat: StateFormat<DaemonStatus | undefined> = {
+  version: 1,
+  schema: daemonStatusSchema,
+  empty: () => undefined,
+};
 
 const FILE = 'daemon-status.json';
 
+/** Replaced atomically, no fsync: the daemon rewrites it every second. */
 export async function writeDaemonStatus(stateDir: string, status: DaemonStatus): Promise<void> {
-  const path = join(stateDir, FILE);
-  await writeFile(`${path}.tmp-${process.pid}`, `${JSON.stringify(status)}\n`);
-  await rename(`${path}.tmp-${process.pid}`, path);
+  await replaceFile(join(stateDir, FILE), encodeStateText(daemonStatusFormat, status));
 }
 
 /** The daemon's last report, or undefined when there is none (no daemon ran, or it is unreadable). */
 export async function readDaemonStatus(stateDir: string): Promise<DaemonStatus | undefined> {
-  try {
-    return JSON.parse(await readFile(join(stateDir, FILE), 'utf8')) as DaemonStatus;
-  } catch {
-    return undefined;
-  }
+  return (await loadStateFile(join(stateDir, FILE), daemonStatusFormat)).value;
 }

@@ -1,4 +1,5 @@
-import { open, readdir, rename, rm } from 'node:fs/promises';
+import { renameSync, writeFileSync } from 'node:fs';
+import { open, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Temp files are `<target>.tmp-<pid>-<n>`: unique per writer, recognisable as leftovers of a crash. */
@@ -27,9 +28,27 @@ export async function writeFileDurably(path: string, data: string): Promise<void
   await syncDirectory(dirname(path));
 }
 
+/**
+ * Replaces `path` with `data` atomically but without fsync: readers see the old or the new file, never a torn one, and
+ * a killed process loses nothing the kernel has. For files a machine crash may cost (reports, hand-over messages).
+ */
+export async function replaceFile(path: string, data: string): Promise<void> {
+  await writeFile(`${path}.tmp`, data);
+  await rename(`${path}.tmp`, path);
+}
+
+/**
+ * replaceFile, synchronously: for a record that must be in the kernel before the next statement runs. Its own temp
+ * name, so it cannot write into the temp file of an asynchronous replaceFile under way.
+ */
+export function replaceFileSync(path: string, data: string): void {
+  writeFileSync(`${path}.now.tmp`, data);
+  renameSync(`${path}.now.tmp`, path);
+}
+
 /** fsync of a directory makes a rename or a new entry durable (Linux, macOS); platforms that refuse it are skipped. */
 export async function syncDirectory(dir: string): Promise<void> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(dir, 'r');
     await handle.sync();

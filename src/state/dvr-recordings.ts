@@ -1,7 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileDurably } from './durable-file.js';
+import { loadStateFile, StateFile, type StateFormat } from './json-state.js';
 
 /**
  * A DVR recording the collector has seen, in unix seconds: `id` is the start it had when first seen (the stable time
@@ -15,17 +14,19 @@ export interface KnownRecording {
 }
 
 export const DVR_RECORDINGS_FILE = 'dvr-recordings.json';
-const FORMAT_VERSION = 1;
 /** A series (account, stream, node) not snapshotted for this long is forgotten: its stream is gone from the config. */
 const FORGET_SERIES_AFTER_SEC = 24 * 3600;
 
 const seconds = z.number().int().safe();
-const fileSchema = z
-  .object({
-    version: z.literal(FORMAT_VERSION),
-    series: z.record(z.string().min(1), z.array(z.tuple([seconds, seconds, seconds, seconds]))),
-  })
-  .strict();
+type Row = [id: number, from: number, to: number, seenAt: number];
+/** Per series, its recordings as rows `[id, from, to, seenAt]`. */
+const recordingsFormat: StateFormat<{ series: Record<string, Row[]> }> = {
+  version: 1,
+  schema: z
+    .object({ series: z.record(z.string().min(1), z.array(z.tuple([seconds, seconds, seconds, seconds]))) })
+    .strict(),
+  empty: () => ({ series: {} }),
+};
 
 export interface DvrRecordingStoreOptions {
   /** The state directory; without one identities live in memory only (status, tests). */
@@ -36,20 +37,23 @@ export interface DvrRecordingStoreOptions {
 
 /**
  * The recordings known per DVR series, kept in `dvr-recordings.json` of the state dir so a restart keeps each
- * recording's identity. Loaded on first use; saved (atomically, see durable-file.ts) after each update, saves
- * coalesced. Losing the file costs duplicate rows for recordings whose start the DVR window has cut, never a crash.
+ * recording's identity. Loaded on first use; saved (json-state.ts: atomically, coalesced) after each update. Losing
+ * the file costs duplicate rows for recordings whose start the DVR window has cut, never a crash.
  */
 export class DvrRecordingStore {
   private loaded: Promise<Map<string, KnownRecording[]>> | undefined;
   private map: Map<string, KnownRecording[]> | undefined;
-  private saving: Promise<void> = Promise.resolve();
-  private saveQueued = false;
-  private saveFailing = false;
+  private readonly file: StateFile<{ series: Record<string, Row[]> }> | undefined;
 
-  constructor(private readonly options: DvrRecordingStoreOptions = {}) {}
-
-  private get path(): string | undefined {
-    return this.options.dir === undefined ? undefined : join(this.options.dir, DVR_RECORDINGS_FILE);
+  constructor(private readonly options: DvrRecordingStoreOptions = {}) {
+    if (options.dir === undefined) return;
+    this.file = new StateFile(join(options.dir, DVR_RECORDINGS_FILE), recordingsFormat, {
+      current: () => recordingFields(this.loadedMap()),
+      durable: true,
+      createDir: true,
+      // Once per failing streak: a read-only state dir must not log at every snapshot.
+      onFailure: (err) => this.report(`${this.file?.path} not saved (${(err as Error).message})`),
+    });
   }
 
   /** Loads the file once; `known` and `remember` need it loaded. */
@@ -74,9 +78,9 @@ export class DvrRecordingStore {
     }
   }
 
-  /** Writes what is remembered; a failing save is reported, never thrown. */
-  save(): Promise<void> {
-    return this.saveMap(this.loadedMap());
+  /** Writes what is remembered (saves coalesced); a failing save is reported, never thrown. */
+  async save(): Promise<void> {
+    await this.file?.save();
   }
 
   private loadedMap(): Map<string, KnownRecording[]> {
@@ -86,42 +90,11 @@ export class DvrRecordingStore {
   }
 
   private async load(): Promise<Map<string, KnownRecording[]>> {
-    const path = this.path;
-    if (path === undefined) return new Map();
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.report(`${path}: ${(err as Error).message}`);
-      return new Map();
-    }
-    try {
-      return decodeDvrRecordings(text);
-    } catch (err) {
-      this.report(`${path} is unreadable (${(err as Error).message})`);
-      return new Map();
-    }
-  }
-
-  /** One save at a time; updates made while one runs are covered by a single following save. */
-  private saveMap(map: Map<string, KnownRecording[]>): Promise<void> {
-    const path = this.path;
-    if (path === undefined) return Promise.resolve();
-    if (this.saveQueued) return this.saving;
-    this.saveQueued = true;
-    this.saving = this.saving.then(async () => {
-      this.saveQueued = false;
-      try {
-        await mkdir(this.options.dir!, { recursive: true });
-        await writeFileDurably(path, encodeDvrRecordings(map));
-        this.saveFailing = false;
-      } catch (err) {
-        // Once per failing streak: a read-only state dir must not log at every snapshot.
-        if (!this.saveFailing) this.report(`${path} not saved (${(err as Error).message})`);
-        this.saveFailing = true;
-      }
-    });
-    return this.saving;
+    if (this.file === undefined) return new Map();
+    const loaded = await loadStateFile(this.file.path, recordingsFormat, { keepCopy: true });
+    if (loaded.problem !== undefined) this.report(loaded.problem);
+    const recordings = (rows: Row[]) => rows.map(([id, from, to, seenAt]) => ({ id, from, to, seenAt }));
+    return new Map(Object.entries(loaded.value.series).map(([key, rows]) => [key, recordings(rows)]));
   }
 
   private report(message: string): void {
@@ -129,21 +102,8 @@ export class DvrRecordingStore {
   }
 }
 
-export function encodeDvrRecordings(map: ReadonlyMap<string, readonly KnownRecording[]>): string {
-  const series = Object.fromEntries(
-    [...map].sort(([a], [b]) => a.localeCompare(b)).map(([key, list]) => [key, list.map((r) => [r.id, r.from, r.to, r.seenAt])]),
-  );
-  return `${JSON.stringify({ version: FORMAT_VERSION, series })}\n`;
-}
-
-/** Parses the file's text; throws an Error describing the first defect. */
-export function decodeDvrRecordings(text: string): Map<string, KnownRecording[]> {
-  const parsed = fileSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`${issue?.path.join('.') || 'file'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return new Map(
-    Object.entries(parsed.data.series).map(([key, rows]) => [key, rows.map(([id, from, to, seenAt]) => ({ id, from, to, seenAt }))]),
-  );
+function recordingFields(map: ReadonlyMap<string, readonly KnownRecording[]>): { series: Record<string, Row[]> } {
+  const sorted = [...map].sort(([a], [b]) => a.localeCompare(b));
+  const rows = (list: readonly KnownRecording[]) => list.map((r): Row => [r.id, r.from, r.to, r.seenAt]);
+  return { series: Object.fromEntries(sorted.map(([key, list]) => [key, rows(list)])) };
 }

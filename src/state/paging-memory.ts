@@ -1,21 +1,25 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ServerPaging } from '../http/server-paging.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { writeFileDurably } from './durable-file.js';
+import { loadStateFile, StateFile, type StateFormat } from './json-state.js';
 
 export const PAGING_FILE = 'paging.json';
-const FORMAT_VERSION = 1;
 
+const rowCount = z.number().int().min(0).safe();
 const fileSchema = z
   .object({
-    version: z.literal(FORMAT_VERSION),
-    largestPage: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), z.number().int().min(0).safe()),
+    largestPage: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), rowCount),
     /** Per read (job key), the rows it last returned: the planner's forecast of its pages. */
-    reads: z.record(z.string().min(1), z.number().int().min(0).safe()).default({}),
+    reads: z.record(z.string().min(1), rowCount).default({}),
   })
   .strict();
+type PagingFile = z.output<typeof fileSchema>;
+const pagingFormat: StateFormat<PagingFile> = {
+  version: 1,
+  schema: fileSchema,
+  empty: () => ({ largestPage: {}, reads: {} }),
+};
 
 /**
  * The largest page each API has returned (ServerPaging), kept in `paging.json` of the state dir. walkPages reads one
@@ -23,64 +27,33 @@ const fileSchema = z
  * restart would start from nothing and pay that page again on each paged read until the largest is seen anew.
  * It also keeps each grouped read's rows (the planner's forecast of its pages). Saved atomically (durable-file.ts) when
  * either changes — at most once per paged read, coalesced: one save in flight. A file that cannot be read or saved
- * costs those extra pages, never data.
+ * costs those extra pages, never data (a failing save is reported once per streak).
  */
 export class PagingMemory {
-  private saving: Promise<void> = Promise.resolve();
-  private queued = false;
-
-  private constructor(
-    private readonly path: string,
-    private readonly paging: ServerPaging,
-    private readonly onProblem: (message: string) => void,
-  ) {}
+  private constructor(private readonly file: StateFile<PagingFile>) {}
 
   /** Seeds `paging` from the file (if any) and saves it again whenever it grows. */
   static async open(dir: string, paging: ServerPaging, onProblem: (message: string) => void = () => {}): Promise<PagingMemory> {
-    const memory = new PagingMemory(join(dir, PAGING_FILE), paging, onProblem);
-    const known = await memory.load();
-    for (const [api, rows] of Object.entries(known.largestPage) as Array<[ApiName, number]>) paging.observe(api, rows);
-    for (const [read, rows] of Object.entries(known.reads)) paging.recordRows(read, rows);
-    paging.onChange(() => memory.scheduleSave());
-    return memory;
+    const path = join(dir, PAGING_FILE);
+    const loaded = await loadStateFile(path, pagingFormat, { keepCopy: true });
+    if (loaded.readError) onProblem(`${PAGING_FILE} unreadable: ${loaded.readError.message}`);
+    if (loaded.defect !== undefined) onProblem(`${PAGING_FILE} ignored: ${loaded.defect}`);
+    const largest = Object.entries(loaded.value.largestPage) as Array<[ApiName, number]>;
+    for (const [api, rows] of largest) paging.observe(api, rows);
+    for (const [read, rows] of Object.entries(loaded.value.reads)) paging.recordRows(read, rows);
+    const sorted = <K extends string>(entries: Array<[K, number]>) =>
+      Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
+    const file = new StateFile(path, pagingFormat, {
+      current: () => ({ largestPage: sorted(paging.known()), reads: sorted(paging.knownReads()) }) as PagingFile,
+      durable: true,
+      onFailure: (err) => onProblem(`${PAGING_FILE} not saved: ${(err as Error).message}`),
+    });
+    paging.onChange(() => void file.save());
+    return new PagingMemory(file);
   }
 
   /** Resolves once the last growth seen is on disk (or its save failed and was reported). */
-  async flush(): Promise<void> {
-    while (this.queued) await this.saving;
-    await this.saving;
-  }
-
-  private async load(): Promise<Pick<z.output<typeof fileSchema>, 'largestPage' | 'reads'>> {
-    const nothing = { largestPage: {}, reads: {} };
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(`${PAGING_FILE} unreadable: ${(err as Error).message}`);
-      return nothing;
-    }
-    try {
-      return fileSchema.parse(JSON.parse(text));
-    } catch (err) {
-      this.onProblem(`${PAGING_FILE} ignored: ${(err as Error).message.split('\n')[0]}`);
-      return nothing;
-    }
-  }
-
-  /** One save in flight at most; growth meanwhile is written by one more save after it. */
-  private scheduleSave(): void {
-    if (this.queued) return;
-    this.queued = true;
-    this.saving = this.saving.then(async () => {
-      this.queued = false;
-      const sorted = <K extends string>(entries: Array<[K, number]>) => Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
-      const file = { version: FORMAT_VERSION, largestPage: sorted(this.paging.known()), reads: sorted(this.paging.knownReads()) };
-      try {
-        await writeFileDurably(this.path, `${JSON.stringify(file)}\n`);
-      } catch (err) {
-        this.onProblem(`${PAGING_FILE} not saved: ${(err as Error).message}`);
-      }
-    });
+  flush(): Promise<void> {
+    return this.file.flush();
   }
 }

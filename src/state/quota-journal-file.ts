@@ -1,7 +1,10 @@
-import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { perApi, type ApiName } from '../spec/apis.js';
 import { asStateIoError } from './errors.js';
+import { loadStateFile, loadStateFileSync, type StateFormat } from './json-state.js';
+
+export const QUOTA_JOURNAL_FILE = 'quota-calls.json';
 
 /** More than any quota's N needs; older completions no longer count anyway. */
 export const KEEP = 500;
@@ -28,10 +31,20 @@ const entrySchema = z
     inFlight: z.number().int().min(0).max(MAX_IN_FLIGHT),
   })
   .strict();
-const fileSchema = z
-  .object(perApi(() => entrySchema))
-  .partial()
-  .strict();
+/** Per API, its recent calls. The file had no version before version 1; it reads as version 1. */
+export const journalFormat: StateFormat<Entries> = {
+  version: 1,
+  schema: z
+    .object(perApi(() => entrySchema))
+    .partial()
+    .strict(),
+  empty: () => ({}),
+};
+
+/** The journal of `dir` as it is on disk, read without the lock (`status`); empty when missing or unusable. */
+export async function readJournalEntries(dir: string): Promise<Entries> {
+  return (await loadStateFile(join(dir, QUOTA_JOURNAL_FILE), journalFormat)).value;
+}
 
 /**
  * Reads the journal at `path` as of wall time `now`. Missing: empty. Damaged (not JSON, wrong shape, absurd counts):
@@ -40,18 +53,12 @@ const fileSchema = z
  * at `now` (they may have reached the server up to now). Other read errors are a StateIoError.
  */
 export function loadJournal(path: string, now: number): LoadedJournal {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'ok', entries: {}, future: { count: 0, aheadMs: 0 } };
-    throw asStateIoError(err, path) ?? err;
-  }
-  const checked = validate(text);
-  if (typeof checked === 'string') return { kind: 'damaged', problem: checked, copy: keepCopy(path, now) };
+  const loaded = loadStateFileSync(path, journalFormat, { keepCopy: true });
+  if (loaded.readError) throw asStateIoError(loaded.readError, path) ?? loaded.readError;
+  if (loaded.defect !== undefined) return { kind: 'damaged', problem: loaded.defect, copy: loaded.copy };
   const entries: Entries = {};
   const future = { count: 0, aheadMs: 0 };
-  for (const [api, entry] of Object.entries(checked.entries) as Array<[ApiName, Entry]>) {
+  for (const [api, entry] of Object.entries(loaded.value) as Array<[ApiName, Entry]>) {
     const done = entry.done.map((at) => {
       if (at <= now) return at;
       future.count++;
@@ -63,30 +70,4 @@ export function loadJournal(path: string, now: number): LoadedJournal {
     entries[api] = { done: done.sort((a, b) => a - b).slice(-KEEP), inFlight: 0 };
   }
   return { kind: 'ok', entries, future };
-}
-
-function validate(text: string): string | { entries: Entries } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return `not JSON (${(err as Error).message})`;
-  }
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return `${issue.path.join('.') || 'top level'}: ${issue.message}`;
-  }
-  return { entries: parsed.data };
-}
-
-/** Keeps the damaged file for inspection; undefined when even that fails (a full disk). */
-function keepCopy(path: string, now: number): string | undefined {
-  const copy = `${path}.corrupt-${new Date(now).toISOString().replace(/[:.]/g, '-')}`;
-  try {
-    copyFileSync(path, copy);
-    return copy;
-  } catch {
-    return undefined;
-  }
 }

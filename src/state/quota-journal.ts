@@ -1,12 +1,11 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import type { ApiName } from '../spec/apis.js';
 import type { CallHistory, CallJournal } from '../limit/types.js';
-import { KEEP, loadJournal, type Entries, type Entry, type LoadedJournal } from './quota-journal-file.js';
-
-const FILE = 'quota-calls.json';
+import { replaceFileSync } from './durable-file.js';
+import { encodeStateText, StateFile } from './json-state.js';
+import { journalFormat, KEEP, loadJournal, QUOTA_JOURNAL_FILE } from './quota-journal-file.js';
+import type { Entries, Entry, LoadedJournal } from './quota-journal-file.js';
 
 /** What the journal has to report; runtime.ts turns these into log lines and the /healthz condition. */
 export type JournalEvent =
@@ -33,9 +32,9 @@ export interface QuotaJournalOptions {
  * Remembers the API calls of this process across restarts, so that a collector restarted right after a crash (or a
  * kill -9) does not spend a quota the previous process already spent in the same window.
  *
- * Best effort by design: writes are asynchronous and coalesced (at most one in flight; changes made meanwhile go into
- * the next, which writes the latest state), so the "sent" record may trail the request slightly, and a failing write
- * is reported (onEvent) and retried with the next change, never thrown at the limiter. No fsync: a killed process
+ * Best effort by design: a call about to be sent is recorded synchronously (see `sent`); every other change is written
+ * asynchronously and coalesced (json-state.ts: at most one write in flight, the latest state wins), and a failing
+ * write is reported (onEvent) and retried with the next change, never thrown at the limiter. No fsync: a killed process
  * loses nothing the kernel has, and a machine crash takes longer to recover from than any quota period.
  *
  * Times are persisted as wall-clock times (another process has another monotonic base) and converted to the
@@ -44,25 +43,29 @@ export interface QuotaJournalOptions {
 export class QuotaJournal implements CallJournal {
   readonly path: string;
   private readonly clock: Clock;
-  private readonly write: (path: string, data: string) => Promise<void>;
   private readonly writeNow: ((path: string, data: string) => void) | undefined;
   private readonly onEvent: ((event: JournalEvent) => void) | undefined;
   private readonly loaded: LoadedJournal;
   private readonly entries: Entries;
-  private dirty = false;
-  private writing: Promise<void> | undefined;
-  private failing = false;
+  private readonly file: StateFile<Entries>;
 
   /** Reads the previous process's journal; throws StateIoError when it exists but cannot be read. */
   constructor(dir: string, options: QuotaJournalOptions = {}) {
-    this.path = join(dir, FILE);
+    this.path = join(dir, QUOTA_JOURNAL_FILE);
     this.clock = options.clock ?? systemClock;
-    this.write = options.write ?? replaceFile;
-    this.writeNow = options.writeNow ?? (options.write ? undefined : replaceFileNow);
+    this.writeNow = options.writeNow ?? (options.write ? undefined : replaceFileSync);
     this.onEvent = options.onEvent;
     this.loaded = loadJournal(this.path, this.clock.now());
     // A damaged file is replaced by this process's calls alone (its copy is kept).
     this.entries = this.loaded.kind === 'ok' ? this.loaded.entries : {};
+    this.file = new StateFile(this.path, journalFormat, {
+      current: () => this.entries,
+      durable: false,
+      ...(options.write ? { write: options.write } : {}),
+      // A failed write leaves the file behind: the next change (or flush) tries again, so it catches up.
+      onFailure: (error) => this.emit({ type: 'write-failed', path: this.path, error }),
+      onRecovery: () => this.emit({ type: 'write-recovered', path: this.path }),
+    });
     if (this.loaded.kind === 'damaged') {
       this.emit({ type: 'damaged', path: this.path, problem: this.loaded.problem, copy: this.loaded.copy });
     } else if (this.loaded.future.count > 0) {
@@ -87,9 +90,9 @@ export class QuotaJournal implements CallJournal {
     this.entry(api).inFlight++;
     if (this.writeNow) {
       try {
-        this.writeNow(this.path, JSON.stringify(this.entries));
+        this.writeNow(this.path, encodeStateText(journalFormat, this.entries));
         // A coalesced write under way holds an older state: it must not be the last one written.
-        if (this.writing) this.save();
+        if (this.file.busy) this.save();
         return;
       } catch {
         // reported by the asynchronous write below, which retries with the next change
@@ -106,10 +109,10 @@ export class QuotaJournal implements CallJournal {
     this.save();
   }
 
-  /** Waits for the write in flight and, if changes are still unwritten, tries once more. Never rejects. */
+  /** Waits for the write in flight and, if the last write failed, tries once more. Never rejects. */
   async flush(): Promise<void> {
-    while (this.writing) await this.writing;
-    if (this.dirty) await (this.writing = this.writeLoop());
+    await this.file.flush();
+    if (this.file.failing) await this.file.save();
   }
 
   private entry(api: ApiName): Entry {
@@ -117,31 +120,7 @@ export class QuotaJournal implements CallJournal {
   }
 
   private save(): void {
-    this.dirty = true;
-    this.writing ??= this.writeLoop();
-  }
-
-  private async writeLoop(): Promise<void> {
-    // Changes made in the same tick (a send right after a completion) share the first write.
-    await Promise.resolve();
-    try {
-      while (this.dirty) {
-        this.dirty = false;
-        try {
-          await this.write(this.path, JSON.stringify(this.entries));
-        } catch (error) {
-          // Left dirty: the next change (or flush) tries again, so the file catches up once space is back.
-          this.dirty = true;
-          if (!this.failing) this.emit({ type: 'write-failed', path: this.path, error });
-          this.failing = true;
-          return;
-        }
-        if (this.failing) this.emit({ type: 'write-recovered', path: this.path });
-        this.failing = false;
-      }
-    } finally {
-      this.writing = undefined;
-    }
+    void this.file.save();
   }
 
   private emit(event: JournalEvent): void {
@@ -151,18 +130,4 @@ export class QuotaJournal implements CallJournal {
       // Reporting must never break the journal.
     }
   }
-}
-
-/** Readers see the old or the new file, never a torn one. */
-function replaceFileNow(path: string, data: string): void {
-  const temp = `${path}.now.tmp`;
-  writeFileSync(temp, data);
-  renameSync(temp, path);
-}
-
-/** Readers see the old or the new file, never a torn one. */
-async function replaceFile(path: string, data: string): Promise<void> {
-  const temp = `${path}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, path);
 }

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { HOUR, MINUTE } from '../time.js';
-import { writeFileDurably } from './durable-file.js';
-import { encodeSetAside, readSetAside, SET_ASIDE_FILE, type SetAsideEntry } from './set-aside-file.js';
+import { StateFile } from './json-state.js';
+import { readSetAside, SET_ASIDE_FILE, setAsideFields, setAsideFormat, type SetAsideEntry } from './set-aside-file.js';
 import type { Span } from './spans.js';
 
 export type { SetAsideEntry } from './set-aside-file.js';
@@ -21,7 +21,7 @@ export function retryDelayMs(attempts: number): number {
 
 export interface SetAsideOptions {
   clock?: Clock;
-  /** Called when the list could not be saved (it still holds in memory; see the class comment). */
+  /** The list could not be saved, once per failing streak (it still holds in memory; see the class comment). */
   onSaveError?: (err: unknown) => void;
 }
 
@@ -35,20 +35,24 @@ export interface SetAsideOptions {
  */
 export class SetAsideStore {
   private readonly jobs = new Map<string, SetAsideEntry[]>();
-  private saving: Promise<void> = Promise.resolve();
+  private readonly file: StateFile<{ jobs: Record<string, SetAsideEntry[]> }> | undefined;
 
   private constructor(
-    private readonly path: string | undefined,
+    path: string | undefined,
     private readonly clock: Clock,
-    private readonly onSaveError: (err: unknown) => void,
-  ) {}
+    onSaveError: (err: unknown) => void,
+  ) {
+    const current = () => setAsideFields(this.jobs);
+    const options = { current, durable: true, onFailure: onSaveError };
+    this.file = path === undefined ? undefined : new StateFile(path, setAsideFormat, options);
+  }
 
   /**
    * Loads `dir`'s list (the caller holds the state lock). An unreadable file is reported as `problem` and the list
    * starts empty: the spans it held are collected again, so nothing is lost.
    */
   static async open(dir: string, opts: SetAsideOptions = {}): Promise<{ store: SetAsideStore; problem?: string }> {
-    const { map, problem } = await readSetAside(dir);
+    const { map, problem } = await readSetAside(dir, { keepCopy: true });
     const store = new SetAsideStore(join(dir, SET_ASIDE_FILE), opts.clock ?? systemClock, opts.onSaveError ?? (() => {}));
     for (const [key, entries] of map) store.jobs.set(key, entries);
     return problem === undefined ? { store } : { store, problem };
@@ -110,8 +114,8 @@ export class SetAsideStore {
   }
 
   /** Waits for the last save. */
-  flush(): Promise<void> {
-    return this.saving;
+  async flush(): Promise<void> {
+    await this.file?.flush();
   }
 
   private async remove(key: string, which: (e: SetAsideEntry) => boolean): Promise<number> {
@@ -124,12 +128,9 @@ export class SetAsideStore {
     return entries.length - kept.length;
   }
 
-  /** Saves the list as it is when the write starts; writes are serialised so the file never goes back in time. */
-  private save(): Promise<void> {
-    const path = this.path;
-    if (path === undefined) return Promise.resolve();
-    this.saving = this.saving.then(() => writeFileDurably(path, encodeSetAside(this.jobs)).catch(this.onSaveError));
-    return this.saving;
+  /** Saves the list as it is when the write starts; one write at a time, so the file never goes back in time. */
+  private async save(): Promise<void> {
+    await this.file?.save();
   }
 }
 

@@ -20,7 +20,7 @@ export interface StateSnapshot {
  * What the state directory says now, read WITHOUT the lock, so it works while the daemon runs: every file is replaced
  * atomically (rename), so each read sees one whole version. Defects are listed, not thrown: this is for diagnosis.
  */
-export async function readStateSnapshot(dir: string): Promise<StateSnapshot> {
+export async function readStateSnapshot(dir: string, now: number): Promise<StateSnapshot> {
   const jobs = new Map<string, JobSnapshot>();
   const problems: string[] = [];
   let names: string[];
@@ -34,7 +34,7 @@ export async function readStateSnapshot(dir: string): Promise<StateSnapshot> {
   for (const name of names) {
     const path = join(dir, name);
     try {
-      const { key, state } = decodeState(path, name, await readFile(path, 'utf8'), Date.now());
+      const { key, state } = decodeState(path, name, await readFile(path, 'utf8'), now);
       Object.assign(entry(key), { watermark: state.watermark, lastConfirmedAt: state.confirmedAt });
     } catch (err) {
       // A file removed between readdir and read (compaction never removes; an operator may) is not a defect.

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { VERSION } from '../version.js';
 import { METRIC_PREFIX } from './metrics.js';
 
 /**
@@ -14,18 +15,6 @@ interface ProcessMetric {
   help: string;
   value: () => number | undefined;
   labels?: Record<string, string>;
-}
-
-/** The version the process runs (package.json next to dist/ or src/); `unknown` when it cannot be read. */
-export const BUILD_VERSION = readVersion();
-
-function readVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 /** Started once: the event loop's delay histogram samples every 20 ms and costs next to nothing. */
@@ -107,7 +96,7 @@ function definitions(): ProcessMetric[] {
     ),
     gauge('nodejs_version_info', 'Node.js version', () => 1, { version: process.version }),
     gauge(`${METRIC_PREFIX}_build_info`, 'The collector version that runs (value 1)', () => 1, {
-      version: BUILD_VERSION,
+      version: VERSION,
     }),
   ];
 }

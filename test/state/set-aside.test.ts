@@ -27,7 +27,7 @@ describe('the set-aside list (state/set-aside.json)', () => {
     expect(again.list('metrics/acme')).toEqual([
       { from: 0, to: 10 * MIN, reason: 'data.0.x: Expected number', firstAt: clock.now(), attempts: 1, nextRetryAt: clock.now() + 10 * MIN },
     ]);
-    expect((await readStateSnapshot(dir)).jobs.get('metrics/acme')?.setAside).toHaveLength(1);
+    expect((await readStateSnapshot(dir, Date.now())).jobs.get('metrics/acme')?.setAside).toHaveLength(1);
     await again.resolve('metrics/acme', { from: 0, to: 10 * MIN });
     expect(JSON.parse(readFileSync(join(dir, SET_ASIDE_FILE), 'utf8'))).toEqual({ version: 1, jobs: {} });
   });
@@ -47,7 +47,7 @@ describe('the set-aside list (state/set-aside.json)', () => {
     const { store, problem } = await SetAsideStore.open(dir);
     expect(problem).toMatch(/unreadable/);
     expect(store.keys()).toEqual([]);
-    expect((await readStateSnapshot(dir)).problems).toEqual([problem]);
+    expect((await readStateSnapshot(dir, Date.now())).problems).toEqual([problem]);
   });
 
   it('forgets entries older than the horizon and says which', async () => {
