@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runBackfill } from '../src/collector/backfill.js';
+import { runBackfill } from '../src/backfill/backfill.js';
 import type { CollectorConfig } from '../src/config/schema.js';
 import { planBackfill } from '../src/plan/planner.js';
 import { API_NAMES, type ApiName } from '../src/spec/apis.js';

@@ -1,8 +1,8 @@
-import { formatDuration } from '../collector/backfill-eta.js';
+import { formatDuration } from '../backfill/eta.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { estimateDuration } from '../plan/planner.js';
 import { perApi, type ApiName } from '../spec/apis.js';
-import type { BackfillStatus } from '../state/backfill-requests.js';
+import type { BackfillStatus } from '../backfill/requests.js';
 
 // The plan of `backfill --dry-run` as it is printed (text or JSON).
 

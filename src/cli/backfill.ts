@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { EXIT_POINTS_REFUSED } from '../collector/verdict.js';
+import { EXIT_POINTS_REFUSED } from './verdict.js';
 import { TIME_HELP } from '../time-text.js';
 import { collect, configFileOption, configHelp, parseTimeOption } from './common.js';
 import { shardOption } from './shard.js';

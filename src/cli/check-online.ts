@@ -1,11 +1,11 @@
 import { systemClock } from '../clock.js';
-import { checkApis, sampleJob } from '../collector/probe.js';
-import { showQuotaProgress } from '../collector/quota-progress.js';
+import { checkApis, sampleJob } from './probe.js';
+import { showQuotaProgress } from '../telemetry/quota-progress.js';
 import { createRuntime } from '../collector/runtime.js';
-import { probeSink, type Verdict } from '../collector/sink-probe.js';
-import { sinkTarget } from '../collector/startup.js';
+import { probeSink, type Verdict } from './sink-probe.js';
+import { sinkTarget } from './startup.js';
 import { describeError } from '../collector/errors.js';
-import { EXIT_WINDOWS_FAILED } from '../collector/verdict.js';
+import { EXIT_WINDOWS_FAILED } from './verdict.js';
 import type { CollectorConfig } from '../config/schema.js';
 import type { Shard } from '../config/shard.js';
 import { createLogger } from '../log.js';

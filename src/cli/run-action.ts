@@ -10,11 +10,11 @@ import { LISTEN_ENV } from '../config/env.js';
 import { createLogger, type Logger } from '../log.js';
 import { startHealthServer, type TelemetryServer } from '../telemetry/server.js';
 import { applyShard } from './apply-shard.js';
-import { startupFields } from '../collector/startup.js';
-import { configDemand, overQuotaLines } from '../collector/capacity-report.js';
+import { startupFields } from './startup.js';
+import { configDemand, overQuotaLines } from './capacity-report.js';
 import { demandLine, overQuota } from '../plan/capacity.js';
-import { onceVerdict, stoppedVerdictLine, verdictExitCode, verdictLine } from '../collector/verdict.js';
-import { passCalls, showQuotaProgress } from '../collector/quota-progress.js';
+import { onceVerdict, stoppedVerdictLine, verdictExitCode, verdictLine } from './verdict.js';
+import { passCalls, showQuotaProgress } from '../telemetry/quota-progress.js';
 import { CliError, EXIT_USAGE, listenError } from './common.js';
 import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 
@@ -131,7 +131,7 @@ async function once(rt: Runtime, log: Logger): Promise<void> {
     process.exitCode = stoppedBy !== undefined && left > 0 ? stoppedExitCode(stoppedBy) : verdictExitCode(verdict);
     // Loaded only then: a run whose windows all went through never needs the probe.
     if (stoppedBy === undefined && verdict.failed > 0) {
-      cause = await (await import('../collector/sink-probe.js')).sinkFailureCause(rt.config.sink);
+      cause = await (await import('./sink-probe.js')).sinkFailureCause(rt.config.sink);
     }
   } finally {
     await rt.close();

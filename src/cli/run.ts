@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED } from '../collector/verdict.js';
+import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED } from './verdict.js';
 import { shardOption } from './shard.js';
 import { configFileOption, configHelp } from './common.js';
 import type { RunOptions } from './run-action.js';

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
-import { formatDuration } from '../collector/backfill-eta.js';
-import { gatherStatus, type StatusReport } from '../collector/status-report.js';
+import { formatDuration } from '../backfill/eta.js';
+import { gatherStatus, type StatusReport } from './status-report.js';
 import { loadConfigFile } from '../config/loader.js';
 
 // What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.

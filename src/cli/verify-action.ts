@@ -1,8 +1,8 @@
 import { systemClock } from '../clock.js';
 import { createRuntime } from '../collector/runtime.js';
-import { formatDuration } from '../collector/backfill-eta.js';
-import { showQuotaProgress } from '../collector/quota-progress.js';
-import { probeSink } from '../collector/sink-probe.js';
+import { formatDuration } from '../backfill/eta.js';
+import { showQuotaProgress } from '../telemetry/quota-progress.js';
+import { probeSink } from './sink-probe.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import { createLogger } from '../log.js';

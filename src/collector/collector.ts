@@ -10,12 +10,12 @@ import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
-import { advanceWatermark, mergeSpan } from '../state/spans.js';
+import { advanceWatermark, mergeSpan } from '../spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError } from './errors.js';
 import { isSpanFault } from '../failure.js';
 import { writeWithRetry } from './write-retry.js';
-import { RefusalReports } from './refusal-reports.js';
+import { RefusalReports } from '../telemetry/refusal-reports.js';
 import { builtInLagMs, collectableEnd } from '../plan/windows.js';
 import { LimiterClosedError } from '../limit/errors.js';
 

@@ -2,8 +2,8 @@ import { schedule, setLogger, type ScheduledTask } from 'node-cron';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
-import { serveBackfillRequests } from './backfill-server.js';
-import { passCalls, showQuotaProgress } from './quota-progress.js';
+import { serveBackfillRequests } from '../backfill/server.js';
+import { passCalls, showQuotaProgress } from '../telemetry/quota-progress.js';
 import { stopCollecting } from './stop.js';
 import { scheduleVerify } from '../verify/job.js';
 

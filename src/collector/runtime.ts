@@ -17,12 +17,12 @@ import { Telemetry } from '../telemetry/telemetry.js';
 import type { Shard } from '../config/shard.js';
 import { Collector } from './collector.js';
 import { AccountDiscovery } from './discovery.js';
-import { reportJournalEvent, reportLimiterEvent } from './limiter-reports.js';
+import { reportJournalEvent, reportLimiterEvent } from '../telemetry/limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
-import { reportAuthEvent } from './auth-reports.js';
-import { ApiWatch } from './api-watch.js';
-import { FailureRuns } from './failure-runs.js';
-import { watchedSink } from './sink-watch.js';
+import { reportAuthEvent } from '../telemetry/auth-reports.js';
+import { ApiWatch } from '../telemetry/api-watch.js';
+import { FailureRuns } from '../telemetry/failure-runs.js';
+import { watchedSink } from '../telemetry/sink-watch.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {

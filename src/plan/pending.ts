@@ -5,7 +5,7 @@
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import type { SetAsideStore } from '../state/set-aside.js';
-import { mergeSpan, subtractSpans } from '../state/spans.js';
+import { mergeSpan, subtractSpans } from '../spans.js';
 import { floorTo } from '../time.js';
 import { collectableEnd, spans as cutSpans } from './windows.js';
 

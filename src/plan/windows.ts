@@ -6,10 +6,10 @@
  * Windows are read whole or not at all: a range end that is not aligned is rounded inwards, never into half a window.
  */
 import { ParameterError } from '../errors.js';
-import type { Span } from '../state/spans.js';
+import type { Span } from '../spans.js';
 import { floorTo, MINUTE } from '../time.js';
 
-export type { Span } from '../state/spans.js';
+export type { Span } from '../spans.js';
 
 export interface WindowRule {
   /** Window length; windows start at multiples of it since the epoch. */

@@ -3,12 +3,12 @@ import type { ServerPaging } from '../http/server-paging.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 import type { WindowRule } from '../plan/windows.js';
-import type { Span } from '../state/spans.js';
+import type { Span } from '../spans.js';
 import type { DvrRecordingStore } from '../state/dvr-recordings.js';
 import type { DvrTurnsRule } from './dvr/turns.js';
 import type { StreamstatShape } from './streamstat/shape.js';
 
-export type { Span } from '../state/spans.js';
+export type { Span } from '../spans.js';
 
 /** What reading one span costs in HTTP calls, for planning (see planBackfill). */
 export interface SpanCalls {

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Span } from '../state/spans.js';
+import type { Span } from '../spans.js';
 import { DAY, HOUR, MINUTE } from '../time.js';
 
 /**

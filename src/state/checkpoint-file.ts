@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CheckpointCorruptError } from './errors.js';
 import { encodeStateText, parseStateText, type StateFormat } from './json-state.js';
 import { implausibleTime } from './plausible.js';
-import type { Span } from './spans.js';
+import type { Span } from '../spans.js';
 
 /** What is persisted for one job key. Immutable: every change produces a new value. */
 export interface KeyState {

@@ -10,9 +10,9 @@ import { removeStrayTemps, writeFileDurably } from './durable-file.js';
 import { keepDamagedCopy } from './json-state.js';
 import { StateLock } from './lock.js';
 import { implausibleTime } from './plausible.js';
-import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from './spans.js';
+import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from '../spans.js';
 
-export type { Span } from './spans.js';
+export type { Span } from '../spans.js';
 
 export interface CheckpointStoreOptions {
   /** Stamps `lastConfirmedAt` (checkpoint age); default: system time. */

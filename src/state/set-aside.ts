@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { HOUR, MINUTE } from '../time.js';
 import { StateFile } from './json-state.js';
 import { readSetAside, SET_ASIDE_FILE, setAsideFields, setAsideFormat, type SetAsideEntry } from './set-aside-file.js';
-import type { Span } from './spans.js';
+import type { Span } from '../spans.js';
 
 export type { SetAsideEntry } from './set-aside-file.js';
 

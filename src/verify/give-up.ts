@@ -1,5 +1,5 @@
-import { failureReason } from '../collector/api-watch.js';
-import { formatDuration } from '../collector/backfill-eta.js';
+import { failureReason } from '../telemetry/api-watch.js';
+import { formatDuration } from '../backfill/eta.js';
 import type { Clock } from '../clock.js';
 import { CollectorError } from '../errors.js';
 import type { Gate } from '../http/client.js';

@@ -4,7 +4,7 @@
  * 10 % of the real duration. Deterministic: no real time passes.
  */
 import { describe, expect, it } from 'vitest';
-import { BackfillEta, formatDuration } from '../../src/collector/backfill-eta.js';
+import { BackfillEta, formatDuration } from '../../src/backfill/eta.js';
 import { Limiter } from '../../src/limit/limiter.js';
 import { VirtualTime } from '../limit/virtual-time.js';
 

@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { handOverBackfill } from '../../src/collector/backfill-client.js';
-import { describeCuts } from '../../src/collector/backfill-cuts.js';
-import { requestDir } from '../../src/state/backfill-requests.js';
+import { handOverBackfill } from '../../src/backfill/client.js';
+import { describeCuts } from '../../src/backfill/cuts.js';
+import { requestDir } from '../../src/backfill/requests.js';
 import { fakeJob, MIN, T0 } from '../helpers/fake-job.js';
 
 describe('handing a backfill over', () => {

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log.js';
 import { QuotaJournal, type JournalEvent } from '../../src/state/quota-journal.js';
 import { VirtualTime } from '../limit/virtual-time.js';
 
-/** The /healthz condition of the quota journal (src/collector/limiter-reports.ts). */
+/** The /healthz condition of the quota journal (src/telemetry/limiter-reports.ts). */
 const JOURNAL_CONDITION = 'state:quota-journal';
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
 

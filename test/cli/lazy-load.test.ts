@@ -7,7 +7,7 @@ import { useSimulator } from '../helpers/sim.js';
  * Start-up (issue 14 goal 5): help and argument errors load commander and the command definitions, not what a
  * command does. The simulator's flag grammar (sim/faults, sim/model/rng) is part of `sim`'s definition.
  */
-const HEAVY = /^(undici|pino|pino-pretty|zod|@influxdata\/.*|luxon|node-cron|yaml|cli-table3|cli-progress|p-limit)$|^dist\/collector\/(?!verdict\.js$)|^dist\/(sources|sink|telemetry|state|verify|config\/schema|config\/loader)\b|^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/;
+const HEAVY = /^(undici|pino|pino-pretty|zod|@influxdata\/.*|luxon|node-cron|yaml|cli-table3|cli-progress|p-limit)$|^dist\/(collector|backfill)\/|^dist\/(sources|sink|telemetry|state|verify|config\/schema|config\/loader)\b|^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/;
 
 describe('what the CLI loads (a real process with a module-loader hook)', () => {
   const cases = [['--help'], ['run', '--help'], ['backfill', '--help'], ['dvr', 'get', '--help'], ['api', '--help'], ['sim', '--help'], ['run', '--no-such-flag']];

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { executeBackfill } from '../../src/collector/backfill.js';
+import { executeBackfill } from '../../src/backfill/backfill.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/backfill/backfill.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { HttpClient } from '../../src/http/client.js';

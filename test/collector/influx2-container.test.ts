@@ -1,7 +1,7 @@
 import { InfluxDB } from '@influxdata/influxdb-client';
 import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/backfill/backfill.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { HttpClient } from '../../src/http/client.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startDaemon, type Daemon } from '../../src/collector/daemon.js';
 import type { Runtime } from '../../src/collector/runtime.js';
-import { gatherStatus } from '../../src/collector/status-report.js';
+import { gatherStatus } from '../../src/cli/status-report.js';
 import { loadConfigFile } from '../../src/config/loader.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFUSED_CONDITION } from '../../src/collector/refusal-reports.js';
+import { REFUSED_CONDITION } from '../../src/telemetry/refusal-reports.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { configQuotasOf, scaledQuotas } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';

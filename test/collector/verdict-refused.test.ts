@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PassResult } from '../../src/collector/collector.js';
-import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, verdictExitCode, verdictLine } from '../../src/collector/verdict.js';
+import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, verdictExitCode, verdictLine } from '../../src/cli/verdict.js';
 import { runCli } from '../helpers/cli.js';
 import { ensureBuilt } from '../ops/entry.js';
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/backfill/backfill.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import type { QuotaSet } from '../../src/limit/index.js';

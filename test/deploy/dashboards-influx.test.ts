@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/loader.js';
-import { runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/backfill/backfill.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { INFLUXD_BIN, serverSkipReason } from '../helpers/servers.js';

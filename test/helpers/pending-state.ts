@@ -1,6 +1,6 @@
 import type { PendingState } from '../../src/plan/pending.js';
 import type { Span } from '../../src/sources/types.js';
-import { mergeSpan, subtractSpans } from '../../src/state/spans.js';
+import { mergeSpan, subtractSpans } from '../../src/spans.js';
 import { DAY, HOUR } from '../../src/time.js';
 
 /**

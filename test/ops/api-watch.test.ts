@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ApiWatch, FAILURE_SUMMARY_MS } from '../../src/collector/api-watch.js';
+import { ApiWatch, FAILURE_SUMMARY_MS } from '../../src/telemetry/api-watch.js';
 import { classify } from '../../src/failure.js';
 import { ApiError, NetworkError } from '../../src/http/errors.js';
 import type { ApiName } from '../../src/spec/apis.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.js';
-import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from '../../src/state/spans.js';
+import { advanceWatermark, assertSpan, dropBefore, mergeSpan, subtractSpans, type Span } from '../../src/spans.js';
 
 const span = (from: number, to: number): Span => ({ from, to });
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/backfill/backfill.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import { HttpClient } from '../../src/http/client.js';
 import { planBackfill } from '../../src/plan/planner.js';

@@ -1,4 +1,4 @@
-import { runBackfill } from '../../src/collector/backfill.js';
+import { runBackfill } from '../../src/backfill/backfill.js';
 import type { Runtime } from '../../src/collector/runtime.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';

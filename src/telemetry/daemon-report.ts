@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { writeDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../collector/runtime.js';
 
 /** Writes daemon-status.json (state/daemon-status.ts) for `cdn-collector status`: the daemon calls it every second. */
 export class DaemonReporter {

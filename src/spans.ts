@@ -1,4 +1,4 @@
-import { ParameterError } from '../errors.js';
+import { ParameterError } from './errors.js';
 
 /** Half-open time span [from, to) in epoch ms: the one span type of checkpoints, plans and jobs. */
 export interface Span {

@@ -4,8 +4,8 @@ import { collectableEnd } from '../plan/windows.js';
 import type { Point } from '../points.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { CollectJob, Span } from '../sources/types.js';
-import { describeError } from './errors.js';
-import type { Runtime } from './runtime.js';
+import { describeError } from '../collector/errors.js';
+import type { Runtime } from '../collector/runtime.js';
 import type { Verdict } from './sink-probe.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   writeRequest,
   type BackfillRequest,
   type BackfillStatus,
-} from '../state/backfill-requests.js';
+} from './requests.js';
 
 export interface HandOverOptions {
   /** Called with each new status the daemon wrote. */
@@ -24,7 +24,7 @@ export interface HandOverOptions {
 }
 
 /**
- * Hands a backfill to the daemon holding the state directory (see state/backfill-requests.ts) and follows it to its
+ * Hands a backfill to the daemon holding the state directory (see backfill/requests.ts) and follows it to its
  * end: resolves with the final status (a dry run's: its plan). Throws when no daemon takes the request.
  */
 export async function handOverBackfill(

@@ -4,9 +4,9 @@ import type { LimiterSet } from '../limit/index.js';
 import type { LimiterEvent } from '../limit/types.js';
 import { callsOf, estimateDuration } from '../plan/planner.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { formatDuration } from './backfill-eta.js';
-import type { Collector } from './collector.js';
-import type { Runtime } from './runtime.js';
+import { formatDuration } from '../backfill/eta.js';
+import type { Collector } from '../collector/collector.js';
+import type { Runtime } from '../collector/runtime.js';
 
 export interface QuotaProgressOptions {
   limiters: LimiterSet;

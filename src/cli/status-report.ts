@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import type { CollectorConfig } from '../config/schema.js';
 import { buildJobs } from '../sources/registry.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { readRequests, readStatus } from '../state/backfill-requests.js';
+import { readRequests, readStatus } from '../backfill/requests.js';
 import { readDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
 import { isProcessAlive } from '../state/lock.js';
 import { readJournalEntries } from '../state/quota-journal-file.js';

@@ -6,7 +6,7 @@ import { SinkError } from '../sink/errors.js';
 import { HttpLineTransport, type HttpLineTransportOptions } from '../sink/http-transport.js';
 import { influxV1Transport } from '../sink/influx-v1.js';
 import { influxV2Transport } from '../sink/influx-v2.js';
-import { sinkFix } from './sink-watch.js';
+import { sinkFix } from '../telemetry/sink-watch.js';
 
 /** A check's answer: ok, or the reason it failed. */
 export interface Verdict {

@@ -10,8 +10,8 @@ import { access, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { replaceFile } from './durable-file.js';
-import { encodeStateText, loadStateFile, type StateFormat } from './json-state.js';
+import { replaceFile } from '../state/durable-file.js';
+import { encodeStateText, loadStateFile, type StateFormat } from '../state/json-state.js';
 
 const apiName = z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]);
 const perApiCount = z.record(apiName, z.number().min(0));

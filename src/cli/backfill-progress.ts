@@ -1,7 +1,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import type { Logger } from '../log.js';
 import type { ApiName } from '../spec/apis.js';
-import { formatDuration, type BackfillEta } from './backfill-eta.js';
+import { formatDuration, type BackfillEta } from '../backfill/eta.js';
 
 export interface ProgressOptions {
   total: number;

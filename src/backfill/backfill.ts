@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { planBackfill, type BackfillPlan } from '../plan/planner.js';
 import type { CollectJob, Span } from '../sources/types.js';
-import type { Collector, PassResult } from './collector.js';
+import type { Collector, PassResult } from '../collector/collector.js';
 
 /** Spans per pass: between passes a backfill can stop (Ctrl-C, a cancelled request) without waiting for a whole job. */
 const SPANS_PER_PASS = 8;

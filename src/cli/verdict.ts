@@ -1,5 +1,5 @@
-import type { CallTally } from './api-watch.js';
-import type { PassResult } from './collector.js';
+import type { CallTally } from '../telemetry/api-watch.js';
+import type { PassResult } from '../collector/collector.js';
 
 /** Exit codes of `run --once` beyond 0 (every pending window collected), 1 (error) and 2 (bad arguments/config). */
 export const EXIT_SET_ASIDE = 3;

@@ -2,8 +2,8 @@ import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import { ioProblem } from '../state/errors.js';
 import type { JournalEvent } from '../state/quota-journal.js';
-import { callOutcome } from '../telemetry/outcome.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
+import { callOutcome } from './outcome.js';
+import type { Telemetry } from './telemetry.js';
 
 /** The /healthz condition set while the quota journal cannot be written. */
 export const JOURNAL_CONDITION = 'state:quota-journal';

@@ -1,6 +1,6 @@
 import type { AuthEvent } from '../auth/provider.js';
 import type { Logger } from '../log.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
+import type { Telemetry } from './telemetry.js';
 
 /** The /healthz condition set while no token can be had (a failed login, an unreadable token file). */
 export const AUTH_CONDITION = 'auth';

@@ -8,10 +8,10 @@ import {
   writeStatus,
   type BackfillRequest,
   type BackfillStatus,
-} from '../state/backfill-requests.js';
+} from './requests.js';
 import { executeBackfill } from './backfill.js';
-import { DaemonReporter } from './daemon-report.js';
-import type { Runtime } from './runtime.js';
+import { DaemonReporter } from '../telemetry/daemon-report.js';
+import type { Runtime } from '../collector/runtime.js';
 
 /** How often the daemon looks for requests and cancellations, and refreshes daemon-status.json. */
 export const POLL_MS = 1_000;
@@ -31,7 +31,7 @@ export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
 }
 
 /**
- * The daemon's side of backfills handed over by `cdn-collector backfill` (see state/backfill-requests.ts): runs each
+ * The daemon's side of backfills handed over by `cdn-collector backfill` (see backfill/requests.ts): runs each
  * request through the daemon's own collector at backfill priority, one at a time, and reports progress in its status
  * file. A request found running at start-up (the daemon was restarted) is resumed: its confirmed spans are skipped.
  * Each poll also refreshes daemon-status.json for `cdn-collector status` (daemon-report.ts); `stopped()`, called once

@@ -1,7 +1,7 @@
 import { collectableEnd } from '../plan/windows.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import { floorTo } from '../time.js';
-import { formatDuration } from './backfill-eta.js';
+import { formatDuration } from './eta.js';
 
 /** `10-minute`, `1-hour`, `1-day` (else the duration as formatDuration writes it). */
 function windowText(stepMs: number): string {

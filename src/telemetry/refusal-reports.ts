@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import { describeRefusal, type Refusal } from '../sink/refusal.js';
 import type { WriteResult } from '../sink/types.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
+import type { Telemetry } from './telemetry.js';
 
 /** The /healthz condition while the database refuses a measurement's points for good. */
 export const REFUSED_CONDITION = 'sink:refused';
