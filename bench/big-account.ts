@@ -37,7 +37,9 @@ const [sim, vm, port] = await Promise.all([
 ]);
 const configPath = writeDaemonConfig(dir, sim, vm.url, port, { initialLookback: LOOKBACK });
 
-const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'run', '--config', configPath], { stdio: ['ignore', 'inherit', 'inherit'] });
+const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'run', '--config', configPath], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 const loads: Array<[number, number, number]> = [loadAverage()];
 const byMinute: number[] = [];
@@ -66,7 +68,9 @@ try {
   await Promise.all([sim.close(), vm.stop()]);
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`  peak RSS ${peak.toFixed(1)} MB; load average (1 min) by minute: ${loads.map((l) => l[0].toFixed(2)).join(', ')}`);
+console.log(
+  `  peak RSS ${peak.toFixed(1)} MB; load average (1 min) by minute: ${loads.map((l) => l[0].toFixed(2)).join(', ')}`,
+);
 report(
   'bigAccount',
   {

@@ -28,7 +28,9 @@ async function burst(name: string, gate: (call: () => Promise<void>) => Promise<
   const worst = maxInSlidingWindow(ran, PERIOD);
   const phases = ran.map((t) => `${t}(${Math.round(((t % PERIOD) / PERIOD) * 100)}%)`).join(' ');
   console.log(`${name.padEnd(21)} calls at ms since start (place in its period): ${phases}`);
-  console.log(`${''.padEnd(21)} most calls in any ${PERIOD} ms window: ${worst} (quota ${N})${worst > N ? ' OVER QUOTA' : ''}`);
+  console.log(
+    `${''.padEnd(21)} most calls in any ${PERIOD} ms window: ${worst} (quota ${N})${worst > N ? ' OVER QUOTA' : ''}`,
+  );
   return ran;
 }
 
@@ -40,6 +42,13 @@ const ours = await burst('exact sliding window', (call) => exact.run(call), Date
 
 const worstTheirs = maxInSlidingWindow(theirs, PERIOD);
 const worstOurs = maxInSlidingWindow(ours, PERIOD);
-report('bottleneck-window', { quota: `${N}/${PERIOD}ms`, callers: CALLERS, bottleneck: { worst: worstTheirs, ranAtMs: theirs }, exact: { worst: worstOurs, ranAtMs: ours } }, [
-  target('exact limiter: most calls in one window', worstOurs, 'max', N),
-]);
+report(
+  'bottleneck-window',
+  {
+    quota: `${N}/${PERIOD}ms`,
+    callers: CALLERS,
+    bottleneck: { worst: worstTheirs, ranAtMs: theirs },
+    exact: { worst: worstOurs, ranAtMs: ours },
+  },
+  [target('exact limiter: most calls in one window', worstOurs, 'max', N)],
+);

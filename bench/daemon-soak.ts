@@ -85,7 +85,9 @@ const samples: Sample[] = [];
 const loads: Array<[number, number, number]> = [loadAverage()];
 const started = Date.now();
 let scraped: Scrape = { points: 0, selfPoints: 0, heapUsedMb: 0, heapTotalMb: 0 };
-console.log(`daemon soak: cdn-collector run (${NODE_FLAGS.join(' ')}), ${RESOURCES} resources, ${STREAMS} streams, ${SECONDS} s real time`);
+console.log(
+  `daemon soak: cdn-collector run (${NODE_FLAGS.join(' ')}), ${RESOURCES} resources, ${STREAMS} streams, ${SECONDS} s real time`,
+);
 try {
   while (Date.now() - started < SECONDS * 1000) {
     await delay(1000 - ((Date.now() - started) % 1000));
@@ -93,11 +95,14 @@ try {
     const cpu = cpuSeconds(pid);
     if (rss === undefined || cpu === undefined) throw new Error(`the daemon exited early (code ${await exited})`);
     // Every 10 s (and the last second): rendering /metrics costs the daemon CPU too.
-    if (samples.length % 10 === 9 || Date.now() - started >= (SECONDS - 1) * 1000) scraped = (await scrape()) ?? scraped;
+    if (samples.length % 10 === 9 || Date.now() - started >= (SECONDS - 1) * 1000)
+      scraped = (await scrape()) ?? scraped;
     samples.push({ t: (Date.now() - started) / 1000, rssMb: rss, cpuS: cpu, ...scraped });
     if (samples.length % 60 === 0) {
       loads.push(loadAverage());
-      console.log(`  ${samples.length} s: RSS ${rss.toFixed(1)} MB (heap ${scraped.heapUsedMb.toFixed(1)} used of ${scraped.heapTotalMb.toFixed(1)}), CPU ${cpu.toFixed(1)} s, ${scraped.points} points`);
+      console.log(
+        `  ${samples.length} s: RSS ${rss.toFixed(1)} MB (heap ${scraped.heapUsedMb.toFixed(1)} used of ${scraped.heapTotalMb.toFixed(1)}), CPU ${cpu.toFixed(1)} s, ${scraped.points} points`,
+      );
     }
   }
 } finally {
@@ -116,7 +121,10 @@ const steadyRss = median(second.map((s) => s.rssMb));
 const steadyHeapUsed = median(second.map((s) => s.heapUsedMb));
 const steadyHeapTotal = median(second.map((s) => s.heapTotalMb));
 const peakRss = Math.max(...samples.map((s) => s.rssMb));
-const slopeMbPerMin = slope(second.map((s) => s.t / 60), second.map((s) => s.rssMb));
+const slopeMbPerMin = slope(
+  second.map((s) => s.t / 60),
+  second.map((s) => s.rssMb),
+);
 const cpuUsPerPoint = (last.cpuS * 1e6) / Math.max(1, last.points);
 // The second half is the live passes alone (the first pass's catch-up is over): its own CPU per point.
 const secondPoints = last.points - firstOfSecond.points;
@@ -124,8 +132,12 @@ const secondCpuUsPerPoint = ((last.cpuS - firstOfSecond.cpuS) * 1e6) / Math.max(
 const pointsPerMin = (last.points / last.t) * 60;
 const everyMinute = samples.filter((_, i) => (i + 1) % 60 === 0);
 console.log(`  RSS (MB) by minute: ${everyMinute.map((s) => s.rssMb.toFixed(0)).join(', ')}`);
-console.log(`  steady RSS ${steadyRss.toFixed(1)} MB (median of the second half; heap ${steadyHeapUsed.toFixed(1)} used of ${steadyHeapTotal.toFixed(1)}), peak ${peakRss.toFixed(1)} MB, slope ${slopeMbPerMin.toFixed(2)} MB/min`);
-console.log(`  ${last.points} collected points (${pointsPerMin.toFixed(0)}/min; + ${last.selfPoints} self-monitoring), CPU ${last.cpuS.toFixed(1)} s: ${cpuUsPerPoint.toFixed(0)} µs/point; second half ${secondPoints} points, ${secondCpuUsPerPoint.toFixed(0)} µs/point`);
+console.log(
+  `  steady RSS ${steadyRss.toFixed(1)} MB (median of the second half; heap ${steadyHeapUsed.toFixed(1)} used of ${steadyHeapTotal.toFixed(1)}), peak ${peakRss.toFixed(1)} MB, slope ${slopeMbPerMin.toFixed(2)} MB/min`,
+);
+console.log(
+  `  ${last.points} collected points (${pointsPerMin.toFixed(0)}/min; + ${last.selfPoints} self-monitoring), CPU ${last.cpuS.toFixed(1)} s: ${cpuUsPerPoint.toFixed(0)} µs/point; second half ${secondPoints} points, ${secondCpuUsPerPoint.toFixed(0)} µs/point`,
+);
 console.log(`  load average (1 min) by minute: ${loads.map((l) => l[0].toFixed(2)).join(', ')}`);
 report(
   'daemonSoak',

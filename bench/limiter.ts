@@ -67,4 +67,8 @@ const theirs = await trial('bottleneck reservoir', (send) => reservoir.schedule(
 await reservoir.stop({ dropWaitingJobs: true });
 const overheadUs = await overhead();
 const targets: Target[] = [target('exact limiter: most arrivals in one window', ours.worst, 'max', N)];
-report('limiter', { calls: CALLS, quota: `${N}/${PERIOD}ms`, exact: ours, bottleneck: theirs, overheadUsPerCall: overheadUs }, targets);
+report(
+  'limiter',
+  { calls: CALLS, quota: `${N}/${PERIOD}ms`, exact: ours, bottleneck: theirs, overheadUsPerCall: overheadUs },
+  targets,
+);

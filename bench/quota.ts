@@ -70,8 +70,15 @@ try {
   const guard = await scenario('guard (serverMaxLimit unset)', {}, range);
   // The sim's quota windows of the first run drain before the second one's fresh limiters start.
   await sleep(PERIOD_MS * 1.5);
-  const capStated = await scenario(`capStated (serverMaxLimit ${SIM_MAX_LIMIT})`, { serverMaxLimit: SIM_MAX_LIMIT }, range);
-  report('quota', { days: DAYS, periodMs: PERIOD_MS, guard: guard.figures, capStated: capStated.figures }, [...guard.targets, ...capStated.targets]);
+  const capStated = await scenario(
+    `capStated (serverMaxLimit ${SIM_MAX_LIMIT})`,
+    { serverMaxLimit: SIM_MAX_LIMIT },
+    range,
+  );
+  report('quota', { days: DAYS, periodMs: PERIOD_MS, guard: guard.figures, capStated: capStated.figures }, [
+    ...guard.targets,
+    ...capStated.targets,
+  ]);
 } finally {
   await sim.close();
   rmSync(dir, { recursive: true, force: true });
@@ -116,13 +123,18 @@ async function scenario(label: string, api: Record<string, unknown>, range: { fr
     const rejections = entries.reduce((n, [, a]) => n + a.status429, 0);
     const overQuota = entries.filter(([a, f]) => f.maxInWindow > quotas[a].calls);
 
-    console.log(`quota efficiency, ${label}: backfill of ${DAYS} day(s), ${plan.spans} spans, quota periods ${PERIOD_MS} ms`);
+    console.log(
+      `quota efficiency, ${label}: backfill of ${DAYS} day(s), ${plan.spans} spans, quota periods ${PERIOD_MS} ms`,
+    );
     for (const [a, f] of entries) {
-      console.log(`  ${a.padEnd(10)} planned ${f.planned}, made ${f.made} (paging +${f.made - f.planned}), bound ${f.bound}, made ÷ bound ${f.madePerBound}, 429s ${f.status429}, max in window ${f.maxInWindow}, ideal ${(f.idealMs / 1000).toFixed(1)} s`);
+      console.log(
+        `  ${a.padEnd(10)} planned ${f.planned}, made ${f.made} (paging +${f.made - f.planned}), bound ${f.bound}, made ÷ bound ${f.madePerBound}, 429s ${f.status429}, max in window ${f.maxInWindow}, ideal ${(f.idealMs / 1000).toFixed(1)} s`,
+      );
     }
     console.log(`  wall ${(wallMs / 1000).toFixed(1)} s; binding API ${binding}`);
     // Calls of the binding API per quarter second: shows whether the quota or something else paced them.
-    if (process.env.BENCH_DIAG) console.log(`  ${binding} calls per 250 ms: ${histogram(stats.apis[binding].admittedAt, 250).join(' ')}`);
+    if (process.env.BENCH_DIAG)
+      console.log(`  ${binding} calls per 250 ms: ${histogram(stats.apis[binding].admittedAt, 250).join(' ')}`);
 
     await rt.close();
     rt = await runtimeFor(config);
@@ -131,13 +143,30 @@ async function scenario(label: string, api: Record<string, unknown>, range: { fr
     const targets: Target[] = [
       target(`${name}: wall ÷ (calls ÷ rate) of ${binding}`, efficiency, 'max', 1.05),
       ...entries.map(([a, f]) => target(`${name}: ${a} calls made ÷ lower bound`, f.made / f.bound, 'max', allowed(a))),
-      ...restart.map((r) => target(`${name}: ${r.api} after a restart: made ÷ lower bound`, r.made / r.bound, 'max', allowed(r.api))),
+      ...restart.map((r) =>
+        target(`${name}: ${r.api} after a restart: made ÷ lower bound`, r.made / r.bound, 'max', allowed(r.api)),
+      ),
       target(`${name}: 429 responses`, rejections, 'max', 0),
       target(`${name}: calls beyond plan (paging)`, extraCalls, 'max', 0),
-      target(`${name}: after a restart: |calls made − planned|`, restart.reduce((n, r) => n + Math.abs(r.made - r.planned), 0), 'max', 0),
+      target(
+        `${name}: after a restart: |calls made − planned|`,
+        restart.reduce((n, r) => n + Math.abs(r.made - r.planned), 0),
+        'max',
+        0,
+      ),
       target(`${name}: APIs over quota in some window`, overQuota.length, 'max', 0),
     ];
-    return { figures: { spans: plan.spans, wallMs: Math.round(wallMs), binding, efficiency: round(efficiency), perApi, restart }, targets };
+    return {
+      figures: {
+        spans: plan.spans,
+        wallMs: Math.round(wallMs),
+        binding,
+        efficiency: round(efficiency),
+        perApi,
+        restart,
+      },
+      targets,
+    };
   } finally {
     await rt.close();
   }
@@ -147,7 +176,12 @@ async function scenario(label: string, api: Record<string, unknown>, range: { fr
  * The collector restarted on the same state dir (the paging it learnt kept in paging.json) backfills `range` for
  * the paged APIs: calls made (simulator delta), planned and the lower bound.
  */
-async function afterRestart(rt: Awaited<ReturnType<typeof runtimeFor>>, config: CollectorConfig, range: { from: number; to: number }, before: Stats) {
+async function afterRestart(
+  rt: Awaited<ReturnType<typeof runtimeFor>>,
+  config: CollectorConfig,
+  range: { from: number; to: number },
+  before: Stats,
+) {
   const apis = ['statistic', 'streamstat'] as const;
   const plan = planBackfill(rt.collector, range, [...apis]);
   const failed = (await runBackfill(rt.collector, plan)).filter((r) => r.error);
@@ -156,7 +190,9 @@ async function afterRestart(rt: Awaited<ReturnType<typeof runtimeFor>>, config: 
   const bound = lowerBound(config, sim.accounts, range, (api) => rt.http.paging.largestPage(api));
   return apis.map((api) => {
     const made = after.apis[api].admittedAt.length - before.apis[api].admittedAt.length;
-    console.log(`  after a restart, the week before: ${api} planned ${plan.calls[api] ?? 0}, made ${made}, bound ${bound[api]}`);
+    console.log(
+      `  after a restart, the week before: ${api} planned ${plan.calls[api] ?? 0}, made ${made}, bound ${bound[api]}`,
+    );
     return { api, planned: plan.calls[api] ?? 0, made, bound: bound[api] ?? 0 };
   });
 }

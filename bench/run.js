@@ -25,10 +25,14 @@ if (unknown.length > 0) {
 // The collector's processes run with the V8 flags of bin/cdn-collector.js's shebang (as the image runs it); so do the
 // benches, and sink-throughput runs its bare-client reference without them (BENCH_NODE_FLAGS names them).
 const shebang = readFileSync(join(root, 'bin', 'cdn-collector.js'), 'utf8').split('\n')[0];
-const nodeFlags = shebang.replace(/^#!\/usr\/bin\/env -S node/, '').trim().split(/\s+/).filter(Boolean);
+const nodeFlags = shebang
+  .replace(/^#!\/usr\/bin\/env -S node/, '')
+  .trim()
+  .split(/\s+/)
+  .filter(Boolean);
 const outDir = join(root, 'node_modules', '.cache', 'bench');
 mkdirSync(outDir, { recursive: true });
-let failed = [];
+const failed = [];
 const ran = [];
 for (const name of names.length > 0 ? names : BENCHES) {
   const outfile = join(outDir, `${name}.mjs`);
@@ -58,7 +62,9 @@ if (failed.length > 0) {
 }
 
 function loadText() {
-  return loadavg().map((l) => l.toFixed(2)).join(' ');
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 /** One table of every target of the benches just run, from bench/results.json (what docs/BENCHMARKS.md quotes). */
@@ -72,7 +78,9 @@ function printSummary(benches) {
     console.log(`${name} (load average ${(r.machine?.loadAverage ?? []).join(' ')})`);
     for (const t of r.targets ?? []) {
       const ratio = t.ratio === undefined ? '' : `  ÷ ${t.ratio}`;
-      console.log(`  ${t.met ? 'ok    ' : 'MISSED'} ${t.name}: ${t.value}${t.unit ?? ''} (${t.kind === 'max' ? '≤' : '≥'} ${t.limit}${t.unit ?? ''})${ratio}`);
+      console.log(
+        `  ${t.met ? 'ok    ' : 'MISSED'} ${t.name}: ${t.value}${t.unit ?? ''} (${t.kind === 'max' ? '≤' : '≥'} ${t.limit}${t.unit ?? ''})${ratio}`,
+      );
     }
   }
 }

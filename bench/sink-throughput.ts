@@ -3,7 +3,7 @@
  * chunks) into VictoriaMetrics (v2, /api/v2/write) and InfluxDB 1.6.7 (v1, /write), per kind:
  * - sink: our sink, fed as the collector feeds it: WRITERS jobs side by side, each awaiting its confirmed `write`;
  * - bare: the official client (bench/lib/sink-references.ts), BOUNDED to BENCH_BARE_IN_FLIGHT (default 4) batches
- *   on the wire plus one being filled: unbounded, its WriteApi fires every request at once and a run failed on timeouts;
+ * on the wire plus one being filled: unbounded, its WriteApi fires every request at once and a run failed on timeouts;
  * - raw: the limit: bodies encoded (and gzipped as the sink would) before the clock starts, POSTed with the sink's
  *   requests in flight;
  * - sink-default: our sink with node's default flags (no heap flags), to show what the shipped flags cost.
@@ -42,13 +42,27 @@ type Role = 'bare' | 'sink' | 'raw' | 'sink-default';
 const ROLES: Role[] = ['bare', 'sink', 'raw', 'sink-default'];
 type Measurement = { seconds: number; pointsPerSec: number; peakRssMb: number; retries: number };
 
-const inFlightOf = (kind: Kind): number => envNumber('BENCH_IN_FLIGHT') ?? (kind === 'v2' ? DEFAULT_MAX_IN_FLIGHT : DEFAULT_MAX_IN_FLIGHT_V1);
+const inFlightOf = (kind: Kind): number =>
+  envNumber('BENCH_IN_FLIGHT') ?? (kind === 'v2' ? DEFAULT_MAX_IN_FLIGHT : DEFAULT_MAX_IN_FLIGHT_V1);
 
 async function ours(kind: Kind, url: string, total: number): Promise<void> {
-  const common = { deadLetterPath: join(tmpdir(), `bench-dead-${process.pid}.jsonl`), maxInFlight: envNumber('BENCH_IN_FLIGHT'), batchSize: BATCH };
+  const common = {
+    deadLetterPath: join(tmpdir(), `bench-dead-${process.pid}.jsonl`),
+    maxInFlight: envNumber('BENCH_IN_FLIGHT'),
+    batchSize: BATCH,
+  };
   const sink =
     kind === 'v2'
-      ? createSink({ type: 'influx-v2', url, token: 'x', org: 'org', bucket: 'bucket', backslashes: 'escaped', gzipLevel: GZIP, ...common })
+      ? createSink({
+          type: 'influx-v2',
+          url,
+          token: 'x',
+          org: 'org',
+          bucket: 'bucket',
+          backslashes: 'escaped',
+          gzipLevel: GZIP,
+          ...common,
+        })
       : createSink({ type: 'influx-v1', url, database: 'bench', ...common });
   const calls = writeCalls(total);
   let written = 0;
@@ -79,14 +93,28 @@ async function writeRetrying(sink: Sink, points: Point[]): Promise<WriteResult> 
 
 /** In the child: prepares (raw only, untimed), then times the run. */
 async function child(kind: Kind, role: Role, url: string, total: number): Promise<void> {
-  const t: RunTarget = { kind, url, total, batch: BATCH, inFlight: role === 'bare' ? BARE_IN_FLIGHT : inFlightOf(kind), gzipLevel: GZIP };
+  const t: RunTarget = {
+    kind,
+    url,
+    total,
+    batch: BATCH,
+    inFlight: role === 'bare' ? BARE_IN_FLIGHT : inFlightOf(kind),
+    gzipLevel: GZIP,
+  };
   const raw = role === 'raw' ? prepareRaw(t) : undefined;
   const started = performance.now();
   if (raw) await raw.start();
   else if (role === 'bare') await (kind === 'v2' ? bareV2(t) : bareV1(t));
   else await ours(kind, url, total);
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(JSON.stringify({ seconds, pointsPerSec: total / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024, retries: retried.count }) + '\n');
+  process.stdout.write(
+    `${JSON.stringify({
+      seconds,
+      pointsPerSec: total / seconds,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      retries: retried.count,
+    })}\n`,
+  );
 }
 
 /** One run in a child process against a fresh server, so no run inherits another's data or heap. */
@@ -113,7 +141,10 @@ const median = (xs: number[]): number => {
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 async function benchKind(kind: Kind, total: number, pairs: number) {
   const server = kind === 'v2' ? 'VictoriaMetrics' : 'InfluxDB 1.6.7';
@@ -132,12 +163,37 @@ async function benchKind(kind: Kind, total: number, pairs: number) {
   const loadAfter = load();
   const ratio = (a: Role, b: Role) => median(runs.map((pair) => pair[a].pointsPerSec / pair[b].pointsPerSec));
   const summary = Object.fromEntries(
-    ROLES.map((role) => [role, { pointsPerSec: round(median(runs.map((x) => x[role].pointsPerSec))), peakRssMb: round(Math.max(...runs.map((x) => x[role].peakRssMb))) }]),
+    ROLES.map((role) => [
+      role,
+      {
+        pointsPerSec: round(median(runs.map((x) => x[role].pointsPerSec))),
+        peakRssMb: round(Math.max(...runs.map((x) => x[role].peakRssMb))),
+      },
+    ]),
   ) as Record<Role, { pointsPerSec: number; peakRssMb: number }>;
-  for (const role of ROLES) console.log(`  ${kind} ${role.padEnd(12)} → ${server}: ${String(summary[role].pointsPerSec).padStart(7)} points/s (median), peak RSS ${summary[role].peakRssMb} MB (max)`);
-  const ratios = { sinkOverBare: round(ratio('sink', 'bare')), sinkOverRaw: round(ratio('sink', 'raw')), sinkDefaultOverBare: round(ratio('sink-default', 'bare')), sinkDefaultOverSink: round(ratio('sink-default', 'sink')) };
-  console.log(`  ${kind} medians of ${pairs} pairs: ${JSON.stringify(ratios)}; load average before ${loadBefore}, after ${loadAfter}`);
-  const figures = { server, inFlight: inFlightOf(kind), bareInFlight: BARE_IN_FLIGHT, ...summary, ratios, loadBefore, loadAfter, pairs: runs };
+  for (const role of ROLES)
+    console.log(
+      `  ${kind} ${role.padEnd(12)} → ${server}: ${String(summary[role].pointsPerSec).padStart(7)} points/s (median), peak RSS ${summary[role].peakRssMb} MB (max)`,
+    );
+  const ratios = {
+    sinkOverBare: round(ratio('sink', 'bare')),
+    sinkOverRaw: round(ratio('sink', 'raw')),
+    sinkDefaultOverBare: round(ratio('sink-default', 'bare')),
+    sinkDefaultOverSink: round(ratio('sink-default', 'sink')),
+  };
+  console.log(
+    `  ${kind} medians of ${pairs} pairs: ${JSON.stringify(ratios)}; load average before ${loadBefore}, after ${loadAfter}`,
+  );
+  const figures = {
+    server,
+    inFlight: inFlightOf(kind),
+    bareInFlight: BARE_IN_FLIGHT,
+    ...summary,
+    ratios,
+    loadBefore,
+    loadAfter,
+    pairs: runs,
+  };
   const targets = [
     target(`${kind} sink ÷ bare points/s (same flags, median of pairs)`, ratios.sinkOverBare, 'min', 1.0),
     target(`${kind} sink ÷ raw POST points/s (median of pairs)`, ratios.sinkOverRaw, 'min', 0.6),
@@ -153,8 +209,17 @@ async function main(): Promise<void> {
   const total = envNumber('BENCH_POINTS') ?? (quick() ? 200_000 : 1_000_000);
   const pairs = envNumber('BENCH_PAIRS') ?? 3;
   const kinds = (process.env.BENCH_KINDS ?? 'v2,v1').split(',') as Kind[];
-  console.log(`sink throughput: ${total} points, ${WRITERS} writers, batch ${BATCH}, ${pairs} pairs; node flags: ${process.execArgv.join(' ') || '(none)'}; sink-default drops ${SHIPPED_FLAGS.join(' ') || '(none)'}`);
-  const figures: Record<string, unknown> = { points: total, writers: WRITERS, batch: BATCH, pairs, nodeFlags: process.execArgv, shippedFlags: SHIPPED_FLAGS };
+  console.log(
+    `sink throughput: ${total} points, ${WRITERS} writers, batch ${BATCH}, ${pairs} pairs; node flags: ${process.execArgv.join(' ') || '(none)'}; sink-default drops ${SHIPPED_FLAGS.join(' ') || '(none)'}`,
+  );
+  const figures: Record<string, unknown> = {
+    points: total,
+    writers: WRITERS,
+    batch: BATCH,
+    pairs,
+    nodeFlags: process.execArgv,
+    shippedFlags: SHIPPED_FLAGS,
+  };
   const targets = [];
   for (const kind of kinds) {
     const result = await benchKind(kind, total, pairs);

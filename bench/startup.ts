@@ -1,7 +1,8 @@
 /**
  * Start-up (issue 14 goal 5): how long the CLI takes before it is useful, against bare node doing the same.
  * - `--help`: wall time of `cdn-collector --help` (and `run --help`) to exit ÷ `node -e 0`.
- * - First API call: the time from spawning `cdn-collector api metrics / -q account=… -q start=… -q end=…` to its request
+ * - First API call: the time from spawning `cdn-collector api metrics / -q account=… -q start=… -q end=…` to its
+ * request
  *   arriving at the simulator ÷ the same for `node -e "fetch(url)"` (bare node + the request). Arrival is seen by a
  *   TCP relay in this process in front of the simulator (its own process): the first byte of the connection.
  * Every pair runs A then B back to back (alternated, so load drifts hit both), with the same node flags (those of
@@ -37,7 +38,10 @@ interface Timing {
 // Preloaded on both sides: writes the process's CPU time to fd 3 when it exits.
 const hookDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
 const CPU_HOOK = join(hookDir, 'cpu-at-exit.cjs');
-writeFileSync(CPU_HOOK, "process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeSync(3, String((u.user + u.system) / 1000)); });\n");
+writeFileSync(
+  CPU_HOOK,
+  "process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeSync(3, String((u.user + u.system) / 1000)); });\n",
+);
 
 const sim = await startSimProcess();
 let arrived: (() => void) | undefined;
@@ -58,7 +62,10 @@ function timed(args: string[], env: Record<string, string> = {}): Promise<Timing
     const timing: Partial<Timing> = {};
     const started = performance.now();
     arrived = () => (timing.arrivalMs ??= performance.now() - started);
-    const child = spawn(process.execPath, [...FLAGS, '--require', CPU_HOOK, ...args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...FLAGS, '--require', CPU_HOOK, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stderr = '';
     let cpu = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -104,9 +111,18 @@ const median = (xs: number[]) => {
 const ms = (ts: Timing[], key: keyof Timing) => round(median(ts.map((t) => t[key]!)));
 
 const loadBefore = loadavg();
-const help = await pairs(() => timed(['-e', '0']), () => timed([CLI, '--help']));
-const runHelp = await pairs(() => timed(['-e', '0']), () => timed([CLI, 'run', '--help']));
-const api = await pairs(() => timed(bareFetch), () => timed(apiCall, apiEnv));
+const help = await pairs(
+  () => timed(['-e', '0']),
+  () => timed([CLI, '--help']),
+);
+const runHelp = await pairs(
+  () => timed(['-e', '0']),
+  () => timed([CLI, 'run', '--help']),
+);
+const api = await pairs(
+  () => timed(bareFetch),
+  () => timed(apiCall, apiEnv),
+);
 const loadAfter = loadavg();
 relay.close();
 await sim.close();
@@ -128,12 +144,25 @@ const figures = {
   },
 };
 const cpuRatio = (f: { bare: number; cli: number }) => `${f.cli} / ${f.bare} ms = ${round(f.cli / f.bare)}`;
-console.log(`  ${PAIRS} pairs; load average ${figures.loadAverage.before.join(' ')} → ${figures.loadAverage.after.join(' ')}; node flags: ${figures.nodeFlags || '(none)'}`);
-console.log(`  --help ${figures.helpMs.cli} ms vs node -e 0 ${figures.helpMs.bare} ms; run --help ${figures.runHelpMs.cli} ms vs ${figures.runHelpMs.bare} ms`);
-console.log(`  api first call arrives at ${figures.firstCallArrivalMs.cli} ms vs bare fetch ${figures.firstCallArrivalMs.bare} ms (exit ${figures.firstCallExitMs.cli} vs ${figures.firstCallExitMs.bare} ms)`);
-console.log(`  CPU time: --help ${cpuRatio(figures.cpuMs.help)}; run --help ${cpuRatio(figures.cpuMs.runHelp)}; api (to exit) ${cpuRatio(figures.cpuMs.firstCall)}`);
+console.log(
+  `  ${PAIRS} pairs; load average ${figures.loadAverage.before.join(' ')} → ${figures.loadAverage.after.join(' ')}; node flags: ${figures.nodeFlags || '(none)'}`,
+);
+console.log(
+  `  --help ${figures.helpMs.cli} ms vs node -e 0 ${figures.helpMs.bare} ms; run --help ${figures.runHelpMs.cli} ms vs ${figures.runHelpMs.bare} ms`,
+);
+console.log(
+  `  api first call arrives at ${figures.firstCallArrivalMs.cli} ms vs bare fetch ${figures.firstCallArrivalMs.bare} ms (exit ${figures.firstCallExitMs.cli} vs ${figures.firstCallExitMs.bare} ms)`,
+);
+console.log(
+  `  CPU time: --help ${cpuRatio(figures.cpuMs.help)}; run --help ${cpuRatio(figures.cpuMs.runHelp)}; api (to exit) ${cpuRatio(figures.cpuMs.firstCall)}`,
+);
 report('startup', figures, [
   target('--help ÷ node -e 0', figures.helpMs.cli / figures.helpMs.bare, 'max', 1.5),
   target('run --help ÷ node -e 0', figures.runHelpMs.cli / figures.runHelpMs.bare, 'max', 1.5),
-  target('api first call arrival ÷ bare fetch', figures.firstCallArrivalMs.cli / figures.firstCallArrivalMs.bare, 'max', 1.5),
+  target(
+    'api first call arrival ÷ bare fetch',
+    figures.firstCallArrivalMs.cli / figures.firstCallArrivalMs.bare,
+    'max',
+    1.5,
+  ),
 ]);

@@ -28,7 +28,10 @@ export function createLogger(
   };
   if (pretty && !options.destination) {
     const colorize = useColour(process.stderr);
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, translateTime: 'SYS:HH:MM:ss', colorize } } });
+    return pino({
+      ...base,
+      transport: { target: 'pino-pretty', options: { destination: 2, translateTime: 'SYS:HH:MM:ss', colorize } },
+    });
   }
   return pino(base, (options.destination as pino.DestinationStream | undefined) ?? pino.destination(2));
 }

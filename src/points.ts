@@ -18,7 +18,12 @@ export type FieldType = 'integer' | 'float' | 'boolean' | 'string';
  * `sum` (additive counts and sizes), `max` (peaks), `last` (snapshots and unique counts: never summed, read at the
  * period they were counted over), `mean` (already an average), or a ratio of two summed fields (`sum(a) / sum(b)`).
  */
-export type Aggregate = 'sum' | 'max' | 'last' | 'mean' | { readonly ratio: readonly [numerator: string, denominator: string] };
+export type Aggregate =
+  | 'sum'
+  | 'max'
+  | 'last'
+  | 'mean'
+  | { readonly ratio: readonly [numerator: string, denominator: string] };
 
 export interface FieldSchema {
   type: FieldType;
@@ -47,9 +52,12 @@ export interface MeasurementSchema {
  * The tags among `values` that the API gave: null and undefined are left out (no such key), numbers become text, and
  * an empty value stays empty (the sink writes the placeholder, see tagText).
  */
-export function presentTags(values: Readonly<Record<string, string | number | null | undefined>>): Record<string, string> {
+export function presentTags(
+  values: Readonly<Record<string, string | number | null | undefined>>,
+): Record<string, string> {
   const tags: Record<string, string> = {};
-  for (const [key, value] of Object.entries(values)) if (value !== null && value !== undefined) tags[key] = String(value);
+  for (const [key, value] of Object.entries(values))
+    if (value !== null && value !== undefined) tags[key] = String(value);
   return tags;
 }
 

@@ -11,7 +11,10 @@ function measurementsOf(schema: SchemaInput): MeasurementSchema[] {
 
 /** Table cells must not break the row: pipes are escaped, line breaks folded. */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\s*\n\s*/g, ' ');
+  return text
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 /** The Aggregate column: how a field combines over buckets and series. */
@@ -68,7 +71,7 @@ export function renderSchemaDocument(schema: SchemaInput): string {
     '  the time the collector ran; re-collecting a window overwrites the same points instead of duplicating them.',
     '  Exception: `cdn_collector` (self-monitoring) is stamped with the moment of the snapshot.',
     '  Precision on the wire: the InfluxDB sinks send seconds (`precision=s`); the file sink (`data/points.lp`) writes',
-    '  **nanoseconds**, InfluxDB\'s default when a write names no precision, so the file loads as is (see README).',
+    "  **nanoseconds**, InfluxDB's default when a write names no precision, so the file loads as is (see README).",
     '- **Field types are fixed** per measurement and field as listed here (integer fields are written with the `i`',
     '  suffix), whatever a value looks like, so InfluxDB never rejects a write for a field type conflict.',
     '- A point may carry a subset of the listed tags and fields, never one outside them.',

@@ -9,7 +9,10 @@ export interface Span {
 /** Throws a ParameterError naming `parameter` unless the span is a non-empty span of integer milliseconds. */
 export function assertSpan(span: Span, parameter = 'span'): void {
   if (!Number.isSafeInteger(span.from) || !Number.isSafeInteger(span.to)) {
-    throw new ParameterError(parameter, `from and to must be integer epoch milliseconds (got ${span.from}, ${span.to})`);
+    throw new ParameterError(
+      parameter,
+      `from and to must be integer epoch milliseconds (got ${span.from}, ${span.to})`,
+    );
   }
   if (span.from >= span.to) {
     throw new ParameterError(parameter, `from must be before to (got ${span.from} ≥ ${span.to})`);

@@ -42,12 +42,19 @@ const ISO_TIME =
 export function parseIsoTime(text: string): number | undefined {
   const m = ISO_TIME.exec(text.trim());
   if (!m) return undefined;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m
+    .slice(1, 7)
+    .map((v) => (v === undefined ? undefined : Number(v)));
   const fraction = m[7] ? Number(`0.${m[7]}`) * 1000 : 0;
   const utc = Date.UTC(year!, month! - 1, day!, hour, minute, second);
   // Date.UTC rolls Feb 30 over into March: a field out of range shows up as a different date.
   const d = new Date(utc);
-  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month! - 1 || d.getUTCDate() !== day || d.getUTCHours() !== hour) {
+  if (
+    d.getUTCFullYear() !== year ||
+    d.getUTCMonth() !== month! - 1 ||
+    d.getUTCDate() !== day ||
+    d.getUTCHours() !== hour
+  ) {
     return undefined;
   }
   if (minute > 59 || second > 59) return undefined;

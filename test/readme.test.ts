@@ -39,7 +39,10 @@ describe('README examples', () => {
 
   it('has curl examples for every API and CLI examples for each', () => {
     for (const { prefix } of Object.values(APIS)) {
-      expect(commands.some((c) => c.startsWith('curl') && c.includes(`${prefix}/`)), prefix).toBe(true);
+      expect(
+        commands.some((c) => c.startsWith('curl') && c.includes(`${prefix}/`)),
+        prefix,
+      ).toBe(true);
     }
     for (const cli of ['api metrics', 'api statistic', 'api streamstat', 'dvr get']) {
       expect(commands.some((c) => c.startsWith(`npx cdn-collector ${cli}`))).toBe(true);
@@ -68,8 +71,12 @@ describe('README examples', () => {
   it('the simulator options of the README start a simulator that prints its JSON line', async () => {
     const line = commands.find((c) => c.startsWith('npx cdn-collector sim --quota'))!;
     const args = words(line, {}).slice(2);
-    const child = (await import('node:child_process')).spawn(process.execPath, [CLI, ...args, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const first = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+    const child = (await import('node:child_process')).spawn(process.execPath, [CLI, ...args, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const first = await new Promise<string>((resolve) =>
+      child.stdout.once('data', (d: Buffer) => resolve(d.toString())),
+    );
     child.kill('SIGTERM');
     expect(JSON.parse(first.split('\n')[0]!)).toMatchObject({ accounts: ['acme', 'globex'] });
   });

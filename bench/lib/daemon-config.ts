@@ -23,7 +23,9 @@ export function writeDaemonConfig(
     stringify({
       api: { baseUrl: sim.url, token: sim.token },
       accounts: sim.accounts,
-      quotas: Object.fromEntries(Object.entries(defaultQuotas).map(([api, q]) => [api, { calls: q!.calls, period: `${q!.periodMs}ms` }])),
+      quotas: Object.fromEntries(
+        Object.entries(defaultQuotas).map(([api, q]) => [api, { calls: q!.calls, period: `${q!.periodMs}ms` }]),
+      ),
       jobs: { dvr: { streams: sim.streams } },
       sink: { type: 'influx-v2', url: sinkUrl, token: 't', org: 'o', bucket: 'b', backslashes: 'escaped' },
       output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },

@@ -40,19 +40,42 @@ function metricsResource(r: number, time: number, seq: number): Point {
   return { measurement: 'cdn_metrics_resource', tags: resourceTags(r), fields, time };
 }
 
-function traffic(account: string, grouping: 'resources' | 'countries' | 'codes' | 'total', tags: Record<string, string>, time: number, seq: number): Point {
+function traffic(
+  account: string,
+  grouping: 'resources' | 'countries' | 'codes' | 'total',
+  tags: Record<string, string>,
+  time: number,
+  seq: number,
+): Point {
   const base = (seq * 7 + time / BUCKET) % 1_000_000;
   const ratio = (base % 1000) / 1000;
   return {
     measurement: trafficMeasurement(grouping),
     tags: { account, service: 'all', ...tags },
-    fields: { traffic: base * 1013, hits: base % 977, cached_traffic: Math.round(base * 1013 * ratio), cache_ratio: ratio, bandwidth_peak: base * 8 },
+    fields: {
+      traffic: base * 1013,
+      hits: base % 977,
+      cached_traffic: Math.round(base * 1013 * ratio),
+      cache_ratio: ratio,
+      bandwidth_peak: base * 8,
+    },
     time,
   };
 }
 
-function views(account: string, grouping: 'streams' | 'stream-types' | 'total', tags: Record<string, string>, time: number, seq: number): Point {
-  return { measurement: viewsMeasurement(grouping), tags: { account, ...tags }, fields: { views: seq % 5000, views_max: seq % 50 }, time };
+function views(
+  account: string,
+  grouping: 'streams' | 'stream-types' | 'total',
+  tags: Record<string, string>,
+  time: number,
+  seq: number,
+): Point {
+  return {
+    measurement: viewsMeasurement(grouping),
+    tags: { account, ...tags },
+    fields: { views: seq % 5000, views_max: seq % 50 },
+    time,
+  };
 }
 
 /** The write calls of one 10-minute window `w`: what the collector's jobs would pass for it. */
@@ -66,25 +89,42 @@ function windowChunks(w: number): Point[][] {
     chunks.push(points);
   }
   for (const account of ACCOUNTS) {
-    for (const [grouping, count] of [['resources', RESOURCES], ['countries', 50], ['codes', 10], ['total', 1]] as const) {
+    for (const [grouping, count] of [
+      ['resources', RESOURCES],
+      ['countries', 50],
+      ['codes', 10],
+      ['total', 1],
+    ] as const) {
       const points: Point[] = [];
       for (const bucket of [time, time + BUCKET]) {
         for (let g = 0; g < count; g++) {
           const tags: Record<string, string> =
-            grouping === 'resources' ? { resource: String(100_000 + g), resource_name: `${NAMES[g % NAMES.length]} ${g}` }
-            : grouping === 'countries' ? { country: `C${g}`, country_name: `Country ${g}` }
-            : grouping === 'codes' ? { code: String(200 + g) } : {};
+            grouping === 'resources'
+              ? { resource: String(100_000 + g), resource_name: `${NAMES[g % NAMES.length]} ${g}` }
+              : grouping === 'countries'
+                ? { country: `C${g}`, country_name: `Country ${g}` }
+                : grouping === 'codes'
+                  ? { code: String(200 + g) }
+                  : {};
           points.push(traffic(account, grouping, tags, bucket, g));
         }
       }
       chunks.push(points);
     }
-    for (const [grouping, count] of [['streams', STREAMS], ['stream-types', 3], ['total', 1]] as const) {
+    for (const [grouping, count] of [
+      ['streams', STREAMS],
+      ['stream-types', 3],
+      ['total', 1],
+    ] as const) {
       const points: Point[] = [];
       for (const bucket of [time, time + BUCKET]) {
         for (let g = 0; g < count; g++) {
           const tags: Record<string, string> =
-            grouping === 'streams' ? { stream: `live/${NAMES[g % NAMES.length]}-${g}` } : grouping === 'stream-types' ? { stream_type: ['live', 'vod', 'unknown'][g]! } : {};
+            grouping === 'streams'
+              ? { stream: `live/${NAMES[g % NAMES.length]}-${g}` }
+              : grouping === 'stream-types'
+                ? { stream_type: ['live', 'vod', 'unknown'][g]! }
+                : {};
           points.push(views(account, grouping, tags, bucket, g));
         }
       }

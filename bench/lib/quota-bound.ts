@@ -4,7 +4,8 @@
  * - metrics: one 1–10 minute period per call (spec 001), so ⌈range ÷ 10 min⌉ per job (account × aggregate/by-resource);
  * - statistic (spec 002 A): a call may cover any range; `/times` pages its buckets (⌈buckets ÷ page size⌉), a grouped
  *   read pages the groups of each bucket (⌈groups ÷ page size⌉) and carries buckets × groups rows, which the body cap
- *   bounds, and the memory bound of one answer with it (⌈rows ÷ rowsPerCall⌉, src/sources/row-budget.ts). Totals of two or more accounts are one `/times/accounts` job;
+ * bounds, and the memory bound of one answer with it (⌈rows ÷ rowsPerCall⌉, src/sources/row-budget.ts). Totals of two
+ * or more accounts are one `/times/accounts` job;
  * - streamstat (spec 002 B): the same, per account, grouping and series (views, each uniques period); the total is not
  *   paged (rows = buckets).
  * `groups` is the largest bucket the server answered per API (ServerPaging), an upper bound of every job's groups.
@@ -45,13 +46,21 @@ export function lowerBound(
     const shared = total && (config.accounts === 'auto' || accounts.length >= 2);
     const others = statistic.groupings.filter((g) => g !== 'total' && g !== 'accounts');
     const perAccount = others.reduce((n, g) => n + (g === 'paths' ? 0 : 1), 0);
-    const paths = accounts.reduce((n, a) => n + (others.includes('paths') ? (statistic.paths.hosts[a]?.length ?? 0) : 0), 0);
-    const totals = !total ? 0 : shared ? grouped('statistic', step) : accounts.length * Math.max(1, Math.ceil(buckets(step) / pageSize));
+    const paths = accounts.reduce(
+      (n, a) => n + (others.includes('paths') ? (statistic.paths.hosts[a]?.length ?? 0) : 0),
+      0,
+    );
+    const totals = !total
+      ? 0
+      : shared
+        ? grouped('statistic', step)
+        : accounts.length * Math.max(1, Math.ceil(buckets(step) / pageSize));
     out.statistic = totals + (accounts.length * perAccount + paths) * grouped('statistic', step);
   }
   if (streamstat.enabled) {
     const steps = [streamstatStepMs(streamstat), ...streamstat.uniques.map(uniquesStepMs)];
-    const perGrouping = (g: string) => steps.reduce((n, step) => n + (g === 'total' ? 1 : grouped('streamstat', step)), 0);
+    const perGrouping = (g: string) =>
+      steps.reduce((n, step) => n + (g === 'total' ? 1 : grouped('streamstat', step)), 0);
     out.streamstat = accounts.length * streamstat.groupings.reduce((n, g) => n + perGrouping(g), 0);
   }
   return out;

@@ -55,18 +55,26 @@ export function machine(): Record<string, unknown> {
   };
 }
 
-/** Prints the targets and stores `figures` under `bench` in results.json; sets a failing exit code on a missed target. */
+/** Prints the targets and stores `figures` under `bench` in results.json; sets a failing exit code on a missed target.
+ * */
 export function report(bench: string, figures: Record<string, unknown>, targets: Target[]): void {
   for (const t of targets) console.log(`  ${describeTarget(t)}`);
-  const all = existsSync(RESULTS_PATH) ? (JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as Record<string, unknown>) : {};
+  const all = existsSync(RESULTS_PATH)
+    ? (JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as Record<string, unknown>)
+    : {};
   all[bench] = {
     at: new Date().toISOString(),
     quick: process.env.BENCH_QUICK === '1',
     machine: machine(),
     ...figures,
-    targets: targets.map((t) => ({ ...t, value: round(t.value), ...(t.limit === 0 ? {} : { ratio: round(t.value / t.limit) }), met: met(t) })),
+    targets: targets.map((t) => ({
+      ...t,
+      value: round(t.value),
+      ...(t.limit === 0 ? {} : { ratio: round(t.value / t.limit) }),
+      met: met(t),
+    })),
   };
-  writeFileSync(RESULTS_PATH, JSON.stringify(all, null, 2) + '\n');
+  writeFileSync(RESULTS_PATH, `${JSON.stringify(all, null, 2)}\n`);
   if (!targets.every(met)) process.exitCode = 1;
 }
 

@@ -1,5 +1,6 @@
 /**
- * The simulator in its own process (`cdn-collector sim`), as the real API is: its CPU work (building responses) must not
+ * The simulator in its own process (`cdn-collector sim`), as the real API is: its CPU work (building responses) must
+ * not
  * stall the collector's event loop, or the benchmark would measure the simulator, not the collector. Needs `npm run
  * build` (dist/), which `npm run bench` does first.
  */
@@ -40,7 +41,8 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
   const bin = join(ROOT, 'bin', 'cdn-collector.js');
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ missing: run `npm run build` first');
   const args = [bin, 'sim'];
-  for (const [api, rule] of Object.entries(options.quotas ?? {})) args.push('--quota', rule ? `${api}=${rule.calls}/${rule.periodMs}ms` : `${api}=off`);
+  for (const [api, rule] of Object.entries(options.quotas ?? {}))
+    args.push('--quota', rule ? `${api}=${rule.calls}/${rule.periodMs}ms` : `${api}=off`);
   if (options.accounts) args.push('--accounts', String(options.accounts));
   if (options.resources) args.push('--resources', String(options.resources));
   if (options.streams) args.push('--streams', String(options.streams));
@@ -70,7 +72,12 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
  * A validated collector config pointed at `sim` with its quotas (the tests' `configFor`, which wants a Simulator for
  * url, token, accounts, streams and quota), a temp state dir, and `sink`.
  */
-export function configForProcess(sim: SimProcess, quotas: SimProcessOptions['quotas'], sink: Record<string, unknown>, overrides: Record<string, unknown> = {}): CollectorConfig {
+export function configForProcess(
+  sim: SimProcess,
+  quotas: SimProcessOptions['quotas'],
+  sink: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): CollectorConfig {
   const quota = new SlidingQuota({ ...NO_QUOTAS, ...quotas });
   return configFor({ ...sim, quota } as unknown as Simulator, sink, overrides);
 }

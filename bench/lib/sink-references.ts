@@ -96,7 +96,11 @@ export const RETRIES = 5;
 export const retried = { count: 0 };
 
 /** POSTs bodies with at most `inFlight` requests on the wire; `next()` gives the next body or undefined at the end. */
-async function postAll(t: Target, headers: Record<string, string>, next: () => Buffer | string | undefined): Promise<void> {
+async function postAll(
+  t: Target,
+  headers: Record<string, string>,
+  next: () => Buffer | string | undefined,
+): Promise<void> {
   const agent = new Agent({ connections: 8 });
   const path = t.kind === 'v2' ? '/api/v2/write?org=org&bucket=bucket&precision=s' : '/write?db=bench&precision=s';
   const worker = async () => {
@@ -104,7 +108,7 @@ async function postAll(t: Target, headers: Record<string, string>, next: () => B
       const gzipped = typeof body !== 'string' && body[0] === 0x1f && body[1] === 0x8b;
       for (let attempt = 1; ; attempt++) {
         const res = await request(`${t.url}${path}`, {
-        method: 'POST',
+          method: 'POST',
           body,
           headers: gzipped ? { ...headers, 'content-encoding': 'gzip' } : headers,
           dispatcher: agent,
@@ -161,6 +165,9 @@ export function prepareRaw(t: Target): { start: () => Promise<void> } {
   }
   if (lines.length > 0) seal();
   let i = 0;
-  const headers = { 'content-type': 'text/plain; charset=utf-8', ...(t.kind === 'v2' ? { authorization: 'Token x' } : {}) };
+  const headers = {
+    'content-type': 'text/plain; charset=utf-8',
+    ...(t.kind === 'v2' ? { authorization: 'Token x' } : {}),
+  };
   return { start: () => postAll(t, headers, () => bodies[i++]) };
 }

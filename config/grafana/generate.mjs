@@ -30,32 +30,119 @@ const traffic = dashboard(
   'Bandwidth, traffic, hits, cache ratio and status classes per account (metrics API: cdn_metrics; statistics API: cdn_traffic, final about an hour late).',
   [accountVar],
   [
-    panel('stat', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, { unit: 'bytes', calc: 'sum' }),
+    panel('stat', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, {
+      unit: 'bytes',
+      calc: 'sum',
+    }),
     panel('stat', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, { calc: 'sum' }),
     panel('stat', 'Cache ratio', [q(`SELECT ${CACHE_RATIO} FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, {
-      unit: 'percentunit', decimals: 1, description: 'Cached bytes ÷ bytes over the whole range (weighted by traffic).',
+      unit: 'percentunit',
+      decimals: 1,
+      description: 'Cached bytes ÷ bytes over the whole range (weighted by traffic).',
     }),
-    panel('stat', 'Peak bandwidth', [q(`SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, { unit: 'bps' }),
-    panel('timeseries', 'Bandwidth: edge vs origin (window averages)', [
-      q(`SELECT mean("edge_bandwidth_avg") AS "edge", mean("origin_bandwidth_avg") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
-    ], 12, { unit: 'bps', interval: '10m' }),
-    panel('timeseries', 'Requests: edge vs origin', [
-      q(`SELECT sum("edge_requests_total") AS "edge", sum("origin_requests_total") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account $col'),
-    ], 12, { interval: '10m' }),
-    panel('timeseries', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { unit: 'bytes', interval: '5m', stack: true }),
-    panel('timeseries', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m', stack: true }),
-    panel('timeseries', 'Cache ratio', [
-      q(`SELECT ${CACHE_RATIO} FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account statistics'),
-      q(`SELECT mean("edge_hit_ratio") FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account metrics'),
-    ], 12, { unit: 'percentunit', interval: '10m', description: 'statistics: cached bytes ÷ bytes per interval; metrics: mean of the windows\' hit ratios (the API gives no byte total to weigh them).' }),
-    panel('timeseries', 'Peak bandwidth', [q(`SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { unit: 'bps', interval: '5m' }),
-    panel('timeseries', 'Edge status classes', [
-      q(`SELECT sum("edge_status_2xx") AS "2xx", sum("edge_status_3xx") AS "3xx", sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
-    ], 24, { interval: '10m', stack: true }),
+    panel('stat', 'Peak bandwidth', [q(`SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, {
+      unit: 'bps',
+    }),
+    panel(
+      'timeseries',
+      'Bandwidth: edge vs origin (window averages)',
+      [
+        q(
+          `SELECT mean("edge_bandwidth_avg") AS "edge", mean("origin_bandwidth_avg") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account $col',
+        ),
+      ],
+      12,
+      { unit: 'bps', interval: '10m' },
+    ),
+    panel(
+      'timeseries',
+      'Requests: edge vs origin',
+      [
+        q(
+          `SELECT sum("edge_requests_total") AS "edge", sum("origin_requests_total") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account $col',
+        ),
+      ],
+      12,
+      { interval: '10m' },
+    ),
+    panel(
+      'timeseries',
+      'Traffic',
+      [
+        q(
+          `SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account',
+        ),
+      ],
+      12,
+      { unit: 'bytes', interval: '5m', stack: true },
+    ),
+    panel(
+      'timeseries',
+      'Hits',
+      [
+        q(
+          `SELECT sum("hits") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account',
+        ),
+      ],
+      12,
+      { interval: '5m', stack: true },
+    ),
+    panel(
+      'timeseries',
+      'Cache ratio',
+      [
+        q(
+          `SELECT ${CACHE_RATIO} FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account statistics',
+        ),
+        q(
+          `SELECT mean("edge_hit_ratio") FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account metrics',
+        ),
+      ],
+      12,
+      {
+        unit: 'percentunit',
+        interval: '10m',
+        description:
+          "statistics: cached bytes ÷ bytes per interval; metrics: mean of the windows' hit ratios (the API gives no byte total to weigh them).",
+      },
+    ),
+    panel(
+      'timeseries',
+      'Peak bandwidth',
+      [
+        q(
+          `SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account',
+        ),
+      ],
+      12,
+      { unit: 'bps', interval: '5m' },
+    ),
+    panel(
+      'timeseries',
+      'Edge status classes',
+      [
+        q(
+          `SELECT sum("edge_status_2xx") AS "2xx", sum("edge_status_3xx") AS "3xx", sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`,
+          '$col',
+        ),
+      ],
+      24,
+      { interval: '10m', stack: true },
+    ),
   ],
 );
 
-const resourceVar = variable('resource', `SHOW TAG VALUES FROM "cdn_metrics_resource" WITH KEY = "resource_name" WHERE ${ACC}`);
+const resourceVar = variable(
+  'resource',
+  `SHOW TAG VALUES FROM "cdn_metrics_resource" WITH KEY = "resource_name" WHERE ${ACC}`,
+);
 const topVar = {
   name: 'top',
   label: 'top N',
@@ -72,28 +159,96 @@ const resources = dashboard(
   'Per resource: top N by traffic and hits (statistics grouping resources: cdn_traffic_by_resources), bandwidth, hit ratio and errors (metrics per resource).',
   [accountVar, resourceVar, topVar],
   [
-    panel('table', 'Top resources by traffic', [
-      q(`SELECT top("traffic", "resource_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
-    ], 12, { unit: 'bytes', sortBy: 'traffic' }),
-    panel('table', 'Top resources by hits', [
-      q(`SELECT top("hits", "resource_name", $top) AS "hits" FROM (SELECT sum("hits") AS "hits" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`, '', true),
-    ], 12, { sortBy: 'hits' }),
-    panel('timeseries', 'Edge bandwidth per resource (window averages)', [
-      q(`SELECT mean("edge_bandwidth_avg") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
-    ], 12, { unit: 'bps', interval: '10m' }),
-    panel('timeseries', 'Traffic per resource', [
-      q(`SELECT sum("traffic") FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
-    ], 12, { unit: 'bytes', interval: '5m', stack: true }),
-    panel('timeseries', 'Cache ratio per resource', [
-      q(`SELECT ${CACHE_RATIO} FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name statistics'),
-      q(`SELECT mean("edge_hit_ratio") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name metrics'),
-    ], 12, { unit: 'percentunit', interval: '10m' }),
-    panel('timeseries', 'Edge 4xx and 5xx per resource', [
-      q(`SELECT sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name $col'),
-    ], 12, { interval: '10m' }),
-    panel('timeseries', 'Origin requests per resource', [
-      q(`SELECT sum("origin_requests_total") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`, '$tag_resource_name'),
-    ], 24, { interval: '10m', stack: true }),
+    panel(
+      'table',
+      'Top resources by traffic',
+      [
+        q(
+          `SELECT top("traffic", "resource_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`,
+          '',
+          true,
+        ),
+      ],
+      12,
+      { unit: 'bytes', sortBy: 'traffic' },
+    ),
+    panel(
+      'table',
+      'Top resources by hits',
+      [
+        q(
+          `SELECT top("hits", "resource_name", $top) AS "hits" FROM (SELECT sum("hits") AS "hits" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`,
+          '',
+          true,
+        ),
+      ],
+      12,
+      { sortBy: 'hits' },
+    ),
+    panel(
+      'timeseries',
+      'Edge bandwidth per resource (window averages)',
+      [
+        q(
+          `SELECT mean("edge_bandwidth_avg") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          '$tag_resource_name',
+        ),
+      ],
+      12,
+      { unit: 'bps', interval: '10m' },
+    ),
+    panel(
+      'timeseries',
+      'Traffic per resource',
+      [
+        q(
+          `SELECT sum("traffic") FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          '$tag_resource_name',
+        ),
+      ],
+      12,
+      { unit: 'bytes', interval: '5m', stack: true },
+    ),
+    panel(
+      'timeseries',
+      'Cache ratio per resource',
+      [
+        q(
+          `SELECT ${CACHE_RATIO} FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          '$tag_resource_name statistics',
+        ),
+        q(
+          `SELECT mean("edge_hit_ratio") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          '$tag_resource_name metrics',
+        ),
+      ],
+      12,
+      { unit: 'percentunit', interval: '10m' },
+    ),
+    panel(
+      'timeseries',
+      'Edge 4xx and 5xx per resource',
+      [
+        q(
+          `SELECT sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          '$tag_resource_name $col',
+        ),
+      ],
+      12,
+      { interval: '10m' },
+    ),
+    panel(
+      'timeseries',
+      'Origin requests per resource',
+      [
+        q(
+          `SELECT sum("origin_requests_total") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          '$tag_resource_name',
+        ),
+      ],
+      24,
+      { interval: '10m', stack: true },
+    ),
   ],
 );
 
@@ -106,21 +261,69 @@ const geography = dashboard(
   'Traffic and hits by country and region (statistics groupings countries and regions: cdn_traffic_by_countries, cdn_traffic_by_regions).',
   [accountVar, { ...topVar }],
   [
-    panel('table', 'Countries', [
-      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${CACHE_RATIO} AS "cache ratio" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country", "country_name"`, '', true),
-    ], 12, { sortBy: 'traffic', h: 10 }),
-    panel('table', 'Regions', [
-      q(`SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`, '', true),
-    ], 12, { sortBy: 'traffic', h: 10, noValue: NEEDS_REGIONS }),
-    panel('table', 'Top countries by traffic', [
-      q(`SELECT top("traffic", "country_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country_name")`, '', true),
-    ], 8, { unit: 'bytes', sortBy: 'traffic' }),
-    panel('timeseries', 'Traffic by country', [
-      q(`SELECT sum("traffic") FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} ${BY_TIME}, "country_name" fill(none)`, '$tag_country_name'),
-    ], 16, { unit: 'bytes', interval: '5m', stack: true }),
-    panel('timeseries', 'Hits by region', [
-      q(`SELECT sum("hits") FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} ${BY_TIME}, "country", "region_name" fill(none)`, '$tag_country $tag_region_name'),
-    ], 24, { interval: '5m', stack: true, noValue: NEEDS_REGIONS }),
+    panel(
+      'table',
+      'Countries',
+      [
+        q(
+          `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${CACHE_RATIO} AS "cache ratio" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country", "country_name"`,
+          '',
+          true,
+        ),
+      ],
+      12,
+      { sortBy: 'traffic', h: 10 },
+    ),
+    panel(
+      'table',
+      'Regions',
+      [
+        q(
+          `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`,
+          '',
+          true,
+        ),
+      ],
+      12,
+      { sortBy: 'traffic', h: 10, noValue: NEEDS_REGIONS },
+    ),
+    panel(
+      'table',
+      'Top countries by traffic',
+      [
+        q(
+          `SELECT top("traffic", "country_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country_name")`,
+          '',
+          true,
+        ),
+      ],
+      8,
+      { unit: 'bytes', sortBy: 'traffic' },
+    ),
+    panel(
+      'timeseries',
+      'Traffic by country',
+      [
+        q(
+          `SELECT sum("traffic") FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} ${BY_TIME}, "country_name" fill(none)`,
+          '$tag_country_name',
+        ),
+      ],
+      16,
+      { unit: 'bytes', interval: '5m', stack: true },
+    ),
+    panel(
+      'timeseries',
+      'Hits by region',
+      [
+        q(
+          `SELECT sum("hits") FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} ${BY_TIME}, "country", "region_name" fill(none)`,
+          '$tag_country $tag_region_name',
+        ),
+      ],
+      24,
+      { interval: '5m', stack: true, noValue: NEEDS_REGIONS },
+    ),
   ],
 );
 
@@ -133,26 +336,84 @@ const statusCodes = dashboard(
   'HTTP response codes: hits per code (statistics grouping codes: cdn_traffic_by_codes) and edge/origin status counters (metrics).',
   [accountVar],
   [
-    panel('stat', 'Edge error ratio (4xx + 5xx)', [
-      q(`SELECT (sum("edge_status_4xx") + sum("edge_status_5xx")) / sum("edge_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`),
-    ], 6, { unit: 'percentunit', decimals: 2 }),
-    panel('stat', 'Edge 5xx share', [q(`SELECT ${EDGE_5XX_SHARE} FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, { unit: 'percentunit', decimals: 2 }),
-    panel('stat', 'Origin error ratio (4xx + 5xx)', [
-      q(`SELECT (sum("origin_status_4xx") + sum("origin_status_5xx")) / sum("origin_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`),
-    ], 6, { unit: 'percentunit', decimals: 2 }),
-    panel('stat', 'Edge 5xx', [q(`SELECT sum("edge_status_5xx") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, { calc: 'sum' }),
-    panel('timeseries', 'Hits by HTTP code', [
-      q(`SELECT sum("hits") FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} ${BY_TIME}, "code" fill(none)`, '$tag_code'),
-    ], 12, { interval: '5m', stack: true }),
-    panel('table', 'Hits per code', [
-      q(`SELECT sum("hits") AS "hits", sum("traffic") AS "traffic" FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} GROUP BY "code"`, '', true),
-    ], 12, { sortBy: 'hits' }),
-    panel('timeseries', 'Edge responses by status', [
-      q(`SELECT sum("edge_status_200") AS "200", sum("edge_status_206") AS "206", sum("edge_status_304") AS "304", sum("edge_status_403") AS "403", sum("edge_status_404") AS "404", sum("edge_status_500") AS "500", sum("edge_status_502") AS "502", sum("edge_status_503") AS "503", sum("edge_status_504") AS "504" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
-    ], 12, { interval: '10m' }),
-    panel('timeseries', 'Origin status classes', [
-      q(`SELECT sum("origin_status_2xx") AS "2xx", sum("origin_status_3xx") AS "3xx", sum("origin_status_4xx") AS "4xx", sum("origin_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`, '$col'),
-    ], 12, { interval: '10m', stack: true }),
+    panel(
+      'stat',
+      'Edge error ratio (4xx + 5xx)',
+      [
+        q(
+          `SELECT (sum("edge_status_4xx") + sum("edge_status_5xx")) / sum("edge_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`,
+        ),
+      ],
+      6,
+      { unit: 'percentunit', decimals: 2 },
+    ),
+    panel('stat', 'Edge 5xx share', [q(`SELECT ${EDGE_5XX_SHARE} FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, {
+      unit: 'percentunit',
+      decimals: 2,
+    }),
+    panel(
+      'stat',
+      'Origin error ratio (4xx + 5xx)',
+      [
+        q(
+          `SELECT (sum("origin_status_4xx") + sum("origin_status_5xx")) / sum("origin_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`,
+        ),
+      ],
+      6,
+      { unit: 'percentunit', decimals: 2 },
+    ),
+    panel('stat', 'Edge 5xx', [q(`SELECT sum("edge_status_5xx") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, {
+      calc: 'sum',
+    }),
+    panel(
+      'timeseries',
+      'Hits by HTTP code',
+      [
+        q(
+          `SELECT sum("hits") FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} ${BY_TIME}, "code" fill(none)`,
+          '$tag_code',
+        ),
+      ],
+      12,
+      { interval: '5m', stack: true },
+    ),
+    panel(
+      'table',
+      'Hits per code',
+      [
+        q(
+          `SELECT sum("hits") AS "hits", sum("traffic") AS "traffic" FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} GROUP BY "code"`,
+          '',
+          true,
+        ),
+      ],
+      12,
+      { sortBy: 'hits' },
+    ),
+    panel(
+      'timeseries',
+      'Edge responses by status',
+      [
+        q(
+          `SELECT sum("edge_status_200") AS "200", sum("edge_status_206") AS "206", sum("edge_status_304") AS "304", sum("edge_status_403") AS "403", sum("edge_status_404") AS "404", sum("edge_status_500") AS "500", sum("edge_status_502") AS "502", sum("edge_status_503") AS "503", sum("edge_status_504") AS "504" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`,
+          '$col',
+        ),
+      ],
+      12,
+      { interval: '10m' },
+    ),
+    panel(
+      'timeseries',
+      'Origin status classes',
+      [
+        q(
+          `SELECT sum("origin_status_2xx") AS "2xx", sum("origin_status_3xx") AS "3xx", sum("origin_status_4xx") AS "4xx", sum("origin_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`,
+          '$col',
+        ),
+      ],
+      12,
+      { interval: '10m', stack: true },
+    ),
   ],
 );
 
@@ -167,7 +428,7 @@ const DAILY = {
   noValue: 'No closed day collected yet: a day is written once it is over (backfill past days to see some)',
 };
 const DAILY_NOTE =
-  'A day\'s point is stamped at the start of the day and written once the day is over: the last 7 days.';
+  "A day's point is stamped at the start of the day and written once the day is over: the last 7 days.";
 
 /** Unique users of one period, read from the series counted over that period: never summed across buckets. */
 const users = (measurement, period, by) =>
@@ -187,32 +448,104 @@ const audience = dashboard(
   [
     panel('stat', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
     panel('stat', 'Peak simultaneous views', [q(`SELECT max("views_max") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8),
-    panel('stat', 'Unique users, latest day', [q(`SELECT last("unique_users") FROM "cdn_users_daily" WHERE ${ACC} AND ${T} GROUP BY "account"`)], 8, {
-      ...DAILY,
-      description: 'Unique users of the latest closed day, as the API counts them for that day (not a sum of hours). ' +
-        DAILY_NOTE,
-    }),
-    panel('timeseries', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`, '$tag_account')], 12, { interval: '5m' }),
-    panel('timeseries', 'Unique users per hour', [q(users('cdn_users_hourly', '1h', ['account']), '$tag_account')], 12, {
-      description: 'Users counted by the API over each hour: hours do not add up to a day (one user is counted in every hour they watched).',
-    }),
+    panel(
+      'stat',
+      'Unique users, latest day',
+      [q(`SELECT last("unique_users") FROM "cdn_users_daily" WHERE ${ACC} AND ${T} GROUP BY "account"`)],
+      8,
+      {
+        ...DAILY,
+        description:
+          'Unique users of the latest closed day, as the API counts them for that day (not a sum of hours). ' +
+          DAILY_NOTE,
+      },
+    ),
+    panel(
+      'timeseries',
+      'Views',
+      [
+        q(
+          `SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
+          '$tag_account',
+        ),
+      ],
+      12,
+      { interval: '5m' },
+    ),
+    panel(
+      'timeseries',
+      'Unique users per hour',
+      [q(users('cdn_users_hourly', '1h', ['account']), '$tag_account')],
+      12,
+      {
+        description:
+          'Users counted by the API over each hour: hours do not add up to a day (one user is counted in every hour they watched).',
+      },
+    ),
     dailyUsers('Unique users per day', 'cdn_users_daily', ['account']),
-    panel('timeseries', 'Peak simultaneous views by stream type', [
-      q(`SELECT max("views_max") FROM "cdn_views_by_stream_types" WHERE ${ACC} AND ${T} ${BY_TIME}, "stream_type" fill(none)`, '$tag_stream_type'),
-    ], 12, { interval: '5m' }),
-    panel('timeseries', 'Peak simultaneous views by stream', [
-      q(`SELECT max("views_max") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
-    ], 12, { interval: '5m' }),
-    panel('timeseries', 'Views by stream', [
-      q(`SELECT sum("views") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`, '$tag_account $tag_stream'),
-    ], 12, { interval: '5m', stack: true }),
-    panel('timeseries', 'Unique users per hour by stream', [q(users('cdn_users_hourly_by_streams', '1h', ['account', 'stream']), '$tag_account $tag_stream')], 12),
+    panel(
+      'timeseries',
+      'Peak simultaneous views by stream type',
+      [
+        q(
+          `SELECT max("views_max") FROM "cdn_views_by_stream_types" WHERE ${ACC} AND ${T} ${BY_TIME}, "stream_type" fill(none)`,
+          '$tag_stream_type',
+        ),
+      ],
+      12,
+      { interval: '5m' },
+    ),
+    panel(
+      'timeseries',
+      'Peak simultaneous views by stream',
+      [
+        q(
+          `SELECT max("views_max") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`,
+          '$tag_account $tag_stream',
+        ),
+      ],
+      12,
+      { interval: '5m' },
+    ),
+    panel(
+      'timeseries',
+      'Views by stream',
+      [
+        q(
+          `SELECT sum("views") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`,
+          '$tag_account $tag_stream',
+        ),
+      ],
+      12,
+      { interval: '5m', stack: true },
+    ),
+    panel(
+      'timeseries',
+      'Unique users per hour by stream',
+      [q(users('cdn_users_hourly_by_streams', '1h', ['account', 'stream']), '$tag_account $tag_stream')],
+      12,
+    ),
     dailyUsers('Unique users per day by stream', 'cdn_users_daily_by_streams', ['account', 'stream']),
-    panel('timeseries', 'Unique users per hour by stream type', [q(users('cdn_users_hourly_by_stream_types', '1h', ['account', 'stream_type']), '$tag_account $tag_stream_type')], 12),
+    panel(
+      'timeseries',
+      'Unique users per hour by stream type',
+      [q(users('cdn_users_hourly_by_stream_types', '1h', ['account', 'stream_type']), '$tag_account $tag_stream_type')],
+      12,
+    ),
     dailyUsers('Unique users per day by stream type', 'cdn_users_daily_by_stream_types', ['account', 'stream_type']),
-    panel('table', 'Streams', [
-      q(`SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous" FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`, '', true),
-    ], 24, { sortBy: 'views' }),
+    panel(
+      'table',
+      'Streams',
+      [
+        q(
+          `SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous" FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`,
+          '',
+          true,
+        ),
+      ],
+      24,
+      { sortBy: 'views' },
+    ),
   ],
 );
 
@@ -232,24 +565,71 @@ const dvr = dashboard(
   'Network DVR per stream and node: alive, enabled, recorded duration, depth, and the recorded periods now (cdn_dvr snapshots, cdn_dvr_range: one row per recording).',
   [accountVar, dvrStreamVar, hostVar],
   [
-    panel('state-timeline', 'Alive per node', [
-      q(`SELECT last("is_alive") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`, '$tag_stream @ $tag_host'),
-    ], 12, { interval: '1m' }),
-    panel('state-timeline', 'DVR enabled per node', [
-      q(`SELECT last("enabled") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`, '$tag_stream @ $tag_host'),
-    ], 12, { interval: '1m' }),
-    panel('timeseries', 'Recorded duration per node', [
-      q(`SELECT last("recorded_seconds") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
-    ], 12, { unit: 's', interval: '1m' }),
-    panel('timeseries', 'Recorded periods per node', [
-      q(`SELECT last("ranges") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
-    ], 12, { interval: '1m' }),
-    panel('timeseries', 'DVR depth (window)', [
-      q(`SELECT last("window") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`, '$tag_stream @ $tag_host'),
-    ], 8, { unit: 's', interval: '1m' }),
+    panel(
+      'state-timeline',
+      'Alive per node',
+      [
+        q(
+          `SELECT last("is_alive") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`,
+          '$tag_stream @ $tag_host',
+        ),
+      ],
+      12,
+      { interval: '1m' },
+    ),
+    panel(
+      'state-timeline',
+      'DVR enabled per node',
+      [
+        q(
+          `SELECT last("enabled") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`,
+          '$tag_stream @ $tag_host',
+        ),
+      ],
+      12,
+      { interval: '1m' },
+    ),
+    panel(
+      'timeseries',
+      'Recorded duration per node',
+      [
+        q(
+          `SELECT last("recorded_seconds") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`,
+          '$tag_stream @ $tag_host',
+        ),
+      ],
+      12,
+      { unit: 's', interval: '1m' },
+    ),
+    panel(
+      'timeseries',
+      'Recorded periods per node',
+      [
+        q(
+          `SELECT last("ranges") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`,
+          '$tag_stream @ $tag_host',
+        ),
+      ],
+      12,
+      { interval: '1m' },
+    ),
+    panel(
+      'timeseries',
+      'DVR depth (window)',
+      [
+        q(
+          `SELECT last("window") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`,
+          '$tag_stream @ $tag_host',
+        ),
+      ],
+      8,
+      { unit: 's', interval: '1m' },
+    ),
     panel('table', 'Recorded periods now (time = first seen start)', [q(DVR_RANGES_NOW, '', true)], 16, {
-      description: 'The recordings the latest DVR snapshot listed (seen_at within a snapshot interval of the range end); starts_at/ends_at in unix seconds.',
-      noValue: 'No DVR snapshot in the range\'s last minute: the collector is stopped, or watches no stream ' +
+      description:
+        'The recordings the latest DVR snapshot listed (seen_at within a snapshot interval of the range end); starts_at/ends_at in unix seconds.',
+      noValue:
+        "No DVR snapshot in the range's last minute: the collector is stopped, or watches no stream " +
         '(jobs.dvr.streams)',
     }),
   ],
@@ -275,52 +655,120 @@ const collector = dashboard(
   'cdn-collector watching itself (cdn_collector, written once a minute; also on /metrics): calls and 429s per API, retries, errors, lag, checkpoint age, backlog, dead letters.',
   [apiVar, jobVar],
   [
-    panel('stat', 'Dead letters', [q(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'dead_letters' AND ${T}`)], 6, {
-      description: 'Lines the database rejected permanently since the collector started; kept in the dead-letter file on the state volume.',
-    }),
-    panel('stat', 'Write failures', [q(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'write_failures' AND ${T}`)], 6),
+    panel(
+      'stat',
+      'Dead letters',
+      [q(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'dead_letters' AND ${T}`)],
+      6,
+      {
+        description:
+          'Lines the database rejected permanently since the collector started; kept in the dead-letter file on the state volume.',
+      },
+    ),
+    panel(
+      'stat',
+      'Write failures',
+      [q(`SELECT last("total") FROM "cdn_collector" WHERE "kind" = 'write_failures' AND ${T}`)],
+      6,
+    ),
     panel('stat', 'Max job lag', [q(`SELECT max("last") FROM (${gauge('job_lag', 'lag_seconds')})`)], 6, { unit: 's' }),
-    panel('stat', 'Backfill remaining (windows)', [q(`SELECT sum("last") FROM (SELECT last("windows") FROM "cdn_collector" WHERE "kind" = 'job_backlog' AND ${JOB} AND ${T} GROUP BY "job")`)], 6),
-    panel('timeseries', 'API calls by status', [
-      q(increase('api_calls', ['api', 'status'], ` AND ${API}`), '$tag_api $tag_status'),
-    ], 12, { interval: '1m', stack: true, noValue: `Needs ${TWO_SNAPSHOTS}` }),
-    panel('timeseries', '429 Too Many Requests', [
-      q(increase('api_throttled', ['api'], ` AND ${API}`), '$tag_api'),
-    ], 12, { interval: '1m', ...noneOr('429') }),
-    panel('timeseries', 'Retries', [
-      q(increase('api_retries', ['api'], ` AND ${API}`), '$tag_api'),
-    ], 12, { interval: '1m', ...noneOr('retry') }),
-    panel('timeseries', 'Errors', [
-      q(increase('api_calls', ['api', 'status'], ` AND ${API} AND "status" !~ /^[23]/`), 'call $tag_api $tag_status'),
-      q(increase('job_failures', ['job'], ` AND ${JOB}`), 'job $tag_job'),
-      q(increase('write_failures', []), 'sink write'),
-    ], 12, {
-      interval: '1m', ...noneOr('error'),
-      description: 'Calls answered other than 2xx/3xx (or not answered), collection passes stopped by an error, ' +
-        'failed sink writes.',
+    panel(
+      'stat',
+      'Backfill remaining (windows)',
+      [
+        q(
+          `SELECT sum("last") FROM (SELECT last("windows") FROM "cdn_collector" WHERE "kind" = 'job_backlog' AND ${JOB} AND ${T} GROUP BY "job")`,
+        ),
+      ],
+      6,
+    ),
+    panel(
+      'timeseries',
+      'API calls by status',
+      [q(increase('api_calls', ['api', 'status'], ` AND ${API}`), '$tag_api $tag_status')],
+      12,
+      { interval: '1m', stack: true, noValue: `Needs ${TWO_SNAPSHOTS}` },
+    ),
+    panel(
+      'timeseries',
+      '429 Too Many Requests',
+      [q(increase('api_throttled', ['api'], ` AND ${API}`), '$tag_api')],
+      12,
+      { interval: '1m', ...noneOr('429') },
+    ),
+    panel('timeseries', 'Retries', [q(increase('api_retries', ['api'], ` AND ${API}`), '$tag_api')], 12, {
+      interval: '1m',
+      ...noneOr('retry'),
     }),
+    panel(
+      'timeseries',
+      'Errors',
+      [
+        q(increase('api_calls', ['api', 'status'], ` AND ${API} AND "status" !~ /^[23]/`), 'call $tag_api $tag_status'),
+        q(increase('job_failures', ['job'], ` AND ${JOB}`), 'job $tag_job'),
+        q(increase('write_failures', []), 'sink write'),
+      ],
+      12,
+      {
+        interval: '1m',
+        ...noneOr('error'),
+        description:
+          'Calls answered other than 2xx/3xx (or not answered), collection passes stopped by an error, ' +
+          'failed sink writes.',
+      },
+    ),
     panel('timeseries', 'Lag per job', [q(gauge('job_lag', 'lag_seconds'), '$tag_job')], 12, {
-      unit: 's', interval: '1m', description: 'Now minus the end of the contiguous collected prefix; statistics lag about an hour by design.',
+      unit: 's',
+      interval: '1m',
+      description: 'Now minus the end of the contiguous collected prefix; statistics lag about an hour by design.',
     }),
-    panel('timeseries', 'Checkpoint age per job', [q(gauge('checkpoint_age', 'age_seconds'), '$tag_job')], 12, { unit: 's', interval: '1m' }),
-    panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, { interval: '1m' }),
-    panel('timeseries', 'Reconciliation drift (stored − provider)', [
-      q(`SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement_name", "field_key", "account" fill(none)`, '$tag_measurement_name $tag_field_key $tag_account'),
-    ], 12, {
-      interval: '1m', noValue: 'No verify run in the range (cdn-collector verify, or the verify job)',
-      description: 'Written by the verify job/command: 0 when stored sums match the provider\'s totals.',
+    panel('timeseries', 'Checkpoint age per job', [q(gauge('checkpoint_age', 'age_seconds'), '$tag_job')], 12, {
+      unit: 's',
+      interval: '1m',
     }),
-    panel('timeseries', 'Points written by measurement', [
-      q(increase('points_written', ['measurement_name']), '$tag_measurement_name'),
-    ], 12, { interval: '1m', stack: true, noValue: `Needs ${TWO_SNAPSHOTS}` }),
+    panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, {
+      interval: '1m',
+    }),
+    panel(
+      'timeseries',
+      'Reconciliation drift (stored − provider)',
+      [
+        q(
+          `SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement_name", "field_key", "account" fill(none)`,
+          '$tag_measurement_name $tag_field_key $tag_account',
+        ),
+      ],
+      12,
+      {
+        interval: '1m',
+        noValue: 'No verify run in the range (cdn-collector verify, or the verify job)',
+        description: "Written by the verify job/command: 0 when stored sums match the provider's totals.",
+      },
+    ),
+    panel(
+      'timeseries',
+      'Points written by measurement',
+      [q(increase('points_written', ['measurement_name']), '$tag_measurement_name')],
+      12,
+      { interval: '1m', stack: true, noValue: `Needs ${TWO_SNAPSHOTS}` },
+    ),
   ],
 );
 
 // ---- output ------------------------------------------------------------------------------------------------------
 
-const all = { 'cdn-traffic': traffic, 'cdn-resources': resources, 'cdn-geography': geography, 'cdn-status-codes': statusCodes, 'cdn-streams': audience, 'cdn-dvr': dvr, 'cdn-collector-health': collector };
+const all = {
+  'cdn-traffic': traffic,
+  'cdn-resources': resources,
+  'cdn-geography': geography,
+  'cdn-status-codes': statusCodes,
+  'cdn-streams': audience,
+  'cdn-dvr': dvr,
+  'cdn-collector-health': collector,
+};
 const check = process.argv.includes('--check');
-const ALERTS_HEADER = '# Generated by config/grafana/generate.mjs from alerting.mjs; do not edit. Grafana alerting file provisioning.\n';
+const ALERTS_HEADER =
+  '# Generated by config/grafana/generate.mjs from alerting.mjs; do not edit. Grafana alerting file provisioning.\n';
 const outputs = [
   ...Object.entries(all).map(([name, json]) => [join(OUT, `${name}.json`), `${JSON.stringify(json, null, 2)}\n`]),
   [ALERTS, ALERTS_HEADER + stringify(alerting(), { lineWidth: 0 })],

@@ -21,7 +21,13 @@ export const accountVar = variable('account', 'SHOW TAG VALUES WITH KEY = "accou
 
 /** A target: `alias` uses Grafana's $tag_<key> / $col patterns; `table` asks for table-shaped results. */
 export function q(query, alias = '', table = false) {
-  return { datasource: DS, query, rawQuery: true, resultFormat: table ? 'table' : 'time_series', ...(alias ? { alias } : {}) };
+  return {
+    datasource: DS,
+    query,
+    rawQuery: true,
+    resultFormat: table ? 'table' : 'time_series',
+    ...(alias ? { alias } : {}),
+  };
 }
 
 /**
@@ -31,7 +37,17 @@ export function q(query, alias = '', table = false) {
  * panel needs to show something).
  */
 export function panel(type, title, targets, w, opts = {}) {
-  const custom = type === 'timeseries' ? { drawStyle: 'line', lineWidth: 1, fillOpacity: opts.stack ? 40 : 10, stacking: { mode: opts.stack ? 'normal' : 'none', group: 'A' }, spanNulls: true, showPoints: 'never' } : {};
+  const custom =
+    type === 'timeseries'
+      ? {
+          drawStyle: 'line',
+          lineWidth: 1,
+          fillOpacity: opts.stack ? 40 : 10,
+          stacking: { mode: opts.stack ? 'normal' : 'none', group: 'A' },
+          spanNulls: true,
+          showPoints: 'never',
+        }
+      : {};
   return {
     type,
     title,
@@ -51,12 +67,20 @@ export function panel(type, title, targets, w, opts = {}) {
     },
     options:
       type === 'stat'
-        ? { reduceOptions: { calcs: [opts.calc ?? 'lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area', textMode: 'auto' }
+        ? {
+            reduceOptions: { calcs: [opts.calc ?? 'lastNotNull'], fields: '', values: false },
+            colorMode: 'value',
+            graphMode: 'area',
+            textMode: 'auto',
+          }
         : type === 'table'
           ? { showHeader: true, sortBy: opts.sortBy ? [{ displayName: opts.sortBy, desc: true }] : [] }
           : type === 'state-timeline'
             ? { showValue: 'auto', mergeValues: true, alignValue: 'left' }
-            : { legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max', 'lastNotNull'] }, tooltip: { mode: 'multi', sort: 'desc' } },
+            : {
+                legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max', 'lastNotNull'] },
+                tooltip: { mode: 'multi', sort: 'desc' },
+              },
     w,
     h: opts.h ?? (type === 'stat' ? 4 : 8),
   };
@@ -100,4 +124,3 @@ export function dashboard(uid, title, description, variables, panels, refresh = 
     panels: layout(panels),
   };
 }
-

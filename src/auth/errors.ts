@@ -2,7 +2,8 @@ import { CollectorError } from '../errors.js';
 
 /**
  * The login (`POST …/app/oauth/v1/token/`) failed: refused credentials, an unreachable service, an answer without a
- * token. No call can be made until a later login succeeds; the provider waits `retryInMs` (backoff) before trying again.
+ * token. No call can be made until a later login succeeds; the provider waits `retryInMs` (backoff) before trying
+ * again.
  */
 export class LoginError extends CollectorError {
   override name = 'LoginError';

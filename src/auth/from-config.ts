@@ -8,7 +8,10 @@ import { StaticTokenProvider, type AuthEvent, type TokenProvider } from './provi
 import { FileTokenProvider } from './token-file.js';
 
 /** The token source the `api` section configures (the schema has checked that exactly one is). */
-export function tokenProviderFor(api: CollectorConfig['api'], options: { clock: Clock; onEvent: (e: AuthEvent) => void }): TokenProvider {
+export function tokenProviderFor(
+  api: CollectorConfig['api'],
+  options: { clock: Clock; onEvent: (e: AuthEvent) => void },
+): TokenProvider {
   if (api.tokenFile !== undefined) return new FileTokenProvider(api.tokenFile, options.onEvent);
   if (api.username === undefined) return new StaticTokenProvider(api.token!);
   return new LoginTokenProvider({

@@ -13,7 +13,6 @@ import { HOUR } from '../time.js';
  */
 export const ASSUMED_LIFETIME_MS = 6 * HOUR;
 
-
 export interface LoginRequest {
   baseUrl: string;
   username: string;
@@ -56,7 +55,12 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
   try {
     const res = await request(`${req.baseUrl.replace(/\/+$/, '')}${LOGIN_PATH}`, {
       method: 'POST',
-      headers: { accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING, 'content-type': contentType, 'user-agent': 'cdn-collector' },
+      headers: {
+        accept: 'application/json',
+        'accept-encoding': ACCEPT_ENCODING,
+        'content-type': contentType,
+        'user-agent': 'cdn-collector',
+      },
       body,
       signal: AbortSignal.timeout(req.timeoutMs),
       ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
@@ -68,7 +72,13 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
   } catch (err) {
     const e = err as { name?: string; code?: string; cause?: { code?: string } };
     if (err instanceof CollectorError) return { ok: false, problem: redactSecrets(err.message) }; // e.g. an unknown coding
-    return { ok: false, problem: e.name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : (e.code ?? e.cause?.code ?? 'network error') };
+    return {
+      ok: false,
+      problem:
+        e.name === 'TimeoutError'
+          ? `no answer within ${req.timeoutMs} ms`
+          : (e.code ?? e.cause?.code ?? 'network error'),
+    };
   }
   return parseLoginAnswer(status, text);
 }
@@ -77,7 +87,8 @@ export function parseLoginAnswer(httpStatus: number, text: string): LoginAnswer 
   let body: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      body = parsed as Record<string, unknown>;
   } catch {
     // not JSON: reported below by what is missing
   }
@@ -85,15 +96,28 @@ export function parseLoginAnswer(httpStatus: number, text: string): LoginAnswer 
   // Registered before anything is described: a refusal may quote the token or the password back.
   registerSecret(token);
   const bodyStatus = Number(body.status);
-  const refused = httpStatus < 200 || httpStatus >= 300 || (Number.isInteger(bodyStatus) && (bodyStatus < 200 || bodyStatus >= 300));
+  const refused =
+    httpStatus < 200 || httpStatus >= 300 || (Number.isInteger(bodyStatus) && (bodyStatus < 200 || bodyStatus >= 300));
   if (refused || !token) {
-    const said = typeof body.description === 'string' ? body.description : typeof body.detail === 'string' ? body.detail : undefined;
-    const problem = refused ? `HTTP ${httpStatus}${Number.isInteger(bodyStatus) ? ` (status ${bodyStatus})` : ''}` : 'the answer has no token';
+    const said =
+      typeof body.description === 'string'
+        ? body.description
+        : typeof body.detail === 'string'
+          ? body.detail
+          : undefined;
+    const problem = refused
+      ? `HTTP ${httpStatus}${Number.isInteger(bodyStatus) ? ` (status ${bodyStatus})` : ''}`
+      : 'the answer has no token';
     // A 200 whose body says 401 is the body's refusal.
     const status = httpStatus >= 200 && httpStatus < 300 && Number.isInteger(bodyStatus) ? bodyStatus : httpStatus;
     return { ok: false, status, problem: redactSecrets(said ? `${problem}: ${said.slice(0, 200)}` : problem) };
   }
   const lifetime = Number(body.lifetime);
-  const usable = body.lifetime !== undefined && body.lifetime !== null && body.lifetime !== '' && Number.isFinite(lifetime) && lifetime > 0;
+  const usable =
+    body.lifetime !== undefined &&
+    body.lifetime !== null &&
+    body.lifetime !== '' &&
+    Number.isFinite(lifetime) &&
+    lifetime > 0;
   return { ok: true, token, lifetimeMs: usable ? lifetime : ASSUMED_LIFETIME_MS, lifetimeAssumed: !usable };
 }

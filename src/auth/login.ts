@@ -116,7 +116,9 @@ export class LoginTokenProvider implements TokenProvider {
     while (this.recentLogins.length > 0 && this.recentLogins[0]! <= minuteAgo) this.recentLogins.shift();
     if (this.recentLogins.length >= LOGINS_PER_MINUTE && !this.inflight) {
       const retryInMs = this.recentLogins[0]! + MINUTE - now;
-      return this.fallback(new LoginError(loginUrl(this.options.baseUrl), `${LOGINS_PER_MINUTE} logins in a minute`, undefined, retryInMs));
+      return this.fallback(
+        new LoginError(loginUrl(this.options.baseUrl), `${LOGINS_PER_MINUTE} logins in a minute`, undefined, retryInMs),
+      );
     }
     this.inflight ??= this.login().finally(() => {
       this.inflight = undefined;

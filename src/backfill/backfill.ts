@@ -20,7 +20,11 @@ export interface BackfillRunOptions {
  * spans oldest first, a few spans per pass. Resumable: confirmed spans are checkpointed, so a rerun after a kill only
  * does what is still missing. Returns one result per job, its passes added up.
  */
-export async function runBackfill(collector: Collector, plan: BackfillPlan, options: BackfillRunOptions = {}): Promise<PassResult[]> {
+export async function runBackfill(
+  collector: Collector,
+  plan: BackfillPlan,
+  options: BackfillRunOptions = {},
+): Promise<PassResult[]> {
   const limit = pLimit(options.concurrency ?? 16);
   const { signal } = options;
   const stop = { shouldStop: () => options.shouldStop?.() === true || signal?.aborted === true, signal };
@@ -57,7 +61,11 @@ export interface BackfillOutcome {
  * Runs the plan, then reruns the jobs that failed while a round makes progress (at most 3 rounds): a transient
  * failure (an API blip, a database restart) does not end a long backfill.
  */
-export async function executeBackfill(collector: Collector, plan: BackfillPlan, options: BackfillRunOptions = {}): Promise<BackfillOutcome> {
+export async function executeBackfill(
+  collector: Collector,
+  plan: BackfillPlan,
+  options: BackfillRunOptions = {},
+): Promise<BackfillOutcome> {
   const outcome: BackfillOutcome = { spans: 0, points: 0, setAside: 0, refused: 0, failed: [], stopped: false };
   let current = plan;
   for (let round = 0; round < 3; round++) {

@@ -24,7 +24,8 @@ export class BackfillEta {
     private readonly quotas: QuotaSet,
     private readonly startedAt: number,
   ) {
-    for (const [api, calls] of Object.entries(planned) as Array<[ApiName, number]>) this.apis.set(api, { planned: calls, sent: [], done: 0 });
+    for (const [api, calls] of Object.entries(planned) as Array<[ApiName, number]>)
+      this.apis.set(api, { planned: calls, sent: [], done: 0 });
   }
 
   /**
@@ -51,7 +52,8 @@ export class BackfillEta {
   /** Milliseconds left at `now`: the slowest API's, each under its quota. */
   remainingMs(now: number): number {
     let longest = 0;
-    for (const [api, p] of this.apis) longest = Math.max(longest, this.apiRemainingMs(p, this.quotas[api] ?? null, now));
+    for (const [api, p] of this.apis)
+      longest = Math.max(longest, this.apiRemainingMs(p, this.quotas[api] ?? null, now));
     return longest;
   }
 

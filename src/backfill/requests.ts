@@ -42,7 +42,8 @@ export type PlannedGapFill = z.output<typeof gapFillSchema>;
 
 const statusSchema = z.object({
   id: z.string().min(1),
-  /** `planned`: a dry run's answer; `running`; then one of `done`, `incomplete` (failed jobs or set-aside spans), `cancelled`. */
+  /** `planned`: a dry run's answer; `running`; then one of `done`, `incomplete` (failed jobs or set-aside spans),
+   * `cancelled`. */
   state: z.enum(['planned', 'running', 'done', 'incomplete', 'cancelled']),
   plan: z.object({
     jobs: z.array(plannedJobSchema),
@@ -120,7 +121,8 @@ export const readStatus = (stateDir: string, id: string) =>
   read(join(requestDir(stateDir), `${id}${STATUS}`), statusFormat);
 
 /** Asks the daemon to stop the backfill after the spans it is collecting (they are confirmed, so a rerun resumes). */
-export const requestCancel = (stateDir: string, id: string) => writeFile(join(requestDir(stateDir), `${id}${CANCEL}`), '');
+export const requestCancel = (stateDir: string, id: string) =>
+  writeFile(join(requestDir(stateDir), `${id}${CANCEL}`), '');
 
 export async function isCancelled(stateDir: string, id: string): Promise<boolean> {
   return access(join(requestDir(stateDir), `${id}${CANCEL}`)).then(
@@ -131,7 +133,9 @@ export async function isCancelled(stateDir: string, id: string): Promise<boolean
 
 /** Removes a request and its files (the command does once it has read the final status). */
 export async function removeRequest(stateDir: string, id: string): Promise<void> {
-  await Promise.all([REQUEST, STATUS, CANCEL].map((suffix) => rm(join(requestDir(stateDir), `${id}${suffix}`), { force: true })));
+  await Promise.all(
+    [REQUEST, STATUS, CANCEL].map((suffix) => rm(join(requestDir(stateDir), `${id}${suffix}`), { force: true })),
+  );
 }
 
 export const isFinal = (state: BackfillStatus['state']) => state !== 'running';

@@ -74,7 +74,9 @@ export function serveBackfillRequests(
           continue;
         }
         handled.add(request.id);
-        await handle(rt, log, request, () => stopping).catch((err: unknown) => log.warn({ id: request.id, err: String(err) }, 'backfill request failed'));
+        await handle(rt, log, request, () => stopping).catch((err: unknown) =>
+          log.warn({ id: request.id, err: String(err) }, 'backfill request failed'),
+        );
       }
     } catch (err) {
       log.warn({ err: String(err) }, 'backfill requests not read');
@@ -91,11 +93,17 @@ export function serveBackfillRequests(
       clearInterval(timer);
       await reporting; // so that no report written before the stop lands after the final one
     },
-    stopped: () => reporter.stopped().catch((err: unknown) => log.warn({ err: String(err) }, 'daemon-status.json not written')),
+    stopped: () =>
+      reporter.stopped().catch((err: unknown) => log.warn({ err: String(err) }, 'daemon-status.json not written')),
   };
 }
 
-async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemonStopping: () => boolean): Promise<void> {
+async function handle(
+  rt: Runtime,
+  log: Logger,
+  request: BackfillRequest,
+  daemonStopping: () => boolean,
+): Promise<void> {
   const dir = rt.config.state.dir;
   const plan = planBackfill(rt.collector, { from: request.from, to: request.to }, request.jobs);
   const status: BackfillStatus = {
@@ -113,7 +121,15 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
   };
   await writeStatus(dir, status);
   if (request.dryRun) return;
-  log.info({ id: request.id, from: new Date(request.from).toISOString(), to: new Date(request.to).toISOString(), spans: plan.spans }, 'backfill handed over: running');
+  log.info(
+    {
+      id: request.id,
+      from: new Date(request.from).toISOString(),
+      to: new Date(request.to).toISOString(),
+      spans: plan.spans,
+    },
+    'backfill handed over: running',
+  );
   // A cancel drops the backfill's calls still waiting for quota: behind a catch-up's live calls they wait minutes.
   const cancel = new AbortController();
   const cancelled = () => cancel.signal.aborted;
@@ -150,7 +166,10 @@ async function handle(rt: Runtime, log: Logger, request: BackfillRequest, daemon
       updatedAt: rt.clock.now(),
     } satisfies Partial<BackfillStatus>);
     await writeStatus(dir, status);
-    log.info({ id: request.id, state: status.state, spans: status.spansDone, points: status.points, refused: status.refused }, 'handed-over backfill ended');
+    log.info(
+      { id: request.id, state: status.state, spans: status.spansDone, points: status.points, refused: status.refused },
+      'handed-over backfill ended',
+    );
   } finally {
     clearInterval(poll);
   }

@@ -10,9 +10,17 @@ import type { ConnectionOptions } from './dvr-args.js';
  * Any JSON body, as is: the one method of a schema the client calls. Not `z.unknown()`, so that `api` does not load
  * zod (a fifth of its start-up over bare node) before its request.
  */
-const ANY_BODY = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as ZodType<unknown, ZodTypeDef, unknown>;
+const ANY_BODY = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as ZodType<
+  unknown,
+  ZodTypeDef,
+  unknown
+>;
 
-export async function apiAction(api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions): Promise<void> {
+export async function apiAction(
+  api: ApiName,
+  path: string,
+  o: { query?: string[] } & ConnectionOptions,
+): Promise<void> {
   const { baseUrl, token } = resolveConnection(o, process.env);
   const query: Record<string, string[]> = {};
   for (const pair of o.query ?? []) {

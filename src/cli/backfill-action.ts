@@ -68,7 +68,11 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   checkConfig(config);
   const log = createLogger(config.log);
   const resume = `cdn-collector backfill${o.config === undefined ? '' : ` --config ${o.config}`} --from ${iso(range.from)} --to ${iso(range.to)}${(o.jobs ?? []).map((j) => ` --jobs ${j}`).join('')}`;
-  const notes = describeCuts(buildJobs(config).filter((job) => selects(o.jobs ?? [], job)), range, Date.now());
+  const notes = describeCuts(
+    buildJobs(config).filter((job) => selects(o.jobs ?? [], job)),
+    range,
+    Date.now(),
+  );
   await warnOfRetention(config, range.from);
   const stop = onInterrupt(resume);
   try {
@@ -128,7 +132,14 @@ function onInterrupt(resume: string): BackfillStop {
   };
 }
 
-async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number; to: number }, notes: string[], stop: BackfillStop, log: Logger) {
+async function standalone(
+  rt: Runtime,
+  o: BackfillOptions,
+  range: { from: number; to: number },
+  notes: string[],
+  stop: BackfillStop,
+  log: Logger,
+) {
   await rt.discovery?.refresh(); // accounts: auto: the jobs to plan are those of the token's accounts now
   const plan = planBackfill(rt.collector, range, o.jobs ?? []);
   if (plan.jobs.length === 0) throw new CliError(noJobMatches(o.jobs ?? [], rt.collector.jobs), EXIT_USAGE);
@@ -149,11 +160,31 @@ async function standalone(rt: Runtime, o: BackfillOptions, range: { from: number
   progress.stop();
   const callsAfter = apiCalls(rt);
   const calls = Object.fromEntries(
-    Object.entries(callsAfter).map(([api, n]) => [api, n - (callsBefore[api as ApiName] ?? 0)]).filter(([, n]) => (n as number) > 0),
+    Object.entries(callsAfter)
+      .map(([api, n]) => [api, n - (callsBefore[api as ApiName] ?? 0)])
+      .filter(([, n]) => (n as number) > 0),
   );
-  const state = outcome.stopped ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done';
+  const state = outcome.stopped
+    ? 'cancelled'
+    : outcome.failed.length > 0 || outcome.setAside > 0
+      ? 'incomplete'
+      : 'done';
   finish(
-    { mode: 'standalone', state, from: iso(range.from), to: iso(range.to), spans: outcome.spans, plannedSpans: plan.spans, points: outcome.points, durationSec: (Date.now() - startedAt) / 1000, calls, failed: outcome.failed, setAside: outcome.setAside, refused: outcome.refused, notes },
+    {
+      mode: 'standalone',
+      state,
+      from: iso(range.from),
+      to: iso(range.to),
+      spans: outcome.spans,
+      plannedSpans: plan.spans,
+      points: outcome.points,
+      durationSec: (Date.now() - startedAt) / 1000,
+      calls,
+      failed: outcome.failed,
+      setAside: outcome.setAside,
+      refused: outcome.refused,
+      notes,
+    },
     o.json === true,
     stop,
     'the error lines above name the cause and the fix',
@@ -168,7 +199,10 @@ async function besideDaemon(
   stop: BackfillStop,
   log: Logger,
 ) {
-  if (!o.json) process.stderr.write(`a daemon holds ${config.state.dir}: handing the backfill to it (its quota, its checkpoints)\n`);
+  if (!o.json)
+    process.stderr.write(
+      `a daemon holds ${config.state.dir}: handing the backfill to it (its quota, its checkpoints)\n`,
+    );
   stop.onStop(() => process.stderr.write('asking the daemon to cancel the backfill: its calls waiting for quota go\n'));
   stop.leftOnQuit('the daemon was asked to cancel the backfill and ends it itself (`cdn-collector status` shows it)');
   const startedAt = Date.now();
@@ -197,7 +231,21 @@ async function besideDaemon(
   if (o.dryRun) return printPlan(status.plan, range, config, notes, o.json === true);
   const state = status.state === 'planned' || status.state === 'running' ? 'incomplete' : status.state;
   finish(
-    { mode: 'daemon', state, from: iso(range.from), to: iso(range.to), spans: status.spansDone, plannedSpans: status.plan.spans, points: status.points, durationSec: (Date.now() - startedAt) / 1000, calls: status.calls, failed: status.failed, setAside: status.setAside, refused: status.refused ?? 0, notes },
+    {
+      mode: 'daemon',
+      state,
+      from: iso(range.from),
+      to: iso(range.to),
+      spans: status.spansDone,
+      plannedSpans: status.plan.spans,
+      points: status.points,
+      durationSec: (Date.now() - startedAt) / 1000,
+      calls: status.calls,
+      failed: status.failed,
+      setAside: status.setAside,
+      refused: status.refused ?? 0,
+      notes,
+    },
     o.json === true,
     stop,
     "the daemon's log names the cause and the fix",
@@ -206,16 +254,28 @@ async function besideDaemon(
 
 /** The daemon's jobs are not at hand: the configured ones are listed, and where discovered accounts are. */
 function noJobMatchesBeside(prefixes: readonly string[], config: CollectorConfig): string {
-  const discovered = config.accounts === 'auto' ? " (accounts: auto: `cdn-collector status` lists the daemon's jobs)" : '';
+  const discovered =
+    config.accounts === 'auto' ? " (accounts: auto: `cdn-collector status` lists the daemon's jobs)" : '';
   return `${noJobMatches(prefixes, buildJobs(config))}${discovered}`;
 }
 
-function startProgress(plan: Plan, config: CollectorConfig, startedAt: number, log: Logger, onEta?: (eta: BackfillEta) => void): BackfillProgress {
+function startProgress(
+  plan: Plan,
+  config: CollectorConfig,
+  startedAt: number,
+  log: Logger,
+  onEta?: (eta: BackfillEta) => void,
+): BackfillProgress {
   const eta = new BackfillEta(plan.calls, quotasOf(config), startedAt);
   onEta?.(eta);
-  return new BackfillProgress({ total: plan.spans, eta, now: () => Date.now(), tty: Boolean(process.stderr.isTTY), log });
+  return new BackfillProgress({
+    total: plan.spans,
+    eta,
+    now: () => Date.now(),
+    tty: Boolean(process.stderr.isTTY),
+    log,
+  });
 }
-
 
 function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
   const out: Partial<Record<ApiName, number>> = {};
@@ -245,13 +305,17 @@ async function warnOfRetention(config: CollectorConfig, from: number): Promise<v
 function finish(result: BackfillResult, json: boolean, stop: BackfillStop, refusalsNamed: string): void {
   if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
-    const calls = Object.entries(result.calls).map(([api, n]) => `${api} ${n}`).join(', ') || 'none';
+    const calls =
+      Object.entries(result.calls)
+        .map(([api, n]) => `${api} ${n}`)
+        .join(', ') || 'none';
     process.stderr.write(
       `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points` +
         `${result.refused > 0 ? ` (${result.refused} points refused by the database)` : ''} in ${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
     );
     for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
-    if (result.plannedSpans === 0) process.stderr.write('0 spans: every window in the range is collected already, or cut by the notes above\n');
+    if (result.plannedSpans === 0)
+      process.stderr.write('0 spans: every window in the range is collected already, or cut by the notes above\n');
   }
   const { resume } = stop;
   const signal = stop.signal();
@@ -261,7 +325,8 @@ function finish(result: BackfillResult, json: boolean, stop: BackfillStop, refus
     process.exitCode = signal ? stoppedExitCode(signal) : EXIT_FAILURE;
     return;
   }
-  if (result.failed.length > 0) throw new CliError(`backfill incomplete; rerun to resume (${resume}). Failed jobs: ${result.failed.join(', ')}`);
+  if (result.failed.length > 0)
+    throw new CliError(`backfill incomplete; rerun to resume (${resume}). Failed jobs: ${result.failed.join(', ')}`);
   if (result.setAside > 0) {
     throw new CliError(
       `backfill incomplete: ${result.setAside} span(s) failed for a permanent reason and were set aside ` +

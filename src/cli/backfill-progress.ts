@@ -12,7 +12,8 @@ export interface ProgressOptions {
   log: Logger;
 }
 
-/** The backfill's progress: spans done of the plan, calls left, and the ETA under the quotas (refreshed every second). */
+/** The backfill's progress: spans done of the plan, calls left, and the ETA under the quotas (refreshed every second).
+ * */
 export class BackfillProgress {
   private done = 0;
   private readonly bar: SingleBar | undefined;
@@ -21,7 +22,10 @@ export class BackfillProgress {
 
   constructor(private readonly opts: ProgressOptions) {
     this.bar = opts.tty
-      ? new SingleBar({ format: 'backfill [{bar}] {value}/{total} spans | {calls} calls left | {estimate}', hideCursor: true }, Presets.shades_classic)
+      ? new SingleBar(
+          { format: 'backfill [{bar}] {value}/{total} spans | {calls} calls left | {estimate}', hideCursor: true },
+          Presets.shades_classic,
+        )
       : undefined;
     this.bar?.start(opts.total, 0, this.payload());
     this.lastLog = opts.now();
@@ -62,9 +66,15 @@ export class BackfillProgress {
   }
 
   private render(): void {
-    if (this.bar) return this.bar.update(Math.min(this.done, this.opts.total), this.payload());
+    if (this.bar) {
+      this.bar.update(Math.min(this.done, this.opts.total), this.payload());
+      return;
+    }
     if (this.opts.now() - this.lastLog < 10_000) return;
     this.lastLog = this.opts.now();
-    this.opts.log.info({ done: this.done, total: this.opts.total, callsLeft: this.opts.eta.callsLeft(), eta: this.etaText() }, 'backfill progress');
+    this.opts.log.info(
+      { done: this.done, total: this.opts.total, callsLeft: this.opts.eta.callsLeft(), eta: this.etaText() },
+      'backfill progress',
+    );
   }
 }

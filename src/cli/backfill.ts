@@ -17,7 +17,7 @@ export function backfillCommand(): Command {
     .option(
       '--jobs <prefix>',
       'only jobs whose key starts with this text: `metrics` selects metrics/… and metrics_resource/…, `metrics/` ' +
-        'the first alone, `statistic/acme/` one account\'s statistics; repeatable',
+        "the first alone, `statistic/acme/` one account's statistics; repeatable",
       collect,
     )
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')

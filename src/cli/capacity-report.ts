@@ -12,7 +12,9 @@ export function configDemand(config: CollectorConfig, now: number): ApiDemand[] 
   // Built without quotas: the demand of the configuration, not what DVR's turns let through.
   const jobs = buildJobs({ ...config, quotas: undefined }).filter((job) => config.jobs[job.api].enabled);
   const quotas = perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period }));
-  const gaps = new Map(API_NAMES.filter((api) => config.jobs[api].enabled).map((api) => [api, scheduleGapMs(config.jobs[api].schedule)]));
+  const gaps = new Map(
+    API_NAMES.filter((api) => config.jobs[api].enabled).map((api) => [api, scheduleGapMs(config.jobs[api].schedule)]),
+  );
   return quotaDemand(jobs, quotas, { now, passGapMs: (api: ApiName) => gaps.get(api) });
 }
 

@@ -18,8 +18,14 @@ import type { ApiName } from '../spec/apis.js';
  * seconds. Takes the state lock (calls go through the limiter and the quota journal, so a check never overspends a
  * quota): stop the daemon first, or read `status` while it runs. Exit 0 when every check passed, 1 otherwise.
  */
-export async function runOnlineCheck(config: CollectorConfig, configPath: string, shard: Shard | undefined): Promise<number> {
-  process.stdout.write(`${configPath}: valid; checking ${withoutUserinfo(config.api.baseUrl)} and the sink (${sinkTarget(config.sink)})…\n`);
+export async function runOnlineCheck(
+  config: CollectorConfig,
+  configPath: string,
+  shard: Shard | undefined,
+): Promise<number> {
+  process.stdout.write(
+    `${configPath}: valid; checking ${withoutUserinfo(config.api.baseUrl)} and the sink (${sinkTarget(config.sink)})…\n`,
+  );
   // The verdicts say it all; the runtime's own first-failure lines would repeat them.
   const rt = await createRuntime(config, systemClock, createLogger('fatal'), { shard });
   let verdicts: Array<[string, Verdict]>;
@@ -29,9 +35,14 @@ export async function runOnlineCheck(config: CollectorConfig, configPath: string
   } finally {
     await rt.close();
   }
-  for (const [what, v] of verdicts) process.stdout.write(`  ${what.padEnd(16)} ${v.ok ? 'ok    ' : 'FAILED'}  ${v.detail}\n`);
+  for (const [what, v] of verdicts)
+    process.stdout.write(`  ${what.padEnd(16)} ${v.ok ? 'ok    ' : 'FAILED'}  ${v.detail}\n`);
   const failed = verdicts.filter(([, v]) => !v.ok).length;
-  process.stdout.write(failed === 0 ? `online check: all ${verdicts.length} passed\n` : `online check: ${failed} of ${verdicts.length} FAILED\n`);
+  process.stdout.write(
+    failed === 0
+      ? `online check: all ${verdicts.length} passed\n`
+      : `online check: ${failed} of ${verdicts.length} FAILED\n`,
+  );
   return failed === 0 ? 0 : 1;
 }
 
@@ -46,18 +57,27 @@ const DRY_RUN_DEADLINE_MS = 6 * 3_600_000;
 export async function printPoints(config: CollectorConfig, shard: Shard | undefined): Promise<number> {
   const log = createLogger(config.log.level);
   const rt = await createRuntime(config, systemClock, log, { shard });
-  const encode = createEncoder('s', { backslashes: config.sink.type === 'influx-v2' ? config.sink.backslashes : 'verbatim' });
+  const encode = createEncoder('s', {
+    backslashes: config.sink.type === 'influx-v2' ? config.sink.backslashes : 'verbatim',
+  });
   let failed = 0;
   let points = 0;
   try {
     await rt.discovery?.refresh();
     const jobs = rt.collector.jobs;
-    process.stderr.write(`dry run: reading the newest window of ${jobs.length} jobs, within the quotas (a small quota makes it wait its turn)…\n`);
+    process.stderr.write(
+      `dry run: reading the newest window of ${jobs.length} jobs, within the quotas (a small quota makes it wait its turn)…\n`,
+    );
     const planned: Partial<Record<ApiName, number>> = {};
     for (const job of jobs) planned[job.api] = (planned[job.api] ?? 0) + 1; // the newest window: one call at least
     const progress = showQuotaProgress(rt, planned);
     const samples = await Promise.all(
-      jobs.map((job) => sampleJob(rt, job, DRY_RUN_DEADLINE_MS).then((p) => ({ job, points: p }), (err: unknown) => ({ job, err }))),
+      jobs.map((job) =>
+        sampleJob(rt, job, DRY_RUN_DEADLINE_MS).then(
+          (p) => ({ job, points: p }),
+          (err: unknown) => ({ job, err }),
+        ),
+      ),
     ).finally(() => progress.stop());
     for (const sample of samples) {
       if ('err' in sample) {
@@ -73,6 +93,8 @@ export async function printPoints(config: CollectorConfig, shard: Shard | undefi
     await rt.close();
   }
   const jobs = rt.collector.jobs.length;
-  process.stderr.write(`dry run: ${jobs - failed} of ${jobs} jobs answered, ${points} points printed; nothing written, no checkpoint changed\n`);
+  process.stderr.write(
+    `dry run: ${jobs - failed} of ${jobs} jobs answered, ${points} points printed; nothing written, no checkpoint changed\n`,
+  );
   return failed === 0 ? 0 : EXIT_WINDOWS_FAILED;
 }

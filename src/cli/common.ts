@@ -55,7 +55,9 @@ export function parseIntArg(name: string, min = 0, max = Number.MAX_SAFE_INTEGER
   return (value) => {
     const n = Number(value);
     if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}`);
+      throw new InvalidArgumentError(
+        `${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}`,
+      );
     }
     return n;
   };
@@ -65,7 +67,8 @@ export function parseIntArg(name: string, min = 0, max = Number.MAX_SAFE_INTEGER
 export function parsePositive(name: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive number`);
     return n;
   };
 }
@@ -79,14 +82,18 @@ export async function writeOutput(path: string, text: string): Promise<void> {
     await writeFile(path, text);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(err));
+    const why =
+      code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(err));
     throw new CliError(`--write ${path}: cannot write (${why}); nothing was written`, EXIT_USAGE);
   }
 }
 
 /** `-c, --config <file>` of the commands that read a configuration: optional, as every field can come from env. */
 export function configFileOption(): Option {
-  return new Option('-c, --config <file>', 'YAML configuration (see config/collector.example.yaml); without it, the environment alone');
+  return new Option(
+    '-c, --config <file>',
+    'YAML configuration (see config/collector.example.yaml); without it, the environment alone',
+  );
 }
 
 /** What a stop signal does to a command that ends when its work is done (the exit codes of signals.ts). */

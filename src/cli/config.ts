@@ -13,8 +13,13 @@ interface ConfigOptions {
 
 export function configCommand(): Command {
   return new Command('config')
-    .description('Configuration tools: the effective configuration, the field reference (docs/configuration.md), how accounts split into shards')
-    .option('--print', 'print the effective configuration (file + environment + flags + defaults) as YAML, secrets redacted')
+    .description(
+      'Configuration tools: the effective configuration, the field reference (docs/configuration.md), how accounts split into shards',
+    )
+    .option(
+      '--print',
+      'print the effective configuration (file + environment + flags + defaults) as YAML, secrets redacted',
+    )
     .option('--reference', 'print the reference of every field: type, default, env override, meaning (markdown)')
     .option('--json', 'with --reference: JSON instead of markdown')
     .option('--write <file>', 'with --reference: write to a file instead of stdout (e.g. docs/configuration.md)')
@@ -37,9 +42,15 @@ export function configCommand(): Command {
       }
       if (o.shards !== undefined) {
         const { accounts } = loadConfigFile(o.config);
-        if (accounts === 'auto') throw new CliError('--shards: accounts is auto: each instance keeps the discovered accounts of its shard', EXIT_USAGE);
+        if (accounts === 'auto')
+          throw new CliError(
+            '--shards: accounts is auto: each instance keeps the discovered accounts of its shard',
+            EXIT_USAGE,
+          );
         const shards = Array.from({ length: o.shards }, (_, i) => accounts.filter((a) => shardOf(a, o.shards!) === i));
-        shards.forEach((mine, i) => process.stdout.write(`${i}/${o.shards}: ${mine.join(', ') || '(none: this shard would refuse to start)'}\n`));
+        shards.forEach((mine, i) =>
+          process.stdout.write(`${i}/${o.shards}: ${mine.join(', ') || '(none: this shard would refuse to start)'}\n`),
+        );
         return;
       }
       throw new CliError('config: choose --print, --reference or --shards <n> (see --help)', EXIT_USAGE);

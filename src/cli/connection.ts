@@ -26,31 +26,46 @@ export function resolveConnection(
   warn: (text: string) => void = (text) => process.stderr.write(text),
 ): { baseUrl: string; token: TokenProvider } {
   const baseUrl = o.baseUrl ?? env.CDN_BASE_URL;
-  if (o.token !== undefined && o.tokenFile !== undefined) throw new CliError('give either --token or --token-file, not both', EXIT_USAGE);
+  if (o.token !== undefined && o.tokenFile !== undefined)
+    throw new CliError('give either --token or --token-file, not both', EXIT_USAGE);
   if (!baseUrl) throw new CliError('missing base URL: pass --base-url or set CDN_BASE_URL', EXIT_USAGE);
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
     throw new CliError('--base-url must be an http(s) URL', EXIT_USAGE);
   }
   const flagToken = o.token !== undefined || o.tokenFile !== undefined;
-  if (flagToken && o.username !== undefined) throw new CliError('give either a token (--token, --token-file) or --username, not both', EXIT_USAGE);
-  if (o.username === undefined && o.passwordFile !== undefined) throw new CliError('--password-file goes with --username', EXIT_USAGE);
+  if (flagToken && o.username !== undefined)
+    throw new CliError('give either a token (--token, --token-file) or --username, not both', EXIT_USAGE);
+  if (o.username === undefined && o.passwordFile !== undefined)
+    throw new CliError('--password-file goes with --username', EXIT_USAGE);
   if (flagToken) {
     if (o.token !== undefined) warn(TOKEN_ARGUMENT_WARNING);
-    return { baseUrl, token: new StaticTokenProvider(o.tokenFile !== undefined ? readTokenFile(o.tokenFile) : o.token!, 'the token') };
+    return {
+      baseUrl,
+      token: new StaticTokenProvider(o.tokenFile !== undefined ? readTokenFile(o.tokenFile) : o.token!, 'the token'),
+    };
   }
   const username = o.username ?? env.CDN_USERNAME;
   if (username === undefined || username === '') {
     if (!env.CDN_TOKEN) throw new CliError(`missing token: ${SOURCES_TEXT}`, EXIT_USAGE);
     return { baseUrl, token: new StaticTokenProvider(env.CDN_TOKEN, 'CDN_TOKEN') };
   }
-  if (o.username === undefined && env.CDN_TOKEN) throw new CliError('both CDN_TOKEN and CDN_USERNAME are set: unset one', EXIT_USAGE);
+  if (o.username === undefined && env.CDN_TOKEN)
+    throw new CliError('both CDN_TOKEN and CDN_USERNAME are set: unset one', EXIT_USAGE);
   return { baseUrl, token: loginProvider(baseUrl, username, o.passwordFile, env) };
 }
 
-function loginProvider(baseUrl: string, username: string, passwordFile: string | undefined, env: DvrIo['env']): TokenProvider {
+function loginProvider(
+  baseUrl: string,
+  username: string,
+  passwordFile: string | undefined,
+  env: DvrIo['env'],
+): TokenProvider {
   const file = passwordFile ?? (env.CDN_PASSWORD === undefined ? env.CDN_PASSWORD_FILE : undefined);
   if (file === undefined && !env.CDN_PASSWORD) {
-    throw new CliError('a login needs a password: set CDN_PASSWORD or pass --password-file <path> (CDN_PASSWORD_FILE)', EXIT_USAGE);
+    throw new CliError(
+      'a login needs a password: set CDN_PASSWORD or pass --password-file <path> (CDN_PASSWORD_FILE)',
+      EXIT_USAGE,
+    );
   }
   let password: string | (() => string);
   try {
@@ -68,7 +83,10 @@ function readTokenFile(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new CliError(`--token-file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, EXIT_USAGE);
+    throw new CliError(
+      `--token-file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      EXIT_USAGE,
+    );
   }
   const token = text.split(/\r?\n/)[0]!.trim();
   if (!token) throw new CliError(`--token-file: ${path} is empty`, EXIT_USAGE);

@@ -30,20 +30,25 @@ export async function demoAction(o: DemoOptions): Promise<void> {
     seed: o.seed,
     quotas: scaledQuotas(DEMO_PERIOD_MS),
   });
-  const config = parseConfig({
-    api: { baseUrl: sim.url, token: sim.token },
-    accounts: sim.accounts,
-    quotas: configQuotasOf(sim.quota),
-    jobs: { dvr: { streams: sim.streams } },
-    // INFLUX_* in the environment selects InfluxDB (see config/loader.ts); otherwise line protocol to a file.
-    ...(process.env.INFLUX_URL ? {} : { sink: { type: 'file', path: join(o.dataDir, 'points.lp') } }),
-    output: { deadLetterPath: join(o.dataDir, 'dead-letters.jsonl') },
-    state: { dir: join(o.dataDir, 'state'), initialLookback: `${o.hours}h` },
-  }, sinkEnvOnly(process.env));
+  const config = parseConfig(
+    {
+      api: { baseUrl: sim.url, token: sim.token },
+      accounts: sim.accounts,
+      quotas: configQuotasOf(sim.quota),
+      jobs: { dvr: { streams: sim.streams } },
+      // INFLUX_* in the environment selects InfluxDB (see config/loader.ts); otherwise line protocol to a file.
+      ...(process.env.INFLUX_URL ? {} : { sink: { type: 'file', path: join(o.dataDir, 'points.lp') } }),
+      output: { deadLetterPath: join(o.dataDir, 'dead-letters.jsonl') },
+      state: { dir: join(o.dataDir, 'state'), initialLookback: `${o.hours}h` },
+    },
+    sinkEnvOnly(process.env),
+  );
   checkConfig(config);
   const log = createLogger(config.log);
   const rt = await createRuntime(config, systemClock, log);
-  process.stdout.write(`Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`);
+  process.stdout.write(
+    `Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`,
+  );
 
   const range = { from: Date.now() - o.hours * HOUR, to: Date.now() };
   const plan = planBackfill(rt.collector, range);
@@ -70,7 +75,9 @@ export async function demoAction(o: DemoOptions): Promise<void> {
     process.exitCode = EXIT_WINDOWS_FAILED;
   } else if (stoppedBy === undefined) {
     const daemon = startDaemon(rt, log);
-    process.stdout.write(o.duration ? `Collecting live for ${o.duration / 1000} s…\n` : 'Collecting live; Ctrl-C to stop.\n');
+    process.stdout.write(
+      o.duration ? `Collecting live for ${o.duration / 1000} s…\n` : 'Collecting live; Ctrl-C to stop.\n',
+    );
     await new Promise<void>((resolve) => {
       if (o.duration) setTimeout(resolve, o.duration).unref();
       wake = resolve;

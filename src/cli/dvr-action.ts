@@ -28,9 +28,12 @@ export async function runGet(io: DvrIo, account: string, stream: string, o: Comm
 }
 
 export async function runDeleteRange(io: DvrIo, account: string, stream: string, o: RangeOptions): Promise<void> {
-  if (o.to === undefined && o.duration === undefined) throw new CliError('one of --to or --duration is required', EXIT_USAGE);
+  if (o.to === undefined && o.duration === undefined)
+    throw new CliError('one of --to or --duration is required', EXIT_USAGE);
   const range: DvrDeleteRange =
-    o.to !== undefined ? { host: o.host, fromTs: o.from, toTs: o.to } : { host: o.host, fromTs: o.from, durationSec: o.duration };
+    o.to !== undefined
+      ? { host: o.host, fromTs: o.from, toTs: o.to }
+      : { host: o.host, fromTs: o.from, durationSec: o.duration };
   // The spec's rules, checked before anything is read or deleted.
   await asUsageError(async () => deleteRangeBody(range));
   const cut = { from: o.from, to: rangeEnd(range) };
@@ -80,14 +83,21 @@ function printPreview(io: DvrIo, o: DeleteOptions, report: PreviewReport): void 
   io.stdout.write(wantsJson(o, io) ? previewJson(report) : formatPreviewTable(report, useColour(io.stdout, io.env)));
 }
 
-async function reportDeletion(io: DvrIo, o: DeleteOptions, remove: () => Promise<Record<string, unknown>>): Promise<void> {
+async function reportDeletion(
+  io: DvrIo,
+  o: DeleteOptions,
+  remove: () => Promise<Record<string, unknown>>,
+): Promise<void> {
   try {
     const body = await asUsageError(remove);
     io.stdout.write(wantsJson(o, io) ? json(body) : formatDeletedText(body));
   } catch (err) {
     if (err instanceof ApiError && err.failedHosts) {
       io.stdout.write(failedHostsOutput(err, wantsJson(o, io)));
-      throw new CliError(`deletion failed on ${err.failedHosts.join(', ')}: ${err.description ?? `HTTP ${err.status}`}`, 1);
+      throw new CliError(
+        `deletion failed on ${err.failedHosts.join(', ')}: ${err.description ?? `HTTP ${err.status}`}`,
+        1,
+      );
     }
     throw err;
   }

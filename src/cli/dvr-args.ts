@@ -27,7 +27,8 @@ export function parseTimestamp(name: string): (text: string) => number {
   return (text) => {
     const ms = parse(text);
     if (ms % 1000 !== 0) throw new InvalidArgumentError(`${name} must be a whole second`);
-    if (ms < EARLIEST_DVR_MS) throw new InvalidArgumentError(`${name} is before 2000-01-01 (${new Date(ms).toISOString()})`);
+    if (ms < EARLIEST_DVR_MS)
+      throw new InvalidArgumentError(`${name} is before 2000-01-01 (${new Date(ms).toISOString()})`);
     return ms / 1000;
   };
 }

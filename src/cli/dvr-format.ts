@@ -22,7 +22,10 @@ export function json(value: unknown): string {
 }
 
 export function formatStreamTable(body: DvrGetResponse, colour: boolean): string {
-  const nodes = table(['host', 'alive', 'dvr enabled', 'window (s)', 'recorded (s)', 'first recording', 'ranges'], colour);
+  const nodes = table(
+    ['host', 'alive', 'dvr enabled', 'window (s)', 'recorded (s)', 'first recording', 'ranges'],
+    colour,
+  );
   for (const { host, is_alive, dvr } of body.data) {
     const first = dvr.ranges.length > 0 && typeof dvr.from === 'number' ? isoSeconds(dvr.from) : '-';
     nodes.push([host, yesNo(is_alive), yesNo(dvr.enabled), dvr.window, dvr.duration, first, dvr.ranges.length]);
@@ -51,7 +54,8 @@ function removedSeconds(report: PreviewReport): number {
 /** The cut as absolute UTC times next to the unix seconds sent: what the user meant is checked before `--yes`. */
 export function previewJson(report: PreviewReport): string {
   const { deletes } = report;
-  const absolute = deletes === 'all' ? 'all' : { ...deletes, from: isoSeconds(deletes.from_ts), to: isoSeconds(deletes.to_ts) };
+  const absolute =
+    deletes === 'all' ? 'all' : { ...deletes, from: isoSeconds(deletes.from_ts), to: isoSeconds(deletes.to_ts) };
   return json({ dry_run: true, ...report, deletes: absolute, seconds: removedSeconds(report), deleted: false });
 }
 
@@ -75,7 +79,9 @@ export function formatPreviewTable(report: PreviewReport, colour: boolean): stri
 
 export function formatDeletedText(body: Record<string, unknown>): string {
   const { status, stream_name, ...sent } = body;
-  const params = Object.entries(sent).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  const params = Object.entries(sent)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
   return `${String(status)}: deleted from ${String(stream_name)} (${params})\n`;
 }
 

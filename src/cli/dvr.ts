@@ -33,7 +33,9 @@ Exit codes: 0 done (or dry run), 1 API error or deletion failed on some host (fa
 
 /** `cdn-collector dvr get|delete|delete-all`: DVR management (spec 000). Deleting needs --yes; otherwise a dry run. */
 export function dvrCommand(io: DvrIo = processIo): Command {
-  const dvr = new Command('dvr').description('DVR management: get, delete a range, delete all').addHelpText('after', OUTPUT_HELP);
+  const dvr = new Command('dvr')
+    .description('DVR management: get, delete a range, delete all')
+    .addHelpText('after', OUTPUT_HELP);
   if (io.output) dvr.configureOutput(io.output);
   const sub = (name: string, description: string) =>
     withCommonOptions(
@@ -55,14 +57,19 @@ export function dvrCommand(io: DvrIo = processIo): Command {
   dvr.addCommand(
     withDeleteOptions(sub('delete', 'Delete [--from, --to) or [--from, --from + --duration) of the recorded DVR'))
       .requiredOption('--from <time>', 'start (inclusive; a time: see Times below)', parseTimestamp('--from'))
-      .addOption(new Option('--to <time>', 'end (exclusive; a time)').argParser(parseTimestamp('--to')).conflicts('duration'))
+      .addOption(
+        new Option('--to <time>', 'end (exclusive; a time)').argParser(parseTimestamp('--to')).conflicts('duration'),
+      )
       .option('--duration <seconds>', 'length in seconds (90, 90s, 5m)', parseSeconds('--duration'))
       .addHelpText('after', `\n${TIME_HELP}`)
-      .action(async (account: string, stream: string, o: RangeOptions) => (await actions()).runDeleteRange(io, account, stream, o)),
+      .action(async (account: string, stream: string, o: RangeOptions) =>
+        (await actions()).runDeleteRange(io, account, stream, o),
+      ),
   );
   dvr.addCommand(
     withDeleteOptions(sub('delete-all', 'Delete all accumulated DVR (an alive stream then records again)')).action(
-      async (account: string, stream: string, o: DeleteOptions) => (await actions()).runDeleteAll(io, account, stream, o),
+      async (account: string, stream: string, o: DeleteOptions) =>
+        (await actions()).runDeleteAll(io, account, stream, o),
     ),
   );
   return dvr;
@@ -73,7 +80,10 @@ function withCommonOptions(command: Command): Command {
     .option('--base-url <url>', 'API base URL (default: env CDN_BASE_URL)')
     .option('--token <token>', 'access token (visible in ps: prefer env CDN_TOKEN or --token-file)')
     .option('--token-file <path>', 'read the access token from this file (first line)')
-    .option('--username <name>', 'log in as this user instead (default: env CDN_USERNAME); password from CDN_PASSWORD or --password-file')
+    .option(
+      '--username <name>',
+      'log in as this user instead (default: env CDN_USERNAME); password from CDN_PASSWORD or --password-file',
+    )
     .option('--password-file <path>', 'the login password: first line of this file (default: env CDN_PASSWORD_FILE)')
     .addOption(new Option('--json', 'print JSON').conflicts('table'))
     .option('--table', 'print a table even when stdout is not a terminal');

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { LISTEN_ENV, parseListen } from '../config/env.js';
 
 /**
@@ -11,18 +11,30 @@ const FLAG_ENV = { logLevel: 'LOG_LEVEL', logFormat: 'LOG_FORMAT', listen: LISTE
 
 function logOptions(): Option[] {
   return [
-    new Option('--log-level <level>', `log level (env LOG_LEVEL; config log.level)`).choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
-    new Option('--log-format <format>', 'json or pretty (env LOG_FORMAT; config log.format; default: pretty on a terminal)').choices(['json', 'pretty']),
+    new Option('--log-level <level>', `log level (env LOG_LEVEL; config log.level)`).choices([
+      'fatal',
+      'error',
+      'warn',
+      'info',
+      'debug',
+      'trace',
+    ]),
+    new Option(
+      '--log-format <format>',
+      'json or pretty (env LOG_FORMAT; config log.format; default: pretty on a terminal)',
+    ).choices(['json', 'pretty']),
   ];
 }
 
 function listenOption(): Option {
-  return new Option('--listen <host:port>', `the /healthz and /metrics listener, e.g. 127.0.0.1:9464 (env ${LISTEN_ENV}; config http.host, http.port)`).argParser(
-    (text) => {
-      if (!parseListen(text)) throw new InvalidArgumentError('must be host:port, e.g. 127.0.0.1:9464, [::]:9464 or :9464');
-      return text;
-    },
-  );
+  return new Option(
+    '--listen <host:port>',
+    `the /healthz and /metrics listener, e.g. 127.0.0.1:9464 (env ${LISTEN_ENV}; config http.host, http.port)`,
+  ).argParser((text) => {
+    if (!parseListen(text))
+      throw new InvalidArgumentError('must be host:port, e.g. 127.0.0.1:9464, [::]:9464 or :9464');
+    return text;
+  });
 }
 
 /** Adds the log flags (and, with `listen`, `--listen`) to `command`, and passes them on as environment variables. */

@@ -20,7 +20,9 @@ export function newestWindow(job: CollectJob, now: number): Span {
     const current = job.currentSpans?.(now)[0];
     if (current) return current;
   }
-  const to = job.checkpointed ? collectableEnd(job.rule, now) : Math.floor(now / job.rule.stepMs) * job.rule.stepMs + job.rule.stepMs;
+  const to = job.checkpointed
+    ? collectableEnd(job.rule, now)
+    : Math.floor(now / job.rule.stepMs) * job.rule.stepMs + job.rule.stepMs;
   return { from: to - job.rule.stepMs, to };
 }
 
@@ -60,7 +62,9 @@ export async function discoverForCheck(rt: Runtime): Promise<string | undefined>
   });
   try {
     await Promise.race([rt.discovery.refresh(), late]);
-    return rt.discovery.accounts.length === 0 ? 'accounts: auto found no account with traffic in the last day' : undefined;
+    return rt.discovery.accounts.length === 0
+      ? 'accounts: auto found no account with traffic in the last day'
+      : undefined;
   } catch (err) {
     return `accounts: auto: reading the accounts failed: ${describeError(err)}`;
   } finally {
@@ -78,7 +82,8 @@ export async function checkApis(rt: Runtime): Promise<Map<ApiName, Verdict>> {
   const verdicts = await Promise.all(
     enabled.map(async (api): Promise<[ApiName, Verdict]> => {
       const job = rt.collector.jobs.find((j) => j.api === api);
-      if (!job) return [api, { ok: !discoveryProblem, detail: discoveryProblem ?? 'no job configured (nothing to check)' }];
+      if (!job)
+        return [api, { ok: !discoveryProblem, detail: discoveryProblem ?? 'no job configured (nothing to check)' }];
       try {
         const points = await sampleJob(rt, job);
         return [api, { ok: true, detail: `${job.key}: answered, ${points.length} points in the newest window` }];

@@ -31,7 +31,8 @@ export function redactWritesOnFirstUse(
   const create = Object.getOwnPropertyDescriptor(owner, name)?.get;
   if (!create) {
     redactWrites(owner[name]);
-    return prepare(owner[name]);
+    prepare(owner[name]);
+    return;
   }
   let stream: NodeJS.WriteStream | undefined;
   Object.defineProperty(owner, name, {

@@ -42,7 +42,9 @@ export async function runAction(o: RunOptions): Promise<void> {
     return;
   }
   if (o.check) {
-    const scope = o.shard ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})` : '';
+    const scope = o.shard
+      ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})`
+      : '';
     process.stdout.write(`${source}: valid${scope}\n`);
     // Valid but too much work for a quota: a warning (exit 0), the config runs, just slower than configured.
     for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
@@ -72,8 +74,11 @@ export async function runAction(o: RunOptions): Promise<void> {
     throw listenError(err, `${host}:${port}`, settings) ?? err;
   }
   // A mistyped key would silently leave that job on the general limit.
-  const unknownLagKeys = Object.keys(config.http.jobMaxLag).filter((key) => !rt.collector.jobs.some((j) => j.key === key));
-  if (unknownLagKeys.length > 0) log.warn({ keys: unknownLagKeys }, 'http.jobMaxLag names no job of this collector (or shard)');
+  const unknownLagKeys = Object.keys(config.http.jobMaxLag).filter(
+    (key) => !rt.collector.jobs.some((j) => j.key === key),
+  );
+  if (unknownLagKeys.length > 0)
+    log.warn({ keys: unknownLagKeys }, 'http.jobMaxLag names no job of this collector (or shard)');
   const daemon = startDaemon(rt, log);
   log.info({ jobs: rt.collector.jobs.length, health: health?.url }, 'collector started');
   // Stopping is how the daemon ends: exit 0 after it stopped (systemd, Kubernetes, Ctrl-C alike).
@@ -121,7 +126,10 @@ async function once(rt: Runtime, log: Logger): Promise<void> {
     const progress = showQuotaProgress(rt, passCalls(rt.collector));
     const results = await rt.collector.tick().finally(() => progress.stop());
     for (const r of results) {
-      log.info({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, refused: r.refused, error: r.error }, 'pass');
+      log.info(
+        { job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, refused: r.refused, error: r.error },
+        'pass',
+      );
     }
     const byKey = new Map(rt.collector.jobs.map((j) => [j.key, j]));
     const pendingOf = (key: string) => rt.collector.pending(byKey.get(key)!).length;

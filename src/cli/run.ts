@@ -22,15 +22,31 @@ const EXIT_CODES_HELP = configHelp(
 );
 
 export function runCommand(): Command {
-  return new Command('run')
-    .description('Run the collector daemon: scheduled collection, gap filling from checkpoints, graceful stop on SIGINT/SIGTERM')
-    .addOption(configFileOption())
-    .option('--check', 'validate the configuration and exit (0 = valid, 2 = invalid); warns of work that exceeds a quota')
-    .option('--online', 'with --check: also call each enabled API once and test a write to the sink; a verdict per API and sink (exit 0 all ok, 1 some failed)')
-    .option('--once', 'run one pass of every job (fills gaps), print a one-line verdict and exit (see the exit codes)')
-    .option('--dry-run', 'with --once: read the newest window of every job and print its points as line protocol on stdout; writes nothing, changes no checkpoint')
-    .addOption(shardOption())
-    .addHelpText('after', EXIT_CODES_HELP)
-    // The daemon's modules load when it runs, not for `run --help` or an argument error.
-    .action(async (o: RunOptions) => (await import('./run-action.js')).runAction(o));
+  return (
+    new Command('run')
+      .description(
+        'Run the collector daemon: scheduled collection, gap filling from checkpoints, graceful stop on SIGINT/SIGTERM',
+      )
+      .addOption(configFileOption())
+      .option(
+        '--check',
+        'validate the configuration and exit (0 = valid, 2 = invalid); warns of work that exceeds a quota',
+      )
+      .option(
+        '--online',
+        'with --check: also call each enabled API once and test a write to the sink; a verdict per API and sink (exit 0 all ok, 1 some failed)',
+      )
+      .option(
+        '--once',
+        'run one pass of every job (fills gaps), print a one-line verdict and exit (see the exit codes)',
+      )
+      .option(
+        '--dry-run',
+        'with --once: read the newest window of every job and print its points as line protocol on stdout; writes nothing, changes no checkpoint',
+      )
+      .addOption(shardOption())
+      .addHelpText('after', EXIT_CODES_HELP)
+      // The daemon's modules load when it runs, not for `run --help` or an argument error.
+      .action(async (o: RunOptions) => (await import('./run-action.js')).runAction(o))
+  );
 }

@@ -8,7 +8,10 @@ export function schemaCommand(): Command {
     .option('--write <file>', 'write to a file instead of stdout (e.g. docs/schema.md)')
     .action(async (o: { json?: boolean; write?: string }) => {
       // The measurement schemas load when the command runs, not for `schema --help`.
-      const [{ SCHEMA }, { renderSchemaDocument, renderSchemaJson }] = await Promise.all([import('../schema.js'), import('../schema-doc.js')]);
+      const [{ SCHEMA }, { renderSchemaDocument, renderSchemaJson }] = await Promise.all([
+        import('../schema.js'),
+        import('../schema-doc.js'),
+      ]);
       const text = o.json ? renderSchemaJson(SCHEMA) : renderSchemaDocument(SCHEMA);
       if (o.write) await writeOutput(o.write, text);
       else process.stdout.write(text);

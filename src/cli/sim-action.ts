@@ -8,39 +8,45 @@ import { onStopSignal } from './signals.js';
 
 export async function simAction(o: OptionValues): Promise<void> {
   const speed = o.clockSpeed as number | undefined;
-  if ((o.username === undefined) !== (o.password === undefined)) throw new CliError('--username and --password go together', EXIT_USAGE);
+  if ((o.username === undefined) !== (o.password === undefined))
+    throw new CliError('--username and --password go together', EXIT_USAGE);
   if ((o.tokenLifetime !== undefined || o.reuseTokens) && o.username === undefined) {
     throw new CliError('--token-lifetime and --reuse-tokens need --username and --password', EXIT_USAGE);
   }
-  const sim = await listening(() => startSimulator({
-    host: o.host,
-    port: o.port,
-    seed: o.seed,
-    token: o.token,
-    ...(o.username !== undefined
-      ? {
-          login: {
-            username: o.username,
-            password: o.password,
-            ...(o.tokenLifetime !== undefined ? { tokenLifetimeMs: o.tokenLifetime } : {}),
-            ...(o.reuseTokens ? { reuseTokens: true } : {}),
-          },
-        }
-      : {}),
-    world: { accounts: o.accounts, resourcesPerAccount: o.resources, streamsPerAccount: o.streams, nodes: o.nodes },
-    quotas: o.quota,
-    faults: o.fault ?? {},
-    clock: speed ? new ScaledClock(Date.now(), speed) : systemClock,
-    settings: {
-      ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
-      ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
-      ...(o.realShapes ? { shapes: 'real' as const } : {}),
-      ...(o.streamstatFlat ? { streamstatShape: 'flat' as const } : {}),
-      ...(o.contentEncoding !== undefined ? { contentEncoding: o.contentEncoding as string } : {}),
-      ...(o.metricsRefusal !== undefined ? { metricsRefusal: o.metricsRefusal as string } : {}),
-      ...(o.inventory === false ? { inventory: false } : {}),
-    },
-  }), o.host, o.port);
+  const sim = await listening(
+    () =>
+      startSimulator({
+        host: o.host,
+        port: o.port,
+        seed: o.seed,
+        token: o.token,
+        ...(o.username !== undefined
+          ? {
+              login: {
+                username: o.username,
+                password: o.password,
+                ...(o.tokenLifetime !== undefined ? { tokenLifetimeMs: o.tokenLifetime } : {}),
+                ...(o.reuseTokens ? { reuseTokens: true } : {}),
+              },
+            }
+          : {}),
+        world: { accounts: o.accounts, resourcesPerAccount: o.resources, streamsPerAccount: o.streams, nodes: o.nodes },
+        quotas: o.quota,
+        faults: o.fault ?? {},
+        clock: speed ? new ScaledClock(Date.now(), speed) : systemClock,
+        settings: {
+          ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
+          ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
+          ...(o.realShapes ? { shapes: 'real' as const } : {}),
+          ...(o.streamstatFlat ? { streamstatShape: 'flat' as const } : {}),
+          ...(o.contentEncoding !== undefined ? { contentEncoding: o.contentEncoding as string } : {}),
+          ...(o.metricsRefusal !== undefined ? { metricsRefusal: o.metricsRefusal as string } : {}),
+          ...(o.inventory === false ? { inventory: false } : {}),
+        },
+      }),
+    o.host,
+    o.port,
+  );
   process.stdout.write(
     `${JSON.stringify({ url: sim.url, token: sim.token, accounts: sim.accounts, streams: sim.streams })}\n`,
   );

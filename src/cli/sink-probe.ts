@@ -46,7 +46,8 @@ async function probeHttp(
   try {
     const rejection = await transport.send('');
     // 2.x refuses an empty body only after authorizing the write to an existing bucket.
-    if (rejection === undefined || /requires points|no data/i.test(rejection.reason)) return { ok: true, detail: `${target} is writable` };
+    if (rejection === undefined || /requires points|no data/i.test(rejection.reason))
+      return { ok: true, detail: `${target} is writable` };
     return { ok: false, detail: `HTTP ${rejection.status}: ${rejection.reason}` };
   } catch (err) {
     if (!(err instanceof SinkError)) throw err;

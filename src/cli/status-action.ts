@@ -29,8 +29,11 @@ function renderText(r: StatusReport): string {
     const aside = job.setAside.length > 0 ? `  set aside: ${job.setAside.length}` : '';
     const unconfigured = job.configured ? '' : '  (not configured)';
     lines.push(`${job.key.padEnd(width)}  watermark ${job.watermark ?? '—'}${aside}${unconfigured}`);
-    for (const e of job.setAside) lines.push(`  ${e.from}/${e.to}  attempts ${e.attempts}, next retry ${e.nextRetryAt}: ${e.reason}`);
-    lines.push(`  lag ${seconds(job.lagSeconds)}, backlog ${job.backlog ?? '—'} windows${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`);
+    for (const e of job.setAside)
+      lines.push(`  ${e.from}/${e.to}  attempts ${e.attempts}, next retry ${e.nextRetryAt}: ${e.reason}`);
+    lines.push(
+      `  lag ${seconds(job.lagSeconds)}, backlog ${job.backlog ?? '—'} windows${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`,
+    );
   }
   for (const a of r.apis) lines.push(`api ${a.api}: ${quotaText(a)}`);
   for (const b of r.backfills) lines.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
@@ -57,7 +60,12 @@ function renderTable(r: StatusReport): string {
     ]);
   }
   const apis = new Table({ head: ['api', 'quota use', 'queued'] });
-  for (const a of r.apis) apis.push([a.api, a.quota === null ? 'no quota' : `${a.used}/${a.quota} per ${seconds(a.periodSeconds)}`, a.queued ?? '—']);
+  for (const a of r.apis)
+    apis.push([
+      a.api,
+      a.quota === null ? 'no quota' : `${a.used}/${a.quota} per ${seconds(a.periodSeconds)}`,
+      a.queued ?? '—',
+    ]);
   const parts = [`state: ${r.stateDir}`, daemonLine(r), jobs.toString(), apis.toString()];
   for (const b of r.backfills) parts.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
   parts.push(...refusedLines(r));
@@ -68,7 +76,8 @@ function renderTable(r: StatusReport): string {
 /** Points the database refused for good (dead letters), one line per cause with its fix. */
 function refusedLines(r: StatusReport): string[] {
   return r.refused.map(
-    (e) => `points refused (${e.cause}): ${e.points} from ${e.firstAt} to ${e.lastAt}, last: ${e.reason}; fix: ${e.fix}`,
+    (e) =>
+      `points refused (${e.cause}): ${e.points} from ${e.firstAt} to ${e.lastAt}, last: ${e.reason}; fix: ${e.fix}`,
   );
 }
 

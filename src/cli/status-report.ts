@@ -27,7 +27,13 @@ export interface StatusReport {
   /** When the daemon that wrote the last report stopped (its stop was clean), else null. */
   daemonStoppedAt: string | null;
   jobs: JobStatus[];
-  apis: Array<{ api: ApiName; used: number; quota: number | null; periodSeconds: number | null; queued: number | null }>;
+  apis: Array<{
+    api: ApiName;
+    used: number;
+    quota: number | null;
+    periodSeconds: number | null;
+    queued: number | null;
+  }>;
   backfills: Array<{ id: string; state: string; spansDone: number; spans: number }>;
   /** Points the database refused for good, by cause, from the dead-letter file (`output.deadLetterPath`). */
   refused: RefusedSummary[];
@@ -54,7 +60,9 @@ export async function gatherStatus(config: CollectorConfig, now = Date.now()): P
   const reported = await readDaemonStatus(dir);
   const daemon = reported && isRunning(reported, now) ? reported : undefined;
   // A job reading several accounts at once keeps their checkpoints too (statistic/<account>/total): configured keys.
-  const configured = buildJobs(config).filter((j) => j.checkpointed).flatMap((j) => [j.key, ...(j.sharedKeys?.() ?? [])]);
+  const configured = buildJobs(config)
+    .filter((j) => j.checkpointed)
+    .flatMap((j) => [j.key, ...(j.sharedKeys?.() ?? [])]);
   const keys = [...new Set([...configured, ...snapshot.jobs.keys()])].sort();
   const jobs = keys.map((key): JobStatus => {
     const job = snapshot.jobs.get(key);
@@ -93,7 +101,12 @@ export async function gatherStatus(config: CollectorConfig, now = Date.now()): P
   const backfills = [];
   for (const request of await readRequests(dir).catch(() => [])) {
     const s = await readStatus(dir, request.id).catch(() => undefined);
-    backfills.push({ id: request.id, state: s?.state ?? 'waiting', spansDone: s?.spansDone ?? 0, spans: s?.plan.spans ?? 0 });
+    backfills.push({
+      id: request.id,
+      state: s?.state ?? 'waiting',
+      spansDone: s?.spansDone ?? 0,
+      spans: s?.plan.spans ?? 0,
+    });
   }
   return {
     stateDir: dir,
@@ -117,11 +130,16 @@ function isRunning(report: DaemonStatus, now: number): boolean {
 }
 
 /** Calls completed within each API's quota period, from the quota journal (best effort: 0 when unreadable). */
-async function journalUse(dir: string, config: CollectorConfig, now: number): Promise<Partial<Record<ApiName, number>>> {
+async function journalUse(
+  dir: string,
+  config: CollectorConfig,
+  now: number,
+): Promise<Partial<Record<ApiName, number>>> {
   try {
     const entries = await readJournalEntries(dir);
     const out: Partial<Record<ApiName, number>> = {};
-    for (const api of API_NAMES) out[api] = (entries[api]?.done ?? []).filter((at) => at > now - config.quotas[api].period).length;
+    for (const api of API_NAMES)
+      out[api] = (entries[api]?.done ?? []).filter((at) => at > now - config.quotas[api].period).length;
     return out;
   } catch {
     return {};

@@ -24,7 +24,12 @@ export interface OnceVerdict {
  * Sums one pass of every job; `stillPending(key)` counts what a failed job left pending; `refused`: the points the
  * database refused in the pass (telemetry's count: a write shared by jobs is not counted per job).
  */
-export function onceVerdict(results: readonly PassResult[], stillPending: (key: string) => number, calls: CallTally, refused = 0): OnceVerdict {
+export function onceVerdict(
+  results: readonly PassResult[],
+  stillPending: (key: string) => number,
+  calls: CallTally,
+  refused = 0,
+): OnceVerdict {
   const failedResults = results.filter((r) => r.error !== undefined);
   return {
     collected: sum(results, (r) => r.spans),

@@ -25,7 +25,8 @@ export async function verifyAction(o: VerifyOptions): Promise<void> {
   if (o.from >= to) throw new CliError('--from must be before --to', EXIT_USAGE);
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
-  if (readerKindOf(config) === undefined) throw new CliError(`sink.type ${config.sink.type}: verify needs a database sink to read back`, EXIT_USAGE);
+  if (readerKindOf(config) === undefined)
+    throw new CliError(`sink.type ${config.sink.type}: verify needs a database sink to read back`, EXIT_USAGE);
   // The database first: a missing one would be found only after minutes of statistic quota spent on the API.
   const database = await probeSink(config.sink);
   if (!database.ok) {
@@ -64,7 +65,9 @@ function toJson(r: VerifyReport) {
     reader: r.reader,
     series: r.series,
     drift: r.drift.map(driftJson),
-    ...(r.repair ? { repair: { recollected: r.repair.recollected, points: r.repair.points, after: r.repair.after.map(driftJson) } } : {}),
+    ...(r.repair
+      ? { repair: { recollected: r.repair.recollected, points: r.repair.points, after: r.repair.after.map(driftJson) } }
+      : {}),
   };
 }
 
@@ -76,7 +79,10 @@ function lines(drift: readonly SeriesCheck[]): string[] {
 }
 
 function toText(r: VerifyReport): string {
-  const out = [`verify ${iso(r.from)} → ${iso(r.to)} (${r.reader}): ${r.series} series compared, ${r.drift.length} drifting`, ...lines(r.drift)];
+  const out = [
+    `verify ${iso(r.from)} → ${iso(r.to)} (${r.reader}): ${r.series} series compared, ${r.drift.length} drifting`,
+    ...lines(r.drift),
+  ];
   if (r.repair) {
     const jobs = Object.keys(r.repair.recollected);
     out.push(`repair: ${jobs.length} job(s) re-collected (${r.repair.points} points): ${jobs.join(', ')}`);

@@ -21,10 +21,16 @@ export interface VerifyOptions {
 
 export function verifyCommand(): Command {
   return new Command('verify')
-    .description('Reconcile: compare the sums stored in the database with the provider totals per account, grouping and day (or hour)')
+    .description(
+      'Reconcile: compare the sums stored in the database with the provider totals per account, grouping and day (or hour)',
+    )
     .addOption(configFileOption())
     .requiredOption('--from <time>', 'start, a whole day or hour (a time: see Times below)', parseTimeOption('--from'))
-    .option('--to <time>', 'end, exclusive (default: --from + 1 day when --from is a day, else + 1 hour)', parseTimeOption('--to'))
+    .option(
+      '--to <time>',
+      'end, exclusive (default: --from + 1 day when --from is a day, else + 1 hour)',
+      parseTimeOption('--to'),
+    )
     .option('--repair', 're-collect the windows that drift (through the quotas), then check again')
     .option('--json', 'print the report as JSON')
     .addOption(shardOption())

@@ -140,9 +140,11 @@ export class Collector {
     const result = after.then(() => this.passSpans(job, priority, how));
     const entry: RunningPass = { priority, range: how.range, result };
     this.running.set(job.key, entry);
-    void entry.result.finally(() => {
-      if (this.running.get(job.key) === entry) this.running.delete(job.key);
-    }).catch(noop);
+    void entry.result
+      .finally(() => {
+        if (this.running.get(job.key) === entry) this.running.delete(job.key);
+      })
+      .catch(noop);
     return entry.result;
   }
 
@@ -259,7 +261,10 @@ export class Collector {
     try {
       await Promise.all([job.key, ...(job.sharedKeys?.(span) ?? [])].map((key) => this.deps.store.confirm(key, span)));
     } catch (err) {
-      this.deps.telemetry.condition(CHECKPOINT_CONDITION, `checkpoint of ${job.key} not written: ${describeError(err)}`);
+      this.deps.telemetry.condition(
+        CHECKPOINT_CONDITION,
+        `checkpoint of ${job.key} not written: ${describeError(err)}`,
+      );
       throw err;
     }
     this.deps.telemetry.condition(CHECKPOINT_CONDITION, undefined);
@@ -274,12 +279,18 @@ export class Collector {
     const entry = await this.aside.add(job.key, span, reason);
     const { log, telemetry } = this.deps;
     if (!entry) {
-      log.error({ job: job.key, span: spanText(span), reason }, 'set-aside list of the job is full: the job stops advancing');
+      log.error(
+        { job: job.key, span: spanText(span), reason },
+        'set-aside list of the job is full: the job stops advancing',
+      );
       return false;
     }
     telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
     const nextRetryAt = new Date(entry.nextRetryAt).toISOString();
-    log.warn({ job: job.key, span: spanText(span), reason, attempts: entry.attempts, nextRetryAt }, 'span set aside; later spans go on');
+    log.warn(
+      { job: job.key, span: spanText(span), reason, attempts: entry.attempts, nextRetryAt },
+      'span set aside; later spans go on',
+    );
     return true;
   }
 
@@ -293,7 +304,9 @@ export class Collector {
   lagMs(job: CollectJob): number {
     if (!job.checkpointed) return 0;
     const now = this.deps.clock.now();
-    const handled = this.aside.list(job.key).reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
+    const handled = this.aside
+      .list(job.key)
+      .reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
     const joined = this.joinedAt.get(job.key) ?? now;
     const reached = advanceWatermark(handled, this.deps.store.watermark(job.key)) ?? collectableEnd(job.rule, joined);
     return Math.max(0, now - reached);
@@ -324,7 +337,10 @@ export class Collector {
     if (dropped.length === 0) return;
     this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
     for (const e of dropped) {
-      this.deps.log.warn({ job: job.key, span: spanText(e), reason: e.reason }, 'set-aside span abandoned: older than the horizon');
+      this.deps.log.warn(
+        { job: job.key, span: spanText(e), reason: e.reason },
+        'set-aside span abandoned: older than the horizon',
+      );
     }
   }
 

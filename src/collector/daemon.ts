@@ -33,7 +33,8 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const passOf = (api: ApiName) => async () => {
     const results = await collector.runPass(jobsOf(api), 'live'); // skips jobs whose pass still runs
     // One line per API and pass (a job per line would be hundreds a minute); per-job detail at debug.
-    for (const r of results) log.debug({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'job pass');
+    for (const r of results)
+      log.debug({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'job pass');
     const spans = results.reduce((n, r) => n + r.spans, 0);
     const failed = results.filter((r) => r.error).map((r) => r.key);
     const setAside = results.filter((r) => r.setAside > 0).map((r) => r.key);
@@ -58,7 +59,10 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   // pick up the jobs of new accounts (they filter collector.jobs each time).
   const discover = async () => {
     await rt.discovery?.refresh().catch((err: unknown) => {
-      log.warn({ err: (err as Error).message }, 'account discovery failed; the accounts found so far are collected, retried at the next discovery');
+      log.warn(
+        { err: (err as Error).message },
+        'account discovery failed; the accounts found so far are collected, retried at the next discovery',
+      );
     });
   };
   const discoveryTimer = rt.discovery ? setInterval(() => void discover(), config.jobs.statistic.discovery) : undefined;

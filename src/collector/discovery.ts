@@ -45,7 +45,8 @@ export class AccountDiscovery {
     return [...this.known].sort();
   }
 
-  /** Reads the token's accounts once (a read under way is shared) and returns the new ones; throws if the read fails. */
+  /** Reads the token's accounts once (a read under way is shared) and returns the new ones; throws if the read fails.
+   * */
   refresh(): Promise<string[]> {
     this.running ??= this.read().finally(() => (this.running = undefined));
     return this.running;
@@ -55,10 +56,13 @@ export class AccountDiscovery {
     const { config, shard, collector, log, telemetry } = this.deps;
     const http = this.deps.http.withGate(this.deps.limiters.gate('live'));
     // A later failure leaves the accounts found so far collecting (logged by the daemon); only "none yet" is unhealthy.
-    const { accounts: found, from } = await readAccounts(http, this.deps.clock.now(), config.api.language).catch((err: unknown) => {
-      if (this.known.size === 0) telemetry.condition(DISCOVERY_CONDITION, `no account discovered yet: ${describeError(err)}`);
-      throw err;
-    });
+    const { accounts: found, from } = await readAccounts(http, this.deps.clock.now(), config.api.language).catch(
+      (err: unknown) => {
+        if (this.known.size === 0)
+          telemetry.condition(DISCOVERY_CONDITION, `no account discovered yet: ${describeError(err)}`);
+        throw err;
+      },
+    );
     const fresh = found.filter((a) => !this.known.has(a) && (!shard || inShard(a, shard)));
     for (const account of fresh) this.known.add(account);
     if (fresh.length > 0) {

@@ -50,7 +50,12 @@ export interface RuntimeOptions {
   shard?: Shard;
 }
 
-export async function createRuntime(config: CollectorConfig, clock: Clock, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(
+  config: CollectorConfig,
+  clock: Clock,
+  log: Logger,
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
   const failing = { apiAfterMs: config.http.apiFailingAfter, sinkAfterMs: config.http.sinkFailingAfter };
   const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname(), failing });
   // Before anything is opened: an unreadable password file is a config error with nothing to release.
@@ -68,9 +73,17 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
   // Opened under the checkpoint store's lock. A list that cannot be read or saved loses no data (see SetAsideStore).
   const { store: aside, problem } = await SetAsideStore.open(config.state.dir, {
     clock,
-    onSaveError: (err) => log.warn({ err: (err as Error).message }, 'set-aside list not saved; after a restart its spans are collected again'),
+    onSaveError: (err) =>
+      log.warn(
+        { err: (err as Error).message },
+        'set-aside list not saved; after a restart its spans are collected again',
+      ),
   });
-  if (problem) log.warn({ problem }, 'set-aside list unreadable; its spans are collected again and set aside anew if they still fail');
+  if (problem)
+    log.warn(
+      { problem },
+      'set-aside list unreadable; its spans are collected again and set aside anew if they still fail',
+    );
   // The APIs' calls and the sink's writes report their runs of failures alike: first at once, a summary a minute.
   const failures = new FailureRuns(log, clock);
   const limiterListeners = new Set<(event: LimiterEvent) => void>();
@@ -100,7 +113,9 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     ...(config.api.serverMaxLimit !== undefined ? { serverMaxLimit: config.api.serverMaxLimit } : {}),
   });
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
-  const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) => log.warn({ problem }, 'paging memory'));
+  const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) =>
+    log.warn({ problem }, 'paging memory'),
+  );
   const sink = watchedSink(createSink({ ...config.sink, ...config.output, telemetry }), config.sink, failures);
   const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging };
   const collector = new Collector({
@@ -118,7 +133,9 @@ export async function createRuntime(config: CollectorConfig, clock: Clock, log: 
     deadLetterPath: config.output.deadLetterPath,
   });
   const discovery =
-    config.accounts === 'auto' ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry, learnt }) : undefined;
+    config.accounts === 'auto'
+      ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry, learnt })
+      : undefined;
   return {
     config,
     clock,

@@ -22,7 +22,11 @@ export interface WriteRetryOptions {
  * full-jitter backoff until `deadlineMs` has passed or `stopping()` says to give up; then the last error is thrown
  * and the span stays unconfirmed (collected again on the next pass). Replays are idempotent: same series and time.
  */
-export async function writeWithRetry(sink: Sink, points: readonly Point[], options: WriteRetryOptions): Promise<WriteResult> {
+export async function writeWithRetry(
+  sink: Sink,
+  points: readonly Point[],
+  options: WriteRetryOptions,
+): Promise<WriteResult> {
   const clock = intervalClock(options.clock);
   const sleep = options.sleep ?? sleeperFor(clock);
   const giveUpAt = clock.now() + options.deadlineMs;

@@ -61,7 +61,12 @@ export function parseListen(text: string): { host?: string; port: number } | und
 export function envProblems(env: Env): Array<{ field: string; message: string }> {
   const listen = env[LISTEN_ENV];
   if (listen && !parseListen(listen)) {
-    return [{ field: 'http.port', message: `${LISTEN_ENV} "${listen}" must be host:port, e.g. 127.0.0.1:9464, [::]:9464 or :9464` }];
+    return [
+      {
+        field: 'http.port',
+        message: `${LISTEN_ENV} "${listen}" must be host:port, e.g. 127.0.0.1:9464, [::]:9464 or :9464`,
+      },
+    ];
   }
   return [];
 }
@@ -72,7 +77,13 @@ export function applyEnv(raw: Obj, env: Env): Obj {
   const api = section(out.api);
   for (const [name, key] of Object.entries(API_ENV)) if (env[name]) api[key] = env[name];
   if (Object.keys(api).length > 0) out.api = api;
-  if (env.CDN_ACCOUNTS) out.accounts = env.CDN_ACCOUNTS.trim() === 'auto' ? 'auto' : env.CDN_ACCOUNTS.split(',').map((s) => s.trim()).filter(Boolean);
+  if (env.CDN_ACCOUNTS)
+    out.accounts =
+      env.CDN_ACCOUNTS.trim() === 'auto'
+        ? 'auto'
+        : env.CDN_ACCOUNTS.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
 
   const sink = section(out.sink);
   const given = Object.entries(SINK_ENV).filter(([name]) => env[name]);
@@ -80,7 +91,8 @@ export function applyEnv(raw: Obj, env: Env): Obj {
     // With no sink in the file, INFLUX_DATABASE selects the v1 API, otherwise v2.
     if (sink.type === undefined) sink.type = env.INFLUX_DATABASE ? 'influx-v1' : 'influx-v2';
     for (const [name, key] of given) {
-      const fits = sink.type === 'influx-v1' ? !V2_ONLY.has(key) : sink.type === 'influx-v2' ? !V1_ONLY.has(key) : false;
+      const fits =
+        sink.type === 'influx-v1' ? !V2_ONLY.has(key) : sink.type === 'influx-v2' ? !V1_ONLY.has(key) : false;
       if (fits) sink[key] = env[name];
     }
     out.sink = sink;

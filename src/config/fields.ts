@@ -12,7 +12,10 @@ export const httpUrl = z
   .string()
   .url()
   // zod runs refinements after a failed .url() check too: only a parsable URL is asked for its scheme.
-  .refine((text) => !URL.canParse(text) || /^https?:$/.test(new URL(text).protocol), 'must be an http:// or https:// URL');
+  .refine(
+    (text) => !URL.canParse(text) || /^https?:$/.test(new URL(text).protocol),
+    'must be an http:// or https:// URL',
+  );
 
 /** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -20,13 +23,17 @@ const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9
 /** A listener address: an IPv4/IPv6 address (without brackets) or a host name. */
 export const listenHost = z
   .string()
-  .refine((text) => isIP(text) !== 0 || HOSTNAME.test(text), 'must be an IP address (e.g. 127.0.0.1, 0.0.0.0, ::) or a host name');
+  .refine(
+    (text) => isIP(text) !== 0 || HOSTNAME.test(text),
+    'must be an IP address (e.g. 127.0.0.1, 0.0.0.0, ::) or a host name',
+  );
 
 /** A job's live schedule: validated here, once, so `--check` refuses it and the daemon can trust it. */
 export const cronSchedule = z
   .string()
   .min(1)
   .superRefine((expression, ctx) => {
-    if (!isCronExpression(expression)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${expression}" is not a cron expression` });
+    if (!isCronExpression(expression))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${expression}" is not a cron expression` });
   })
   .describe('node-cron expression of the live schedule (with seconds field optional)');

@@ -21,7 +21,8 @@ const ALONE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 export function interpolateEnv(doc: Document, env: Env): InterpolationProblem[] {
   const problems: InterpolationProblem[] = [];
   const walk = (node: unknown, path: Array<string | number>): void => {
-    if (isMap(node)) for (const pair of node.items) walk(pair.value, [...path, isScalar(pair.key) ? String(pair.key.value) : '?']);
+    if (isMap(node))
+      for (const pair of node.items) walk(pair.value, [...path, isScalar(pair.key) ? String(pair.key.value) : '?']);
     else if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...path, i]));
     else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
       const field = path.length > 0 ? path.join('.') : '(root)';
@@ -49,7 +50,9 @@ function substitute(text: string, env: Env, problem: (message: string) => void):
     const end = text.indexOf('}', from);
     const name = end < 0 ? undefined : text.slice(from, end);
     if (name === undefined || !NAME.test(name)) {
-      problem(`${end < 0 ? 'unclosed ${' : `\${${name}} is not a variable name`}: write \${NAME} (letters, digits, _), or $\${ for a literal \${`);
+      problem(
+        `${end < 0 ? 'unclosed ${' : `\${${name}} is not a variable name`}: write \${NAME} (letters, digits, _), or $\${ for a literal \${`,
+      );
     } else if (env[name] === undefined) {
       problem(`\${${name}}: environment variable ${name} is not set`);
     } else {

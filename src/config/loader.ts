@@ -51,14 +51,19 @@ const MISSING_SECTION: Record<string, string> = {
  * Validates a raw config object (with the environment's overrides); every problem is reported, naming its field, after
  * the `earlier` ones (the file's `${…}` that could not be replaced).
  */
-export function parseConfig(raw: unknown, env: Env = process.env, earlier: readonly ConfigProblem[] = []): CollectorConfig {
+export function parseConfig(
+  raw: unknown,
+  env: Env = process.env,
+  earlier: readonly ConfigProblem[] = [],
+): CollectorConfig {
   const merged = applyEnv(isObj(raw) ? raw : {}, env);
   // Before validation: its errors quote values, which must not show a secret pasted into the wrong field.
   registerConfigSecrets(merged);
   const result = configSchema.safeParse(merged);
   const problems = [...earlier, ...envProblems(env)];
   if (!result.success) problems.push(...result.error.issues.map((issue) => problemOf(issue, merged, env)));
-  // One problem per field: what zod finds after the first (a bound checked on a value it could not read) follows from it.
+  // One problem per field: what zod finds after the first (a bound checked on a value it could not read) follows from
+  // it.
   const firstPerField = problems.filter((p, i) => problems.findIndex((q) => q.field === p.field) === i);
   if (firstPerField.length > 0 || !result.success) throw new ConfigError(firstPerField);
   return withDependentDefaults(result.data);
@@ -71,10 +76,16 @@ function problemOf(issue: ZodIssue, merged: Obj, env: Env): ConfigProblem {
   if (missing && MISSING_SECTION[field]) return { field, message: MISSING_SECTION[field] };
   let message = issue.message;
   if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) message = 'required';
-  if (missing && issue.code === 'invalid_union_discriminator') message = `required: one of ${issue.options.map(String).join(', ')}`;
+  if (missing && issue.code === 'invalid_union_discriminator')
+    message = `required: one of ${issue.options.map(String).join(', ')}`;
   if (issue.code === 'unrecognized_keys') message += ` (${issue.keys.join(', ')})`;
   const variable = envFields(merged).get(field);
-  if (variable && !message.includes(variable)) message += setsField(variable, env, merged, issue.path) ? ` (from ${variable})` : missing ? ` (set ${variable})` : '';
+  if (variable && !message.includes(variable))
+    message += setsField(variable, env, merged, issue.path)
+      ? ` (from ${variable})`
+      : missing
+        ? ` (set ${variable})`
+        : '';
   return { field, message };
 }
 
@@ -86,7 +97,10 @@ function setsField(variable: string, env: Env, merged: Obj, path: Array<string |
 }
 
 function valueAt(value: unknown, path: Array<string | number>): unknown {
-  return path.reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Obj)[key] : undefined), value);
+  return path.reduce<unknown>(
+    (node, key) => (typeof node === 'object' && node !== null ? (node as Obj)[key] : undefined),
+    value,
+  );
 }
 
 /** The configuration of a YAML file with the environment's overrides; without a file, of the environment alone. */

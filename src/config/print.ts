@@ -25,7 +25,8 @@ function readable(value: unknown, schema: ZodTypeAny, key = ''): unknown {
   const { inner } = unwrap(schema);
   if (isDuration(inner) && typeof value === 'number') return durationText(value);
   if (typeof value === 'string') return /^https?:\/\//.test(value) ? withoutUserinfo(value) : value;
-  if (inner instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => readable(item, inner._def.type as ZodTypeAny));
+  if (inner instanceof z.ZodArray && Array.isArray(value))
+    return value.map((item) => readable(item, inner._def.type as ZodTypeAny));
   if (inner instanceof z.ZodUnion && Array.isArray(value)) {
     const list = (inner._def.options as ZodTypeAny[]).map((o) => unwrap(o).inner).find((o) => o instanceof z.ZodArray);
     return list ? readable(value, list) : value;
@@ -35,7 +36,9 @@ function readable(value: unknown, schema: ZodTypeAny, key = ''): unknown {
     if (inner instanceof z.ZodObject) return (inner.shape as Record<string, ZodTypeAny>)[k] ?? z.unknown();
     if (inner instanceof z.ZodRecord) return inner._def.valueType as ZodTypeAny;
     if (inner instanceof z.ZodDiscriminatedUnion) {
-      const option = (inner.optionsMap as Map<unknown, z.AnyZodObject>).get((value as Record<string, unknown>)[inner.discriminator]);
+      const option = (inner.optionsMap as Map<unknown, z.AnyZodObject>).get(
+        (value as Record<string, unknown>)[inner.discriminator],
+      );
       return (option?.shape as Record<string, ZodTypeAny> | undefined)?.[k] ?? z.unknown();
     }
     return z.unknown();

@@ -10,7 +10,8 @@ import { configSchema } from './schema.js';
  */
 
 /** How docs/configuration.md is regenerated; printed in its header and by the test that compares it. */
-export const REFERENCE_COMMAND = 'npm run build && node bin/cdn-collector.js config --reference --write docs/configuration.md';
+export const REFERENCE_COMMAND =
+  'npm run build && node bin/cdn-collector.js config --reference --write docs/configuration.md';
 
 export interface FieldDoc {
   /** Dotted path as in YAML (`jobs.metrics.window`); list items are `[]`. */
@@ -91,7 +92,8 @@ function typeName(node: ZodTypeAny, path: string): string {
   if (node instanceof z.ZodUnion) {
     return (node._def.options as ZodTypeAny[]).map((option) => typeName(unwrap(option).inner, path)).join(' or ');
   }
-  if (node instanceof z.ZodDiscriminatedUnion) return `object, by \`${String(node._def.discriminator)}\` (see \`${path}\`)`;
+  if (node instanceof z.ZodDiscriminatedUnion)
+    return `object, by \`${String(node._def.discriminator)}\` (see \`${path}\`)`;
   throw new Error(`config reference: no rendering for ${String(node._def.typeName)} at ${path}`);
 }
 
@@ -114,23 +116,38 @@ function numberType(node: z.ZodNumber): string {
 export function flow(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(flow).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
-    return `{ ${Object.entries(value).map(([k, v]) => `${k}: ${flow(v)}`).join(', ')} }`.replace('{  }', '{}');
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${k}: ${flow(v)}`)
+      .join(', ')} }`.replace('{  }', '{}');
   }
   return JSON.stringify(value);
 }
 
 /** `{ a: { b: value } }` for path `a.b`. */
 function skeleton(path: string, value: unknown): Record<string, unknown> {
-  return path.split('.').reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), value as Record<string, unknown>);
+  return path
+    .split('.')
+    .reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), value as Record<string, unknown>);
 }
 
 /** The reference: one section per object of the schema (top level first, then depth first). */
 export function configReference(schema: z.AnyZodObject = configSchema): SectionDoc[] {
   const sections: SectionDoc[] = [];
 
-  const objectSection = (obj: z.AnyZodObject, path: string, description: string, raw: Record<string, unknown>, variant?: string): void => {
+  const objectSection = (
+    obj: z.AnyZodObject,
+    path: string,
+    description: string,
+    raw: Record<string, unknown>,
+    variant?: string,
+  ): void => {
     const env = envFields(raw);
-    const section: SectionDoc = { path: path || '(top level)', description, fields: [], ...(variant ? { variant } : {}) };
+    const section: SectionDoc = {
+      path: path || '(top level)',
+      description,
+      fields: [],
+      ...(variant ? { variant } : {}),
+    };
     sections.push(section);
     const nested: Array<() => void> = [];
     for (const [key, field] of Object.entries(obj.shape as Record<string, ZodTypeAny>)) {
@@ -164,7 +181,13 @@ export function configReference(schema: z.AnyZodObject = configSchema): SectionD
       const key = String(node._def.discriminator);
       return (node.options as z.AnyZodObject[]).map((option) => () => {
         const variant = String(unwrap(option.shape[key] as ZodTypeAny).inner._def.value);
-        objectSection(option, path, u.description, { ...raw, ...skeleton(path, { [key]: variant }) }, `${key}: ${variant}`);
+        objectSection(
+          option,
+          path,
+          u.description,
+          { ...raw, ...skeleton(path, { [key]: variant }) },
+          `${key}: ${variant}`,
+        );
       });
     }
     return [];
@@ -230,8 +253,8 @@ export function renderConfigReference(sections: SectionDoc[] = configReference()
     '  (`api.tokenFile`, `api.passwordFile`), not in the config file; they are never logged or printed.',
     '- **Authentication**: exactly one of `api.token`, `api.tokenFile`, `api.username` (the login, with `api.password`',
     '  or `api.passwordFile`). See the README, "Authentication". The login is `POST {baseUrl}/app/oauth/v1/token/`',
-    '  with a form body `username=…&password=…`, as the vendor\'s OAuth page (its curl example) and every public client',
-    '  of this API family send it; the service reads the body as a form and answers a JSON body 400. Its answer\'s',
+    "  with a form body `username=…&password=…`, as the vendor's OAuth page (its curl example) and every public client",
+    "  of this API family send it; the service reads the body as a form and answers a JSON body 400. Its answer's",
     '  `lifetime` is the time left (ms). Seven wrong passwords ban the account for 3 hours: three refusals in a row stop',
     '  the logins until the password (file) changes or 6 hours pass.',
     '- **Sharding** is not part of the file: `run` and `backfill` take `--shard i/n` (env `CDN_SHARD`), which keeps the',

@@ -27,7 +27,10 @@ export function checkConfig(config: CollectorConfig): void {
     const short = reach.find(([, ms]) => ms !== undefined && config.state.horizon < ms);
     if (short) {
       const [job, ms] = short;
-      problems.push({ field: 'state.horizon', message: `must be at least ${ms! / MINUTE} min (${job}: lag/delay plus one window), or nothing is collected` });
+      problems.push({
+        field: 'state.horizon',
+        message: `must be at least ${ms! / MINUTE} min (${job}: lag/delay plus one window), or nothing is collected`,
+      });
     }
   }
   rule(() => checkStateDir(config.state.dir));

@@ -11,7 +11,8 @@ import { httpUrl, listenHost } from './fields.js';
 
 /**
  * The collector's configuration: the one source of truth for validation, defaults and the reference in
- * docs/configuration.md (generated from the `.describe()` texts). Unknown keys are errors (`.strict()`), so a typo never
+ * docs/configuration.md (generated from the `.describe()` texts). Unknown keys are errors (`.strict()`), so a typo
+ * never
  * silently falls back to a default. Each source owns its `jobs.<api>` section (src/sources/<api>/settings.ts); the
  * sources' list (src/sources/index.ts) composes them.
  */
@@ -33,13 +34,21 @@ function quotaOf({ title, quota: { calls, periodMs, published } }: ApiDescriptor
 
 /** Level 1 already shrinks line protocol ~5×, for a third of level 6's CPU; 0 suits a server on the same host. */
 const gzipLevel = (byDefault: number) =>
-  z.number().int().min(0).max(9).default(byDefault).describe('gzip level (1–9) of write requests; 0 sends them uncompressed');
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(9)
+    .default(byDefault)
+    .describe('gzip level (1–9) of write requests; 0 sends them uncompressed');
 const gzipMinBytes = z
   .number()
   .int()
   .min(0)
   .default(DEFAULT_GZIP_MIN_BYTES)
-  .describe('write bodies smaller than this many bytes go uncompressed (a daemon pass writes a few KB: gzip costs more than it saves)');
+  .describe(
+    'write bodies smaller than this many bytes go uncompressed (a daemon pass writes a few KB: gzip costs more than it saves)',
+  );
 
 /** The dead-letter file's name in state.dir when output.deadLetterPath is unset. */
 const DEAD_LETTER_FILE = 'dead-letters.jsonl';
@@ -48,7 +57,10 @@ const DEAD_LETTER_FILE = 'dead-letters.jsonl';
 const bodyBytes = z.number().int().min(1024);
 
 /** Exactly one way to authenticate, and a login with exactly one password source. */
-function checkCredentials(api: { token?: string; tokenFile?: string; username?: string; password?: string; passwordFile?: string }, ctx: z.RefinementCtx): void {
+function checkCredentials(
+  api: { token?: string; tokenFile?: string; username?: string; password?: string; passwordFile?: string },
+  ctx: z.RefinementCtx,
+): void {
   const given = (['token', 'tokenFile', 'username'] as const).filter((k) => api[k] !== undefined);
   if (given.length !== 1) {
     const found = given.length === 0 ? 'none is set' : `${given.map((k) => `api.${k}`).join(' and ')} are set`;
@@ -67,7 +79,11 @@ function checkCredentials(api: { token?: string; tokenFile?: string; username?: 
       message: `a login needs exactly one of api.password (CDN_PASSWORD), api.passwordFile (CDN_PASSWORD_FILE); ${passwords.length === 0 ? 'none is set' : 'both are set'}`,
     });
   } else if (api.username === undefined && passwords.length > 0) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, path: [passwords[0]!], message: 'is only used by the login: set api.username too' });
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: [passwords[0]!],
+      message: 'is only used by the login: set api.username too',
+    });
   }
 }
 
@@ -76,24 +92,40 @@ export const configSchema = z
     api: z
       .object({
         baseUrl: httpUrl.describe('base URL of the provider API (env CDN_BASE_URL)'),
-        token: z.string().min(1).optional().describe('a static API token (env CDN_TOKEN); never logged. One of token, tokenFile, username'),
+        token: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('a static API token (env CDN_TOKEN); never logged. One of token, tokenFile, username'),
         tokenFile: z
           .string()
           .min(1)
           .optional()
-          .describe('file whose first line is the token (env CDN_TOKEN_FILE), re-read when it changes and when a call is refused: for secret managers and sidecars'),
+          .describe(
+            'file whose first line is the token (env CDN_TOKEN_FILE), re-read when it changes and when a call is refused: for secret managers and sidecars',
+          ),
         username: z
           .string()
           .min(1)
           .optional()
-          .describe('account user name for the login POST {baseUrl}/app/oauth/v1/token/ (env CDN_USERNAME): tokens are fetched and renewed before they expire'),
-        password: z.string().min(1).optional().describe('login password (env CDN_PASSWORD; prefer the env or passwordFile to the file); never logged'),
-        passwordFile: z.string().min(1).optional().describe('file whose first line is the login password (env CDN_PASSWORD_FILE)'),
+          .describe(
+            'account user name for the login POST {baseUrl}/app/oauth/v1/token/ (env CDN_USERNAME): tokens are fetched and renewed before they expire',
+          ),
+        password: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('login password (env CDN_PASSWORD; prefer the env or passwordFile to the file); never logged'),
+        passwordFile: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('file whose first line is the login password (env CDN_PASSWORD_FILE)'),
         loginBody: z
           .enum(LOGIN_BODY_FORMATS)
           .default(DEFAULT_LOGIN_BODY)
           .describe(
-            'how the login sends the credentials: a form (application/x-www-form-urlencoded, as the vendor\'s OAuth page and every public client send it; the service answers a JSON body 400) or a JSON object',
+            "how the login sends the credentials: a form (application/x-www-form-urlencoded, as the vendor's OAuth page and every public client send it; the service answers a JSON body 400) or a JSON object",
           ),
         renewAfter: z
           .number()
@@ -101,9 +133,13 @@ export const configSchema = z
           .max(0.95)
           .default(0.8)
           .describe('a login token is renewed once this fraction of its lifetime has passed'),
-        tokenPlacement: z.enum(['header', 'query']).default('header').describe('statistics APIs: token in header or cdnauthtoken query'),
+        tokenPlacement: z
+          .enum(['header', 'query'])
+          .default('header')
+          .describe('statistics APIs: token in header or cdnauthtoken query'),
         timeout: duration
-          // Node timers fire after 1 ms when given more than 2^31 − 1 ms, so a longer deadline would time out every call.
+          // Node timers fire after 1 ms when given more than 2^31 − 1 ms, so a longer deadline would time out every
+          // call.
           .refine((ms) => ms <= 2 ** 31 - 1, 'must be at most 24 days (a Node timer limit)')
           .default('30s')
           .describe('deadline of one HTTP request'),
@@ -118,7 +154,9 @@ export const configSchema = z
           .int()
           .min(1)
           .default(1000)
-          .describe('rows (or rows per bucket) asked for per call of the paged statistics endpoints (`limit`); the maximum is not shown, a server that caps lower is paged through'),
+          .describe(
+            'rows (or rows per bucket) asked for per call of the paged statistics endpoints (`limit`); the maximum is not shown, a server that caps lower is paged through',
+          ),
         serverMaxLimit: z
           .number()
           .int()
@@ -133,7 +171,9 @@ export const configSchema = z
           .describe('longest Retry-After honoured; a longer one is cut to this (and logged)'),
         maxBodyBytes: bodyBytes
           .default(32 * 1024 * 1024)
-          .describe('largest response body read, in bytes (default 32 MiB); a larger one fails the call, never buffered whole'),
+          .describe(
+            'largest response body read, in bytes (default 32 MiB); a larger one fails the call, never buffered whole',
+          ),
         maxBodyBytesPerApi: z
           .object(perApi((_, { title }) => bodyBytes.optional().describe(title)))
           .strict()
@@ -152,19 +192,24 @@ export const configSchema = z
     accounts: z
       .union([
         z.literal('auto'),
-        z.array(z.string().min(1).regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces')).min(1),
+        z
+          .array(
+            z
+              .string()
+              .min(1)
+              .regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces'),
+          )
+          .min(1),
       ])
-      .describe('accounts this instance collects (split accounts across instances to scale out), or auto: the token\'s active accounts, read at start and every jobs.statistic.discovery from GET /app/inventory/v1/accounts/ (outside every quota), or where that answers 404 from the statistics /accounts grouping (accounts with traffic in the last day, on the statistic quota)'),
+      .describe(
+        "accounts this instance collects (split accounts across instances to scale out), or auto: the token's active accounts, read at start and every jobs.statistic.discovery from GET /app/inventory/v1/accounts/ (outside every quota), or where that answers 404 from the statistics /accounts grouping (accounts with traffic in the last day, on the statistic quota)",
+      ),
     quotas: z
       .object(perApi((_, descriptor) => quotaOf(descriptor)))
       .strict()
       .default({})
       .describe('per token: the limiter never exceeds them in any sliding window'),
-    jobs: z
-      .object(SETTINGS_SCHEMAS)
-      .strict()
-      .default({})
-      .describe('what to collect and when'),
+    jobs: z.object(SETTINGS_SCHEMAS).strict().default({}).describe('what to collect and when'),
     sink: z
       .discriminatedUnion('type', [
         z
@@ -177,7 +222,9 @@ export const configSchema = z
             backslashes: z
               .enum(['verbatim', 'escaped'])
               .default('verbatim')
-              .describe('line-protocol backslashes: verbatim for InfluxDB 2.x/1.8, escaped for VictoriaMetrics and InfluxDB 3'),
+              .describe(
+                'line-protocol backslashes: verbatim for InfluxDB 2.x/1.8, escaped for VictoriaMetrics and InfluxDB 3',
+              ),
             gzipLevel: gzipLevel(1),
             gzipMinBytes,
           })
@@ -187,14 +234,22 @@ export const configSchema = z
             type: z.literal('influx-v1').describe('InfluxDB 1.x /write'),
             url: httpUrl.describe('env INFLUX_URL'),
             database: z.string().min(1).describe('env INFLUX_DATABASE'),
-            retentionPolicy: z.string().optional().describe('env INFLUX_RETENTION_POLICY; default: the database default'),
+            retentionPolicy: z
+              .string()
+              .optional()
+              .describe('env INFLUX_RETENTION_POLICY; default: the database default'),
             username: z.string().optional().describe('env INFLUX_USERNAME'),
             password: z.string().optional().describe('env INFLUX_PASSWORD; never logged'),
             gzipLevel: gzipLevel(0),
             gzipMinBytes,
           })
           .strict(),
-        z.object({ type: z.literal('file').describe('line protocol to a file (tests, piping)'), path: z.string().min(1).describe('line-protocol file, or - for stdout') }).strict(),
+        z
+          .object({
+            type: z.literal('file').describe('line protocol to a file (tests, piping)'),
+            path: z.string().min(1).describe('line-protocol file, or - for stdout'),
+          })
+          .strict(),
       ])
       .describe('where points go'),
     output: z
@@ -221,7 +276,9 @@ export const configSchema = z
     state: z
       .object({
         dir: z.string().min(1).default('./state').describe('checkpoint directory (keep it on a volume)'),
-        horizon: duration.default('7d').describe("gaps older than this are not backfilled automatically; at least each job's lag plus one window"),
+        horizon: duration
+          .default('7d')
+          .describe("gaps older than this are not backfilled automatically; at least each job's lag plus one window"),
         initialLookback: duration.default('1h').describe('how far back a job with no checkpoint starts'),
       })
       .strict()
@@ -234,7 +291,10 @@ export const configSchema = z
       .describe('name of this collector in its cdn_collector points (default: the host name); unique per shard'),
     log: z
       .object({
-        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('log level (stderr); flag --log-level'),
+        level: z
+          .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace'])
+          .default('info')
+          .describe('log level (stderr); flag --log-level'),
         format: z
           .enum(['json', 'pretty'])
           .optional()
@@ -248,13 +308,31 @@ export const configSchema = z
       .describe('logging'),
     http: z
       .object({
-        port: z.number().int().min(0).max(65535).optional().describe('health/metrics listener port; off when unset; flag --listen host:port'),
+        port: z
+          .number()
+          .int()
+          .min(0)
+          .max(65535)
+          .optional()
+          .describe('health/metrics listener port; off when unset; flag --listen host:port'),
         host: listenHost
           .default('127.0.0.1')
-          .describe('listener address; containers set 0.0.0.0 so their health checks reach it; flag --listen host:port'),
-        maxLag: duration.default('2h').describe('/healthz answers 503 when a job lags more than this beyond the lag it has by design (its delay plus one window: a daily job is a day and its lag behind when caught up)'),
-        apiFailingAfter: duration.default('5m').describe('/healthz answers 503 when every call of an API failed for this long (401/403 after a token renewal: at once)'),
-        sinkFailingAfter: duration.default('2m').describe('/healthz answers 503 when every write to the sink failed for this long'),
+          .describe(
+            'listener address; containers set 0.0.0.0 so their health checks reach it; flag --listen host:port',
+          ),
+        maxLag: duration
+          .default('2h')
+          .describe(
+            '/healthz answers 503 when a job lags more than this beyond the lag it has by design (its delay plus one window: a daily job is a day and its lag behind when caught up)',
+          ),
+        apiFailingAfter: duration
+          .default('5m')
+          .describe(
+            '/healthz answers 503 when every call of an API failed for this long (401/403 after a token renewal: at once)',
+          ),
+        sinkFailingAfter: duration
+          .default('2m')
+          .describe('/healthz answers 503 when every write to the sink failed for this long'),
         jobMaxLag: z
           .record(z.string().min(1), duration)
           .default({})
@@ -272,7 +350,9 @@ export const configSchema = z
 type ParsedConfig = z.output<typeof configSchema>;
 
 /** The configuration the collector runs on: the schema's output with the defaults that follow other fields. */
-export type CollectorConfig = Omit<ParsedConfig, 'output'> & { output: ParsedConfig['output'] & { deadLetterPath: string } };
+export type CollectorConfig = Omit<ParsedConfig, 'output'> & {
+  output: ParsedConfig['output'] & { deadLetterPath: string };
+};
 
 /** Fills the defaults that depend on other fields: the dead letters go beside the checkpoints unless placed. */
 export function withDependentDefaults(parsed: ParsedConfig): CollectorConfig {

@@ -5,7 +5,8 @@ import type { JsonListSplitter } from './json-list.js';
 /** Default cap of one response body: far above any page the collector asks for, far below what hurts the process. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-/** Why a body was refused: the size it declared (content-length) or the bytes read (decoded) when the cap was passed. */
+/** Why a body was refused: the size it declared (content-length) or the bytes read (decoded) when the cap was passed.
+ * */
 export type Oversize = { declared: number } | { read: number };
 
 /**

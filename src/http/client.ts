@@ -3,7 +3,15 @@ import type { ZodType, ZodTypeDef } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
 import { issueText, ListReader, type ListSpec } from './json-list.js';
-import { ApiError, BodyTooLargeError, ContentEncodingError, NetworkError, ResponseFormatError, TimeoutError, type RequestInfo } from './errors.js';
+import {
+  ApiError,
+  BodyTooLargeError,
+  ContentEncodingError,
+  NetworkError,
+  ResponseFormatError,
+  TimeoutError,
+  type RequestInfo,
+} from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
@@ -36,7 +44,8 @@ export interface HttpClientOptions {
   maxBodyBytesPerApi?: Partial<Record<ApiName, number>>;
   /** Bound on the pages of one paged read (default 200). */
   maxPages?: number;
-  /** The largest `limit` the server honours, when known (`api.serverMaxLimit`): paged reads need no capped-page check. */
+  /** The largest `limit` the server honours, when known (`api.serverMaxLimit`): paged reads need no capped-page check.
+   * */
   serverMaxLimit?: number;
 }
 
@@ -159,7 +168,8 @@ export class HttpClient {
 
   private async send<T>(spec: RequestSpec<T>, token: string): Promise<ApiResponse<T>> {
     const params = toSearchParams(spec.query ?? {});
-    const useQueryToken = this.tokenPlacement === 'query' && spec.api !== 'inventory' && APIS[spec.api].token === 'header-or-query';
+    const useQueryToken =
+      this.tokenPlacement === 'query' && spec.api !== 'inventory' && APIS[spec.api].token === 'header-or-query';
     const safeQs = params.toString();
     if (useQueryToken) params.set(TOKEN_QUERY, token);
     const qs = params.toString();
@@ -208,13 +218,20 @@ export class HttpClient {
       if (deadline.aborted) throw new TimeoutError(info, timeoutMs);
       if (spec.signal?.aborted) throw err;
       const code = errorCode(err);
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw new TimeoutError(info, timeoutMs);
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+        throw new TimeoutError(info, timeoutMs);
       throw new NetworkError(info, code, { cause: sanitizeCause(err, token) });
     }
 
     if ('oversize' in read) {
       const o = read.oversize;
-      throw new BodyTooLargeError(info, status, maxBytes, 'declared' in o ? o.declared : undefined, 'read' in o ? o.read : 0);
+      throw new BodyTooLargeError(
+        info,
+        status,
+        maxBytes,
+        'declared' in o ? o.declared : undefined,
+        'read' in o ? o.read : 0,
+      );
     }
     const text = read.text;
     const parsed = parseJson(text);
@@ -227,7 +244,8 @@ export class HttpClient {
       });
     }
     const failed = list?.failure;
-    if (failed) throw new ResponseFormatError(info, failed.problem, excerpt(redact(failed.excerpt, token)), failed.kind);
+    if (failed)
+      throw new ResponseFormatError(info, failed.problem, excerpt(redact(failed.excerpt, token)), failed.kind);
     if (!parsed.ok) throw new ResponseFormatError(info, 'body is not JSON', excerpt(redact(text, token)), 'not-json');
     const checked = spec.schema.safeParse(parsed.value);
     if (!checked.success) throw new ResponseFormatError(info, issueText(checked.error), excerpt(redact(text, token)));
@@ -241,7 +259,8 @@ export class HttpClient {
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 

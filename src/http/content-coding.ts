@@ -4,7 +4,8 @@ import { ContentEncodingError } from './errors.js';
 
 /**
  * The content codings node:zlib decodes, by their HTTP name (RFC 9110 §8.4.1; `x-gzip` is gzip's old alias).
- * `deflate` is the zlib format RFC 9110 names; a raw deflate stream fails as a corrupt body rather than being guessed at.
+ * `deflate` is the zlib format RFC 9110 names; a raw deflate stream fails as a corrupt body rather than being guessed
+ * at.
  */
 const DECODERS: Readonly<Record<string, () => Transform>> = {
   gzip: createGunzip,
@@ -13,13 +14,18 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
   br: createBrotliDecompress,
 };
 
-/** What every request to the APIs asks for: the codings the collector can decode, so large answers travel compressed. */
+/** What every request to the APIs asks for: the codings the collector can decode, so large answers travel compressed.
+ * */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
 
 /** What a body in a coding the client does not know fails with. */
 function unsupported(coding: string): ContentEncodingError {
   const known = [...Object.keys(DECODERS), 'identity'].join(', ');
-  return new ContentEncodingError(coding, 'unsupported', `Content-Encoding "${coding}" is not supported (the collector decodes ${known})`);
+  return new ContentEncodingError(
+    coding,
+    'unsupported',
+    `Content-Encoding "${coding}" is not supported (the collector decodes ${known})`,
+  );
 }
 
 /**
@@ -43,7 +49,8 @@ export interface DecodedBody {
 
 /**
  * The body decoded: each coding undone in the reverse of the order it was applied ("gzip, br": br first). Throws
- * ContentEncodingError for a coding it does not know, before a byte is read. The decoders honour backpressure, so a reader
+ * ContentEncodingError for a coding it does not know, before a byte is read. The decoders honour backpressure, so a
+ * reader
  * that stops early (the body cap) stops the inflating too: a small compressed body never expands in memory beyond
  * what was read of it.
  */
@@ -69,5 +76,9 @@ export function decodeBody(body: Readable, header: string | string[] | undefined
 }
 
 function corrupt(coding: string, err: Error): ContentEncodingError {
-  return new ContentEncodingError(coding, 'corrupt', `the ${coding} body cannot be decoded (corrupt or cut off): ${err.message}`);
+  return new ContentEncodingError(
+    coding,
+    'corrupt',
+    `the ${coding} body cannot be decoded (corrupt or cut off): ${err.message}`,
+  );
 }

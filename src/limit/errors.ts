@@ -1,5 +1,5 @@
 import { CollectorError } from '../errors.js';
-import { type ApiName } from '../spec/apis.js';
+import type { ApiName } from '../spec/apis.js';
 
 /** The limiter is shutting down: the call was queued (or waiting to retry) and will not be sent. */
 export class LimiterClosedError extends CollectorError {
@@ -13,7 +13,8 @@ export class LimiterClosedError extends CollectorError {
   }
 }
 
-/** The call's deadline passed before it could be sent even once (with at least one attempt, its last error is thrown). */
+/** The call's deadline passed before it could be sent even once (with at least one attempt, its last error is thrown).
+ * */
 export class LimiterDeadlineError extends CollectorError {
   override name = 'LimiterDeadlineError';
   override readonly code = 'CDN_ERR_LIMITER_DEADLINE';

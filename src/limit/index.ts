@@ -4,4 +4,13 @@ export { SlidingWindow } from './sliding-window.js';
 export { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 export { pollingSleeper, sleeperFor, sleepUntil } from './sleep.js';
-export type { CallHistory, CallJournal, LimiterEvent, Priority, QuotaRule, QuotaSet, RunOptions, Sleeper } from './types.js';
+export type {
+  CallHistory,
+  CallJournal,
+  LimiterEvent,
+  Priority,
+  QuotaRule,
+  QuotaSet,
+  RunOptions,
+  Sleeper,
+} from './types.js';

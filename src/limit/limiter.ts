@@ -2,7 +2,7 @@ import { intervalClock, systemClock, type Clock } from '../clock.js';
 import { errorCodeOf, type ErrorCode } from '../errors.js';
 import { classify, retried, type Failure } from '../failure.js';
 import { ApiError } from '../http/errors.js';
-import { type ApiName } from '../spec/apis.js';
+import type { ApiName } from '../spec/apis.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';
@@ -210,7 +210,13 @@ export class Limiter {
   }
 
   private giveUp(err: unknown, attempts: number, reason: 'final' | 'deadline', waitMs?: number): unknown {
-    this.emit({ type: 'error', attempt: attempts, reason, ...describeError(err), ...(waitMs === undefined ? {} : { waitMs }) });
+    this.emit({
+      type: 'error',
+      attempt: attempts,
+      reason,
+      ...describeError(err),
+      ...(waitMs === undefined ? {} : { waitMs }),
+    });
     return err;
   }
 
@@ -270,7 +276,9 @@ export class Limiter {
       this.queue.shift()!.grant(now);
     }
     const next =
-      this.queue.size === 0 ? Number.POSITIVE_INFINITY : Math.min(this.window.nextSendAt(now), this.queue.earliestDeadline());
+      this.queue.size === 0
+        ? Number.POSITIVE_INFINITY
+        : Math.min(this.window.nextSendAt(now), this.queue.earliestDeadline());
     if (this.wake?.at === next) return;
     this.cancelWake();
     if (!Number.isFinite(next)) return;

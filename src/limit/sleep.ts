@@ -2,7 +2,8 @@ import { monotonicClock, systemClock, type Clock } from '../clock.js';
 import type { Sleeper } from './types.js';
 
 /**
- * The sleeper a limiter on `clock` needs: the system clock (and its monotonic twin) and a clock running at a known `speed` (ScaledClock) are
+ * The sleeper a limiter on `clock` needs: the system clock (and its monotonic twin) and a clock running at a known
+ * `speed` (ScaledClock) are
  * slept on exactly with one real timer (a 250 ms poll would overshoot a scaled wait by 250 ms × speed); any other
  * clock (ManualClock, moved by hand) is polled.
  */

@@ -91,7 +91,8 @@ export class SlidingWindow {
     let i = this.completions.length;
     while (i > 0 && this.completions[i - 1]! > at) i--;
     this.completions.splice(i, 0, at);
-    if (this.completions.length > this.quota.calls) this.completions.splice(0, this.completions.length - this.quota.calls);
+    if (this.completions.length > this.quota.calls)
+      this.completions.splice(0, this.completions.length - this.quota.calls);
   }
 
   /** Counts a call completed at `at` by an earlier process (restart after a crash). */

@@ -30,7 +30,11 @@ export interface DemandOptions {
  * Steady-state calls per quota period of every API that has jobs and a quota. Jobs must be built without quota-driven
  * turns (dvrJobs without `quota`): this is the demand of the configuration, not what the turns let through.
  */
-export function quotaDemand(jobs: readonly CollectJob[], quotas: Partial<Record<ApiName, QuotaRule | null>>, options: DemandOptions): ApiDemand[] {
+export function quotaDemand(
+  jobs: readonly CollectJob[],
+  quotas: Partial<Record<ApiName, QuotaRule | null>>,
+  options: DemandOptions,
+): ApiDemand[] {
   const byApi = new Map<ApiName, CollectJob[]>();
   for (const job of jobs) {
     const list = byApi.get(job.api);
@@ -53,7 +57,8 @@ export function quotaDemand(jobs: readonly CollectJob[], quotas: Partial<Record<
 
 /**
  * One job's calls per period. A job without checkpoints reads its current spans at every pass (a snapshot: the
- * current window; provisional reads: the closed windows not final yet). A checkpointed job reads, per pass, the windows that
+ * current window; provisional reads: the closed windows not final yet). A checkpointed job reads, per pass, the windows
+ * that
  * closed since the pass before, in spans of at most maxSpan: as many calls as spans of that width fit in the period.
  */
 function callsPerPeriod(job: CollectJob, periodMs: number, gapMs: number | undefined, now: number): number {
@@ -105,7 +110,11 @@ function formatCount(n: number): string {
 export function durationWords(ms: number): string {
   const parts: string[] = [];
   let rest = ms;
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const) {
     const whole = Math.floor(rest / size);
     if (whole > 0) parts.push(`${whole}${unit}`);
     rest -= whole * size;

@@ -50,7 +50,9 @@ export function pendingSpans(job: CollectJob, state: PendingState, now: number, 
   const gaps = job.sharedKeys ? job.sharedKeys().flatMap(gapsOf).reduce<Span[]>(mergeSpan, []) : gapsOf(job.key);
   // Set-aside spans are skipped until their slow retry is due: every pass would otherwise spend a call on each.
   const waiting = aside.waiting(job.key, now);
-  return gaps.flatMap((gap) => subtractSpans(waiting, gap.from, gap.to)).flatMap((gap) => cutSpans(rule, gap.from, gap.to));
+  return gaps
+    .flatMap((gap) => subtractSpans(waiting, gap.from, gap.to))
+    .flatMap((gap) => cutSpans(rule, gap.from, gap.to));
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The backfill planner: which spans of which jobs a range still lacks (the same `pending` a pass runs), what they cost
- * in calls per API, and the least time the quotas impose on them. `backfill --dry-run` prints it; `runBackfill` runs it.
+ * in calls per API, and the least time the quotas impose on them. `backfill --dry-run` prints it; `runBackfill` runs
+ * it.
  */
 import type { QuotaRule, QuotaSet } from '../limit/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
@@ -104,7 +105,11 @@ function outside(spans: readonly Span[], others: readonly Span[]): Span[] {
  * With several APIs (`callsPerApi`, `quotas`) the result is the slowest API's duration: their quotas are separate.
  */
 export function estimateDuration(calls: number, quota: QuotaRule | null, transitMs?: number): number;
-export function estimateDuration(callsPerApi: Partial<Record<ApiName, number>>, quotas: QuotaSet, transitMs?: number): number;
+export function estimateDuration(
+  callsPerApi: Partial<Record<ApiName, number>>,
+  quotas: QuotaSet,
+  transitMs?: number,
+): number;
 export function estimateDuration(
   calls: number | Partial<Record<ApiName, number>>,
   quota: QuotaRule | null | QuotaSet,

@@ -57,7 +57,11 @@ export function authenticate(
 }
 
 /** A token the simulator knows and that lives now: the header-token endpoints outside the four APIs (inventory). */
-export function liveGrant(tokens: ReadonlyMap<string, TokenGrant>, headers: IncomingHttpHeaders, now: number): TokenGrant | undefined {
+export function liveGrant(
+  tokens: ReadonlyMap<string, TokenGrant>,
+  headers: IncomingHttpHeaders,
+  now: number,
+): TokenGrant | undefined {
   const header = headers['cdn-auth-token'];
   const token = Array.isArray(header) ? header[0] : header;
   const grant = token ? tokens.get(token) : undefined;

@@ -45,9 +45,7 @@ export function handleControl(path: string, method: string, rawBody: string, sim
     } catch {
       return { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } };
     }
-    const bad = [...(plan?.kinds ?? []), ...(plan?.script ?? [])].find(
-      (k) => k !== 'ok' && !isFaultKind(k),
-    );
+    const bad = [...(plan?.kinds ?? []), ...(plan?.script ?? [])].find((k) => k !== 'ok' && !isFaultKind(k));
     if (bad) return { status: 400, body: { status: 'Bad Request', description: `unknown fault kind ${bad}` } };
     const accounts = plan?.accounts;
     if (accounts !== undefined && !(Array.isArray(accounts) && accounts.every((a) => typeof a === 'string'))) {

@@ -45,11 +45,12 @@ export class FaultInjector {
 
   set(api: ApiName, plan: FaultPlan | undefined): void {
     if (!plan) this.plans.delete(api);
-    else this.plans.set(api, {
-      ...plan,
-      script: plan.script && [...plan.script],
-      accounts: plan.accounts && [...plan.accounts],
-    });
+    else
+      this.plans.set(api, {
+        ...plan,
+        script: plan.script && [...plan.script],
+        accounts: plan.accounts && [...plan.accounts],
+      });
   }
 
   get(api: ApiName): FaultPlan | undefined {
@@ -77,7 +78,8 @@ export class FaultInjector {
 /** Parses `api=kind[,kind…][:rate]`, e.g. `statistic=500,504:0.2` or `all=429:0.1` (CLI `--fault`). */
 export function parseFaultFlag(text: string): { apis: ApiName[]; plan: FaultPlan } {
   const m = /^([a-z0-9-]+)=([a-z0-9,-]+)(?::([0-9.]+))?$/.exec(text.trim());
-  if (!m || !(m[1] === 'all' || isApiName(m[1]!))) throw new Error(`--fault: expected api=kind[,kind]:rate (e.g. statistic=500:0.2), got "${text}"`);
+  if (!m || !(m[1] === 'all' || isApiName(m[1]!)))
+    throw new Error(`--fault: expected api=kind[,kind]:rate (e.g. statistic=500:0.2), got "${text}"`);
   const kinds = m[2]!.split(',');
   for (const k of kinds) {
     if (!isFaultKind(k)) {

@@ -61,7 +61,8 @@ export class SimLoginService {
       status: 200,
       body: { status: 200, person_id: 1, token, lifetime: expiresAt - now },
     });
-    if (this.config.reuseTokens && this.live && now < this.live.expiresAt) return answer(this.live.token, this.live.expiresAt);
+    if (this.config.reuseTokens && this.live && now < this.live.expiresAt)
+      return answer(this.live.token, this.live.expiresAt);
     const expiresAt = now + (this.config.tokenLifetimeMs ?? LOGIN_LIFETIME_MS);
     const token = `sim-login-${randomBytes(12).toString('hex')}`;
     issue(token, { expiresAt, quotaKey: `user:${this.config.username}` });

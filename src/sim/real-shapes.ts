@@ -25,17 +25,23 @@ export function realShape(api: ApiName, reply: SimReply): SimReply {
 
 /** Node ids as the real DVR API shows them: 24 hex digits, derived from the seed (stable across runs). */
 export function hexNodeIds(world: World): World {
-  const nodes = world.nodes.map((name) => [1, 2, 3].map((i) => hash32(world.seed, name, 'node-id', i).toString(16).padStart(8, '0')).join(''));
+  const nodes = world.nodes.map((name) =>
+    [1, 2, 3].map((i) => hash32(world.seed, name, 'node-id', i).toString(16).padStart(8, '0')).join(''),
+  );
   return { ...world, nodes };
 }
 
 /** `start`/`end` at any depth: `…:00Z` becomes `…:00` (UTC by the real service's convention); offsets stay. */
 function zoneLessTimes(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(zoneLessTimes);
+  if (Array.isArray(node)) {
+    for (const item of node) zoneLessTimes(item);
+    return;
+  }
   if (!isObject(node)) return;
   for (const key of Object.keys(node)) {
     const value = node[key];
-    if ((key === 'start' || key === 'end') && typeof value === 'string' && value.endsWith('Z')) node[key] = value.slice(0, -1);
+    if ((key === 'start' || key === 'end') && typeof value === 'string' && value.endsWith('Z'))
+      node[key] = value.slice(0, -1);
     else if (typeof value === 'object' && value !== null) {
       node[key] = Array.isArray(value) ? value.map((v: unknown) => (isObject(v) ? { ...v } : v)) : { ...value };
       zoneLessTimes(node[key]);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
-import { APIS, type ApiName } from '../spec/apis.js';
+import type { ApiName } from '../spec/apis.js';
 import { authenticate, liveGrant, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
 import { handleControl, type ControlTarget } from './control.js';
 import { errorBody } from './error-body.js';
@@ -69,7 +69,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const seeded = createWorld({ ...options.world, seed });
   const world = settings.shapes === 'real' ? hexNodeIds(seeded) : seeded;
   const clock = options.clock ?? systemClock;
-  const token = options.token ?? `sim-${seed.toString(16)}-${(seed * 2654435761 >>> 0).toString(36)}`;
+  const token = options.token ?? `sim-${seed.toString(16)}-${((seed * 2654435761) >>> 0).toString(36)}`;
   const tokens = new Map<string, TokenGrant>([
     [token, { accounts: world.accounts.map((a) => a.name) }],
     [SPECIAL_TOKENS.expired, { accounts: world.accounts.map((a) => a.name), expired: true }],
@@ -85,7 +85,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, { status: 500, body: { status: 'Internal Server Error', description: String(err) } });
+      if (!res.headersSent)
+        send(res, { status: 500, body: { status: 'Internal Server Error', description: String(err) } });
       else res.destroy();
     });
   });
@@ -98,11 +99,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     if (url.pathname === LOGIN_PATH && req.method === 'POST' && loginService) {
       const accounts = world.accounts.map((a) => a.name);
-      return send(res, loginService.handle(rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })), encoding(req));
+      return send(
+        res,
+        loginService.handle(rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })),
+        encoding(req),
+      );
     }
     if (url.pathname.replace(/\/?$/, '/') === INVENTORY_ACCOUNTS_PATH && req.method === 'GET' && settings.inventory) {
       const grant = liveGrant(tokens, req.headers, clock.now());
-      if (!grant) return send(res, { status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' } });
+      if (!grant)
+        return send(res, { status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' } });
       return send(res, { status: 200, body: inventoryAccounts(grant.accounts) }, encoding(req));
     }
     const route = routes.find((r) => url.pathname === r.prefix || url.pathname.startsWith(`${r.prefix}/`));
@@ -114,7 +120,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     // A slow fault delays the answer, not the arrival: the quota counts the call now, as a real gateway would (a
     // client that gives up early must still see its call counted at arrival, never later).
     if (fault && fault !== 'slow' && (await applyFault(fault, api, req, res))) return;
-    const paging = fault === 'page-cap' ? { cap: faults.get(api)?.pageCap ?? 2 } : fault === 'ignore-offset' ? { ignoreOffset: true } : undefined;
+    const paging =
+      fault === 'page-cap'
+        ? { cap: faults.get(api)?.pageCap ?? 2 }
+        : fault === 'ignore-offset'
+          ? { ignoreOffset: true }
+          : undefined;
 
     const auth = authenticate(api, tokens, req.headers, url.searchParams, clock.now(), settings.metricsRefusal);
     if (!auth.ok) return reply(api, req, res, auth.reply);
@@ -131,7 +142,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       try {
         body = JSON.parse(rawBody);
       } catch {
-        return reply(api, req, res, { status: 400, body: { status: 'Bad Request', description: 'body is not valid JSON' } });
+        return reply(api, req, res, {
+          status: 400,
+          body: { status: 'Bad Request', description: 'body is not valid JSON' },
+        });
       }
     }
     const simReq: SimRequest = {
@@ -148,7 +162,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
 
   /** Returns true when the fault already answered (or dropped) the request. */
-  async function applyFault(kind: FaultKind, api: ApiName, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  async function applyFault(
+    kind: FaultKind,
+    api: ApiName,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<boolean> {
     const plan = faults.get(api);
     switch (kind) {
       case 'slow':
@@ -197,7 +216,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     url: `http://${host}:${address.port}`,
     token,
     accounts: world.accounts.map((a) => a.name),
-    streams: world.accounts.flatMap((a) => a.streams.filter((s) => s.dvr).map((s) => ({ account: a.name, stream: s.name }))),
+    streams: world.accounts.flatMap((a) =>
+      a.streams.filter((s) => s.dvr).map((s) => ({ account: a.name, stream: s.name })),
+    ),
     world,
     clock,
     settings,
@@ -211,7 +232,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     loginService,
     expireLoginTokens: () => {
       loginService?.forget();
-      for (const grant of tokens.values()) if (grant.expiresAt !== undefined) grant.expiresAt = Math.min(grant.expiresAt, clock.now());
+      for (const grant of tokens.values())
+        if (grant.expiresAt !== undefined) grant.expiresAt = Math.min(grant.expiresAt, clock.now());
     },
     close: () =>
       new Promise<void>((resolve) => {

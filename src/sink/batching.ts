@@ -244,14 +244,26 @@ export class BatchingSink implements Sink {
    * Records lines in the dead-letter file and counts them against their writes (one ticket per line); lines the
    * database refused (`measurements` given) are reported by cause too.
    */
-  private async reject(status: number, reason: string, lines: string[], tickets: Ticket[], measurements?: string[]): Promise<void> {
+  private async reject(
+    status: number,
+    reason: string,
+    lines: string[],
+    tickets: Ticket[],
+    measurements?: string[],
+  ): Promise<void> {
     try {
       await this.deadLetters.append({ sink: this.name, status, reason, lines });
     } catch (err) {
       // Unrecorded, the lines would be lost silently: fail the write so the caller retries it.
-      throw new SinkError(this.name, undefined, true, `cannot record dead letters in ${this.deadLetters.path}: ${String(err)}`, {
-        cause: err,
-      });
+      throw new SinkError(
+        this.name,
+        undefined,
+        true,
+        `cannot record dead letters in ${this.deadLetters.path}: ${String(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
     for (const t of tickets) t.result.rejected++;
     this.observer?.deadLetters(lines.length);
@@ -285,7 +297,6 @@ function ticketsOf(batch: LineBatch<Ticket>): Set<Ticket> {
   for (let i = 0; i < batch.count; i++) tickets.add(batch.owner(i));
   return tickets;
 }
-
 
 /** InfluxDB reports how many lines of a partial write it dropped: `… dropped=3`. */
 export function droppedCount(reason: string): number | undefined {

@@ -30,7 +30,7 @@ export class DeadLetterFile {
     }
     const entry: DeadLetter = { time: now.toISOString(), ...letter };
     // The reason quotes the database's answer, which may repeat anything it was sent.
-    await appendFile(this.path, redactSecrets(JSON.stringify(entry)) + '\n');
+    await appendFile(this.path, `${redactSecrets(JSON.stringify(entry))}\n`);
   }
 }
 
@@ -67,7 +67,14 @@ export async function readRefused(path: string): Promise<RefusedSummary[]> {
     }
     if (!letter.status || typeof letter.reason !== 'string' || typeof letter.time !== 'string') continue;
     const cause = refusalCause(letter.reason);
-    const entry = byCause.get(cause) ?? { cause, points: 0, firstAt: letter.time, lastAt: letter.time, reason: '', fix: '' };
+    const entry = byCause.get(cause) ?? {
+      cause,
+      points: 0,
+      firstAt: letter.time,
+      lastAt: letter.time,
+      reason: '',
+      fix: '',
+    };
     entry.points += Array.isArray(letter.lines) ? letter.lines.length : 0;
     entry.lastAt = letter.time;
     entry.reason = letter.reason;

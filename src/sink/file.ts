@@ -40,7 +40,7 @@ class FileTransport implements LineTransport {
       } else {
         const file = await this.file();
         // One append per batch (a copy of it with its newline): the file sink is for demos and piping, not speed.
-        await file.appendFile(typeof body === 'string' ? body + '\n' : Buffer.concat([body, NEWLINE]));
+        await file.appendFile(typeof body === 'string' ? `${body}\n` : Buffer.concat([body, NEWLINE]));
         await file.datasync(); // data and the size that reaches it; the rest of the metadata is not needed to read it
       }
     });

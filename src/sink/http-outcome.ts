@@ -16,7 +16,13 @@ export function outcomeOf(sink: string, what: string, status: number, body: stri
 }
 
 /** A network failure or timeout: always retryable, message from the error code only. */
-export function transportFailure(sink: string, what: string, err: unknown, timedOut: boolean, timeoutMs: number): SinkError {
+export function transportFailure(
+  sink: string,
+  what: string,
+  err: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+): SinkError {
   const message = timedOut ? `timed out after ${timeoutMs} ms` : `failed: ${errorCode(err) ?? 'network error'}`;
   return new SinkError(sink, undefined, true, `${what} ${message}`, { cause: err });
 }

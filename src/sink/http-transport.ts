@@ -39,7 +39,8 @@ export class HttpLineTransport implements LineTransport {
 
   constructor(private readonly options: HttpLineTransportOptions) {
     const level = options.gzipLevel;
-    if (!Number.isInteger(level) || level < 0 || level > 9) throw new RangeError(`gzipLevel must be an integer 0–9, got ${level}`);
+    if (!Number.isInteger(level) || level < 0 || level > 9)
+      throw new RangeError(`gzipLevel must be an integer 0–9, got ${level}`);
     this.url = `${options.baseUrl.replace(/\/+$/, '')}${options.path}`;
     this.what = `POST ${options.path}`;
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -85,5 +86,7 @@ export class HttpLineTransport implements LineTransport {
  */
 function gzip(body: Buffer | string, level: number): Promise<Buffer> {
   const options: ZlibOptions = { level, chunkSize: Math.max(16 * 1024, body.length >> 1) };
-  return new Promise((resolve, reject) => gzipCallback(body, options, (err, out) => (err ? reject(err) : resolve(out))));
+  return new Promise((resolve, reject) =>
+    gzipCallback(body, options, (err, out) => (err ? reject(err) : resolve(out))),
+  );
 }

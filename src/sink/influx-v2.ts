@@ -29,7 +29,8 @@ export interface InfluxV2Options extends BatchingOptions {
   name?: string;
 }
 
-/** A sink writing through the v2 API. Backslashes default to `verbatim` (InfluxDB 2.x); use `escaped` for VictoriaMetrics/3.x. */
+/** A sink writing through the v2 API. Backslashes default to `verbatim` (InfluxDB 2.x); use `escaped` for
+ * VictoriaMetrics/3.x. */
 export function createInfluxV2Sink(options: InfluxV2Options): BatchingSink {
   const name = options.name ?? 'influx-v2';
   const precision = options.precision ?? 's';

@@ -40,7 +40,11 @@ export function createEncoder(precision: Precision = 's', options: EncodeOptions
     if (!def) throw new EncodeError(name, undefined, 'unknown measurement (not in the schema)');
     const fields = new Map<string, CompiledField>();
     for (const [key, field] of Object.entries(def.fields)) {
-      fields.set(key, { key: escapeName('field key', key, KEY_SPECIALS), type: field.type, nonNegative: field.nonNegative === true });
+      fields.set(key, {
+        key: escapeName('field key', key, KEY_SPECIALS),
+        type: field.type,
+        nonNegative: field.nonNegative === true,
+      });
     }
     const compiled = { name: escapeName('measurement', name, MEASUREMENT_SPECIALS), fields };
     measurements.set(name, compiled);
@@ -64,16 +68,16 @@ export function createEncoder(precision: Precision = 's', options: EncodeOptions
       if (!field) throw new EncodeError(point.measurement, key, 'unknown field (not in the schema)');
       const value = encodeFieldValue(point.measurement, key, field, point.fields[key]);
       if (value === undefined) continue;
-      fields += (fields === '' ? '' : ',') + field.key + '=' + value;
+      fields += `${(fields === '' ? '' : ',') + field.key}=${value}`;
     }
     if (fields === '') return undefined;
     let line = m.name;
     for (const key of Object.keys(point.tags).sort()) {
       const value = point.tags[key];
-      line += ',' + tag('tag key', key) + '=' + tag('tag value', tagText(value ?? ''));
+      line += `,${tag('tag key', key)}=${tag('tag value', tagText(value ?? ''))}`;
     }
     if (!Number.isFinite(point.time)) throw new EncodeError(point.measurement, undefined, `invalid time ${point.time}`);
-    return line + ' ' + fields + ' ' + stamp(point.time);
+    return `${line} ${fields} ${stamp(point.time)}`;
   };
 }
 
@@ -110,7 +114,12 @@ const INT64_LIMIT = 2 ** 63;
  * Field value literal; undefined for a non-finite number, which line protocol cannot express: the field is left out
  * of the point (a missing value, not a fake 0).
  */
-function encodeFieldValue(measurement: string, key: string, field: Pick<FieldSchema, 'type' | 'nonNegative'>, value: unknown): string | undefined {
+function encodeFieldValue(
+  measurement: string,
+  key: string,
+  field: Pick<FieldSchema, 'type' | 'nonNegative'>,
+  value: unknown,
+): string | undefined {
   const { type } = field;
   if (field.nonNegative && typeof value === 'number' && Number.isFinite(value) && value < 0) {
     throw new InvalidValueError(measurement, key, value, `${value} is negative, which this ${type} field cannot be`);
@@ -124,22 +133,24 @@ function encodeFieldValue(measurement: string, key: string, field: Pick<FieldSch
         throw new InvalidValueError(measurement, key, value, `${BigInt(value)} does not fit an int64 field`);
       }
       // String() would print 1e+21 for large values; BigInt prints every digit.
-      return (Number.isSafeInteger(value) ? String(value) : BigInt(value).toString()) + 'i';
+      return `${Number.isSafeInteger(value) ? String(value) : BigInt(value).toString()}i`;
     case 'float':
       if (typeof value !== 'number') break;
-      // A number without the `i` suffix is a float in line protocol, so `1` is the float 1 (as the official client writes it).
+      // A number without the `i` suffix is a float in line protocol, so `1` is the float 1 (as the official client
+      // writes it).
       return Number.isFinite(value) ? String(value) : undefined;
     case 'boolean':
       if (typeof value !== 'boolean') break;
       return value ? 'true' : 'false';
     case 'string':
       if (typeof value !== 'string') break;
-      return '"' + escapeStringField(value) + '"';
+      return `"${escapeStringField(value)}"`;
   }
   throw new EncodeError(measurement, key, `${type} field got ${typeof value} ${JSON.stringify(value)}`);
 }
 
-/** Inside a quoted string field only `"` and `\` are escaped; a newline is fine there (the parser tracks the quotes). */
+/** Inside a quoted string field only `"` and `\` are escaped; a newline is fine there (the parser tracks the quotes).
+ * */
 export function escapeStringField(value: string): string {
   return /["\\]/.test(value) ? value.replace(/["\\]/g, '\\$&') : value;
 }
@@ -150,13 +161,18 @@ type NameEscaper = (part: string, text: string, specials: RegExp) => string;
 export function nameEscaper(dialect: BackslashDialect): NameEscaper {
   return (part, text, specials) => {
     if (!NEEDS_WORK.test(text)) return text;
-    if (text.includes('\n')) throw new UnrepresentableError(part, text, 'line protocol cannot carry a newline in a name or tag');
+    if (text.includes('\n'))
+      throw new UnrepresentableError(part, text, 'line protocol cannot carry a newline in a name or tag');
     if (dialect === 'escaped') return text.replace(/\\/g, '\\\\').replace(specials, '\\$&');
     // verbatim: the Go parser treats `\` before a special as an escape and leaves every other backslash alone, so a
     // backslash before a special reads back right once the special is escaped (`a\,b` → `a\\,b`). A trailing one
     // would escape the separator that follows, and the server rejects the line: no exact form exists.
     if (text.endsWith('\\')) {
-      throw new UnrepresentableError(part, text, 'InfluxDB 1.x/2.x line protocol cannot end a name or tag with a backslash');
+      throw new UnrepresentableError(
+        part,
+        text,
+        'InfluxDB 1.x/2.x line protocol cannot end a name or tag with a backslash',
+      );
     }
     return text.replace(specials, '\\$&');
   };

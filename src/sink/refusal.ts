@@ -33,7 +33,9 @@ export function refusalFix(reason: string): string {
   const cause = refusalCause(reason);
   if (cause === 'field-type-conflict') {
     const m = TYPE_CONFLICT.exec(reason);
-    const which = m ? `${m[2]}.${m[1]} is stored as ${m[4]} (written earlier by another writer), the collector writes ${m[3]}` : 'a field is stored with another type';
+    const which = m
+      ? `${m[2]}.${m[1]} is stored as ${m[4]} (written earlier by another writer), the collector writes ${m[3]}`
+      : 'a field is stored with another type';
     return (
       `${which}: the database keeps a field's first type per shard, so write to a new database or bucket, or drop ` +
       'the conflicting data (DROP MEASUREMENT, or delete the series); then replay the dead letters'
@@ -42,7 +44,7 @@ export function refusalFix(reason: string): string {
   if (cause === 'beyond-retention') {
     return (
       'the points are older than the retention policy of the target (InfluxDB 1.x: ALTER RETENTION POLICY … DURATION …; ' +
-      '2.x: the bucket\'s retention): lengthen it, or collect/backfill no further back; then replay the dead letters'
+      "2.x: the bucket's retention): lengthen it, or collect/backfill no further back; then replay the dead letters"
     );
   }
   return 'the database refused the lines for good: see the reason and the dead-letter file';

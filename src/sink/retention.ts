@@ -17,7 +17,14 @@ export interface Retention {
 
 /** The sink settings a lookup needs (the config's sink section satisfies it). */
 export type RetentionTarget =
-  | { type: 'influx-v1'; url: string; database: string; retentionPolicy?: string | undefined; username?: string | undefined; password?: string | undefined }
+  | {
+      type: 'influx-v1';
+      url: string;
+      database: string;
+      retentionPolicy?: string | undefined;
+      username?: string | undefined;
+      password?: string | undefined;
+    }
   | { type: 'influx-v2'; url: string; token: string; org: string; bucket: string }
   | { type: 'file' };
 
@@ -45,9 +52,15 @@ async function readV1(sink: Extract<RetentionTarget, { type: 'influx-v1' }>): Pr
   const series = result?.series?.[0];
   const rows = (series?.values ?? []).map((row) => Object.fromEntries(series!.columns.map((c, i) => [c, row[i]])));
   const policy = rows.find((r) => (sink.retentionPolicy ? r.name === sink.retentionPolicy : r.default === true));
-  if (!policy) throw new Error(`database "${sink.database}" has no retention policy ${sink.retentionPolicy ? `"${sink.retentionPolicy}"` : 'marked default'}`);
+  if (!policy)
+    throw new Error(
+      `database "${sink.database}" has no retention policy ${sink.retentionPolicy ? `"${sink.retentionPolicy}"` : 'marked default'}`,
+    );
   const durationMs = goDurationMs(String(policy.duration));
-  return { target: `retention policy "${String(policy.name)}" of database "${sink.database}"`, durationMs: durationMs || undefined };
+  return {
+    target: `retention policy "${String(policy.name)}" of database "${sink.database}"`,
+    durationMs: durationMs || undefined,
+  };
 }
 
 interface BucketsAnswer {
@@ -56,7 +69,11 @@ interface BucketsAnswer {
 
 async function readV2(sink: Extract<RetentionTarget, { type: 'influx-v2' }>): Promise<Retention> {
   const query = new URLSearchParams({ name: sink.bucket, org: sink.org });
-  const answer = (await getJson(sink.url, `/api/v2/buckets?${query}`, authorization(influxV2Transport(sink).headers))) as BucketsAnswer;
+  const answer = (await getJson(
+    sink.url,
+    `/api/v2/buckets?${query}`,
+    authorization(influxV2Transport(sink).headers),
+  )) as BucketsAnswer;
   const bucket = answer.buckets?.find((b) => b.name === sink.bucket);
   if (!bucket) throw new Error(`bucket "${sink.bucket}" not found in org "${sink.org}"`);
   const seconds = (bucket.retentionRules ?? []).find((r) => r.type === 'expire')?.everySeconds;

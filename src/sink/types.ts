@@ -24,7 +24,8 @@ export interface WriteResult {
 export interface Sink {
   readonly name: string;
   write(points: readonly Point[]): Promise<WriteResult>;
-  /** A last sync where the sink writes locally (file); confirmed data is durable already, `write` syncs before it resolves. */
+  /** A last sync where the sink writes locally (file); confirmed data is durable already, `write` syncs before it
+   * resolves. */
   flush(): Promise<void>;
   close(): Promise<void>;
 }

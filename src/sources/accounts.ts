@@ -20,7 +20,12 @@ export interface TokenAccounts {
  */
 export async function readAccounts(http: HttpClient, now: number, language?: string): Promise<TokenAccounts> {
   try {
-    const res = await http.request({ api: 'inventory', method: 'GET', path: INVENTORY_ACCOUNTS_PATH, schema: inventorySchema });
+    const res = await http.request({
+      api: 'inventory',
+      method: 'GET',
+      path: INVENTORY_ACCOUNTS_PATH,
+      schema: inventorySchema,
+    });
     const active = res.body.filter((a) => a.status.trim().toLowerCase() === ACTIVE_ACCOUNT_STATUS).map((a) => a.name);
     return { accounts: [...new Set(active.filter((n) => n.trim() === n && n !== ''))].sort(), from: 'inventory' };
   } catch (err) {

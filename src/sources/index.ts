@@ -18,6 +18,7 @@ const LIST = [metricsSource, statisticSource, streamstatSource, dvrSource] as co
 type Listed = (typeof LIST)[number];
 
 /** Every source with its settings' type erased, for code that treats all alike (LIST keeps each one's type). */
+// biome-ignore lint/suspicious/noExplicitAny: each source's own settings type is erased here on purpose
 export const SOURCES: readonly Source<ApiName, any>[] = LIST;
 
 /** The zod schema of each source's settings, by API name: the config's `jobs` section. */

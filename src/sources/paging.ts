@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { HttpClient } from '../http/client.js';
 import type { ServerPaging } from '../http/server-paging.js';
 import { PagingError } from '../http/errors.js';
-import { type ApiName } from '../spec/apis.js';
+import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 import type { PointsHandOff, SpanCalls } from './types.js';
 
@@ -35,7 +35,8 @@ export interface PagedRead<P extends Page> {
    * they are in, without a page to look for more; a capped page short of them is paged through.
    */
   knownRows?: number;
-  /** Names the read (its job's key): the rows of its fullest bucket are remembered to forecast its pages (groupedCalls). */
+  /** Names the read (its job's key): the rows of its fullest bucket are remembered to forecast its pages
+   * (groupedCalls). */
   key?: string;
 }
 
@@ -52,7 +53,12 @@ export interface PagedRead<P extends Page> {
  * - a page equal to the previous one means the server ignored `offset`: PagingError, never an endless loop;
  * - more than `http.paging.maxPages` pages: PagingError.
  */
-export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRead<P>, start = 0, pageSize = PAGE_SIZE): AsyncGenerator<P> {
+export async function* walkPages<P extends Page>(
+  http: HttpClient,
+  read: PagedRead<P>,
+  start = 0,
+  pageSize = PAGE_SIZE,
+): AsyncGenerator<P> {
   let previous: string | undefined;
   let offset = start;
   const limit = http.paging.limitFor(pageSize);
@@ -67,7 +73,13 @@ export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRe
     }
     const print = fingerprint(page.result);
     if (print === previous) {
-      throw new PagingError(read.api, read.endpoint, 'repeated', pages, `page ${pages} (offset ${offset}) repeats the previous page: the server ignores offset`);
+      throw new PagingError(
+        read.api,
+        read.endpoint,
+        'repeated',
+        pages,
+        `page ${pages} (offset ${offset}) repeats the previous page: the server ignores offset`,
+      );
     }
     previous = print;
     yield page;
@@ -80,7 +92,13 @@ export async function* walkPages<P extends Page>(http: HttpClient, read: PagedRe
       return;
     }
     if (pages >= http.paging.maxPages) {
-      throw new PagingError(read.api, read.endpoint, 'too-many-pages', pages, `still not at the end after ${pages} pages (api.maxPages), ${rows} rows on the last`);
+      throw new PagingError(
+        read.api,
+        read.endpoint,
+        'too-many-pages',
+        pages,
+        `still not at the end after ${pages} pages (api.maxPages), ${rows} rows on the last`,
+      );
     }
     offset += rows;
   }
@@ -124,7 +142,12 @@ export const GROUPED_CALLS: SpanCalls = { least: 1, most: 2, paged: true };
  * With the server's cap stated (`serverMaxLimit`), `limit` is cut to it and no page is checked.
  * Exact while the groups stay as paging last saw them (unknown: at most a page); groups that appear add pages.
  */
-export function groupedCalls(rows: number | undefined, largest: number, wanted: number, serverMaxLimit?: number): SpanCalls {
+export function groupedCalls(
+  rows: number | undefined,
+  largest: number,
+  wanted: number,
+  serverMaxLimit?: number,
+): SpanCalls {
   const capKnown = serverMaxLimit !== undefined;
   if (rows === undefined) return GROUPED_CALLS;
   const limit = capKnown ? Math.min(wanted, serverMaxLimit) : wanted;
@@ -137,7 +160,12 @@ export function groupedCalls(rows: number | undefined, largest: number, wanted: 
  * The calls grouped read `key` of `api` takes at `limit` (groupedCalls, from what `paging` learnt of the server and
  * of this read), or GROUPED_CALLS when nothing is known of them (no paging state, no key).
  */
-export function forecastGroupedCalls(paging: ServerPaging | undefined, api: ApiName, key: string | undefined, limit: number): SpanCalls {
+export function forecastGroupedCalls(
+  paging: ServerPaging | undefined,
+  api: ApiName,
+  key: string | undefined,
+  limit: number,
+): SpanCalls {
   if (!paging || key === undefined) return GROUPED_CALLS;
   return groupedCalls(paging.rowsOf(key), paging.largestPage(api), limit, paging.serverMaxLimit);
 }
@@ -152,7 +180,8 @@ export function knownRowsCalls(knownRows: number, pageSize = PAGE_SIZE): SpanCal
 export const flatRows = (page: Page): number => page.result.length;
 
 /** Grouped buckets (`/times/<g>`, streamstat with granularity): the limit applies per bucket, so the fullest counts. */
-export const largestBucket = (page: BucketPage): number => page.result.reduce((max, b) => Math.max(max, b.result.length), 0);
+export const largestBucket = (page: BucketPage): number =>
+  page.result.reduce((max, b) => Math.max(max, b.result.length), 0);
 
 /** A digest of a page's rows: enough to see a repeat without holding the previous page. */
 function fingerprint(result: readonly unknown[]): string {

@@ -1,7 +1,8 @@
 import { ParameterError } from '../errors.js';
 import { isWholeMinute, toMs, type TimeInput } from '../time.js';
 
-/** Parameter checks shared by the clients (the time parameters by all three query APIs, the rest by the statistics APIs). */
+/** Parameter checks shared by the clients (the time parameters by all three query APIs, the rest by the statistics
+ * APIs). */
 
 /** The `fields` parameter of the statistics APIs: a non-empty subset of `allowed`, duplicates dropped. */
 export function checkFieldList<T extends string>(fields: readonly string[], allowed: readonly T[]): T[] {
@@ -19,7 +20,8 @@ export function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** `start`/`end` of the metrics and statistics APIs: required, a valid time, whole minutes (the spec: seconds always 00). */
+/** `start`/`end` of the metrics and statistics APIs: required, a valid time, whole minutes (the spec: seconds always
+ * 00). */
 export function checkMinuteTime(value: TimeInput | undefined, name: 'start' | 'end'): number {
   if (value === undefined || value === null || value === '') throw new ParameterError(name, 'is required');
   const ms = toMs(value);

@@ -11,9 +11,16 @@ import type { CollectJob, JobContext } from './types.js';
 export interface SourcesConfig {
   /** `auto`: discovered at run time (src/collector/discovery.ts), which adds their jobs through accountJobs. */
   accounts: readonly string[] | 'auto';
-  api: { language?: JobContext['language']; pageSize: number; serverMaxLimit?: number; maxBodyBytes?: number; maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>> };
+  api: {
+    language?: JobContext['language'];
+    pageSize: number;
+    serverMaxLimit?: number;
+    maxBodyBytes?: number;
+    maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>>;
+  };
   jobs: SourcesSettings;
-  /** `overwrites: false`: the database keeps every sample of a series and time, so points rewritten with new values are not written. */
+  /** `overwrites: false`: the database keeps every sample of a series and time, so points rewritten with new values are
+   * not written. */
   output?: { overwrites?: boolean };
   /** Per API quota (config `quotas`): DVR streams take turns when they need more snapshots than it allows. */
   quotas?: { dvr?: { calls: number; period: number } };
@@ -35,10 +42,14 @@ export function sourcesLearnt(log?: Logger, stateDir?: string): SourcesLearnt {
   return {
     dvrRecordings: new DvrRecordingStore({
       dir: stateDir,
-      onProblem: (problem) => log?.warn({ problem }, 'DVR recording identities lost: recordings cut by the DVR window get a new row'),
+      onProblem: (problem) =>
+        log?.warn({ problem }, 'DVR recording identities lost: recordings cut by the DVR window get a new row'),
     }),
     streamstatShape: new StreamstatShape((granularity) =>
-      log?.warn({ granularity }, `stream view statistics answer without buckets: reading one call per ${granularity} bucket`),
+      log?.warn(
+        { granularity },
+        `stream view statistics answer without buckets: reading one call per ${granularity} bucket`,
+      ),
     ),
     statisticAccounts: new Set(),
   };

@@ -25,7 +25,8 @@ export const BYTES_PER_ROW = 256;
  */
 export const MAX_ROWS_PER_CALL = 32_768;
 
-/** Rows one answer may carry inside a body cap of `maxBodyBytes` (default 32 MiB ÷ 256 B, capped at MAX_ROWS_PER_CALL). */
+/** Rows one answer may carry inside a body cap of `maxBodyBytes` (default 32 MiB ÷ 256 B, capped at MAX_ROWS_PER_CALL).
+ * */
 export function rowsPerCall(maxBodyBytes = DEFAULT_MAX_BODY_BYTES): number {
   return Math.max(1, Math.min(MAX_ROWS_PER_CALL, Math.floor(maxBodyBytes / BYTES_PER_ROW)));
 }
@@ -56,7 +57,11 @@ export function groupedSpanBuckets(pageSize: number, budget = rowsPerCall()): nu
 }
 
 /** The row budget of the paged APIs under the configured body caps (`api.maxBodyBytes`, `maxBodyBytesPerApi`). */
-export function rowBudgets(api: { maxBodyBytes?: number; maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>> }): Partial<Record<ApiName, number>> {
-  const cap = (name: ApiName) => rowsPerCall(api.maxBodyBytesPerApi?.[name] ?? api.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+export function rowBudgets(api: {
+  maxBodyBytes?: number;
+  maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>>;
+}): Partial<Record<ApiName, number>> {
+  const cap = (name: ApiName) =>
+    rowsPerCall(api.maxBodyBytesPerApi?.[name] ?? api.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   return { statistic: cap('statistic'), streamstat: cap('streamstat') };
 }

@@ -78,7 +78,8 @@ export interface JobContext {
   accountsAuto?: boolean;
   /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */
   statisticAccounts?: Set<string>;
-  /** Whether stream views answer in buckets, learnt once for the whole runtime (default: one per call of the job builder). */
+  /** Whether stream views answer in buckets, learnt once for the whole runtime (default: one per call of the job
+   * builder). */
   streamstatShape?: StreamstatShape;
   /** DVR recordings' identities, shared by every stream of the runtime (default: a fresh memory per job builder). */
   dvrRecordings?: DvrRecordingStore;

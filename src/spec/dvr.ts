@@ -39,8 +39,14 @@ export function subtract(intervals: readonly SecondsInterval[], cut: SecondsInte
   return out;
 }
 
-export function subtractAll(intervals: readonly SecondsInterval[], cuts: readonly SecondsInterval[]): SecondsInterval[] {
-  return cuts.reduce<SecondsInterval[]>((rest, cut) => subtract(rest, cut), intervals.map((i) => ({ ...i })));
+export function subtractAll(
+  intervals: readonly SecondsInterval[],
+  cuts: readonly SecondsInterval[],
+): SecondsInterval[] {
+  return cuts.reduce<SecondsInterval[]>(
+    (rest, cut) => subtract(rest, cut),
+    intervals.map((i) => ({ ...i })),
+  );
 }
 
 /** The parts of `intervals` inside `window`. */

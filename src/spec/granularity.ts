@@ -3,7 +3,8 @@ import type { Span } from '../spans.js';
 import { DAY, HOUR, MINUTE } from '../time.js';
 
 /**
- * Bucket sizes of the statistics APIs: the spec's simplified ISO 8601 duration `P[n]Y[n]M[n]DT[n]H[n]M[n]S` with exactly
+ * Bucket sizes of the statistics APIs: the spec's simplified ISO 8601 duration `P[n]Y[n]M[n]DT[n]H[n]M[n]S` with
+ * exactly
  * one non-zero component (P1M and PT5M are valid, P1DT12H is not), plus `PnW` (streamstat allows P1W).
  */
 export type GranularityUnit = 'year' | 'month' | 'week' | 'day' | 'hour' | 'minute' | 'second';

@@ -18,7 +18,16 @@ export type StatusClass = (typeof STATUS_CLASSES)[number];
  * `<side>_request_time_<range>` with the spec's labels lower-cased, and `4M+` spelled `4m_plus` because `+` is not a
  * safe character in a query parameter or a field name.
  */
-export const SIZE_RANGES = ['0_250k', '250k_500k', '500k_750k', '750k_1m', '1m_2m', '2m_3m', '3m_4m', '4m_plus'] as const;
+export const SIZE_RANGES = [
+  '0_250k',
+  '250k_500k',
+  '500k_750k',
+  '750k_1m',
+  '1m_2m',
+  '2m_3m',
+  '3m_4m',
+  '4m_plus',
+] as const;
 export type SizeRange = (typeof SIZE_RANGES)[number];
 
 export type StatusMetric = `${MetricSide}_status_${StatusCode}`;

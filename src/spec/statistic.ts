@@ -1,4 +1,5 @@
-/** Traffic statistics v3 (spec 002, part A): its endpoints, fields and filters, read by the client and the simulator. */
+/** Traffic statistics v3 (spec 002, part A): its endpoints, fields and filters, read by the client and the simulator.
+ * */
 
 /** What a key's values are: text, an integer (`code`), or a readable name in the response language. */
 export type KeyType = 'text' | 'integer' | 'name';

@@ -1,6 +1,7 @@
 import { parseGranularity, type Granularity } from './granularity.js';
 
-/** Stream view statistics v2 (spec 002, part B): its endpoints, fields and granularities, read by client and simulator. */
+/** Stream view statistics v2 (spec 002, part B): its endpoints, fields and granularities, read by client and simulator.
+ * */
 
 /** Spec B2: the grouping endpoints (the plain total is `/`). */
 export const STREAMSTAT_GROUPINGS = ['streams', 'accounts', 'stream-types', 'browsers', 'platforms'] as const;

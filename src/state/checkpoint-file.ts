@@ -61,11 +61,17 @@ export function encodeState(key: string, state: KeyState): string {
  * Parses and checks a checkpoint file, its times included (plausible at `now`); any defect is a
  * CheckpointCorruptError naming `path`.
  */
-export function decodeState(path: string, fileName: string, text: string, now: number): { key: string; state: KeyState } {
+export function decodeState(
+  path: string,
+  fileName: string,
+  text: string,
+  now: number,
+): { key: string; state: KeyState } {
   const parsed = parseStateText(checkpointFormat, text);
   if ('defect' in parsed) throw new CheckpointCorruptError(path, parsed.defect);
   const { key, watermark, confirmedAt } = parsed.value;
-  if (fileNameOf(key) !== fileName) throw new CheckpointCorruptError(path, `holds key ${JSON.stringify(key)}, which belongs in ${fileNameOf(key)}`);
+  if (fileNameOf(key) !== fileName)
+    throw new CheckpointCorruptError(path, `holds key ${JSON.stringify(key)}, which belongs in ${fileNameOf(key)}`);
   const check = (where: string, ms: number | null) => {
     const problem = ms === null ? undefined : implausibleTime(ms, now);
     if (problem) throw new CheckpointCorruptError(path, `${where}: ${problem}`);
@@ -75,7 +81,8 @@ export function decodeState(path: string, fileName: string, text: string, now: n
   spans.forEach((s, i) => {
     const previous = spans[i - 1];
     if (s.from >= s.to) throw new CheckpointCorruptError(path, `spans.${i}: empty or reversed span`);
-    if (previous && s.from <= previous.to) throw new CheckpointCorruptError(path, `spans.${i}: not sorted and disjoint`);
+    if (previous && s.from <= previous.to)
+      throw new CheckpointCorruptError(path, `spans.${i}: not sorted and disjoint`);
     check(`spans.${i} start`, s.from);
     check(`spans.${i} end`, s.to);
   });

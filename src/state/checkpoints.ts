@@ -116,7 +116,8 @@ export class CheckpointStore {
    */
   async compact(key: string, before: number): Promise<void> {
     assertKey(key);
-    if (!Number.isSafeInteger(before)) throw new ParameterError('before', `must be integer epoch milliseconds (got ${before})`);
+    if (!Number.isSafeInteger(before))
+      throw new ParameterError('before', `must be integer epoch milliseconds (got ${before})`);
     assertPlausible('before', before, this.clock.now());
     return this.enqueue(key, (state) => {
       const aboveMark = state.watermark === undefined || before <= state.watermark;

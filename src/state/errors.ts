@@ -66,7 +66,10 @@ export class StateIoError extends CollectorError {
     readonly causeCode: string,
     options?: { cause?: unknown },
   ) {
-    super(`state directory: cannot use ${path}: ${IO_PROBLEMS[causeCode] ?? 'file system error'} (${causeCode})`, options);
+    super(
+      `state directory: cannot use ${path}: ${IO_PROBLEMS[causeCode] ?? 'file system error'} (${causeCode})`,
+      options,
+    );
   }
 }
 

@@ -67,7 +67,12 @@ export class StateLock {
     const heartbeatMs = opts.heartbeatMs ?? LOCK_HEARTBEAT_MS;
     const path = resolve(join(dir, 'state.lock'));
     if (heldHere.has(path)) throw new StateLockedError(path, undefined);
-    const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomUUID(), since: new Date().toISOString() };
+    const owner: LockOwner = {
+      pid: process.pid,
+      host: hostname(),
+      nonce: randomUUID(),
+      since: new Date().toISOString(),
+    };
     const temp = `${path}.${process.pid}.new`;
     await writeFile(temp, `${JSON.stringify(owner)}\n`);
     try {
@@ -83,7 +88,8 @@ export class StateLock {
         const existing = await readIfExists(path);
         if (existing === undefined) continue;
         const other = parseOwner(existing);
-        if (other && isAlive(other, await ageMs(path), heartbeatMs * STALE_AFTER)) throw new StateLockedError(path, other.pid);
+        if (other && isAlive(other, await ageMs(path), heartbeatMs * STALE_AFTER))
+          throw new StateLockedError(path, other.pid);
         await removeIfUnchanged(path, existing);
       }
       throw new StateLockedError(path, undefined);
@@ -149,7 +155,8 @@ async function readIfExists(path: string): Promise<string | undefined> {
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.nonce !== 'string') return undefined;
+    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.nonce !== 'string')
+      return undefined;
     return value as LockOwner;
   } catch {
     return undefined;

@@ -33,7 +33,11 @@ export class PagingMemory {
   private constructor(private readonly file: StateFile<PagingFile>) {}
 
   /** Seeds `paging` from the file (if any) and saves it again whenever it grows. */
-  static async open(dir: string, paging: ServerPaging, onProblem: (message: string) => void = () => {}): Promise<PagingMemory> {
+  static async open(
+    dir: string,
+    paging: ServerPaging,
+    onProblem: (message: string) => void = () => {},
+  ): Promise<PagingMemory> {
     const path = join(dir, PAGING_FILE);
     const loaded = await loadStateFile(path, pagingFormat, { keepCopy: true });
     if (loaded.readError) onProblem(`${PAGING_FILE} unreadable: ${loaded.readError.message}`);

@@ -59,7 +59,10 @@ export async function readSetAside(
   const loaded = await loadStateFile(join(dir, SET_ASIDE_FILE), setAsideFormat, options);
   const map = new Map<string, SetAsideEntry[]>();
   for (const [key, entries] of Object.entries(loaded.value.jobs)) {
-    map.set(key, [...entries].sort((a, b) => a.from - b.from));
+    map.set(
+      key,
+      [...entries].sort((a, b) => a.from - b.from),
+    );
   }
   return loaded.problem === undefined ? { map } : { map, problem: loaded.problem };
 }

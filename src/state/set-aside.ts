@@ -53,7 +53,11 @@ export class SetAsideStore {
    */
   static async open(dir: string, opts: SetAsideOptions = {}): Promise<{ store: SetAsideStore; problem?: string }> {
     const { map, problem } = await readSetAside(dir, { keepCopy: true });
-    const store = new SetAsideStore(join(dir, SET_ASIDE_FILE), opts.clock ?? systemClock, opts.onSaveError ?? (() => {}));
+    const store = new SetAsideStore(
+      join(dir, SET_ASIDE_FILE),
+      opts.clock ?? systemClock,
+      opts.onSaveError ?? (() => {}),
+    );
     for (const [key, entries] of map) store.jobs.set(key, entries);
     return problem === undefined ? { store } : { store, problem };
   }
@@ -96,7 +100,10 @@ export class SetAsideStore {
       attempts,
       nextRetryAt: now + retryDelayMs(attempts),
     };
-    this.jobs.set(key, [...entries.filter((e) => !overlaps(e, span)), entry].sort((a, b) => a.from - b.from));
+    this.jobs.set(
+      key,
+      [...entries.filter((e) => !overlaps(e, span)), entry].sort((a, b) => a.from - b.from),
+    );
     await this.save();
     return { ...entry };
   }

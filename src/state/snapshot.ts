@@ -28,9 +28,13 @@ export async function readStateSnapshot(dir: string, now: number): Promise<State
     names = (await readdir(dir)).filter(isCheckpointFile).sort();
   } catch (err) {
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-    return { jobs, problems: [missing ? `${dir} does not exist (no pass has run yet)` : `${dir}: ${(err as Error).message}`] };
+    return {
+      jobs,
+      problems: [missing ? `${dir} does not exist (no pass has run yet)` : `${dir}: ${(err as Error).message}`],
+    };
   }
-  const entry = (key: string) => jobs.get(key) ?? jobs.set(key, { watermark: undefined, lastConfirmedAt: undefined, setAside: [] }).get(key)!;
+  const entry = (key: string) =>
+    jobs.get(key) ?? jobs.set(key, { watermark: undefined, lastConfirmedAt: undefined, setAside: [] }).get(key)!;
   for (const name of names) {
     const path = join(dir, name);
     try {

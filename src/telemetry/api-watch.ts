@@ -113,10 +113,13 @@ function describeFailure(err: unknown): { reason: string; endpoint: string } {
 
 /** What fixes a failure an operator must act on, naming the setting. */
 function hintFor(err: unknown, failure: Failure, tokenSource: string): string {
-  if (err instanceof NetworkError && err.causeCode === 'ENOTFOUND') return ' (host not found: check api.baseUrl / CDN_BASE_URL)';
-  if (err instanceof NetworkError && err.causeCode === 'ECONNREFUSED') return ' (nothing listens there: check api.baseUrl / CDN_BASE_URL)';
+  if (err instanceof NetworkError && err.causeCode === 'ENOTFOUND')
+    return ' (host not found: check api.baseUrl / CDN_BASE_URL)';
+  if (err instanceof NetworkError && err.causeCode === 'ECONNREFUSED')
+    return ' (nothing listens there: check api.baseUrl / CDN_BASE_URL)';
   if (err instanceof ApiError && failure.class === 'token') {
-    if (err.tokenRenewal === 'renewed') return ` (refused again with a renewed token from ${tokenSource}: that account has no access to it)`;
+    if (err.tokenRenewal === 'renewed')
+      return ` (refused again with a renewed token from ${tokenSource}: that account has no access to it)`;
     return ` (the token is refused: check ${tokenSource})`;
   }
   return '';

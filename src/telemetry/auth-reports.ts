@@ -13,14 +13,30 @@ export function reportAuthEvent(telemetry: Telemetry, log: Logger, e: AuthEvent)
   if (e.type === 'obtained') {
     telemetry.condition(AUTH_CONDITION, undefined);
     const lifetime = e.lifetimeMs === undefined ? {} : { lifetimeMs: e.lifetimeMs, lifetimeAssumed: e.lifetimeAssumed };
-    if (e.reused) log.info({ source: e.source, ...lifetime }, 'logged in: the service handed back the token in use; renewed when it expires');
-    else log.info({ source: e.source, ...lifetime }, e.source === 'login' ? 'logged in: new API token' : 'API token read from its file');
+    if (e.reused)
+      log.info(
+        { source: e.source, ...lifetime },
+        'logged in: the service handed back the token in use; renewed when it expires',
+      );
+    else
+      log.info(
+        { source: e.source, ...lifetime },
+        e.source === 'login' ? 'logged in: new API token' : 'API token read from its file',
+      );
     return;
   }
   telemetry.condition(AUTH_CONDITION, e.error.message);
-  const fields = { source: e.source, code: (e.error as { code?: string }).code, err: e.error.message, retryInMs: e.retryInMs };
+  const fields = {
+    source: e.source,
+    code: (e.error as { code?: string }).code,
+    err: e.error.message,
+    retryInMs: e.retryInMs,
+  };
   if (e.stopped) {
-    log.error(fields, 'login stopped: the service refused the credentials; fix api.username / api.password (CDN_USERNAME, CDN_PASSWORD) or the password file, which is read again before each try');
+    log.error(
+      fields,
+      'login stopped: the service refused the credentials; fix api.username / api.password (CDN_USERNAME, CDN_PASSWORD) or the password file, which is read again before each try',
+    );
   } else {
     log.warn(fields, 'no API token');
   }

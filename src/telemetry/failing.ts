@@ -56,7 +56,11 @@ export interface FailingLimits {
   refusalsToFail: number;
 }
 
-export const DEFAULT_FAILING_LIMITS: FailingLimits = { apiAfterMs: 5 * 60_000, sinkAfterMs: 2 * 60_000, refusalsToFail: 1 };
+export const DEFAULT_FAILING_LIMITS: FailingLimits = {
+  apiAfterMs: 5 * 60_000,
+  sinkAfterMs: 2 * 60_000,
+  refusalsToFail: 1,
+};
 
 /** One failed call is a blip, even on an API called once an hour; the limiter's retries make more when it is down. */
 export const MIN_FAILURES = 3;
@@ -85,9 +89,11 @@ export function failingConditions(
   for (const [api, f] of apis.entries()) {
     const refused = f.refusals;
     if (refused >= limits.refusalsToFail) {
-      out[`api:${api}`] = `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is wrong, expired or lacks rights`;
+      out[`api:${api}`] =
+        `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is wrong, expired or lacks rights`;
     } else if (now - f.since >= limits.apiAfterMs && f.failures >= MIN_FAILURES) {
-      out[`api:${api}`] = `every call failed for ${seconds(now - f.since)} (${plural(f.failures, 'call')} since ${iso(f.since)}, last: ${String(f.last)})`;
+      out[`api:${api}`] =
+        `every call failed for ${seconds(now - f.since)} (${plural(f.failures, 'call')} since ${iso(f.since)}, last: ${String(f.last)})`;
     }
   }
   const s = sink.get('sink');

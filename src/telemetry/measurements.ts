@@ -6,13 +6,15 @@ const TAG_MEANINGS: Record<string, string> = {
   kind: `which metric the point carries: ${Object.keys(METRICS).join(', ')}`,
   api: `API called: ${API_NAMES.join(', ')} (api_* kinds, quota_demand)`,
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
-  measurement_name: 'measurement the points went to (points_written), or that was reconciled (verify_drift); not `measurement`, an InfluxQL keyword',
+  measurement_name:
+    'measurement the points went to (points_written), or that was reconciled (verify_drift); not `measurement`, an InfluxQL keyword',
   job:
     'collection job key, e.g. statistic/ACCOUNT/countries (job_*, spans_set_aside, checkpoint_age); ' +
     "on /metrics the label collector_job, as `job` is Prometheus' scrape target",
   field_key: 'the field compared by the reconciliation (verify_drift); measurement_name and account name the series',
   account: 'account of the reconciled series (verify_drift)',
-  instance: 'the collector process (config `instance`, default the host name), so shards writing to one database stay apart',
+  instance:
+    'the collector process (config `instance`, default the host name), so shards writing to one database stay apart',
   cause: 'why the database refused lines for good: field-type-conflict, beyond-retention, other (points_refused)',
   condition: 'what makes /healthz answer 503, e.g. auth, state:checkpoints (unhealthy)',
 };
@@ -20,7 +22,8 @@ const TAG_MEANINGS: Record<string, string> = {
 /** One field per value shape; several kinds share a field (all counters use `total`). */
 function fieldsOf(): Record<string, FieldSchema> {
   const kindsByField = new Map<string, string[]>();
-  for (const [kind, def] of Object.entries(METRICS)) kindsByField.set(def.field, [...(kindsByField.get(def.field) ?? []), kind]);
+  for (const [kind, def] of Object.entries(METRICS))
+    kindsByField.set(def.field, [...(kindsByField.get(def.field) ?? []), kind]);
   const fields: Record<string, FieldSchema> = {};
   for (const [field, kinds] of kindsByField) {
     const def = METRICS[kinds[0] as keyof typeof METRICS];

@@ -42,12 +42,20 @@ const counter = (kind: string, labels: readonly string[], help: string): MetricD
  * text, the InfluxDB points and the measurement schema, so the three cannot drift apart.
  */
 export const METRICS = {
-  api_calls: counter('api_calls', ['api', 'status'], 'HTTP calls by API and outcome: the HTTP status, or an error kind (timeout, network, bad_response, error)'),
+  api_calls: counter(
+    'api_calls',
+    ['api', 'status'],
+    'HTTP calls by API and outcome: the HTTP status, or an error kind (timeout, network, bad_response, error)',
+  ),
   api_retries: counter('api_retries', ['api'], 'Calls repeated after a retryable failure, by API'),
   api_throttled: counter('api_throttled', ['api'], 'Answers 429 Too Many Requests, by API'),
   points_written: counter('points_written', ['measurement_name'], 'Points the sink confirmed, by measurement'),
   dead_letters: counter('dead_letters', [], 'Lines the sink rejected permanently (kept in the dead-letter file)'),
-  points_refused: counter('points_refused', ['cause'], 'Lines the database refused for good (field-type-conflict, beyond-retention, other), also in dead_letters'),
+  points_refused: counter(
+    'points_refused',
+    ['cause'],
+    'Lines the database refused for good (field-type-conflict, beyond-retention, other), also in dead_letters',
+  ),
   write_failures: counter('write_failures', [], 'Sink writes that failed and will be retried'),
   job_failures: counter('job_failures', ['job'], 'Collection passes that stopped early on an error, by job'),
   job_lag: {

@@ -41,7 +41,9 @@ function openFds(): number | undefined {
 
 function maxFds(): number | undefined {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.split(/\s{2,}/)[1];
     return soft === undefined || soft === 'unlimited' ? undefined : Number(soft);
   } catch {
@@ -118,8 +120,20 @@ function processRegistry(): Registry {
       if (metric instanceof Counter) metric.inc(labels, value);
       else metric.set(labels, value);
     };
-    if (def.type === 'counter') new Counter({ ...config, collect: function () { fill(this); } });
-    else new Gauge({ ...config, collect: function () { fill(this); } });
+    if (def.type === 'counter')
+      new Counter({
+        ...config,
+        collect: function () {
+          fill(this);
+        },
+      });
+    else
+      new Gauge({
+        ...config,
+        collect: function () {
+          fill(this);
+        },
+      });
   }
   return registry;
 }
@@ -130,7 +144,8 @@ export async function renderProcessMetrics(): Promise<string> {
   eventLoop().reset();
   return text;
 }
-/** Starts measuring the event loop now, so the first scrape reports more than nothing (the daemon calls it at start). */
+/** Starts measuring the event loop now, so the first scrape reports more than nothing (the daemon calls it at start).
+ * */
 export function startProcessMetrics(): void {
   eventLoop();
 }

@@ -54,13 +54,23 @@ export class QuotaProgress {
       const planned = plan === undefined ? undefined : Math.max(plan, done + snap.queued + snap.inFlight);
       const left = planned === undefined ? snap.queued : planned - done - snap.inFlight;
       const wait = Number.isFinite(snap.nextSlotInMs) ? snap.nextSlotInMs : 0;
-      return [{ api, done, ...(planned === undefined ? {} : { planned }), leftMs: wait + estimateDuration(left, this.opts.limiters.get(api).quota) }];
+      return [
+        {
+          api,
+          done,
+          ...(planned === undefined ? {} : { planned }),
+          leftMs: wait + estimateDuration(left, this.opts.limiters.get(api).quota),
+        },
+      ];
     });
   }
 
   private render(): void {
     const waiting = this.waiting();
-    if (this.opts.tty) return this.renderBar(waiting);
+    if (this.opts.tty) {
+      this.renderBar(waiting);
+      return;
+    }
     for (const w of waiting) this.opts.report(progressLine(w), w);
   }
 
@@ -68,11 +78,17 @@ export class QuotaProgress {
     if (!this.bar && waiting.length === 0) return;
     const total = API_NAMES.reduce((n, api) => n + Math.max(this.opts.planned[api] ?? 0, this.done.get(api) ?? 0), 0);
     const done = [...this.done.values()].reduce((a, b) => a + b, 0);
-    const text = waiting.length === 0 ? 'calling' : `waiting for quota: ${waiting.map((w) => `${w.api} ~${formatDuration(w.leftMs)}`).join(', ')}`;
+    const text =
+      waiting.length === 0
+        ? 'calling'
+        : `waiting for quota: ${waiting.map((w) => `${w.api} ~${formatDuration(w.leftMs)}`).join(', ')}`;
     if (!this.bar) {
       // Loaded for a terminal only: a daemon or a piped run never draws a bar.
       const { Presets, SingleBar } = createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
-      this.bar = new SingleBar({ format: 'calls [{bar}] {value}/{total} | {text}', hideCursor: true }, Presets.shades_classic);
+      this.bar = new SingleBar(
+        { format: 'calls [{bar}] {value}/{total} | {text}', hideCursor: true },
+        Presets.shades_classic,
+      );
       this.bar.start(total, done, { text });
     } else this.bar.update(done, { text });
     this.bar.setTotal(Math.max(total, done));
@@ -89,7 +105,13 @@ export function showQuotaProgress(
   report: QuotaProgressOptions['report'] = (line) => process.stderr.write(`${line}\n`),
   tty = process.stderr.isTTY === true,
 ): { stop(): void } {
-  const progress = new QuotaProgress({ limiters: rt.limiters, planned, tty, everyMs: rt.config.log.progressEvery, report });
+  const progress = new QuotaProgress({
+    limiters: rt.limiters,
+    planned,
+    tty,
+    everyMs: rt.config.log.progressEvery,
+    report,
+  });
   const unsubscribe = rt.onLimiterEvent((e) => progress.observe(e));
   return {
     stop() {

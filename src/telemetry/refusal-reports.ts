@@ -59,7 +59,15 @@ export class RefusalReports {
     }
     const where = this.deadLetterPath === undefined ? {} : { deadLetters: this.deadLetterPath };
     this.log[due ? 'error' : 'debug'](
-      { job: jobs, points: r.points, cause: r.cause, measurements: r.measurements, reason: r.reason, fix: r.fix, ...where },
+      {
+        job: jobs,
+        points: r.points,
+        cause: r.cause,
+        measurements: r.measurements,
+        reason: r.reason,
+        fix: r.fix,
+        ...where,
+      },
       `points refused by the database (${r.cause}), kept as dead letters: ${r.fix}`,
     );
   }

@@ -103,7 +103,8 @@ function handle(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerR
 async function route(opts: TelemetryServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = pathOf(req.url);
   if (path === undefined) return send(res, 400, 'application/json', { error: 'malformed request target' });
-  if (path !== '/healthz' && path !== '/metrics') return send(res, 404, 'application/json', { error: `no route ${path}` });
+  if (path !== '/healthz' && path !== '/metrics')
+    return send(res, 404, 'application/json', { error: `no route ${path}` });
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');
     return send(res, 405, 'application/json', { error: `method ${req.method} not allowed` });
@@ -128,7 +129,11 @@ function pathOf(target: string | undefined): string | undefined {
 
 function send(res: ServerResponse, status: number, contentType: string, body: unknown): void {
   const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': contentType,
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(res.req.method === 'HEAD' ? undefined : text);
 }
 

@@ -17,7 +17,8 @@ export interface TelemetryOptions {
   /** Tag of every cdn_collector point: counters of several instances in one database must not overwrite each other. */
   instance?: string;
   checkpoints?: CheckpointView;
-  /** When failing APIs and a failing sink turn /healthz 503 (config `http.apiFailingAfter`, `http.sinkFailingAfter`). */
+  /** When failing APIs and a failing sink turn /healthz 503 (config `http.apiFailingAfter`, `http.sinkFailingAfter`).
+   * */
   failing?: Partial<FailingLimits>;
 }
 
@@ -204,8 +205,15 @@ export class Telemetry {
    * The result of a reconciliation (verify): `series` are every compared measurement, field and account with the
    * summed difference of their drifting windows (0 when they matched). Replaces the previous run's.
    */
-  verified(series: ReadonlyArray<{ measurement: string; field: string; account: string; drift: number }>, at = this.clock.now()): void {
-    const drift = series.map(({ measurement, field, account, drift: value }) => ({ kind: 'verify_drift' as const, labels: { measurement_name: measurement, field_key: field, account }, value }));
+  verified(
+    series: ReadonlyArray<{ measurement: string; field: string; account: string; drift: number }>,
+    at = this.clock.now(),
+  ): void {
+    const drift = series.map(({ measurement, field, account, drift: value }) => ({
+      kind: 'verify_drift' as const,
+      labels: { measurement_name: measurement, field_key: field, account },
+      value,
+    }));
     this.verification = { drift, at };
   }
 
@@ -282,5 +290,10 @@ export class Telemetry {
 }
 
 function seriesKey(s: Pick<Sample, 'kind' | 'labels'>): string {
-  return JSON.stringify([s.kind, ...Object.keys(s.labels).sort().map((k) => [k, s.labels[k]])]);
+  return JSON.stringify([
+    s.kind,
+    ...Object.keys(s.labels)
+      .sort()
+      .map((k) => [k, s.labels[k]]),
+  ]);
 }

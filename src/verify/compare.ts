@@ -36,9 +36,11 @@ export function comparedFields(schema: MeasurementSchema | undefined, aggregate:
     .map(([name]) => name);
 }
 
-/** Fields that are the numerator of a ratio aggregate: integers rounded per point (cached_traffic = round(traffic × ratio)). */
+/** Fields that are the numerator of a ratio aggregate: integers rounded per point (cached_traffic = round(traffic ×
+ * ratio)). */
 function roundedFields(schema: MeasurementSchema): Set<string> {
-  const isRatio = (a: Aggregate | undefined): a is { readonly ratio: readonly [string, string] } => typeof a === 'object';
+  const isRatio = (a: Aggregate | undefined): a is { readonly ratio: readonly [string, string] } =>
+    typeof a === 'object';
   return new Set(Object.values(schema.fields).flatMap((f) => (isRatio(f.aggregate) ? [f.aggregate.ratio[0]] : [])));
 }
 
@@ -76,7 +78,8 @@ export function expectations(
     const fields = comparedFields(schema, read.aggregate);
     if (!schema || fields.length === 0) return;
     let m = out.get(p.measurement);
-    if (!m) out.set(p.measurement, (m = { schema, fields, windowMs: read.windowMs, series: new Map(), jobs: new Map() }));
+    if (!m)
+      out.set(p.measurement, (m = { schema, fields, windowMs: read.windowMs, series: new Map(), jobs: new Map() }));
     const jobs = m.jobs.get(account) ?? new Set<string>();
     for (const job of read.jobs(account)) jobs.add(job);
     m.jobs.set(account, jobs);
@@ -95,7 +98,13 @@ export function expectations(
  * total is rounded once per group, the stored one once per bucket); none for other integers (sums of integers below
  * 2^53 are exact in a double, as VictoriaMetrics and Flux hand them back); float noise for float fields.
  */
-function toleranceOf(field: FieldSchema, rounded: boolean, expected: Expected | undefined, stored: StoredSum | undefined, value: number): number {
+function toleranceOf(
+  field: FieldSchema,
+  rounded: boolean,
+  expected: Expected | undefined,
+  stored: StoredSum | undefined,
+  value: number,
+): number {
   if (rounded) return 0.5 * ((expected?.points ?? 0) + (stored?.points ?? 0));
   return field.type === 'integer' ? 0 : Math.abs(value) * 1e-12;
 }
@@ -108,7 +117,12 @@ export async function compareStored(
 ): Promise<SeriesCheck[]> {
   const checks: SeriesCheck[] = [];
   for (const [measurement, m] of expected) {
-    const stored = new Map((await reader.sums({ measurement, fields: m.fields, windowMs: m.windowMs, ...range })).map((s) => [seriesKey(s.account, s.time), s]));
+    const stored = new Map(
+      (await reader.sums({ measurement, fields: m.fields, windowMs: m.windowMs, ...range })).map((s) => [
+        seriesKey(s.account, s.time),
+        s,
+      ]),
+    );
     const rounded = roundedFields(m.schema);
     for (const key of new Set([...m.series.keys(), ...stored.keys()])) {
       const [account, time] = key.split('\u0000') as [string, string];
@@ -136,5 +150,11 @@ export async function compareStored(
       }
     }
   }
-  return checks.sort((a, b) => a.measurement.localeCompare(b.measurement) || a.account.localeCompare(b.account) || a.time - b.time || a.field.localeCompare(b.field));
+  return checks.sort(
+    (a, b) =>
+      a.measurement.localeCompare(b.measurement) ||
+      a.account.localeCompare(b.account) ||
+      a.time - b.time ||
+      a.field.localeCompare(b.field),
+  );
 }

@@ -29,25 +29,47 @@ export async function readProvider(http: HttpClient, plan: VerifyPlan): Promise<
   return reads;
 }
 
-async function readStatistic(http: HttpClient, plan: VerifyPlan, s: NonNullable<VerifyPlan['statistic']>): Promise<ProviderRead[]> {
+async function readStatistic(
+  http: HttpClient,
+  plan: VerifyPlan,
+  s: NonNullable<VerifyPlan['statistic']>,
+): Promise<ProviderRead[]> {
   const client = new StatisticClient(http, plan.language ? { language: plan.language } : {});
   const granularity = plan.windowMs === DAY ? 'P1D' : 'PT1H';
   const q = { start: plan.from, end: plan.to, granularity };
   const read = async (grouping: StatisticGrouping, filter: { account?: string; host?: string }): Promise<Point[]> => {
     const result = [];
     for await (const page of client.timesPages(grouping, { ...q, ...filter }, plan.pageSize)) result.push(...page);
-    return statisticPoints(grouping, { start: iso(plan.from), end: iso(plan.to), granularity, ...filter, result: mergeBuckets(result) });
+    return statisticPoints(grouping, {
+      start: iso(plan.from),
+      end: iso(plan.to),
+      granularity,
+      ...filter,
+      result: mergeBuckets(result),
+    });
   };
   const reads: ProviderRead[] = [];
   if (s.totals.length > 0) {
-    reads.push({ api: 'statistic', aggregate: 'sum', windowMs: plan.windowMs, jobs: (account) => s.totals.map((g) => `statistic/${account}/${g}`), points: await read('accounts', {}) });
+    reads.push({
+      api: 'statistic',
+      aggregate: 'sum',
+      windowMs: plan.windowMs,
+      jobs: (account) => s.totals.map((g) => `statistic/${account}/${g}`),
+      points: await read('accounts', {}),
+    });
   }
   for (const account of plan.accounts) {
     for (const grouping of s.groupings) {
       const hosts = grouping === 'paths' ? (s.pathHosts[account] ?? []) : [undefined];
       for (const host of hosts) {
         const points = await read(grouping, host === undefined ? { account } : { account, host });
-        reads.push({ api: 'statistic', aggregate: 'sum', windowMs: plan.windowMs, jobs: () => [`statistic/${account}/${grouping}${host === undefined ? '' : `/${host}`}`], points });
+        reads.push({
+          api: 'statistic',
+          aggregate: 'sum',
+          windowMs: plan.windowMs,
+          jobs: () => [`statistic/${account}/${grouping}${host === undefined ? '' : `/${host}`}`],
+          points,
+        });
       }
     }
   }
@@ -65,7 +87,11 @@ function mergeBuckets<B extends { start: string; result: unknown[] }>(pages: B[]
   return [...byStart.values()];
 }
 
-async function readStreamstat(http: HttpClient, plan: VerifyPlan, s: NonNullable<VerifyPlan['streamstat']>): Promise<ProviderRead[]> {
+async function readStreamstat(
+  http: HttpClient,
+  plan: VerifyPlan,
+  s: NonNullable<VerifyPlan['streamstat']>,
+): Promise<ProviderRead[]> {
   const client = new StreamstatClient(http, plan.language ? { language: plan.language } : {});
   const read = async (grouping: StreamstatGrouping, account: string | undefined): Promise<Point[]> => {
     const points: Point[] = [];
@@ -73,18 +99,35 @@ async function readStreamstat(http: HttpClient, plan: VerifyPlan, s: NonNullable
       const window = { start: from, end: from + plan.windowMs, ...(account === undefined ? {} : { account }) };
       const result = [];
       for await (const page of client.pages(grouping, window, plan.pageSize)) result.push(...page);
-      const body = { start: iso(window.start), end: iso(window.end), ...(account === undefined ? {} : { account }), result };
+      const body = {
+        start: iso(window.start),
+        end: iso(window.end),
+        ...(account === undefined ? {} : { account }),
+        result,
+      };
       points.push(...streamstatPoints(grouping, body, account === undefined ? {} : { account }));
     }
     return points;
   };
   const reads: ProviderRead[] = [];
   if (s.totals.length > 0) {
-    reads.push({ api: 'streamstat', aggregate: 'sum', windowMs: plan.windowMs, jobs: (account) => s.totals.map((g) => `streamstat/${account}/${g}`), points: await read('accounts', undefined) });
+    reads.push({
+      api: 'streamstat',
+      aggregate: 'sum',
+      windowMs: plan.windowMs,
+      jobs: (account) => s.totals.map((g) => `streamstat/${account}/${g}`),
+      points: await read('accounts', undefined),
+    });
   }
   for (const account of plan.accounts) {
     for (const grouping of s.groupings) {
-      reads.push({ api: 'streamstat', aggregate: 'sum', windowMs: plan.windowMs, jobs: () => [`streamstat/${account}/${grouping}`], points: await read(grouping, account) });
+      reads.push({
+        api: 'streamstat',
+        aggregate: 'sum',
+        windowMs: plan.windowMs,
+        jobs: () => [`streamstat/${account}/${grouping}`],
+        points: await read(grouping, account),
+      });
     }
   }
   return reads;

@@ -35,7 +35,10 @@ export function scheduleVerify(rt: Runtime, log: Logger): ScheduledTask | undefi
       const { verifyRange } = await import('./run.js'); // loaded when it runs (daily), not with the daemon
       await verifyRange(rt, log, range, settings.repair);
     } catch (err) {
-      log.warn({ err: (err as Error).message, from: new Date(range.from).toISOString() }, 'verify failed; retried at the next run');
+      log.warn(
+        { err: (err as Error).message, from: new Date(range.from).toISOString() },
+        'verify failed; retried at the next run',
+      );
     }
   };
   return schedule(settings.schedule, run, { noOverlap: true, name: 'verify' });

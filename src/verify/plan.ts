@@ -14,7 +14,8 @@ export interface VerifyPlan {
   language: 'en' | 'ru' | undefined;
   pageSize: number;
   statistic?: {
-    /** Configured groupings that write the per-account measurement (`total`, `accounts`), read from `/times/accounts`. */
+    /** Configured groupings that write the per-account measurement (`total`, `accounts`), read from `/times/accounts`.
+     * */
     totals: Array<'total' | 'accounts'>;
     groupings: Array<Exclude<StatisticGrouping, 'accounts'>>;
     pathHosts: Record<string, string[]>;
@@ -39,7 +40,13 @@ export function windowOf(from: number, to: number): number | undefined {
 const isTotal = (g: string): g is 'total' | 'accounts' => g === 'total' || g === 'accounts';
 
 /** The plan of [from, to) for the configured sources and `accounts` (the config's, or the discovered ones). */
-export function planVerify(config: CollectorConfig, accounts: readonly string[], from: number, to: number, windowMs: number): VerifyPlan {
+export function planVerify(
+  config: CollectorConfig,
+  accounts: readonly string[],
+  from: number,
+  to: number,
+  windowMs: number,
+): VerifyPlan {
   const { statistic, streamstat } = config.jobs;
   return {
     from,

@@ -40,14 +40,16 @@ function jobsOf(drift: SeriesCheck, jobs: readonly CollectJob[]): CollectJob[] {
 /**
  * Re-collects exactly the drifting windows with the jobs' own collect functions and writes the points through the
  * sink: the same series and times overwrite what InfluxDB holds; VictoriaMetrics, which keeps every sample, gets only
- * the samples it lacks (a second value at a stored time cannot be undone by writing: the re-check still reports it). Checkpoints are left alone: those windows are
+ * the samples it lacks (a second value at a stored time cannot be undone by writing: the re-check still reports it).
+ * Checkpoints are left alone: those windows are
  * already confirmed, and rewriting confirmed points is what every replay does (idempotent).
  */
 export async function repairDrift(drifts: readonly SeriesCheck[], deps: RepairDeps): Promise<RepairResult> {
   // Job → window start → window length (a day of sums, or the hour of a unique count).
   const windows = new Map<CollectJob, Map<number, number>>();
   for (const d of drifts) {
-    for (const job of jobsOf(d, deps.jobs)) windows.set(job, (windows.get(job) ?? new Map<number, number>()).set(d.time, d.windowMs));
+    for (const job of jobsOf(d, deps.jobs))
+      windows.set(job, (windows.get(job) ?? new Map<number, number>()).set(d.time, d.windowMs));
   }
   const result: RepairResult = { recollected: {}, points: 0, written: [] };
   for (const [job, starts] of windows) {
@@ -62,7 +64,10 @@ export async function repairDrift(drifts: readonly SeriesCheck[], deps: RepairDe
       }
     }
     result.recollected[job.key] = sorted;
-    deps.log.info({ job: job.key, windows: sorted.map((t) => new Date(t).toISOString()) }, 'verify: drifting windows re-collected');
+    deps.log.info(
+      { job: job.key, windows: sorted.map((t) => new Date(t).toISOString()) },
+      'verify: drifting windows re-collected',
+    );
   }
   return result;
 }

@@ -39,18 +39,28 @@ export async function verifyRange(
     const failingSince = (api: string) => rt.telemetry.apiFailingSince(api);
     const gate = giveUpGate(limited, failingSince, rt.clock, rt.config.verify.giveUpAfter);
     const http = rt.http.withGate(gate);
-    const report = await runVerify(plan, { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) }, repair);
+    const report = await runVerify(
+      plan,
+      { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) },
+      repair,
+    );
     rt.telemetry.verified(driftBySeries(report));
     const level = driftRemains(report) ? 'warn' : 'info';
-    log[level]({ series: report.series, drift: report.drift.length, remaining: report.repair?.after.length }, 'verify finished');
+    log[level](
+      { series: report.series, drift: report.drift.length, remaining: report.repair?.after.length },
+      'verify finished',
+    );
     return report;
   } finally {
     await reader.close();
   }
 }
 
-/** Per measurement, field and account: the summed difference of its drifting windows (after a repair: of the re-check). */
-export function driftBySeries(report: VerifyReport): Array<{ measurement: string; field: string; account: string; drift: number }> {
+/** Per measurement, field and account: the summed difference of its drifting windows (after a repair: of the re-check).
+ * */
+export function driftBySeries(
+  report: VerifyReport,
+): Array<{ measurement: string; field: string; account: string; drift: number }> {
   const out = new Map<string, { measurement: string; field: string; account: string; drift: number }>();
   const add = (c: SeriesCheck, drift: number) => {
     const key = JSON.stringify([c.measurement, c.field, c.account]);

@@ -32,7 +32,13 @@ export async function readUniques(http: HttpClient, plan: VerifyPlan): Promise<P
         const series = { kind: 'users' as const, period };
         const read = { http, client, account, grouping, granularity: period, series, pageSize: plan.pageSize, shape };
         const points = await readViews(read, { from: plan.from, to: plan.to });
-        reads.push({ api: 'streamstat', aggregate: 'last', windowMs, jobs: () => [uniquesJobKey(account, grouping, period)], points });
+        reads.push({
+          api: 'streamstat',
+          aggregate: 'last',
+          windowMs,
+          jobs: () => [uniquesJobKey(account, grouping, period)],
+          points,
+        });
       }
     }
   }

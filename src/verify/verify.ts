@@ -50,7 +50,15 @@ async function check(plan: VerifyPlan, deps: VerifyDeps): Promise<SeriesCheck[]>
 export async function runVerify(plan: VerifyPlan, deps: VerifyDeps, repair = false): Promise<VerifyReport> {
   const checks = await check(plan, deps);
   const drift = checks.filter((c) => c.drift);
-  const report: VerifyReport = { from: plan.from, to: plan.to, windowMs: plan.windowMs, reader: deps.reader.kind, series: checks.length, checked: checks, drift };
+  const report: VerifyReport = {
+    from: plan.from,
+    to: plan.to,
+    windowMs: plan.windowMs,
+    reader: deps.reader.kind,
+    series: checks.length,
+    checked: checks,
+    drift,
+  };
   if (!repair || drift.length === 0) return report;
   const repaired = await repairDrift(drift, deps);
   await deps.sink.flush();

@@ -39,7 +39,12 @@ describe('HttpClient with a login token provider', () => {
 
   const dvrGet = () => {
     const { account, stream } = sim.streams[0]!;
-    return http.request({ api: 'dvr', method: 'GET', path: `/app/dvr-net/v1/${account}/streams/${encodeURIComponent(stream)}`, schema: z.unknown() });
+    return http.request({
+      api: 'dvr',
+      method: 'GET',
+      path: `/app/dvr-net/v1/${account}/streams/${encodeURIComponent(stream)}`,
+      schema: z.unknown(),
+    });
   };
   const statisticGet = () =>
     http.request({
@@ -90,7 +95,12 @@ describe('HttpClient with a login token provider', () => {
     gated.length = 0;
     const { account, stream } = sim.streams[0]!;
     const err = await stale
-      .request({ api: 'dvr', method: 'GET', path: `/app/dvr-net/v1/${account}/streams/${encodeURIComponent(stream)}`, schema: z.unknown() })
+      .request({
+        api: 'dvr',
+        method: 'GET',
+        path: `/app/dvr-net/v1/${account}/streams/${encodeURIComponent(stream)}`,
+        schema: z.unknown(),
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 403, description: 'Token expired' });

@@ -16,9 +16,13 @@ const PASSWORD = 'sim-daemon-password-42';
 
 function loginConfig(sim: Simulator, password = PASSWORD) {
   const out = join(mkdtempSync(join(tmpdir(), 'auth-')), 'points.lp');
-  return configFor(sim, { type: 'file', path: out }, {
-    api: { baseUrl: sim.url, username: 'ops@example', password },
-  });
+  return configFor(
+    sim,
+    { type: 'file', path: out },
+    {
+      api: { baseUrl: sim.url, username: 'ops@example', password },
+    },
+  );
 }
 
 /**
@@ -35,7 +39,10 @@ describe('the collector across token expiries', () => {
   const logs = capturedLogger();
 
   beforeAll(async () => {
-    sim = await startSimulator({ clock, login: { username: 'ops@example', password: PASSWORD, tokenLifetimeMs: 5 * MINUTE } });
+    sim = await startSimulator({
+      clock,
+      login: { username: 'ops@example', password: PASSWORD, tokenLifetimeMs: 5 * MINUTE },
+    });
     rt = await createRuntime(loginConfig(sim), clock, logs.log);
   });
   afterAll(async () => {
@@ -73,11 +80,13 @@ describe('the collector across token expiries', () => {
     expect(text).toContain('logged in: new API token');
     // A refusal the renewal cured is an info line, never an error telling the operator to check a token.
     expect(text).toContain('refused the token; renewing it and retrying the call once');
-    expect(text.split("\n").filter((l) => l.includes("\"level\":50"))).toEqual([]);
+    expect(text.split('\n').filter((l) => l.includes('"level":50'))).toEqual([]);
     expect(text).not.toContain('check api.token');
     // The forced expiry costs each job at most the one call it had under way with the dead token.
     for (const api of API_NAMES) {
-      expect(refusedCalls(api), api).toBeLessThanOrEqual(rt.collector.jobs.filter((j) => j.key.startsWith(`${api}`)).length);
+      expect(refusedCalls(api), api).toBeLessThanOrEqual(
+        rt.collector.jobs.filter((j) => j.key.startsWith(`${api}`)).length,
+      );
     }
     expect(text).not.toContain(PASSWORD);
     expect(text).not.toMatch(/sim-login-[0-9a-f]/);
@@ -102,7 +111,9 @@ describe('a failed login', () => {
       const errors = failed.filter((r) => r.error).map((r) => String(r.error));
       expect(errors.length).toBeGreaterThan(0);
       for (const err of errors) {
-        expect(err).toMatch(/^LoginError: login POST http:\/\/127\.0\.0\.1:\d+\/app\/oauth\/v1\/token\/ failed: HTTP 401/);
+        expect(err).toMatch(
+          /^LoginError: login POST http:\/\/127\.0\.0\.1:\d+\/app\/oauth\/v1\/token\/ failed: HTTP 401/,
+        );
         expect(err).not.toContain(PASSWORD);
       }
       expect(sim.logins).toBe(1); // every job waited on the same login, and none retried within the backoff

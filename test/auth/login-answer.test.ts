@@ -3,30 +3,44 @@ import { ASSUMED_LIFETIME_MS, parseLoginAnswer } from '../../src/auth/login-requ
 
 describe('the login answer', () => {
   it('reads the shape public clients show, with status and lifetime as numbers or strings', () => {
-    expect(parseLoginAnswer(200, '{"status": 200, "person_id": 7, "token": "abcdef123", "lifetime": 21599000}')).toEqual({
+    expect(
+      parseLoginAnswer(200, '{"status": 200, "person_id": 7, "token": "abcdef123", "lifetime": 21599000}'),
+    ).toEqual({
       ok: true,
       token: 'abcdef123',
       lifetimeMs: 21_599_000,
       lifetimeAssumed: false,
     });
-    expect(parseLoginAnswer(200, '{"status": "200", "token": "abcdef123", "lifetime": "60000"}')).toMatchObject({ lifetimeMs: 60_000 });
+    expect(parseLoginAnswer(200, '{"status": "200", "token": "abcdef123", "lifetime": "60000"}')).toMatchObject({
+      lifetimeMs: 60_000,
+    });
   });
 
   it('assumes six hours when the lifetime is missing or unusable', () => {
     for (const lifetime of ['', ',"lifetime": null', ',"lifetime": "soon"', ',"lifetime": -5']) {
-      expect(parseLoginAnswer(200, `{"token": "abcdef123"${lifetime}}`)).toMatchObject({ lifetimeMs: ASSUMED_LIFETIME_MS, lifetimeAssumed: true });
+      expect(parseLoginAnswer(200, `{"token": "abcdef123"${lifetime}}`)).toMatchObject({
+        lifetimeMs: ASSUMED_LIFETIME_MS,
+        lifetimeAssumed: true,
+      });
     }
   });
 
   it('refuses an answer without a token or with a failing status, quoting no secret', () => {
-    expect(parseLoginAnswer(200, '{"status": 200}')).toEqual({ ok: false, status: 200, problem: 'the answer has no token' });
+    expect(parseLoginAnswer(200, '{"status": 200}')).toEqual({
+      ok: false,
+      status: 200,
+      problem: 'the answer has no token',
+    });
     expect(parseLoginAnswer(200, '<html>')).toMatchObject({ ok: false, problem: 'the answer has no token' });
     expect(parseLoginAnswer(401, '{"status": 401, "description": "invalid credentials"}')).toEqual({
       ok: false,
       status: 401,
       problem: 'HTTP 401 (status 401): invalid credentials',
     });
-    const echoed = parseLoginAnswer(200, '{"status": 403, "token": "leaked-token-xyz", "description": "token leaked-token-xyz refused"}');
+    const echoed = parseLoginAnswer(
+      200,
+      '{"status": 403, "token": "leaked-token-xyz", "description": "token leaked-token-xyz refused"}',
+    );
     expect(echoed).toMatchObject({ ok: false });
     expect(JSON.stringify(echoed)).not.toContain('leaked-token-xyz');
   });

@@ -25,7 +25,9 @@ function provider(answer?: (n: number) => LoginAnswer | Promise<LoginAnswer>, ex
     send: async () => {
       n++;
       await new Promise((r) => setTimeout(r, 5));
-      return answer ? answer(n) : { ok: true, token: `token-number-${n}`, lifetimeMs: 6 * HOUR, lifetimeAssumed: false };
+      return answer
+        ? answer(n)
+        : { ok: true, token: `token-number-${n}`, lifetimeMs: 6 * HOUR, lifetimeAssumed: false };
     },
     ...extra,
   });
@@ -61,12 +63,16 @@ describe('login token provider', () => {
 
   it('a failed login is a LoginError naming the login, with backoff before the next try, reported for /healthz', async () => {
     const { tokens, clock, events, logins } = provider((n) =>
-      n <= 2 ? { ok: false, status: 401, problem: 'HTTP 401: invalid credentials' } : { ok: true, token: 'token-after-all', lifetimeMs: HOUR, lifetimeAssumed: false },
+      n <= 2
+        ? { ok: false, status: 401, problem: 'HTTP 401: invalid credentials' }
+        : { ok: true, token: 'token-after-all', lifetimeMs: HOUR, lifetimeAssumed: false },
     );
     const err = await tokens.current().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LoginError);
     expect(err).toMatchObject({ code: 'CDN_ERR_LOGIN', status: 401, retryInMs: 1000 });
-    expect((err as Error).message).toBe('login POST https://cdn.example/app/oauth/v1/token/ failed: HTTP 401: invalid credentials');
+    expect((err as Error).message).toBe(
+      'login POST https://cdn.example/app/oauth/v1/token/ failed: HTTP 401: invalid credentials',
+    );
     // Within the backoff no login is tried: the same error at once.
     await expect(tokens.current()).rejects.toBe(err);
     expect(logins()).toBe(1);
@@ -83,7 +89,9 @@ describe('login token provider', () => {
 
   it('while renewal fails, the previous token is used until it expires', async () => {
     const { tokens, clock } = provider((n) =>
-      n === 1 ? { ok: true, token: 'token-first', lifetimeMs: HOUR, lifetimeAssumed: false } : { ok: false, problem: 'ECONNREFUSED' },
+      n === 1
+        ? { ok: true, token: 'token-first', lifetimeMs: HOUR, lifetimeAssumed: false }
+        : { ok: false, problem: 'ECONNREFUSED' },
     );
     await tokens.current();
     clock.advance(0.9 * HOUR);

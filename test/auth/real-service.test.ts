@@ -28,7 +28,10 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function simWith(clock: ManualClock, extra: Partial<Parameters<typeof startSimulator>[0]> = {}): Promise<Simulator> {
+async function simWith(
+  clock: ManualClock,
+  extra: Partial<Parameters<typeof startSimulator>[0]> = {},
+): Promise<Simulator> {
   sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN }, ...extra });
   return sim;
 }
@@ -54,7 +57,11 @@ describe('the simulator is as strict as the real login', () => {
     const untyped = await rawLogin(s, form, 'text/plain'); // two public Go clients send no form Content-Type
     expect(untyped.status).toBe(200);
     expect(JSON.parse(untyped.text)).toMatchObject({ status: 200, lifetime: 21_599_000 });
-    const wrong = await rawLogin(s, new URLSearchParams({ ...LOGIN, password: 'nope' }).toString(), 'application/x-www-form-urlencoded');
+    const wrong = await rawLogin(
+      s,
+      new URLSearchParams({ ...LOGIN, password: 'nope' }).toString(),
+      'application/x-www-form-urlencoded',
+    );
     expect(wrong).toEqual({ status: 401, text: '' });
   });
 
@@ -62,7 +69,8 @@ describe('the simulator is as strict as the real login', () => {
     const clock = new ManualClock(T0);
     const s = await simWith(clock);
     const form = (password: string) => new URLSearchParams({ ...LOGIN, password }).toString();
-    for (let i = 0; i < BAN_AFTER_REFUSALS; i++) expect((await rawLogin(s, form('wrong'), 'application/x-www-form-urlencoded')).status).toBe(401);
+    for (let i = 0; i < BAN_AFTER_REFUSALS; i++)
+      expect((await rawLogin(s, form('wrong'), 'application/x-www-form-urlencoded')).status).toBe(401);
     expect((await rawLogin(s, form(LOGIN.password), 'application/x-www-form-urlencoded')).status).toBe(403);
     clock.advance(3 * HOUR);
     expect((await rawLogin(s, form(LOGIN.password), 'application/x-www-form-urlencoded')).status).toBe(200);
@@ -84,9 +92,15 @@ describe('the simulator is as strict as the real login', () => {
     const clock = new ManualClock(T0);
     const s = await simWith(clock, { login: { ...LOGIN, reuseTokens: true, tokenLifetimeMs: 10 * MINUTE } });
     const form = new URLSearchParams(LOGIN).toString();
-    const first = JSON.parse((await rawLogin(s, form, 'application/x-www-form-urlencoded')).text) as { token: string; lifetime: number };
+    const first = JSON.parse((await rawLogin(s, form, 'application/x-www-form-urlencoded')).text) as {
+      token: string;
+      lifetime: number;
+    };
     clock.advance(8 * MINUTE);
-    const again = JSON.parse((await rawLogin(s, form, 'application/x-www-form-urlencoded')).text) as { token: string; lifetime: number };
+    const again = JSON.parse((await rawLogin(s, form, 'application/x-www-form-urlencoded')).text) as {
+      token: string;
+      lifetime: number;
+    };
     expect(again).toMatchObject({ token: first.token, lifetime: 2 * MINUTE });
   });
 });
@@ -97,7 +111,11 @@ describe('the collector against the real login', () => {
     const answer = await requestLogin({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000 });
     expect(answer).toMatchObject({ ok: true, lifetimeMs: 21_599_000 });
     const { configSchema } = await import('../../src/config/schema.js');
-    const parsed = configSchema.parse({ api: { baseUrl: s.url, ...LOGIN }, accounts: s.accounts, sink: { type: 'file', path: '/dev/null' } });
+    const parsed = configSchema.parse({
+      api: { baseUrl: s.url, ...LOGIN },
+      accounts: s.accounts,
+      sink: { type: 'file', path: '/dev/null' },
+    });
     expect(parsed.api.loginBody).toBe('form');
   });
 
@@ -166,7 +184,9 @@ describe('the collector against the real login', () => {
       if (s.loginService!.refused > before) refusedAt.push(clock.now());
       clock.advance(10_000);
     }
-    const worstThreeHours = Math.max(...refusedAt.map((at) => refusedAt.filter((x) => x >= at && x < at + 3 * HOUR).length));
+    const worstThreeHours = Math.max(
+      ...refusedAt.map((at) => refusedAt.filter((x) => x >= at && x < at + 3 * HOUR).length),
+    );
     expect(worstThreeHours).toBeLessThan(BAN_AFTER_REFUSALS);
     expect(s.loginService!.banned(clock.now())).toBe(false);
     writeFileSync(file, `${LOGIN.password}\n`);

@@ -29,8 +29,11 @@ async function cli(args: string[]): Promise<{ code: number | string; stdout: str
 /** Output of `command` run on a pseudo-terminal (util-linux `script`), from the repository root. */
 function inPty(command: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, COLUMNS: '200' } }, (err, stdout) =>
-      err ? reject(new Error(`${command}: ${err.message}\n${stdout}`)) : resolve(stdout),
+    execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { cwd: ROOT, env: { ...process.env, COLUMNS: '200' } },
+      (err, stdout) => (err ? reject(new Error(`${command}: ${err.message}\n${stdout}`)) : resolve(stdout)),
     );
   });
 }
@@ -54,7 +57,9 @@ describe('backfill beside a running daemon', () => {
         reads.set(key, (reads.get(key) ?? 0) + 1);
       }
       const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)),
+        Object.entries(req.headers).filter(
+          ([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k),
+        ),
       ) as Record<string, string>;
       const answer = await fetch(url, { method: req.method, headers });
       const body = Buffer.from(await answer.arrayBuffer());
@@ -79,7 +84,12 @@ describe('backfill beside a running daemon', () => {
     writeFileSync(configFile, stringify(config));
     daemon = spawnEntry(['run', '--config', configFile]);
     // The daemon is up once it reports its status for `status` and backfills.
-    await waitFor('the daemon status file', async () => (readdirSync(join(dir, 'state')).includes('daemon-status.json') ? true : undefined), 30_000, daemon.output);
+    await waitFor(
+      'the daemon status file',
+      async () => (readdirSync(join(dir, 'state')).includes('daemon-status.json') ? true : undefined),
+      30_000,
+      daemon.output,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -98,7 +108,11 @@ describe('backfill beside a running daemon', () => {
     const to = new Date(Math.floor(now / MINUTE) * MINUTE - 20 * MINUTE + 5 * 1000).toISOString();
     const run = await cli(['backfill', '--config', configFile, '--from', from, '--to', to, '--dry-run', '--json']);
     expect(run.code, run.output).toBe(0);
-    const plan = JSON.parse(run.stdout) as { jobs: Array<{ spans: number }>; calls: { metrics: number }; notes: string[] };
+    const plan = JSON.parse(run.stdout) as {
+      jobs: Array<{ spans: number }>;
+      calls: { metrics: number };
+      notes: string[];
+    };
     expect(plan.calls.metrics).toBe(20); // 2 accounts × 10 whole minutes
     expect(plan.notes.join('\n')).toMatch(/--to .* cuts the 1-minute window .* it is not collected/);
   }, 60_000);
@@ -108,11 +122,20 @@ describe('backfill beside a running daemon', () => {
     expect(run.code, run.output).toBe(0);
     const report = JSON.parse(run.stdout) as {
       daemon: { pid: number } | null;
-      jobs: Array<{ key: string; watermark: string | null; lagSeconds: number | null; backlog: number | null; lastError: unknown }>;
+      jobs: Array<{
+        key: string;
+        watermark: string | null;
+        lagSeconds: number | null;
+        backlog: number | null;
+        lastError: unknown;
+      }>;
       apis: Array<{ api: string; used: number; quota: number }>;
     };
     expect(report.daemon?.pid).toBe(daemon.child.pid);
-    const keys = sim.accounts.slice(0, 2).map((a) => `metrics/${a}`).sort();
+    const keys = sim.accounts
+      .slice(0, 2)
+      .map((a) => `metrics/${a}`)
+      .sort();
     expect(report.jobs.map((j) => j.key)).toEqual(keys);
     for (const job of report.jobs) {
       expect(job.watermark).not.toBeNull();
@@ -135,9 +158,24 @@ describe('backfill beside a running daemon', () => {
     const now = Date.now();
     const from = Math.floor(now / MINUTE) * MINUTE - 40 * MINUTE;
     const to = from + 30 * MINUTE;
-    const run = await cli(['backfill', '--config', configFile, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString(), '--json']);
+    const run = await cli([
+      'backfill',
+      '--config',
+      configFile,
+      '--from',
+      new Date(from).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+      '--json',
+    ]);
     expect(run.code, `${run.output}\n${daemon.output()}`).toBe(0);
-    const result = JSON.parse(run.stdout) as { mode: string; state: string; spans: number; points: number; calls: { metrics: number } };
+    const result = JSON.parse(run.stdout) as {
+      mode: string;
+      state: string;
+      spans: number;
+      points: number;
+      calls: { metrics: number };
+    };
     expect(result).toMatchObject({ mode: 'daemon', state: 'done' });
     // Once the backfill has confirmed its first span, the daemon's own gap filling starts there too: the two share
     // the windows between them (each read once, below), so the backfill's own count is at most the plan's.
@@ -162,7 +200,16 @@ describe('backfill beside a running daemon', () => {
     expect(backfilled.length).toBe(60);
 
     // A second backfill of the same range finds nothing left: the daemon's checkpoints hold it.
-    const again = await cli(['backfill', '--config', configFile, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString(), '--json']);
+    const again = await cli([
+      'backfill',
+      '--config',
+      configFile,
+      '--from',
+      new Date(from).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+      '--json',
+    ]);
     expect(again.code, again.output).toBe(0);
     const second = JSON.parse(again.stdout) as { plannedSpans: number };
     expect(second.plannedSpans).toBe(0);
@@ -172,19 +219,35 @@ describe('backfill beside a running daemon', () => {
   it('the daemon keeps reporting for status while it runs a handed-over backfill', async () => {
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 120 * MINUTE;
     const from = to - 30 * MINUTE;
-    const run = spawnEntry(['backfill', '--config', configFile, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()]);
+    const run = spawnEntry([
+      'backfill',
+      '--config',
+      configFile,
+      '--from',
+      new Date(from).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+    ]);
     const state = join(dir, 'state');
     const requests = join(state, 'backfill');
     const running = async () => {
       const file = readdirSync(requests).find((n) => n.endsWith('.status.json'));
-      return file && (JSON.parse(readFileSync(join(requests, file), 'utf8')) as { state: string }).state === 'running' ? true : undefined;
+      return file && (JSON.parse(readFileSync(join(requests, file), 'utf8')) as { state: string }).state === 'running'
+        ? true
+        : undefined;
     };
     await waitFor('the daemon running the request', running, 30_000, run.output);
-    const reportedAt = () => (JSON.parse(readFileSync(join(state, 'daemon-status.json'), 'utf8')) as { updatedAt: number }).updatedAt;
+    const reportedAt = () =>
+      (JSON.parse(readFileSync(join(state, 'daemon-status.json'), 'utf8')) as { updatedAt: number }).updatedAt;
     const first = reportedAt();
     // 60 spans at 5 calls / 2 s: the backfill runs for ~20 s; the report (rewritten every second) must move meanwhile,
     // or `status` calls the daemon gone once it is older than 30 s.
-    await waitFor('a newer daemon report', async () => (reportedAt() > first ? true : undefined), 10_000, daemon.output);
+    await waitFor(
+      'a newer daemon report',
+      async () => (reportedAt() > first ? true : undefined),
+      10_000,
+      daemon.output,
+    );
     expect(await running(), 'the backfill was still running when the report moved').toBe(true);
     run.child.kill('SIGINT');
     expect(await run.exited, run.output()).toBe(130);
@@ -193,7 +256,15 @@ describe('backfill beside a running daemon', () => {
   it('Ctrl-C on a handed-over backfill asks the daemon to stop after the spans under way and says how to resume', async () => {
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 80 * MINUTE;
     const from = to - 30 * MINUTE;
-    const args = ['backfill', '--config', configFile, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()];
+    const args = [
+      'backfill',
+      '--config',
+      configFile,
+      '--from',
+      new Date(from).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+    ];
     const run = spawnEntry(args);
     const requests = join(dir, 'state', 'backfill');
     await waitFor(

@@ -37,21 +37,24 @@ describe('Ctrl-C of a backfill handed to a daemon that is catching up', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cancel-catching-up-'));
     const [behind, current] = s.sim.accounts as [string, string];
     const configFile = join(dir, 'collector.yaml');
-    writeFileSync(configFile, stringify({
-      api: { baseUrl: s.sim.url, token: s.sim.token },
-      accounts: [behind, current],
-      quotas: { metrics: { calls: QUOTA.calls, period: '1s' } },
-      jobs: {
-        metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' },
-        statistic: { enabled: false },
-        streamstat: { enabled: false },
-        dvr: { enabled: false },
-      },
-      sink: { type: 'file', path: join(dir, 'out.lp') },
-      output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
-      state: { dir: join(dir, 'state'), initialLookback: '6h' },
-      log: { level: 'warn' },
-    }));
+    writeFileSync(
+      configFile,
+      stringify({
+        api: { baseUrl: s.sim.url, token: s.sim.token },
+        accounts: [behind, current],
+        quotas: { metrics: { calls: QUOTA.calls, period: '1s' } },
+        jobs: {
+          metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' },
+          statistic: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+        },
+        sink: { type: 'file', path: join(dir, 'out.lp') },
+        output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
+        state: { dir: join(dir, 'state'), initialLookback: '6h' },
+        log: { level: 'warn' },
+      }),
+    );
     rt = await runtimeFor(loadConfigFile(configFile));
     // One account is caught up (its newest window confirmed), the other starts 6 hours back: its live calls fill the
     // quota for minutes, and every backfill call of the first waits behind them.
@@ -87,13 +90,16 @@ describe('Ctrl-C of a backfill handed to a daemon that is catching up', () => {
   it('a second Ctrl-C quits at once and says what it leaves undone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cancel-quit-'));
     const configFile = join(dir, 'collector.yaml');
-    writeFileSync(configFile, stringify({
-      api: { baseUrl: s.sim.url, token: s.sim.token },
-      accounts: [s.sim.accounts[0]],
-      jobs: { statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
-      sink: { type: 'file', path: join(dir, 'out.lp') },
-      state: { dir: join(dir, 'state') },
-    }));
+    writeFileSync(
+      configFile,
+      stringify({
+        api: { baseUrl: s.sim.url, token: s.sim.token },
+        accounts: [s.sim.accounts[0]],
+        jobs: { statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
+        sink: { type: 'file', path: join(dir, 'out.lp') },
+        state: { dir: join(dir, 'state') },
+      }),
+    );
     // The state lock held by a process that takes no request: the command waits for an answer that never comes.
     const holder = await CheckpointStore.open(join(dir, 'state'));
     try {
@@ -112,7 +118,7 @@ describe('Ctrl-C of a backfill handed to a daemon that is catching up', () => {
       run.child.kill('SIGINT');
       const exit = await run.exited;
       expect(exit.code, exit.stderr).toBe(130);
-      const said = /quitting now \(SIGINT\): the daemon was asked to cancel the backfill .*Resume with:\n  cdn-/;
+      const said = /quitting now \(SIGINT\): the daemon was asked to cancel the backfill .*Resume with:\n {2}cdn-/;
       expect(exit.stderr).toMatch(said);
     } finally {
       await holder.close();

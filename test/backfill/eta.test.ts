@@ -10,12 +10,19 @@ import { VirtualTime } from '../limit/virtual-time.js';
 
 const MINUTE = 60_000;
 
-async function simulate(opts: { calls: number; quota: { calls: number; periodMs: number }; callMs: number; workers: number }) {
+async function simulate(opts: {
+  calls: number;
+  quota: { calls: number; periodMs: number };
+  callMs: number;
+  workers: number;
+}) {
   const vt = new VirtualTime();
   const limiter = new Limiter('metrics', opts.quota, { clock: vt, sleep: vt.sleep, marginMs: 0 });
   const startedAt = vt.now();
   const eta = new BackfillEta({ metrics: opts.calls }, { metrics: opts.quota }, startedAt);
-  const predictions: Array<{ at: number; end: number }> = [{ at: startedAt, end: startedAt + eta.remainingMs(startedAt) }];
+  const predictions: Array<{ at: number; end: number }> = [
+    { at: startedAt, end: startedAt + eta.remainingMs(startedAt) },
+  ];
   let next = 0;
   let first = true;
   const worker = async () => {
@@ -38,9 +45,27 @@ async function simulate(opts: { calls: number; quota: { calls: number; periodMs:
 
 describe('backfill ETA from the plan and the quota', () => {
   for (const c of [
-    { name: '60 calls at 5/min (the issue: "ETA 15s" when the plan said ≥ 660 s)', calls: 60, quota: { calls: 5, periodMs: MINUTE }, callMs: 400, workers: 6 },
-    { name: '26 spans at 5/min, one worker', calls: 26, quota: { calls: 5, periodMs: MINUTE }, callMs: 2_000, workers: 1 },
-    { name: '500 calls at 100/min, 16 workers', calls: 500, quota: { calls: 100, periodMs: MINUTE }, callMs: 250, workers: 16 },
+    {
+      name: '60 calls at 5/min (the issue: "ETA 15s" when the plan said ≥ 660 s)',
+      calls: 60,
+      quota: { calls: 5, periodMs: MINUTE },
+      callMs: 400,
+      workers: 6,
+    },
+    {
+      name: '26 spans at 5/min, one worker',
+      calls: 26,
+      quota: { calls: 5, periodMs: MINUTE },
+      callMs: 2_000,
+      workers: 1,
+    },
+    {
+      name: '500 calls at 100/min, 16 workers',
+      calls: 500,
+      quota: { calls: 100, periodMs: MINUTE },
+      callMs: 250,
+      workers: 16,
+    },
   ]) {
     it(`is within 10 % of the real duration after the first tenth: ${c.name}`, async () => {
       const { startedAt, end, predictions } = await simulate(c);
@@ -48,7 +73,8 @@ describe('backfill ETA from the plan and the quota', () => {
       expect(duration).toBeGreaterThan(c.quota.periodMs); // the quota, not the call time, sets the pace
       const late = predictions.filter((p) => p.at - startedAt >= duration / 10);
       expect(late.length).toBeGreaterThan(0);
-      for (const p of late) expect(Math.abs(p.end - end), `predicted at +${p.at - startedAt} ms`).toBeLessThanOrEqual(duration / 10);
+      for (const p of late)
+        expect(Math.abs(p.end - end), `predicted at +${p.at - startedAt} ms`).toBeLessThanOrEqual(duration / 10);
       // At the start, before any call was measured, the quota alone already gives the right order of magnitude.
       expect(predictions[0]!.end - startedAt).toBeGreaterThanOrEqual(duration * 0.8);
     });

@@ -13,7 +13,11 @@ describe('handing a backfill over', () => {
 
   it('fails naming the reason when the lock holder takes no requests (another backfill), and leaves no request', async () => {
     await expect(
-      handOverBackfill(dir, { from: T0, to: T0 + 10 * MIN, jobs: [], dryRun: true }, { pickupTimeoutMs: 300, pollMs: 50 }),
+      handOverBackfill(
+        dir,
+        { from: T0, to: T0 + 10 * MIN, jobs: [], dryRun: true },
+        { pickupTimeoutMs: 300, pollMs: 50 },
+      ),
     ).rejects.toThrow(/did not take the backfill request: it is not a running daemon/);
     expect(readdirSync(requestDir(dir))).toEqual([]);
   });

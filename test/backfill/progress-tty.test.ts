@@ -15,8 +15,15 @@ const MINUTE = 60_000;
 
 function inPty(command: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, COLUMNS: '160' } }, (err, stdout) =>
-      resolve({ code: typeof err?.code === 'number' ? err.code : 0, out: stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '') }),
+    execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { cwd: ROOT, env: { ...process.env, COLUMNS: '160' } },
+      (err, stdout) =>
+        resolve({
+          code: typeof err?.code === 'number' ? err.code : 0,
+          out: stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
+        }),
     );
   });
 }
@@ -37,7 +44,12 @@ describe('backfill progress on a terminal', () => {
         api: { baseUrl: sim.url, token: sim.token, timeout: '5s' },
         accounts: sim.accounts.slice(0, 1),
         quotas: { metrics: { calls: 5, period: '2s' } },
-        jobs: { metrics: { window: '1m', byResource: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
+        jobs: {
+          metrics: { window: '1m', byResource: false },
+          statistic: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+        },
         sink: { type: 'file', path: join(dir, 'points.lp') },
         output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
         state: { dir: join(dir, 'state') },
@@ -52,7 +64,9 @@ describe('backfill progress on a terminal', () => {
 
   it('shows the ETA of the plan under the quota while waiting, then the summary with points, duration and calls', async () => {
     const from = new Date(to - 20 * MINUTE).toISOString();
-    const { code, out } = await inPty(`node bin/cdn-collector.js backfill --config ${configFile} --from ${from} --to ${new Date(to).toISOString()}`);
+    const { code, out } = await inPty(
+      `node bin/cdn-collector.js backfill --config ${configFile} --from ${from} --to ${new Date(to).toISOString()}`,
+    );
     expect(code, out).toBe(0);
     // 20 calls at 5 per 2 s: at least 3 full periods (6 s) before the last batch may go.
     const etas = [...out.matchAll(/(\d+)\/20 spans \| (\d+) calls left \| ETA (?:(\d+)m )?(\d+)s/g)].map((m) => ({
@@ -72,16 +86,27 @@ describe('backfill progress on a terminal', () => {
     const from = new Date(to - 60 * MINUTE).toISOString();
     const until = new Date(to - 30 * MINUTE).toISOString();
     const stateDir = join(dir, 'state');
-    const checkpointTime = () => readdirSync(stateDir).filter((n) => n.startsWith('cp-')).map((n) => statSync(join(stateDir, n)).mtimeMs).join();
+    const checkpointTime = () =>
+      readdirSync(stateDir)
+        .filter((n) => n.startsWith('cp-'))
+        .map((n) => statSync(join(stateDir, n)).mtimeMs)
+        .join();
     const before = checkpointTime();
     const run = spawnEntry(['backfill', '--config', configFile, '--from', from, '--to', until]);
-    await waitFor('a span confirmed by this run', async () => (checkpointTime() !== before ? true : undefined), 30_000, run.output);
+    await waitFor(
+      'a span confirmed by this run',
+      async () => (checkpointTime() !== before ? true : undefined),
+      30_000,
+      run.output,
+    );
     run.child.kill('SIGINT');
     expect(await run.exited, run.output()).toBe(130);
     const resume = /Resume with:\n {2}(cdn-collector backfill .*)\n/.exec(run.output())?.[1];
     expect(resume, run.output()).toBe(`cdn-collector backfill --config ${configFile} --from ${from} --to ${until}`);
     expect(run.output()).toMatch(/backfill cancelled: \d+\/30 spans/);
-    expect(run.output()).toMatch(/backfill stopped by SIGINT: the spans collected are checkpointed; resume with: cdn-collector backfill/);
+    expect(run.output()).toMatch(
+      /backfill stopped by SIGINT: the spans collected are checkpointed; resume with: cdn-collector backfill/,
+    );
 
     const again = spawnEntry(resume!.split(' ').slice(1));
     expect(await again.exited, again.output()).toBe(0);

@@ -21,7 +21,8 @@ import { confirmedMs, readCheckpoints, readDeadLetters, regressions, type Checkp
 const skip = serverSkipReason(INFLUXD_BIN);
 /** 20 % of the calls of every API fail, with every kind; a slow answer (3 s) outlasts the collector's 2 s timeout. */
 const FAULTS: FaultPlan = { rate: 0.2, kinds: [...FAULT_KINDS], slowMs: 3000, retryAfterSec: 1 };
-/** Fractions of the work (confirmed time in the checkpoints) at which the collector is killed, then InfluxDB restarted. */
+/** Fractions of the work (confirmed time in the checkpoints) at which the collector is killed, then InfluxDB restarted.
+ * */
 const KILLS = [0.25, 0.5];
 const DB_RESTART_AT = 0.7;
 
@@ -77,7 +78,15 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
         log: { level: 'warn' },
       }),
     );
-    const args = ['backfill', '--config', config, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()];
+    const args = [
+      'backfill',
+      '--config',
+      config,
+      '--from',
+      new Date(from).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+    ];
     const total = CHECKPOINTS * (to - from); // every checkpoint covers the whole range in the end
 
     let last = new Map<string, Checkpoint>();
@@ -113,14 +122,20 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
   it('was killed twice mid-run, wrote through the database going away, and finished', () => {
     expect(runs.slice(0, 2).map((r) => r.signal)).toEqual(['SIGKILL', 'SIGKILL']);
     expect(runs.at(-1)).toMatchObject({ code: 0, signal: null });
-    expect(runs.some((r) => r.sawOutage), 'a run saw the outage').toBe(true);
+    expect(
+      runs.some((r) => r.sawOutage),
+      'a run saw the outage',
+    ).toBe(true);
   });
 
   it('injected every kind of fault on the APIs it called', () => {
     const seen = new Set(API_NAMES.flatMap((api) => Object.keys(sim.faults.injected[api])));
     expect([...seen].sort()).toEqual([...FAULT_KINDS].sort());
     for (const api of API_NAMES.filter((a) => a !== 'dvr')) {
-      expect(Object.values(sim.faults.injected[api]).reduce((a, b) => a + b, 0), api).toBeGreaterThan(0);
+      expect(
+        Object.values(sim.faults.injected[api]).reduce((a, b) => a + b, 0),
+        api,
+      ).toBeGreaterThan(0);
     }
   });
 
@@ -137,7 +152,10 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
     const checkpoints = readCheckpoints(stateDir);
     expect(checkpoints.size).toBe(CHECKPOINTS);
     for (const cp of checkpoints.values()) {
-      expect(cp.spans.some(([f, t]) => f <= from && to <= t), cp.key).toBe(true);
+      expect(
+        cp.spans.some(([f, t]) => f <= from && to <= t),
+        cp.key,
+      ).toBe(true);
     }
   });
 
@@ -147,9 +165,14 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
     const statistic = new StatisticClient(http);
     const streamstat = new StreamstatClient(http);
     const sum = async (select: string, where: string, range = { from, to }) =>
-      (await db.query(`SELECT ${select} FROM ${where} AND time >= ${range.from}ms AND time < ${range.to}ms`, 'cdn'))[0] ?? {};
+      (
+        await db.query(`SELECT ${select} FROM ${where} AND time >= ${range.from}ms AND time < ${range.to}ms`, 'cdn')
+      )[0] ?? {};
     const outside = async (select: string, where: string) => {
-      const [a, b] = await Promise.all([sum(select, where, { from, to: conflict.from }), sum(select, where, { from: conflict.to, to })]);
+      const [a, b] = await Promise.all([
+        sum(select, where, { from, to: conflict.from }),
+        sum(select, where, { from: conflict.to, to }),
+      ]);
       return Number(a.v ?? 0) + Number(b.v ?? 0);
     };
     for (const account of sim.accounts) {
@@ -172,24 +195,37 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
 
   it('has exactly one point per window and series', async () => {
     const count = async (select: string, measurement: string, groupBy: string) =>
-      (await db.query(`SELECT ${select} FROM ${measurement} WHERE time >= ${from}ms AND time < ${to}ms GROUP BY ${groupBy}`, 'cdn'))
+      (
+        await db.query(
+          `SELECT ${select} FROM ${measurement} WHERE time >= ${from}ms AND time < ${to}ms GROUP BY ${groupBy}`,
+          'cdn',
+        )
+      )
         .filter((r) => sim.accounts.includes(String(r.account)))
         .map((r) => r.count);
     const windows = (to - from) / (10 * MINUTE);
     const buckets = (to - from) / (5 * MINUTE);
     const lost = (conflict.to - conflict.from) / (10 * MINUTE);
-    expect(await count('count(edge_requests_total)', 'cdn_metrics', 'account')).toEqual(sim.accounts.map(() => windows - lost));
+    expect(await count('count(edge_requests_total)', 'cdn_metrics', 'account')).toEqual(
+      sim.accounts.map(() => windows - lost),
+    );
     const resources = sim.world.accounts.reduce((n, a) => n + a.resources.length, 0);
     expect(await count('count(edge_requests_total)', 'cdn_metrics_resource', 'account, resource')).toEqual(
       Array.from({ length: resources }, () => windows),
     );
     // cdn_traffic and cdn_views hold the account totals alone (no grouping tag).
-    for (const [measurement, field] of [['cdn_traffic', 'hits'], ['cdn_views', 'views']] as const) {
+    for (const [measurement, field] of [
+      ['cdn_traffic', 'hits'],
+      ['cdn_views', 'views'],
+    ] as const) {
       const rows = await db.query(
         `SELECT count(${field}) FROM ${measurement} WHERE time >= ${from}ms AND time < ${to}ms GROUP BY account`,
         'cdn',
       );
-      expect(rows.map((r) => [r.account, r.count]), measurement).toEqual(sim.accounts.map((a) => [a, buckets]));
+      expect(
+        rows.map((r) => [r.account, r.count]),
+        measurement,
+      ).toEqual(sim.accounts.map((a) => [a, buckets]));
     }
   });
 
@@ -200,16 +236,21 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
       expect(letter.reason).toMatch(/field type conflict/);
     }
     const refused = new Set(
-      letters.flatMap((l) => l.lines).map((line) => {
-        const m = /^cdn_metrics,account=(\S+) .* (\d+)$/.exec(line);
-        expect(m, line).not.toBeNull();
-        const time = Number(m![2]) * 1000;
-        expect(time >= conflict.from && time < conflict.to, line).toBe(true);
-        return `${m![1]} ${time}`;
-      }),
+      letters
+        .flatMap((l) => l.lines)
+        .map((line) => {
+          const m = /^cdn_metrics,account=(\S+) .* (\d+)$/.exec(line);
+          expect(m, line).not.toBeNull();
+          const time = Number(m![2]) * 1000;
+          expect(time >= conflict.from && time < conflict.to, line).toBe(true);
+          return `${m![1]} ${time}`;
+        }),
     );
     const expected = sim.accounts.flatMap((a) =>
-      Array.from({ length: (conflict.to - conflict.from) / (10 * MINUTE) }, (_, i) => `${a} ${conflict.from + i * 10 * MINUTE}`),
+      Array.from(
+        { length: (conflict.to - conflict.from) / (10 * MINUTE) },
+        (_, i) => `${a} ${conflict.from + i * 10 * MINUTE}`,
+      ),
     );
     expect([...refused].sort()).toEqual(expected.sort());
   });

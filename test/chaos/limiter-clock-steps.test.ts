@@ -69,7 +69,10 @@ describe('persisted completion times in the future', () => {
     const dir = mkdtempSync(join(tmpdir(), 'qj-future-'));
     const clock = new ManualClock(Date.UTC(2024, 0, 1));
     const dayAhead = clock.now() + 86_400_000;
-    writeFileSync(join(dir, 'quota-calls.json'), JSON.stringify({ statistic: { done: [dayAhead, dayAhead + 1], inFlight: 0 } }));
+    writeFileSync(
+      join(dir, 'quota-calls.json'),
+      JSON.stringify({ statistic: { done: [dayAhead, dayAhead + 1], inFlight: 0 } }),
+    );
     const events: JournalEvent[] = [];
     const journal = new QuotaJournal(dir, { clock, onEvent: (e) => events.push(e) });
     expect(events).toEqual([{ type: 'future', path: join(dir, 'quota-calls.json'), count: 2, aheadMs: 86_400_001 }]);

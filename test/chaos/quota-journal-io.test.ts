@@ -83,7 +83,9 @@ describe('the quota journal cannot be written (full disk, read-only state dir)',
     const rt = await createRuntime(config, systemClock, log);
     try {
       await rt.limiters.run('dvr', async () => ({ status: 200 }));
-      await vi.waitFor(() => expect(rt.telemetry.activeConditions()[JOURNAL_CONDITION]).toContain('quota-calls.json.tmp'));
+      await vi.waitFor(() =>
+        expect(rt.telemetry.activeConditions()[JOURNAL_CONDITION]).toContain('quota-calls.json.tmp'),
+      );
       expect(lines.join('')).toContain('quota journal cannot be written');
 
       rmdirSync(join(stateDir, 'quota-calls.json.tmp'));

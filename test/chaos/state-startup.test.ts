@@ -52,7 +52,12 @@ describe('an unusable state directory at start-up', () => {
     ['EROFS', 'read-only file system'],
     ['EACCES', 'permission denied'],
   ])('%s (full disk, read-only mount, permissions) becomes a StateIoError naming the path', (code, text) => {
-    const err = Object.assign(new Error(`${code}: open '/var/lib/x/state.lock.1.new'`), { code, path: '/var/lib/x/state.lock.1.new' });
-    expect(asStateIoError(err, '/var/lib/x')?.message).toBe(`state directory: cannot use /var/lib/x/state.lock.1.new: ${text} (${code})`);
+    const err = Object.assign(new Error(`${code}: open '/var/lib/x/state.lock.1.new'`), {
+      code,
+      path: '/var/lib/x/state.lock.1.new',
+    });
+    expect(asStateIoError(err, '/var/lib/x')?.message).toBe(
+      `state directory: cannot use /var/lib/x/state.lock.1.new: ${text} (${code})`,
+    );
   });
 });

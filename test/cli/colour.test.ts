@@ -39,10 +39,14 @@ describe('dvr get --table (a real process)', () => {
   it.skipIf(!SCRIPT)('on a terminal (script -qec): coloured, and plain with NO_COLOR', async () => {
     const onTerminal = (extraEnv: Record<string, string>) => {
       const command = [process.execPath, BIN, ...args()].map((a) => `'${a}'`).join(' ');
-      const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_|NO_COLOR|FORCE_COLOR)/.test(k)));
+      const base = Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_|NO_COLOR|FORCE_COLOR)/.test(k)),
+      );
       // Asynchronously: the simulator answering the command runs in this process.
       return new Promise<string>((res, rej) => {
-        execFile(SCRIPT!, ['-qec', command, '/dev/null'], { env: { ...base, ...env(), ...extraEnv } }, (err, stdout) => (err ? rej(err) : res(stdout)));
+        execFile(SCRIPT!, ['-qec', command, '/dev/null'], { env: { ...base, ...env(), ...extraEnv } }, (err, stdout) =>
+          err ? rej(err) : res(stdout),
+        );
       });
     };
     const coloured = await onTerminal({});

@@ -42,7 +42,9 @@ describe('config --print (a real process)', () => {
     const r = await runCli(['config', '--print'], ENV_ONLY).exited;
     const printed = file('printed.yaml', r.stdout);
     const secretsAgain = { CDN_TOKEN: SECRETS.token, INFLUX_TOKEN: SECRETS.influx, CDN_BASE_URL: 'http://127.0.0.1:1' };
-    expect(loadConfigFile(printed, secretsAgain)).toEqual(loadConfigFile(undefined, { ...ENV_ONLY, CDN_BASE_URL: 'http://127.0.0.1:1' }));
+    expect(loadConfigFile(printed, secretsAgain)).toEqual(
+      loadConfigFile(undefined, { ...ENV_ONLY, CDN_BASE_URL: 'http://127.0.0.1:1' }),
+    );
   });
 
   it('precedence: flag > environment > config file > default (log level, format, listener)', async () => {
@@ -55,16 +57,24 @@ describe('config --print (a real process)', () => {
     };
     expect(await print([], {})).toEqual(['info', undefined, '127.0.0.1', undefined]);
     expect(await print(['-c', withFile], {})).toEqual(['error', 'pretty', '127.0.0.1', 1000]);
-    expect(await print(['-c', withFile], { LOG_LEVEL: 'warn', LOG_FORMAT: 'json', CDN_LISTEN: '0.0.0.0:2000' })).toEqual(['warn', 'json', '0.0.0.0', 2000]);
     expect(
-      await print(['-c', withFile, '--log-level', 'debug', '--log-format', 'pretty', '--listen', '127.0.0.2:3000'], { LOG_LEVEL: 'warn', LOG_FORMAT: 'json', CDN_LISTEN: '0.0.0.0:2000' }),
+      await print(['-c', withFile], { LOG_LEVEL: 'warn', LOG_FORMAT: 'json', CDN_LISTEN: '0.0.0.0:2000' }),
+    ).toEqual(['warn', 'json', '0.0.0.0', 2000]);
+    expect(
+      await print(['-c', withFile, '--log-level', 'debug', '--log-format', 'pretty', '--listen', '127.0.0.2:3000'], {
+        LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
+        CDN_LISTEN: '0.0.0.0:2000',
+      }),
     ).toEqual(['debug', 'pretty', '127.0.0.2', 3000]);
   });
 
   it('with nothing configured: exit 2 and every missing field with its variable', async () => {
     const r = await runCli(['config', '--print']).exited;
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: config: 3 problems\n {2}api: required: .*CDN_BASE_URL.*\n {2}accounts: required \(set CDN_ACCOUNTS\)\n {2}sink: required: .*INFLUX_URL.*\n$/);
+    expect(r.stderr).toMatch(
+      /^error: config: 3 problems\n {2}api: required: .*CDN_BASE_URL.*\n {2}accounts: required \(set CDN_ACCOUNTS\)\n {2}sink: required: .*INFLUX_URL.*\n$/,
+    );
   });
 });
 
@@ -78,7 +88,10 @@ describe('run with the environment alone', () => {
   });
 
   it('a file with several mistakes: exit 2, all of them listed, a bare-number duration told to take a unit', async () => {
-    const bad = file('bad.yaml', 'api: { baseUrl: http://127.0.0.1:1, timeout: 30 }\naccounts: []\nsink: { type: file, path: "-" }\n');
+    const bad = file(
+      'bad.yaml',
+      'api: { baseUrl: http://127.0.0.1:1, timeout: 30 }\naccounts: []\nsink: { type: file, path: "-" }\n',
+    );
     const r = await runCli(['run', '--config', bad, '--check']).exited;
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('api.timeout: 30 has no unit: write 30s');
@@ -88,7 +101,9 @@ describe('run with the environment alone', () => {
 
   it('--log-format pretty writes text logs; into a pipe without colours', async () => {
     const workDir = mkdtempSync(join(dir, 'once-'));
-    const config = writeSimConfig(workDir, s.sim, { jobs: { dvr: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false } } });
+    const config = writeSimConfig(workDir, s.sim, {
+      jobs: { dvr: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false } },
+    });
     const pretty = await runCli(['run', '--config', config, '--once', '--log-format', 'pretty']).exited;
     expect(pretty.code, pretty.stderr).toBe(0);
     expect(pretty.stderr).toMatch(/INFO.*pass/);
@@ -108,7 +123,9 @@ describe('status from the environment alone (a real process)', () => {
     const report = JSON.parse(r.stdout) as { jobs: Array<{ key: string; configured: boolean }>; problems: string[] };
     expect(report.problems).toEqual([expect.stringMatching(/does not exist \(no pass has run yet\)$/)]);
     expect(r.code, r.stderr).toBe(1);
-    expect(report.jobs.map((j) => j.key)).toEqual(expect.arrayContaining(['metrics/acme', 'metrics/globex', 'statistic/*/total']));
+    expect(report.jobs.map((j) => j.key)).toEqual(
+      expect.arrayContaining(['metrics/acme', 'metrics/globex', 'statistic/*/total']),
+    );
     for (const secret of Object.values(SECRETS)) expect(r.stdout + r.stderr).not.toContain(secret);
   });
 });

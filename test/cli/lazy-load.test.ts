@@ -7,10 +7,19 @@ import { useSimulator } from '../helpers/sim.js';
  * Start-up (issue 14 goal 5): help and argument errors load commander and the command definitions, not what a
  * command does. The simulator's flag grammar (sim/faults, sim/model/rng) is part of `sim`'s definition.
  */
-const HEAVY = /^(undici|pino|pino-pretty|zod|@influxdata\/.*|luxon|node-cron|yaml|cli-table3|cli-progress|p-limit)$|^dist\/(collector|backfill)\/|^dist\/(sources|sink|telemetry|state|verify|config\/schema|config\/loader)\b|^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/;
+const HEAVY =
+  /^(undici|pino|pino-pretty|zod|@influxdata\/.*|luxon|node-cron|yaml|cli-table3|cli-progress|p-limit)$|^dist\/(collector|backfill)\/|^dist\/(sources|sink|telemetry|state|verify|config\/schema|config\/loader)\b|^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/;
 
 describe('what the CLI loads (a real process with a module-loader hook)', () => {
-  const cases = [['--help'], ['run', '--help'], ['backfill', '--help'], ['dvr', 'get', '--help'], ['api', '--help'], ['sim', '--help'], ['run', '--no-such-flag']];
+  const cases = [
+    ['--help'],
+    ['run', '--help'],
+    ['backfill', '--help'],
+    ['dvr', 'get', '--help'],
+    ['api', '--help'],
+    ['sim', '--help'],
+    ['run', '--no-such-flag'],
+  ];
   it.each(cases.map((args) => [args.join(' '), args] as const))(
     '%s: commander and the command definitions only',
     async (_, args) => {
@@ -36,7 +45,11 @@ describe('what the first API call loads before its request', () => {
     const env = { CDN_BASE_URL: sim.url, CDN_TOKEN: sim.token };
     // Ten minutes of an hour ago: a valid request.
     const minute = (ms: number) => new Date(ms - (ms % 60_000)).toISOString().slice(0, 19);
-    const window = { account: sim.accounts[0]!, start: minute(sim.clock.now() - 70 * 60_000), end: minute(sim.clock.now() - 60 * 60_000) };
+    const window = {
+      account: sim.accounts[0]!,
+      start: minute(sim.clock.now() - 70 * 60_000),
+      end: minute(sim.clock.now() - 60 * 60_000),
+    };
     const args = ['api', 'metrics', '/', ...Object.entries(window).flatMap(([k, v]) => ['-q', `${k}=${v}`])];
     const run = await runCli(args, env).exited;
     expect(run.stderr).toBe('');

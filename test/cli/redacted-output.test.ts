@@ -3,7 +3,11 @@ import { redactWritesOnFirstUse } from '../../src/cli/redacted-output.js';
 import { clearSecrets, registerSecret } from '../../src/secrets.js';
 
 /** A stand-in for `process`: stdio streams created by a getter on first read, as node does. */
-function fakeProcess(): { owner: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }; created: string[]; written: string[] } {
+function fakeProcess(): {
+  owner: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream };
+  created: string[];
+  written: string[];
+} {
   const created: string[] = [];
   const written: string[] = [];
   const owner = {} as { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream };
@@ -39,7 +43,10 @@ describe('redactWritesOnFirstUse', () => {
 
   it('a stream that is a plain value (no getter) is redacted at once', () => {
     const written: string[] = [];
-    const owner = { stdout: { write: (c: string) => (written.push(c), true) }, stderr: {} } as unknown as { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream };
+    const owner = { stdout: { write: (c: string) => (written.push(c), true) }, stderr: {} } as unknown as {
+      stdout: NodeJS.WriteStream;
+      stderr: NodeJS.WriteStream;
+    };
     redactWritesOnFirstUse(owner, 'stdout');
     registerSecret('another-secret-value');
     owner.stdout.write('another-secret-value');

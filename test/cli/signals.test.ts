@@ -40,7 +40,9 @@ describe('Ctrl-C and SIGTERM end a command cleanly, however the process is start
 
   it('run: the daemon stops gracefully on Ctrl-C as npx delivers it, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sigrun-'));
-    const config = writeSimConfig(dir, s.sim, { jobs: { dvr: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false } } });
+    const config = writeSimConfig(dir, s.sim, {
+      jobs: { dvr: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false } },
+    });
     const run = runCli(['run', '--config', config, '--log-format', 'json'], {}, { killAfterMs: 60_000 });
     await waitForOutput(run, 'stderr', /collector started/);
     await ctrlCThroughNpm(run, /stopping: finishing in-flight calls/);
@@ -72,7 +74,11 @@ describe('Ctrl-C and SIGTERM end a command cleanly, however the process is start
     });
 
     it('exits at once on Ctrl-C, 130: its work was not done', async () => {
-      const run = runCli(['api', 'metrics', '/'], { CDN_BASE_URL: url, CDN_TOKEN: 'signal-test-token' }, { killAfterMs: 30_000 });
+      const run = runCli(
+        ['api', 'metrics', '/'],
+        { CDN_BASE_URL: url, CDN_TOKEN: 'signal-test-token' },
+        { killAfterMs: 30_000 },
+      );
       await connected;
       run.child.kill('SIGINT');
       const r = await run.exited;

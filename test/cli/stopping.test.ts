@@ -42,37 +42,64 @@ describe('a command stopped by a signal', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('run --once stops like the daemon on %s: verdict, checkpoints, lock released, exit %i', (signal, code) => withSlowSim(async (sim) => {
-    const dir = mkdtempSync(join(tmpdir(), 'stop-once-'));
-    const config = writeSimConfig(dir, sim, { jobs: METRICS_ONLY, state: { dir: join(dir, 'state'), initialLookback: '1h' } });
-    const run = runCli(['run', '--once', '--config', config, ...DEBUG_JSON], {}, { killAfterMs: 60_000 });
-    await waitForOutput(run, 'stderr', /"msg":"span confirmed"/);
-    run.child.kill(signal);
-    const r = await run.exited;
-    expect(r.code, r.stderr).toBe(code);
-    const verdict = /once: STOPPED by (\w+): (\d+) windows collected and checkpointed, 0 set aside, (\d+) left/.exec(r.stdout);
-    expect(verdict?.[1], r.stdout).toBe(signal);
-    expect(Number(verdict?.[2])).toBeGreaterThan(0);
-    expect(Number(verdict?.[3])).toBeGreaterThan(0);
-    expect(readFileSync(join(dir, 'out.lp'), 'utf8')).toMatch(/^cdn_metrics/m);
-    expect(readdirSync(join(dir, 'state')).filter((n) => n.startsWith('cp-')), 'checkpoints saved').not.toEqual([]);
-    expect(existsSync(lockOf(dir)), 'state.lock released').toBe(false);
-  }), 90_000);
+  ] as const)(
+    'run --once stops like the daemon on %s: verdict, checkpoints, lock released, exit %i',
+    (signal, code) =>
+      withSlowSim(async (sim) => {
+        const dir = mkdtempSync(join(tmpdir(), 'stop-once-'));
+        const config = writeSimConfig(dir, sim, {
+          jobs: METRICS_ONLY,
+          state: { dir: join(dir, 'state'), initialLookback: '1h' },
+        });
+        const run = runCli(['run', '--once', '--config', config, ...DEBUG_JSON], {}, { killAfterMs: 60_000 });
+        await waitForOutput(run, 'stderr', /"msg":"span confirmed"/);
+        run.child.kill(signal);
+        const r = await run.exited;
+        expect(r.code, r.stderr).toBe(code);
+        const verdict =
+          /once: STOPPED by (\w+): (\d+) windows collected and checkpointed, 0 set aside, (\d+) left/.exec(r.stdout);
+        expect(verdict?.[1], r.stdout).toBe(signal);
+        expect(Number(verdict?.[2])).toBeGreaterThan(0);
+        expect(Number(verdict?.[3])).toBeGreaterThan(0);
+        expect(readFileSync(join(dir, 'out.lp'), 'utf8')).toMatch(/^cdn_metrics/m);
+        expect(
+          readdirSync(join(dir, 'state')).filter((n) => n.startsWith('cp-')),
+          'checkpoints saved',
+        ).not.toEqual([]);
+        expect(existsSync(lockOf(dir)), 'state.lock released').toBe(false);
+      }),
+    90_000,
+  );
 
-  it('backfill on SIGTERM says what it kept and how to resume, releases the lock, exit 143', () => withSlowSim(async (sim) => {
-    const dir = mkdtempSync(join(tmpdir(), 'stop-backfill-'));
-    const config = writeSimConfig(dir, sim, { jobs: METRICS_ONLY });
-    const to = Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE;
-    const args = ['backfill', '--config', config, '--from', new Date(to - 60 * MINUTE).toISOString(), '--to', new Date(to).toISOString()];
-    const run = runCli([...args, ...DEBUG_JSON], {}, { killAfterMs: 60_000 });
-    await waitForOutput(run, 'stderr', /"msg":"span confirmed"/);
-    run.child.kill('SIGTERM');
-    const r = await run.exited;
-    expect(r.code, r.stderr).toBe(143);
-    expect(r.stderr).toMatch(/backfill cancelled: [1-9]\d*\/60 spans/);
-    expect(r.stderr).toContain(`backfill stopped by SIGTERM: the spans collected are checkpointed; resume with: cdn-collector ${args.join(' ')}`);
-    expect(existsSync(lockOf(dir)), 'state.lock released').toBe(false);
-  }), 90_000);
+  it(
+    'backfill on SIGTERM says what it kept and how to resume, releases the lock, exit 143',
+    () =>
+      withSlowSim(async (sim) => {
+        const dir = mkdtempSync(join(tmpdir(), 'stop-backfill-'));
+        const config = writeSimConfig(dir, sim, { jobs: METRICS_ONLY });
+        const to = Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE;
+        const args = [
+          'backfill',
+          '--config',
+          config,
+          '--from',
+          new Date(to - 60 * MINUTE).toISOString(),
+          '--to',
+          new Date(to).toISOString(),
+        ];
+        const run = runCli([...args, ...DEBUG_JSON], {}, { killAfterMs: 60_000 });
+        await waitForOutput(run, 'stderr', /"msg":"span confirmed"/);
+        run.child.kill('SIGTERM');
+        const r = await run.exited;
+        expect(r.code, r.stderr).toBe(143);
+        expect(r.stderr).toMatch(/backfill cancelled: [1-9]\d*\/60 spans/);
+        expect(r.stderr).toContain(
+          `backfill stopped by SIGTERM: the spans collected are checkpointed; resume with: cdn-collector ${args.join(' ')}`,
+        );
+        expect(existsSync(lockOf(dir)), 'state.lock released').toBe(false);
+      }),
+    90_000,
+  );
 });
 
 describe('the daemon', () => {
@@ -84,7 +111,10 @@ describe('the daemon', () => {
     const run = runCli(['run', '--config', config, '--log-format', 'json'], {}, { killAfterMs: 60_000 });
     await waitForOutput(run, 'stderr', /collector started/);
     // Its first report for `status` (written every second): `status` would call it running.
-    await vi.waitFor(() => expect(existsSync(join(dir, 'state', 'daemon-status.json'))).toBe(true), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(existsSync(join(dir, 'state', 'daemon-status.json'))).toBe(true), {
+      timeout: 10_000,
+      interval: 50,
+    });
     return { dir, config, run };
   };
   const statusOf = async (config: string) => (await runCli(['status', '--config', config]).exited).stdout;
@@ -123,9 +153,12 @@ describe('the daemon', () => {
       const { port } = taken;
       const dir = mkdtempSync(join(tmpdir(), 'stop-port-'));
       const config = writeSimConfig(dir, s.sim, { jobs: METRICS_ONLY });
-      const r = await runCli(['run', '--config', config, '--listen', `127.0.0.1:${port}`, '--log-level', 'error']).exited;
+      const r = await runCli(['run', '--config', config, '--listen', `127.0.0.1:${port}`, '--log-level', 'error'])
+        .exited;
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toBe(`error: http.port ${port} (--listen, CDN_LISTEN, or the config file): address 127.0.0.1:${port} is already in use\n`);
+      expect(r.stderr).toBe(
+        `error: http.port ${port} (--listen, CDN_LISTEN, or the config file): address 127.0.0.1:${port} is already in use\n`,
+      );
       expect(existsSync(lockOf(dir))).toBe(false);
     }, 60_000);
   });
@@ -161,7 +194,9 @@ describe('the documented exit of a stopped command', () => {
     expect(help).toMatch(/130 {2}stopped by Ctrl-C \(143: SIGTERM, 129: SIGHUP\)/);
     const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
     expect(readme.includes('Ctrl-C and SIGTERM stop gracefully and exit 0'), 'README: exit 0 after Ctrl-C').toBe(false);
-    expect(readme.includes('A command whose work was left exits 130 (143 for SIGTERM, 129 for SIGHUP)'), 'README').toBe(true);
+    expect(readme.includes('A command whose work was left exits 130 (143 for SIGTERM, 129 for SIGHUP)'), 'README').toBe(
+      true,
+    );
     const backfill = readme.slice(readme.indexOf('### Backfill'), readme.indexOf('### Verify'));
     expect(backfill.includes('exits 130 (143 for SIGTERM, 129 for SIGHUP)'), 'README Backfill').toBe(true);
   });

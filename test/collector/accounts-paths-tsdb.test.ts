@@ -25,7 +25,10 @@ describe.skipIf(skip)('discovered accounts and paths → InfluxDB', () => {
   let hostsOf: Record<string, string[]>;
 
   beforeAll(async () => {
-    [sim, db] = await Promise.all([startSimulator({ clock, quotas: NO_QUOTAS, world: { accounts: 3 } }), startInfluxV1()]);
+    [sim, db] = await Promise.all([
+      startSimulator({ clock, quotas: NO_QUOTAS, world: { accounts: 3 } }),
+      startInfluxV1(),
+    ]);
     await db.query('CREATE DATABASE cdn');
     hostsOf = Object.fromEntries(sim.world.accounts.map((a) => [a.name, a.resources.slice(0, 2).map((r) => r.cname)]));
     sim.addToken(TOKEN, { accounts: ['acme', 'globex'] });
@@ -58,19 +61,29 @@ describe.skipIf(skip)('discovered accounts and paths → InfluxDB', () => {
   });
 
   /** The simulator's hits over what `key` confirmed, from `/` or, with a host, summed over `/paths`. */
-  const truth = async (key: string, q: Pick<StatisticQuery, 'account' | 'host'>): Promise<{ hits: number; from: number; to: number }> => {
+  const truth = async (
+    key: string,
+    q: Pick<StatisticQuery, 'account' | 'host'>,
+  ): Promise<{ hits: number; from: number; to: number }> => {
     const spans = rt.store.confirmed(key);
     expect(spans, key).toHaveLength(1);
     const { from, to } = spans[0]!;
     const client = new StatisticClient(new HttpClient({ baseUrl: sim.url, token: sim.token }));
-    if (q.host === undefined) return { hits: (await client.total({ ...q, start: from, end: to })).body.hits!, from, to };
+    if (q.host === undefined)
+      return { hits: (await client.total({ ...q, start: from, end: to })).body.hits!, from, to };
     let hits = 0;
-    for await (const rows of client.pages('paths', { ...q, start: from, end: to })) hits += rows.reduce((n, r) => n + (r.hits ?? 0), 0);
+    for await (const rows of client.pages('paths', { ...q, start: from, end: to }))
+      hits += rows.reduce((n, r) => n + (r.hits ?? 0), 0);
     return { hits, from, to };
   };
 
   const dbHits = async (measurement: string, where: string, from: number, to: number): Promise<unknown> =>
-    (await db.query(`SELECT sum(hits) AS hits FROM ${measurement} WHERE ${where} AND time >= ${from}ms AND time < ${to}ms`, 'cdn'))[0]?.hits;
+    (
+      await db.query(
+        `SELECT sum(hits) AS hits FROM ${measurement} WHERE ${where} AND time >= ${from}ms AND time < ${to}ms`,
+        'cdn',
+      )
+    )[0]?.hits;
 
   it('collects every discovered account, including the one granted between two discoveries', async () => {
     const rows = await db.query(`SELECT count(hits) FROM cdn_traffic GROUP BY account`, 'cdn');
@@ -89,7 +102,10 @@ describe.skipIf(skip)('discovered accounts and paths → InfluxDB', () => {
       for (const host of hostsOf[account]!) {
         const { hits, from, to } = await truth(`statistic/${account}/paths/${host}`, { account, host });
         expect(hits).toBeGreaterThan(0);
-        expect(await dbHits('cdn_traffic_by_paths', `account = '${account}' AND host = '${host}'`, from, to), host).toBe(hits);
+        expect(
+          await dbHits('cdn_traffic_by_paths', `account = '${account}' AND host = '${host}'`, from, to),
+          host,
+        ).toBe(hits);
       }
     }
   });

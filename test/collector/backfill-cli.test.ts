@@ -16,7 +16,17 @@ describe('cdn-collector backfill (CLI)', () => {
 
   it('--dry-run prints the plan (calls per API, minimum duration under the quotas) and calls nothing', async () => {
     const before = s.sim.stats.apis.statistic.requests + s.sim.stats.apis.metrics.requests;
-    const r = await runCli(['backfill', '--config', config(), '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString(), '--dry-run', '--json']).exited;
+    const r = await runCli([
+      'backfill',
+      '--config',
+      config(),
+      '--from',
+      new Date(from).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+      '--dry-run',
+      '--json',
+    ]).exited;
     expect(r.code, r.stderr).toBe(0);
     type Calls = Record<string, number>;
     type Plan = { calls: Calls; callsMost: Calls; pagingMayAdd: string[]; minimumDurationSec: number; jobs: unknown[] };
@@ -56,7 +66,9 @@ describe('cdn-collector backfill (CLI)', () => {
   it('--jobs that selects nothing exits 2 listing the keys there are', async () => {
     const r = await runCli(['backfill', '--config', config(), '--from', '2026-01-01', '--jobs', 'nope']).exited;
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--jobs nope: no job key starts with it; the keys are: .*metrics\/acme, metrics_resource\/acme/);
+    expect(r.stderr).toMatch(
+      /--jobs nope: no job key starts with it; the keys are: .*metrics\/acme, metrics_resource\/acme/,
+    );
   });
 
   it('prints the notes of the selected jobs only', async () => {

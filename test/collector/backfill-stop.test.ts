@@ -22,15 +22,19 @@ describe('a backfill asked to stop', () => {
 
   it('collects at most the span being written and the one being fetched per job once asked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'backfill-stop-'));
-    const config = configFor(s.sim, { type: 'file', path: join(dir, 'out.lp') }, {
-      accounts: s.sim.accounts.slice(0, 2),
-      jobs: {
-        metrics: { window: '1m', delay: '1s', byResource: false },
-        statistic: { enabled: false },
-        streamstat: { enabled: false },
-        dvr: { enabled: false },
+    const config = configFor(
+      s.sim,
+      { type: 'file', path: join(dir, 'out.lp') },
+      {
+        accounts: s.sim.accounts.slice(0, 2),
+        jobs: {
+          metrics: { window: '1m', delay: '1s', byResource: false },
+          statistic: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+        },
       },
-    });
+    );
     rt = await runtimeFor(config);
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 10 * MINUTE;
     const plan = planBackfill(rt.collector, { from: to - 30 * MINUTE, to });

@@ -42,10 +42,7 @@ describe.skipIf(skip)('backfill → InfluxDB 1.6.7', () => {
   });
 
   const sum = async (select: string, where: string): Promise<Record<string, unknown>> => {
-    const rows = await db.query(
-      `SELECT ${select} FROM ${where} AND time >= ${from}ms AND time < ${to}ms`,
-      'cdn',
-    );
+    const rows = await db.query(`SELECT ${select} FROM ${where} AND time >= ${from}ms AND time < ${to}ms`, 'cdn');
     return rows[0] ?? {};
   };
 
@@ -78,7 +75,10 @@ describe.skipIf(skip)('backfill → InfluxDB 1.6.7', () => {
     for (const account of sim.accounts) {
       const hits = await sum('sum(hits) AS v', `cdn_traffic WHERE account = '${account}'`);
       const edge = await sum('sum(edge_requests_total) AS v', `cdn_metrics WHERE account = '${account}'`);
-      const perResource = await sum('sum(edge_requests_total) AS v', `cdn_metrics_resource WHERE account = '${account}'`);
+      const perResource = await sum(
+        'sum(edge_requests_total) AS v',
+        `cdn_metrics_resource WHERE account = '${account}'`,
+      );
       expect(edge.v).toBe(hits.v);
       expect(perResource.v).toBe(edge.v);
     }

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 
 const CLI = join(import.meta.dirname, '../../bin/cdn-collector.js');
 
-/** The README's main job: `demo` against the built-in simulator, stopping by itself. Needs `npm run build` (npm test does it). */
+/** The README's main job: `demo` against the built-in simulator, stopping by itself. Needs `npm run build` (npm test
+ * does it). */
 describe('cdn-collector demo', () => {
   it('backfills, reports no missing window and no 429, writes line protocol, and exits 0', () => {
     const dir = mkdtempSync(join(tmpdir(), 'demo-'));

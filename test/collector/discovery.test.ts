@@ -50,7 +50,12 @@ describe('account discovery', () => {
       {
         api: { baseUrl: sim.url, token },
         accounts: 'auto',
-        jobs: { metrics: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false }, statistic: { groupings: ['total'] } },
+        jobs: {
+          metrics: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+          statistic: { groupings: ['total'] },
+        },
       },
     );
 
@@ -95,7 +100,9 @@ describe('account discovery', () => {
     const token = 'not-yet-granted';
     const rt = await runtimeFor(autoConfig(join(mkdtempSync(join(tmpdir(), 'disc-')), 'points.lp'), token), clock);
     await expect(rt.discovery!.refresh()).rejects.toThrow();
-    expect(rt.telemetry.activeConditions()).toEqual({ [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*inventory.*403/) });
+    expect(rt.telemetry.activeConditions()).toEqual({
+      [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*inventory.*403/),
+    });
     sim.addToken(token, { accounts: ['acme'] });
     expect(await rt.discovery!.refresh()).toEqual(['acme']);
     expect(rt.telemetry.activeConditions()).toEqual({});

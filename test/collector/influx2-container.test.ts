@@ -22,13 +22,14 @@ describe.skipIf(skipReason !== undefined)('collector → influxdb:2 (testcontain
 
   beforeAll(async () => {
     let started: Awaited<ReturnType<typeof startInflux2>>;
-    [started, sim] = await Promise.all([
-      startInflux2(),
-      startSimulator({ quotas: FAST_QUOTAS }),
-    ]);
+    [started, sim] = await Promise.all([startInflux2(), startSimulator({ quotas: FAST_QUOTAS })]);
     ({ container, url } = started);
     const rt = await runtimeFor(
-      configFor(sim, { type: 'influx-v2', url, token: INFLUX2.token, org: INFLUX2.org, bucket: INFLUX2.bucket }, { accounts: ['acme'] }),
+      configFor(
+        sim,
+        { type: 'influx-v2', url, token: INFLUX2.token, org: INFLUX2.org, bucket: INFLUX2.bucket },
+        { accounts: ['acme'] },
+      ),
     );
     const results = await runBackfill(rt.collector, planBackfill(rt.collector, { from, to }));
     await rt.close();
@@ -47,7 +48,11 @@ describe.skipIf(skipReason !== undefined)('collector → influxdb:2 (testcontain
       |> filter(fn: (r) => r._measurement == "cdn_traffic" and r._field == "hits" and r.account == "acme")
       |> sum()`;
     const rows = await query.collectRows<{ _value: number }>(flux);
-    const expected = await new StatisticClient(new HttpClient({ baseUrl: sim.url, token: sim.token })).total({ account: 'acme', start: from, end: to });
+    const expected = await new StatisticClient(new HttpClient({ baseUrl: sim.url, token: sim.token })).total({
+      account: 'acme',
+      start: from,
+      end: to,
+    });
     expect(rows[0]?._value).toBe(expected.body.hits);
   });
 });

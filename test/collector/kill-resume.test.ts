@@ -13,7 +13,12 @@ import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { confirmedMs, readCheckpoints } from '../helpers/state-files.js';
 import { runCli } from '../helpers/cli.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
-import { serverSkipReason, startVictoriaMetrics, VICTORIA_BIN, type VictoriaMetricsServer } from '../helpers/servers.js';
+import {
+  serverSkipReason,
+  startVictoriaMetrics,
+  VICTORIA_BIN,
+  type VictoriaMetricsServer,
+} from '../helpers/servers.js';
 
 const skip = serverSkipReason(VICTORIA_BIN);
 
@@ -47,7 +52,16 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
     await Promise.all([sim?.close(), vm?.stop()]);
   });
 
-  const backfill = () => runCli(['backfill', '--config', configPath, '--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()]);
+  const backfill = () =>
+    runCli([
+      'backfill',
+      '--config',
+      configPath,
+      '--from',
+      new Date(from).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+    ]);
 
   it('is killed twice, then completes with every window and exact totals', async () => {
     const stateDir = join(dir, 'state');
@@ -55,7 +69,10 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
       const { child, exited } = backfill();
       // Pull the plug once this run has confirmed spans of its own: more collected time than any run before it.
       const before = confirmedMs(readCheckpoints(stateDir));
-      await vi.waitFor(() => expect(confirmedMs(readCheckpoints(stateDir))).toBeGreaterThan(before), { timeout: 30_000, interval: 50 });
+      await vi.waitFor(() => expect(confirmedMs(readCheckpoints(stateDir))).toBeGreaterThan(before), {
+        timeout: 30_000,
+        interval: 50,
+      });
       child.kill('SIGKILL');
       expect((await exited).signal).toBe('SIGKILL');
     }
@@ -90,7 +107,11 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
 });
 
 /** Replays write the same point again; a TSDB keeps one value per series and time, so count each time once. */
-function distinctTimes(series: Array<{ values: number[]; timestamps: number[] }>, from: number, to: number): Map<number, number> {
+function distinctTimes(
+  series: Array<{ values: number[]; timestamps: number[] }>,
+  from: number,
+  to: number,
+): Map<number, number> {
   const byTime = new Map<number, number>();
   for (const s of series) s.timestamps.forEach((t, i) => t >= from && t < to && byTime.set(t, s.values[i]!));
   return byTime;

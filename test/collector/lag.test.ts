@@ -30,7 +30,11 @@ describe('the lag of a job that has confirmed nothing', () => {
     }
     expect(collector.lagMs(job)).toBe(clock.now() - joined);
     const health = evaluateHealth(telemetry, { maxLagMs: 3 * MIN });
-    expect(health.jobs[job.key]).toEqual({ lagSeconds: (clock.now() - joined) / 1000, maxLagSeconds: 4 * 60, ok: false });
+    expect(health.jobs[job.key]).toEqual({
+      lagSeconds: (clock.now() - joined) / 1000,
+      maxLagSeconds: 4 * 60,
+      ok: false,
+    });
     await close();
   });
 

@@ -47,7 +47,14 @@ describe('limiter retries and give-ups are logged', () => {
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const retries = records.filter((r) => r.msg === 'API call failed; retrying');
     expect(retries).toHaveLength(attempts - 1);
-    for (const r of retries) expect(r).toMatchObject({ level: 20, api: 'statistic', status: 503, code: 'CDN_ERR_API', waitMs: expect.any(Number) });
+    for (const r of retries)
+      expect(r).toMatchObject({
+        level: 20,
+        api: 'statistic',
+        status: 503,
+        code: 'CDN_ERR_API',
+        waitMs: expect.any(Number),
+      });
     // The API watch reads the same attempts and warns of the first failure; the give-up is the limiter's own line.
     const giveUps = records.filter((r) => r.msg === 'API call failed; giving up at its deadline');
     expect(giveUps).toHaveLength(1);
@@ -56,17 +63,27 @@ describe('limiter retries and give-ups are logged', () => {
     expect(lines.join('')).not.toContain('overloaded');
   });
 
-  it('labels calls on /metrics by the error code\'s failure kind (docs/schema.md), not by a class name', async () => {
-    const rt = await createRuntime(configIn(mkdtempSync(join(tmpdir(), 'limlog-'))), systemClock, createLogger('silent'));
+  it("labels calls on /metrics by the error code's failure kind (docs/schema.md), not by a class name", async () => {
+    const rt = await createRuntime(
+      configIn(mkdtempSync(join(tmpdir(), 'limlog-'))),
+      systemClock,
+      createLogger('silent'),
+    );
     const request = { api: 'statistic' as const, method: 'GET', url: 'http://127.0.0.1:9/app/statistic/v3/' };
-    const failures = [new TimeoutError(request, 10), new NetworkError(request, 'ECONNRESET'), new ResponseFormatError(request, 'x', '', 'schema')];
+    const failures = [
+      new TimeoutError(request, 10),
+      new NetworkError(request, 'ECONNRESET'),
+      new ResponseFormatError(request, 'x', '', 'schema'),
+    ];
     try {
-      for (const err of failures) await expect(rt.limiters.run('statistic', () => Promise.reject(err), { deadlineMs: 1 })).rejects.toBe(err);
+      for (const err of failures)
+        await expect(rt.limiters.run('statistic', () => Promise.reject(err), { deadlineMs: 1 })).rejects.toBe(err);
     } finally {
       await rt.close();
     }
     const text = await rt.telemetry.prometheus();
-    for (const kind of ['timeout', 'network', 'bad_response']) expect(text).toContain(`api_calls_total{api="statistic",status="${kind}"`);
+    for (const kind of ['timeout', 'network', 'bad_response'])
+      expect(text).toContain(`api_calls_total{api="statistic",status="${kind}"`);
     expect(text).not.toMatch(/status="\w*Error"/);
   });
 });

@@ -73,7 +73,17 @@ describe('a pass overlaps fetching with writing, in span order', () => {
     expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1']);
     gates[0]!.resolve();
     const result = await pass;
-    expect(events).toEqual(['fetch 0', 'write 0', 'fetch 1', 'write 0 done', 'write 1', 'fetch 2', 'write 1 done', 'write 2', 'write 2 done']);
+    expect(events).toEqual([
+      'fetch 0',
+      'write 0',
+      'fetch 1',
+      'write 0 done',
+      'write 1',
+      'fetch 2',
+      'write 1 done',
+      'write 2',
+      'write 2 done',
+    ]);
     expect(result).toMatchObject({ spans: 3, points: 3 });
     expect(store.confirmed(job.key)).toEqual([range]);
   });

@@ -38,7 +38,12 @@ describe('provisional statistics', () => {
       { type: 'file', path: out },
       {
         accounts: ['acme'],
-        jobs: { metrics: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false }, statistic: { groupings: ['total'], provisional: true } },
+        jobs: {
+          metrics: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+          statistic: { groupings: ['total'], provisional: true },
+        },
       },
     );
     const rt = await runtimeFor(config, clock);

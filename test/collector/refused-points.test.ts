@@ -17,14 +17,23 @@ import { ensureBuilt } from '../ops/entry.js';
 
 /** Wait bound of a CLI process (not an assertion). */
 const PROCESS_LIMIT_MS = 120_000;
-const METRICS_ONLY = { metrics: { window: '10m', byResource: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } };
+const METRICS_ONLY = {
+  metrics: { window: '10m', byResource: false },
+  statistic: { enabled: false },
+  streamstat: { enabled: false },
+  dvr: { enabled: false },
+};
 
 interface LogLine {
   level: number;
   msg: string;
   [key: string]: unknown;
 }
-const logLines = (stderr: string): LogLine[] => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+const logLines = (stderr: string): LogLine[] =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
 
 /**
  * Points a real InfluxDB 1.6.7 refuses for good are dead-lettered, and said so: an error line with the cause and the
@@ -71,55 +80,101 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
     return { path, deadLetters };
   }
 
-  it('run --once into a field of another type: POINTS REFUSED, exit 5, an error line naming the field and the fix; status lists them', async () => {
-    await db.query('CREATE DATABASE typed');
-    await conflictingField('typed', [Date.now(), Date.now() - HOUR]);
-    const cfg = cliConfig('typed');
-    const exit = await runCli(['run', '--config', cfg.path, '--once'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
-    expect(exit.code, exit.stdout + exit.stderr).toBe(5);
-    const verdict = /^once: POINTS REFUSED: [1-9]\d* windows collected, 0 set aside, 0 failed; (\d+) points, (\d+) points refused by the database \(dead letters\);/m.exec(exit.stdout);
-    expect(verdict, exit.stdout).not.toBeNull();
-    expect(Number(verdict![2])).toBe(Number(verdict![1]));
-    const errors = logLines(exit.stderr).filter((l) => l.level === 50);
-    expect(errors, exit.stderr).toHaveLength(1); // once, not once per window
-    expect(errors[0]).toMatchObject({ cause: 'field-type-conflict', measurements: ['cdn_metrics'], deadLetters: cfg.deadLetters });
-    expect(errors[0]!.msg).toMatch(/^points refused by the database \(field-type-conflict\), kept as dead letters: cdn_metrics\.edge_requests_total is stored as string .*the collector writes integer/);
-    expect(await db.query('SELECT count(edge_requests_total) FROM cdn_metrics WHERE account != \'other\'', 'typed')).toEqual([]);
+  it(
+    'run --once into a field of another type: POINTS REFUSED, exit 5, an error line naming the field and the fix; status lists them',
+    async () => {
+      await db.query('CREATE DATABASE typed');
+      await conflictingField('typed', [Date.now(), Date.now() - HOUR]);
+      const cfg = cliConfig('typed');
+      const exit = await runCli(['run', '--config', cfg.path, '--once'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
+      expect(exit.code, exit.stdout + exit.stderr).toBe(5);
+      const verdict =
+        /^once: POINTS REFUSED: [1-9]\d* windows collected, 0 set aside, 0 failed; (\d+) points, (\d+) points refused by the database \(dead letters\);/m.exec(
+          exit.stdout,
+        );
+      expect(verdict, exit.stdout).not.toBeNull();
+      expect(Number(verdict![2])).toBe(Number(verdict![1]));
+      const errors = logLines(exit.stderr).filter((l) => l.level === 50);
+      expect(errors, exit.stderr).toHaveLength(1); // once, not once per window
+      expect(errors[0]).toMatchObject({
+        cause: 'field-type-conflict',
+        measurements: ['cdn_metrics'],
+        deadLetters: cfg.deadLetters,
+      });
+      expect(errors[0]!.msg).toMatch(
+        /^points refused by the database \(field-type-conflict\), kept as dead letters: cdn_metrics\.edge_requests_total is stored as string .*the collector writes integer/,
+      );
+      expect(
+        await db.query("SELECT count(edge_requests_total) FROM cdn_metrics WHERE account != 'other'", 'typed'),
+      ).toEqual([]);
 
-    const status = await runCli(['status', '--config', cfg.path], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
-    expect(status.stdout).toMatch(new RegExp(`^points refused \\(field-type-conflict\\): ${verdict![2]} from \\S+ to \\S+, last: .*field type conflict.*; fix: cdn_metrics\\.edge_requests_total is stored as string`, 'm'));
-  }, PROCESS_LIMIT_MS);
+      const status = await runCli(['status', '--config', cfg.path], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `^points refused \\(field-type-conflict\\): ${verdict![2]} from \\S+ to \\S+, last: .*field type conflict.*; fix: cdn_metrics\\.edge_requests_total is stored as string`,
+          'm',
+        ),
+      );
+    },
+    PROCESS_LIMIT_MS,
+  );
 
-  it('backfill 4 h into a 1 h retention policy: warned before it starts, the refused count in the summary, exit 5; the range counts as collected', async () => {
-    await db.query('CREATE DATABASE short');
-    await db.query('CREATE RETENTION POLICY "hour" ON "short" DURATION 1h REPLICATION 1 DEFAULT');
-    const cfg = cliConfig('short', '10m');
-    const from = new Date(Math.floor((Date.now() - 4 * HOUR) / (10 * MINUTE)) * 10 * MINUTE).toISOString();
-    const exit = await runCli(['backfill', '--config', cfg.path, '--from', from], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
-    expect(exit.code, exit.stderr).toBe(5);
-    const warning = exit.stderr.indexOf('warning: the range starts before what the retention policy "hour" of database "short" keeps (1 h)');
-    const done = /^backfill done: (\d+)\/\1 spans, (\d+) points \((\d+) points refused by the database\) in /m.exec(exit.stderr);
-    expect(warning, exit.stderr).toBeGreaterThanOrEqual(0);
-    expect(done, exit.stderr).not.toBeNull();
-    expect(warning).toBeLessThan(done!.index);
-    const [points, refused] = [Number(done![2]), Number(done![3])];
-    expect(refused).toBeGreaterThan(0);
-    expect(refused).toBeLessThan(points); // the last hour is stored
-    const stored = await db.query('SELECT count(edge_requests_total) FROM cdn_metrics', 'short');
-    expect(stored[0]?.count).toBe(points - refused);
-    expect(exit.stderr).toMatch(/"cause":"beyond-retention"[^\n]*points refused by the database \(beyond-retention\), kept as dead letters: [^\n]*ALTER RETENTION POLICY/);
-    expect(exit.stderr).toMatch(/^error: backfill: \d+ points refused by the database for good, kept as dead letters/m);
-    // The documented choice: the spans are confirmed, a rerun has nothing left to do (the points are dead letters).
-    const again = await runCli(['backfill', '--config', cfg.path, '--from', from, '--dry-run'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
-    expect(again.stdout).toMatch(/: 0 spans in 1 jobs/);
-  }, PROCESS_LIMIT_MS);
+  it(
+    'backfill 4 h into a 1 h retention policy: warned before it starts, the refused count in the summary, exit 5; the range counts as collected',
+    async () => {
+      await db.query('CREATE DATABASE short');
+      await db.query('CREATE RETENTION POLICY "hour" ON "short" DURATION 1h REPLICATION 1 DEFAULT');
+      const cfg = cliConfig('short', '10m');
+      const from = new Date(Math.floor((Date.now() - 4 * HOUR) / (10 * MINUTE)) * 10 * MINUTE).toISOString();
+      const exit = await runCli(
+        ['backfill', '--config', cfg.path, '--from', from],
+        {},
+        { killAfterMs: PROCESS_LIMIT_MS },
+      ).exited;
+      expect(exit.code, exit.stderr).toBe(5);
+      const warning = exit.stderr.indexOf(
+        'warning: the range starts before what the retention policy "hour" of database "short" keeps (1 h)',
+      );
+      const done = /^backfill done: (\d+)\/\1 spans, (\d+) points \((\d+) points refused by the database\) in /m.exec(
+        exit.stderr,
+      );
+      expect(warning, exit.stderr).toBeGreaterThanOrEqual(0);
+      expect(done, exit.stderr).not.toBeNull();
+      expect(warning).toBeLessThan(done!.index);
+      const [points, refused] = [Number(done![2]), Number(done![3])];
+      expect(refused).toBeGreaterThan(0);
+      expect(refused).toBeLessThan(points); // the last hour is stored
+      const stored = await db.query('SELECT count(edge_requests_total) FROM cdn_metrics', 'short');
+      expect(stored[0]?.count).toBe(points - refused);
+      expect(exit.stderr).toMatch(
+        /"cause":"beyond-retention"[^\n]*points refused by the database \(beyond-retention\), kept as dead letters: [^\n]*ALTER RETENTION POLICY/,
+      );
+      expect(exit.stderr).toMatch(
+        /^error: backfill: \d+ points refused by the database for good, kept as dead letters/m,
+      );
+      // The documented choice: the spans are confirmed, a rerun has nothing left to do (the points are dead letters).
+      const again = await runCli(
+        ['backfill', '--config', cfg.path, '--from', from, '--dry-run'],
+        {},
+        { killAfterMs: PROCESS_LIMIT_MS },
+      ).exited;
+      expect(again.stdout).toMatch(/: 0 spans in 1 jobs/);
+    },
+    PROCESS_LIMIT_MS,
+  );
 
   describe('in the daemon', () => {
     let rt: Runtime;
     beforeAll(async () => {
       await db.query('CREATE DATABASE daemon');
       await conflictingField('daemon', [Date.now(), Date.now() - 2 * HOUR]);
-      rt = await runtimeFor(configFor(sim, { type: 'influx-v1', url: db.url, database: 'daemon' }, { accounts: [account], jobs: METRICS_ONLY }));
+      rt = await runtimeFor(
+        configFor(
+          sim,
+          { type: 'influx-v1', url: db.url, database: 'daemon' },
+          { accounts: [account], jobs: METRICS_ONLY },
+        ),
+      );
     });
     afterAll(async () => rt?.close());
 
@@ -134,7 +189,9 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
         const health = await request(`${server.url}/healthz`);
         const body = (await health.body.json()) as { reasons?: Record<string, string> };
         expect(health.statusCode).toBe(503);
-        expect(body.reasons?.[REFUSED_CONDITION]).toMatch(/^cdn_metrics: \d+ points? refused \(field-type-conflict\).*fix: cdn_metrics\.edge_requests_total is stored as string/);
+        expect(body.reasons?.[REFUSED_CONDITION]).toMatch(
+          /^cdn_metrics: \d+ points? refused \(field-type-conflict\).*fix: cdn_metrics\.edge_requests_total is stored as string/,
+        );
         const metrics = await (await request(`${server.url}/metrics`)).body.text();
         expect(metrics).toContain(`cdn_collector_points_refused_total{cause="field-type-conflict"} ${refused.points}`);
 

@@ -40,7 +40,9 @@ describe('permanent and transient span failures', () => {
     expect(result).toMatchObject({ spans: 3, setAside: 1 });
     expect(result.error).toBeUndefined();
     expect(t.store.missing(t.job.key, T0, T0 + 4 * MIN)).toEqual([{ from: T0 + MIN, to: T0 + 2 * MIN }]);
-    expect(t.aside.list(t.job.key)).toMatchObject([{ from: T0 + MIN, attempts: 1, nextRetryAt: t.clock.now() + 10 * MIN }]);
+    expect(t.aside.list(t.job.key)).toMatchObject([
+      { from: T0 + MIN, attempts: 1, nextRetryAt: t.clock.now() + 10 * MIN },
+    ]);
     expect(t.telemetry.setAsideByJob()).toEqual({ 'fake/job': 1 });
     await t.close();
   });

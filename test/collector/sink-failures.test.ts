@@ -126,7 +126,11 @@ describe('sink failures in the log', () => {
     rt.telemetry.deadLetters(1); // something to write: the self-monitoring points
     await expect(rt.sink.write(rt.telemetry.toPoints())).rejects.toThrow(/404/);
     await expect(rt.sink.write(rt.telemetry.toPoints())).rejects.toThrow(/404/);
-    const lines = text().trim().split('\n').map((l) => JSON.parse(l) as Line).filter((l) => l.level >= 40);
+    const lines = text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line)
+      .filter((l) => l.level >= 40);
     const fix = expect.stringContaining('CREATE DATABASE "cdn"');
     expect(lines).toEqual([expect.objectContaining({ level: 50, msg: fix })]);
   });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { PassResult } from '../../src/collector/collector.js';
-import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED, onceVerdict, verdictExitCode, verdictLine } from '../../src/cli/verdict.js';
+import {
+  EXIT_POINTS_REFUSED,
+  EXIT_SET_ASIDE,
+  EXIT_WINDOWS_FAILED,
+  onceVerdict,
+  verdictExitCode,
+  verdictLine,
+} from '../../src/cli/verdict.js';
 import { runCli } from '../helpers/cli.js';
 import { ensureBuilt } from '../ops/entry.js';
 
@@ -11,13 +18,17 @@ const ok: PassResult = { key: 'metrics/acme', spans: 24, points: 48, setAside: 0
 describe('run --once verdict with points refused', () => {
   it('every window collected but points refused: POINTS REFUSED, the count, exit 5', () => {
     const v = onceVerdict([ok], () => 0, calls, 48);
-    expect(verdictLine(v)).toBe('once: POINTS REFUSED: 24 windows collected, 0 set aside, 0 failed; 48 points, 48 points refused by the database (dead letters); 7 calls, 0 answered 429');
+    expect(verdictLine(v)).toBe(
+      'once: POINTS REFUSED: 24 windows collected, 0 set aside, 0 failed; 48 points, 48 points refused by the database (dead letters); 7 calls, 0 answered 429',
+    );
     expect(verdictExitCode(v)).toBe(EXIT_POINTS_REFUSED);
   });
 
   it('nothing refused: the line and exit 0 are as before', () => {
     const v = onceVerdict([ok], () => 0, calls);
-    expect(verdictLine(v)).toBe('once: ok: 24 windows collected, 0 set aside, 0 failed; 48 points; 7 calls, 0 answered 429');
+    expect(verdictLine(v)).toBe(
+      'once: ok: 24 windows collected, 0 set aside, 0 failed; 48 points; 7 calls, 0 answered 429',
+    );
     expect(verdictExitCode(v)).toBe(0);
   });
 
@@ -34,7 +45,9 @@ describe('run --once verdict with points refused', () => {
   it('run --help and backfill --help document exit 5', async () => {
     ensureBuilt();
     const run = await runCli(['run', '--help']).exited;
-    expect(run.stdout).toMatch(/^ {2}5 {2}--once: points refused by the database for good \(field type conflict, beyond the retention$/m);
+    expect(run.stdout).toMatch(
+      /^ {2}5 {2}--once: points refused by the database for good \(field type conflict, beyond the retention$/m,
+    );
     const backfill = await runCli(['backfill', '--help']).exited;
     expect(backfill.stdout).toMatch(/^ {2}5 {2}complete, but the database refused points for good/m);
   }, 60_000);

@@ -32,7 +32,11 @@ describe('writes through a database outage', () => {
   it('retries retryable failures until the database answers', async () => {
     const sink = flakySink([down(), down()]);
     const retries: number[] = [];
-    const result = await writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => false, onRetry: (_e, ms) => retries.push(ms) }));
+    const result = await writeWithRetry(
+      sink,
+      [],
+      virtualTime({ deadlineMs: 10_000, stopping: () => false, onRetry: (_e, ms) => retries.push(ms) }),
+    );
     expect(result).toEqual({ written: 1, rejected: 0 });
     expect(sink.calls).toBe(3);
     expect(retries).toHaveLength(2);
@@ -40,14 +44,20 @@ describe('writes through a database outage', () => {
 
   it('throws a non-retryable failure at once', async () => {
     const sink = flakySink([new SinkError('fake', 401, false, 'unauthorized')]);
-    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => false }))).rejects.toThrow(/unauthorized/);
+    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => false }))).rejects.toThrow(
+      /unauthorized/,
+    );
     expect(sink.calls).toBe(1);
   });
 
   it('gives up at the deadline or when stopping, so the span stays unconfirmed', async () => {
     const sink = flakySink([down(), down(), down()]);
-    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 0, stopping: () => false }))).rejects.toThrow(/ECONNREFUSED/);
-    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => true }))).rejects.toThrow(/ECONNREFUSED/);
+    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 0, stopping: () => false }))).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    await expect(writeWithRetry(sink, [], virtualTime({ deadlineMs: 10_000, stopping: () => true }))).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
     expect(sink.calls).toBe(2);
   });
 

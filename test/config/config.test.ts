@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/loader.js';
+import { type ConfigError, loadConfigFile, parseConfig } from '../../src/config/loader.js';
 import { fieldOf } from '../helpers/config-error.js';
 
 const minimal = {
@@ -41,7 +41,10 @@ describe('config schema', () => {
     [{ ...minimal, accounts: 'all' }, 'accounts'],
     [{ ...minimal, api: { ...minimal.api, serverMaxLimit: 0 } }, 'api.serverMaxLimit'],
     [{ ...minimal, api: { ...minimal.api, serverMaxLimit: 2.5 } }, 'api.serverMaxLimit'],
-    [{ ...minimal, sink: { type: 'influx-v1', url: 'http://db:8086', database: 'cdn', gzipMinBytes: -1 } }, 'sink.gzipMinBytes'],
+    [
+      { ...minimal, sink: { type: 'influx-v1', url: 'http://db:8086', database: 'cdn', gzipMinBytes: -1 } },
+      'sink.gzipMinBytes',
+    ],
   ])('rejects bad input naming the field (%#)', (raw, field) => {
     expect(fieldOf(() => parseConfig(raw, {}))).toBe(field);
   });
@@ -69,7 +72,16 @@ describe('config schema', () => {
       { CDN_TOKEN: 'from-env', INFLUX_URL: 'http://db:8086', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' },
     );
     expect(c.api.token).toBe('from-env');
-    expect(c.sink).toEqual({ type: 'influx-v2', url: 'http://db:8086', token: 't', org: 'o', bucket: 'b', backslashes: 'verbatim', gzipLevel: 1, gzipMinBytes: 4096 });
+    expect(c.sink).toEqual({
+      type: 'influx-v2',
+      url: 'http://db:8086',
+      token: 't',
+      org: 'o',
+      bucket: 'b',
+      backslashes: 'verbatim',
+      gzipLevel: 1,
+      gzipMinBytes: 4096,
+    });
     void sink;
   });
 
@@ -109,19 +121,23 @@ describe('config schema', () => {
     };
 
     it('needs exactly one of token, tokenFile, username, naming them', () => {
-      expect(messageOf(() => parseConfig(withApi({}), {}))).toMatch(/^api\.token: .*exactly one of api\.token \(CDN_TOKEN\), api\.tokenFile \(CDN_TOKEN_FILE\), api\.username \(CDN_USERNAME\) must be set; none is set/);
-      expect(messageOf(() => parseConfig(withApi({ token: 'secret-token-123' }), { CDN_TOKEN_FILE: '/run/token' }))).toMatch(
-        /^api\.tokenFile: .*api\.token and api\.tokenFile are set/,
+      expect(messageOf(() => parseConfig(withApi({}), {}))).toMatch(
+        /^api\.token: .*exactly one of api\.token \(CDN_TOKEN\), api\.tokenFile \(CDN_TOKEN_FILE\), api\.username \(CDN_USERNAME\) must be set; none is set/,
       );
+      expect(
+        messageOf(() => parseConfig(withApi({ token: 'secret-token-123' }), { CDN_TOKEN_FILE: '/run/token' })),
+      ).toMatch(/^api\.tokenFile: .*api\.token and api\.tokenFile are set/);
       expect(parseConfig(withApi({}), { CDN_TOKEN_FILE: '/run/token' }).api.tokenFile).toBe('/run/token');
     });
 
     it('a login needs exactly one password source, and a password only goes with a login', () => {
       expect(messageOf(() => parseConfig(withApi({ username: 'ops' }), {}))).toMatch(/^api\.password: .*none is set/);
-      expect(messageOf(() => parseConfig(withApi({ username: 'ops', passwordFile: '/p' }), { CDN_PASSWORD: 'pw-from-env' }))).toMatch(
-        /^api\.passwordFile: .*both are set/,
+      expect(
+        messageOf(() => parseConfig(withApi({ username: 'ops', passwordFile: '/p' }), { CDN_PASSWORD: 'pw-from-env' })),
+      ).toMatch(/^api\.passwordFile: .*both are set/);
+      expect(fieldOf(() => parseConfig(withApi({ token: 'secret-token-123', password: 'pw-123456' }), {}))).toBe(
+        'api.password',
       );
-      expect(fieldOf(() => parseConfig(withApi({ token: 'secret-token-123', password: 'pw-123456' }), {}))).toBe('api.password');
       const c = parseConfig(withApi({}), { CDN_USERNAME: 'ops', CDN_PASSWORD: 'pw-from-env' });
       expect(c.api).toMatchObject({ username: 'ops', password: 'pw-from-env', loginBody: 'form', renewAfter: 0.8 });
     });

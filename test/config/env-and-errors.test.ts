@@ -34,7 +34,10 @@ describe('configuration from the environment alone', () => {
   });
 
   it('the environment overrides the file, field by field', () => {
-    const c = parseConfig({ ...minimal, log: { level: 'error', format: 'pretty' }, http: { host: '127.0.0.1', port: 1 } }, { LOG_LEVEL: 'warn', CDN_LISTEN: ':9000' });
+    const c = parseConfig(
+      { ...minimal, log: { level: 'error', format: 'pretty' }, http: { host: '127.0.0.1', port: 1 } },
+      { LOG_LEVEL: 'warn', CDN_LISTEN: ':9000' },
+    );
     expect(c.log).toEqual({ level: 'warn', format: 'pretty', progressEvery: 15_000 });
     expect(c.http).toMatchObject({ host: '127.0.0.1', port: 9000 });
   });
@@ -88,18 +91,30 @@ describe('configuration errors', () => {
   });
 
   it('a bare number as a duration says to write it with a unit, in a file or a quoted string', () => {
-    expect(problemsOf({ ...minimal, api: { ...minimal.api, timeout: 30 } })).toEqual(['api.timeout: 30 has no unit: write 30s (or ms, m, h, d)']);
-    expect(problemsOf({ ...minimal, jobs: { metrics: { delay: '120' } } })).toEqual(['jobs.metrics.delay: 120 has no unit: write 120s (or ms, m, h, d)']);
-    expect(problemsOf({ ...minimal, state: { horizon: 'soon' } })).toEqual(['state.horizon: "soon" is not a positive duration (e.g. 30s, 10m, 1h, 7d)']);
+    expect(problemsOf({ ...minimal, api: { ...minimal.api, timeout: 30 } })).toEqual([
+      'api.timeout: 30 has no unit: write 30s (or ms, m, h, d)',
+    ]);
+    expect(problemsOf({ ...minimal, jobs: { metrics: { delay: '120' } } })).toEqual([
+      'jobs.metrics.delay: 120 has no unit: write 120s (or ms, m, h, d)',
+    ]);
+    expect(problemsOf({ ...minimal, state: { horizon: 'soon' } })).toEqual([
+      'state.horizon: "soon" is not a positive duration (e.g. 30s, 10m, 1h, 7d)',
+    ]);
   });
 
   it('a bad value from the environment names the variable it came from', () => {
-    expect(problemsOf(minimal, { CDN_BASE_URL: 'not a url' })).toEqual(['api.baseUrl: Invalid url (from CDN_BASE_URL)']);
-    expect(problemsOf(minimal, { LOG_FORMAT: 'xml' })[0]).toMatch(/^log\.format: .*json.*pretty.* \(from LOG_FORMAT\)$/);
+    expect(problemsOf(minimal, { CDN_BASE_URL: 'not a url' })).toEqual([
+      'api.baseUrl: Invalid url (from CDN_BASE_URL)',
+    ]);
+    expect(problemsOf(minimal, { LOG_FORMAT: 'xml' })[0]).toMatch(
+      /^log\.format: .*json.*pretty.* \(from LOG_FORMAT\)$/,
+    );
     expect(problemsOf(minimal, { CDN_LISTEN: 'everywhere' })).toEqual([
       'http.port: CDN_LISTEN "everywhere" must be host:port, e.g. 127.0.0.1:9464, [::]:9464 or :9464',
     ]);
-    expect(problemsOf(minimal, { CDN_LISTEN: '127.0.0.1:70000' })[0]).toMatch(/^http\.port: .*65535 \(from CDN_LISTEN\)$/);
+    expect(problemsOf(minimal, { CDN_LISTEN: '127.0.0.1:70000' })[0]).toMatch(
+      /^http\.port: .*65535 \(from CDN_LISTEN\)$/,
+    );
   });
 
   it('a secret never appears in the messages', () => {

@@ -29,15 +29,32 @@ describe(EXAMPLE, () => {
   it('shows the schema defaults, except on the lines marked "e.g."', () => {
     const text = readFileSync(EXAMPLE, 'utf8');
     const example = loadConfigFile(EXAMPLE, { CDN_TOKEN: 'x', INFLUX_TOKEN: 'y' });
-    const minimal = { api: { baseUrl: 'http://x.example', token: 't' }, accounts: ['a'], sink: { type: 'file', path: '-' } };
+    const minimal = {
+      api: { baseUrl: 'http://x.example', token: 't' },
+      accounts: ['a'],
+      sink: { type: 'file', path: '-' },
+    };
     const defaults = parseConfig(minimal, {});
-    const defaulted = new Set(configReference().flatMap((s) => s.fields).filter((f) => f.default !== undefined).map((f) => f.path));
+    const defaulted = new Set(
+      configReference()
+        .flatMap((s) => s.fields)
+        .filter((f) => f.default !== undefined)
+        .map((f) => f.path),
+    );
     // A field is shown with a default when it, or an object it belongs to (quotas.metrics), has one.
-    const shown = leaves(text).filter(({ path }) => path.split('.').some((_, i, keys) => defaulted.has(keys.slice(0, i + 1).join('.'))));
+    const shown = leaves(text).filter(({ path }) =>
+      path.split('.').some((_, i, keys) => defaulted.has(keys.slice(0, i + 1).join('.'))),
+    );
     expect(shown.length).toBeGreaterThan(40);
     const wrong = shown
-      .filter(({ path, line }) => !line.includes('e.g.') && JSON.stringify(valueAt(example, path)) !== JSON.stringify(valueAt(defaults, path)))
-      .map(({ path }) => `${path}: ${JSON.stringify(valueAt(example, path))}, default ${JSON.stringify(valueAt(defaults, path))}`);
+      .filter(
+        ({ path, line }) =>
+          !line.includes('e.g.') && JSON.stringify(valueAt(example, path)) !== JSON.stringify(valueAt(defaults, path)),
+      )
+      .map(
+        ({ path }) =>
+          `${path}: ${JSON.stringify(valueAt(example, path))}, default ${JSON.stringify(valueAt(defaults, path))}`,
+      );
     expect(wrong, 'the example must show the default (or say "e.g." on the line of the key)').toEqual([]);
   });
 });

@@ -44,30 +44,61 @@ describe('configuration refused at --check', () => {
     ['an http.host URL', { http: { host: 'http://0.0.0.0' } }, 'http.host'],
     ['a blank account', { accounts: ['  '] }, 'accounts.0'],
     ['a duplicate account', { accounts: ['acme', 'globex', 'acme'] }, 'accounts.2'],
-    ['a duplicate grouping', { jobs: { statistic: { groupings: ['total', 'codes', 'total'] } } }, 'jobs.statistic.groupings.2'],
-    ['a duplicate stream grouping', { jobs: { streamstat: { groupings: ['streams', 'streams'] } } }, 'jobs.streamstat.groupings.1'],
+    [
+      'a duplicate grouping',
+      { jobs: { statistic: { groupings: ['total', 'codes', 'total'] } } },
+      'jobs.statistic.groupings.2',
+    ],
+    [
+      'a duplicate stream grouping',
+      { jobs: { streamstat: { groupings: ['streams', 'streams'] } } },
+      'jobs.streamstat.groupings.1',
+    ],
     [
       'a duplicate DVR stream',
-      { jobs: { dvr: { streams: [{ account: 'acme', stream: 'live/a' }, { account: 'acme', stream: 'live/a' }] } } },
+      {
+        jobs: {
+          dvr: {
+            streams: [
+              { account: 'acme', stream: 'live/a' },
+              { account: 'acme', stream: 'live/a' },
+            ],
+          },
+        },
+      },
       'jobs.dvr.streams.1',
     ],
-    ['a DVR stream name that climbs out of its path', { jobs: { dvr: { streams: [{ account: 'acme', stream: 'live/../x' }] } } }, 'jobs.dvr.streams.0'],
+    [
+      'a DVR stream name that climbs out of its path',
+      { jobs: { dvr: { streams: [{ account: 'acme', stream: 'live/../x' }] } } },
+      'jobs.dvr.streams.0',
+    ],
     ['a DVR account "."', { jobs: { dvr: { streams: [{ account: '.', stream: 'live/a' }] } } }, 'jobs.dvr.streams.0'],
     ['output.batchSize 1e300', { output: { batchSize: 1e300 } }, 'output.batchSize'],
     ['output.batchSize over 100000', { output: { batchSize: 100_001 } }, 'output.batchSize'],
     ['a 1 ms horizon', { state: { dir: join(dir, 'state'), horizon: '1ms' } }, 'state.horizon'],
-    ['a horizon shorter than the statistics lag', { state: { dir: join(dir, 'state'), horizon: '30m' } }, 'state.horizon'],
+    [
+      'a horizon shorter than the statistics lag',
+      { state: { dir: join(dir, 'state'), horizon: '30m' } },
+      'state.horizon',
+    ],
     ['a file: base URL', { api: { ...base.api, baseUrl: 'file:///etc/passwd' } }, 'api.baseUrl'],
     ['an ftp: base URL', { api: { ...base.api, baseUrl: 'ftp://cdn.example/' } }, 'api.baseUrl'],
     ['a file: sink URL', { sink: { type: 'influx-v1', url: 'file:///tmp/x', database: 'cdn' } }, 'sink.url'],
-    ['an ftp: sink URL', { sink: { type: 'influx-v2', url: 'ftp://db', token: 't', org: 'o', bucket: 'b' } }, 'sink.url'],
+    [
+      'an ftp: sink URL',
+      { sink: { type: 'influx-v2', url: 'ftp://db', token: 't', org: 'o', bucket: 'b' } },
+      'sink.url',
+    ],
   ])('%s', (_name, change, field) => {
     expect(refusedField({ ...base, ...change })).toBe(field);
   });
 
   it('a horizon as long as a disabled job needs is not required', () => {
     const jobs = { statistic: { enabled: false }, streamstat: { enabled: false } };
-    expect(() => checkConfig(parseConfig({ ...base, jobs, state: { dir: join(dir, 'state'), horizon: '20m' } }, {}))).not.toThrow();
+    expect(() =>
+      checkConfig(parseConfig({ ...base, jobs, state: { dir: join(dir, 'state'), horizon: '20m' } }, {})),
+    ).not.toThrow();
   });
 
   it('binds the telemetry listener to loopback unless told otherwise', () => {

@@ -11,7 +11,11 @@ let files = 0;
 /** The configuration of `yaml` (after the lines every config needs) as the loader reads it, with `env` only. */
 function load(yaml: string, env: Record<string, string> = {}) {
   const path = join(dir, `c${files++}.yaml`);
-  const base = ['api: { baseUrl: http://127.0.0.1:1, token: secret-token-123 }', 'accounts: [acme]', 'sink: { type: file, path: "-" }'];
+  const base = [
+    'api: { baseUrl: http://127.0.0.1:1, token: secret-token-123 }',
+    'accounts: [acme]',
+    'sink: { type: file, path: "-" }',
+  ];
   writeFileSync(path, [...base, yaml].join('\n'));
   return loadConfigFile(path, env);
 }
@@ -20,14 +24,18 @@ const problems = (yaml: string, env: Record<string, string> = {}) => problemsOf(
 
 describe('${NAME} in the config file', () => {
   it('is replaced by the environment variable', () => {
-    const c = load('state: { dir: "${DATA}/state" }\ninstance: ${HOST_NAME}-1', { DATA: '/srv/cdn', HOST_NAME: 'edge' });
+    const c = load('state: { dir: "${DATA}/state" }\ninstance: ${HOST_NAME}-1', {
+      DATA: '/srv/cdn',
+      HOST_NAME: 'edge',
+    });
     expect(c.state.dir).toBe('/srv/cdn/state');
     expect(c.instance).toBe('edge-1');
     expect(c.output.deadLetterPath).toBe('/srv/cdn/state/dead-letters.jsonl');
   });
 
   it('an unset variable is an error naming it and the field, with every other problem', () => {
-    const yaml = 'state:\n  dir: ${MY_DIR}/state\nlog: { level: loud }\njobs: { statistic: { groupings: [total, "${G}"] } }';
+    const yaml =
+      'state:\n  dir: ${MY_DIR}/state\nlog: { level: loud }\njobs: { statistic: { groupings: [total, "${G}"] } }';
     expect(problems(yaml)).toEqual([
       'state.dir: ${MY_DIR}: environment variable MY_DIR is not set',
       'jobs.statistic.groupings.1: ${G}: environment variable G is not set',
@@ -45,7 +53,9 @@ describe('${NAME} in the config file', () => {
   });
 
   it('reads the file as before otherwise: an alias of no anchor is a YAML error, not a crash', () => {
-    expect(problems('instance: *nothing')).toEqual([expect.stringMatching(/^\(file\): .* is not valid YAML: Unresolved alias/)]);
+    expect(problems('instance: *nothing')).toEqual([
+      expect.stringMatching(/^\(file\): .* is not valid YAML: Unresolved alias/),
+    ]);
   });
 
   it('$${ writes a literal ${; a lone $ stays as it is', () => {
@@ -53,7 +63,10 @@ describe('${NAME} in the config file', () => {
   });
 
   it('an unquoted value that is one reference takes the type of its text', () => {
-    const c = load('http:\n  port: ${PORT}\noutput:\n  overwrites: ${OVERWRITES}', { PORT: '9464', OVERWRITES: 'false' });
+    const c = load('http:\n  port: ${PORT}\noutput:\n  overwrites: ${OVERWRITES}', {
+      PORT: '9464',
+      OVERWRITES: 'false',
+    });
     expect(c.http.port).toBe(9464);
     expect(c.output.overwrites).toBe(false);
     expect(load('instance: "${N}"', { N: '42' }).instance).toBe('42');

@@ -32,8 +32,15 @@ describe('config/collector.local.yaml: the README daemon block against the simul
 
   it('passes run --check --online against it (the port moved by CDN_BASE_URL only), writing under the working directory', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'local-config-'));
-    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_)/.test(k))), CDN_BASE_URL: s.sim.url };
-    const { stdout } = await run(process.execPath, [join(ROOT, 'bin/cdn-collector.js'), 'run', '--config', CONFIG, '--check', '--online'], { cwd, env });
+    const env = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_)/.test(k))),
+      CDN_BASE_URL: s.sim.url,
+    };
+    const { stdout } = await run(
+      process.execPath,
+      [join(ROOT, 'bin/cdn-collector.js'), 'run', '--config', CONFIG, '--check', '--online'],
+      { cwd, env },
+    );
     expect(stdout).toMatch(/all 5 passed/);
     expect(existsSync(join(cwd, 'state'))).toBe(true);
   });

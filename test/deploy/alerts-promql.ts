@@ -18,7 +18,32 @@ export interface PromRefs {
   functions: string[];
 }
 
-const FUNCTIONS = new Set(['abs', 'absent', 'ceil', 'changes', 'clamp_max', 'clamp_min', 'delta', 'deriv', 'floor', 'histogram_quantile', 'idelta', 'increase', 'irate', 'label_replace', 'max_over_time', 'min_over_time', 'avg_over_time', 'last_over_time', 'rate', 'resets', 'round', 'time', 'timestamp', 'vector']);
+const FUNCTIONS = new Set([
+  'abs',
+  'absent',
+  'ceil',
+  'changes',
+  'clamp_max',
+  'clamp_min',
+  'delta',
+  'deriv',
+  'floor',
+  'histogram_quantile',
+  'idelta',
+  'increase',
+  'irate',
+  'label_replace',
+  'max_over_time',
+  'min_over_time',
+  'avg_over_time',
+  'last_over_time',
+  'rate',
+  'resets',
+  'round',
+  'time',
+  'timestamp',
+  'vector',
+]);
 const AGGREGATIONS = new Set(['sum', 'min', 'max', 'avg', 'count', 'stddev', 'topk', 'bottomk', 'quantile', 'group']);
 const GROUPERS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
 const BINARY = new Set(['==', '!=', '>', '<', '>=', '<=', '+', '-', '*', '/', '%', '^', 'and', 'or', 'unless']);
@@ -86,7 +111,12 @@ export function readPromQL(expr: string): PromRefs {
         const inner = tokens.slice(i + 2, close);
         for (let j = 0; j < inner.length; j += 4) {
           const [name, op, value, comma] = inner.slice(j, j + 4);
-          if (name?.kind !== 'ident' || !MATCH_OPS.has(op?.text ?? '') || value?.kind !== 'string' || (comma && comma.text !== ',')) {
+          if (
+            name?.kind !== 'ident' ||
+            !MATCH_OPS.has(op?.text ?? '') ||
+            value?.kind !== 'string' ||
+            (comma && comma.text !== ',')
+          ) {
             throw new Error(`bad matcher in ${t.text}{…}`);
           }
           labels.push(name.text);

@@ -22,7 +22,9 @@ interface Service {
   hostname?: string;
   ports?: string[];
 }
-interface ComposeFile { services: Record<string, Service> }
+interface ComposeFile {
+  services: Record<string, Service>;
+}
 
 const FILES = ['docker-compose.yml', 'docker-compose.sim.yml'];
 const text = (f: string) => readFileSync(f, 'utf8');
@@ -44,7 +46,9 @@ function env(service: Service): Record<string, string> {
 }
 
 function envExample(): Record<string, string> {
-  const lines = text('.env.example').split('\n').filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l));
+  const lines = text('.env.example')
+    .split('\n')
+    .filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l));
   return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 }
 
@@ -65,7 +69,9 @@ describe('docker compose files', () => {
     (broken.services.grafana as Obj).healtcheck = { test: ['CMD', 'true'] };
     expect(validate(broken)).toBe(false);
     const paths = (validate.errors ?? []).map((e) => e.instancePath);
-    expect(paths).toEqual(expect.arrayContaining(['/services/collector/depends_on/influxdb/condition', '/services/grafana']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['/services/collector/depends_on/influxdb/condition', '/services/grafana']),
+    );
   });
 
   it('runs InfluxDB 2, Grafana and the collector; the sim override adds the simulator', () => {
@@ -104,7 +110,8 @@ describe('docker compose files', () => {
     for (const file of FILES) {
       for (const [name, s] of Object.entries(compose(file).services)) {
         for (const [key, value] of Object.entries(env(s))) {
-          if (SECRET_KEY.test(key) && !FROM_ENV.test(String(value))) problems.push(`${file} ${name}.${key}: ${String(value)}`);
+          if (SECRET_KEY.test(key) && !FROM_ENV.test(String(value)))
+            problems.push(`${file} ${name}.${key}: ${String(value)}`);
         }
         const cmd = Array.isArray(s.command) ? s.command : [];
         const i = cmd.indexOf('--token');
@@ -125,7 +132,15 @@ describe('docker compose files', () => {
     const sources = [...FILES, 'config/grafana/provisioning/datasources/influxdb.yaml'];
     const used = new Set(sources.flatMap((f) => [...text(f).matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]!)));
     expect([...used].filter((v) => !documented.has(v))).toEqual([]);
-    for (const key of ['CDN_TOKEN', 'CDN_BASE_URL', 'CDN_ACCOUNTS', 'INFLUX_TOKEN', 'INFLUX_ORG', 'INFLUX_BUCKET', 'GRAFANA_ADMIN_PASSWORD']) {
+    for (const key of [
+      'CDN_TOKEN',
+      'CDN_BASE_URL',
+      'CDN_ACCOUNTS',
+      'INFLUX_TOKEN',
+      'INFLUX_ORG',
+      'INFLUX_BUCKET',
+      'GRAFANA_ADMIN_PASSWORD',
+    ]) {
       expect(documented, key).toContain(key);
     }
   });
@@ -140,7 +155,9 @@ describe('docker compose files', () => {
     const collector = compose('docker-compose.yml').services.collector!;
     expect(collector.build).toBeDefined();
     expect(collector.volumes).toContain('./config/collector.docker.yaml:/etc/cdn-collector/collector.yaml:ro');
-    expect(compose('docker-compose.sim.yml').services.collector!.volumes).toContain('./config/collector.sim.yaml:/etc/cdn-collector/collector.yaml:ro');
+    expect(compose('docker-compose.sim.yml').services.collector!.volumes).toContain(
+      './config/collector.sim.yaml:/etc/cdn-collector/collector.yaml:ro',
+    );
     expect(collector.volumes!.some((v) => v.endsWith(':/var/lib/cdn-collector'))).toBe(true);
   });
 

@@ -119,7 +119,10 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('after a 3-hour dem
       }
       expect(silent).toEqual([]);
       const empty = json.panels.map((p) => p.title).filter((t) => !shown.includes(t));
-      expect(empty.filter((t) => !MAY_NEED_MORE.includes(t)), file).toEqual([]);
+      expect(
+        empty.filter((t) => !MAY_NEED_MORE.includes(t)),
+        file,
+      ).toEqual([]);
     });
   }
 

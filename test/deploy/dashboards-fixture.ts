@@ -79,7 +79,8 @@ interface Dashboard {
   panels: Array<{ type: string; title: string; targets: Array<{ refId: string; query: string }> }>;
 }
 
-/** The query of a panel's target (default A), by dashboard file name, panel type (stat, timeseries, table) and title. */
+/** The query of a panel's target (default A), by dashboard file name, panel type (stat, timeseries, table) and title.
+ * */
 export function panelQuery(dashboard: string, type: string, title: string, refId = 'A'): string {
   const d = JSON.parse(readFileSync(join('config/grafana/dashboards', `${dashboard}.json`), 'utf8')) as Dashboard;
   const panel = d.panels.find((p) => p.type === type && p.title === title);

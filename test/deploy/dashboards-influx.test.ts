@@ -17,8 +17,16 @@ interface Dashboard {
   templating: { list: Array<{ name: string; type: string; query: string }> };
 }
 
-/** Queries that may rightly find nothing after a clean collection: throttling, retries, errors, failures, drift (verify not run). */
-const MAY_BE_EMPTY = [/'api_throttled'/, /'api_retries'/, /'job_failures'/, /'write_failures'/, /"status" !~/, /'verify_drift'/];
+/** Queries that may rightly find nothing after a clean collection: throttling, retries, errors, failures, drift (verify
+ * not run). */
+const MAY_BE_EMPTY = [
+  /'api_throttled'/,
+  /'api_retries'/,
+  /'job_failures'/,
+  /'write_failures'/,
+  /"status" !~/,
+  /'verify_drift'/,
+];
 
 /**
  * Every panel and variable query of the provisioned dashboards, run against a real InfluxDB 1.6.7 (InfluxQL as
@@ -28,7 +36,14 @@ const MAY_BE_EMPTY = [/'api_throttled'/, /'api_retries'/, /'job_failures'/, /'wr
 describe.skipIf(skip)('dashboard queries on InfluxDB 1.6.7 filled by the collector', () => {
   let f: FilledInflux;
   let range: PanelRange;
-  const docker = loadConfigFile('config/collector.docker.yaml', { CDN_BASE_URL: 'http://x', CDN_TOKEN: 't', CDN_ACCOUNTS: 'a', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' });
+  const docker = loadConfigFile('config/collector.docker.yaml', {
+    CDN_BASE_URL: 'http://x',
+    CDN_TOKEN: 't',
+    CDN_ACCOUNTS: 'a',
+    INFLUX_TOKEN: 't',
+    INFLUX_ORG: 'o',
+    INFLUX_BUCKET: 'b',
+  });
 
   beforeAll(async () => {
     // Two hours of final statistics, then one live pass (DVR snapshots) and two self-monitoring snapshots two minutes
@@ -44,7 +59,10 @@ describe.skipIf(skip)('dashboard queries on InfluxDB 1.6.7 filled by the collect
     const day = Math.floor(to / DAY) * DAY - DAY;
     const daily = f.rt.collector.jobs.filter((j) => j.key.endsWith('users_daily')).map((j) => j.key);
     expect(daily.length).toBeGreaterThan(0);
-    const dailyResults = await runBackfill(f.rt.collector, planBackfill(f.rt.collector, { from: day, to: day + DAY }, daily));
+    const dailyResults = await runBackfill(
+      f.rt.collector,
+      planBackfill(f.rt.collector, { from: day, to: day + DAY }, daily),
+    );
     expect(dailyResults.filter((r) => r.error)).toEqual([]);
     const tickAt = Date.now();
     await f.rt.collector.tick();
@@ -52,7 +70,8 @@ describe.skipIf(skip)('dashboard queries on InfluxDB 1.6.7 filled by the collect
     const end = Math.floor(tickAt / MINUTE) * MINUTE + MINUTE;
     const stamp = Math.min(Date.now(), end - 1);
     for (const job of f.rt.collector.jobs) f.rt.telemetry.jobLag(job.key, f.rt.collector.lagMs(job) ?? 0);
-    for (const job of f.rt.collector.jobs.filter((j) => j.checkpointed)) f.rt.telemetry.jobBacklog(job.key, f.rt.collector.pending(job).length);
+    for (const job of f.rt.collector.jobs.filter((j) => j.checkpointed))
+      f.rt.telemetry.jobBacklog(job.key, f.rt.collector.pending(job).length);
     await f.rt.sink.write(f.rt.telemetry.toPoints(stamp - 2 * MINUTE));
     await f.rt.sink.write(f.rt.telemetry.toPoints(stamp));
     await f.rt.sink.flush();
@@ -66,8 +85,12 @@ describe.skipIf(skip)('dashboard queries on InfluxDB 1.6.7 filled by the collect
     it(`${file}: every query runs, and shows data unless it counts failures`, async () => {
       const d = JSON.parse(readFileSync(join(DASHBOARDS, file), 'utf8')) as Dashboard;
       const queries = [
-        ...d.panels.flatMap((p) => p.targets.map((t) => ({ where: `${p.title} ${t.refId}`, query: expandGrafana(t.query, range) }))),
-        ...d.templating.list.filter((v) => v.type === 'query').map((v) => ({ where: `$${v.name}`, query: expandGrafana(v.query, range) })),
+        ...d.panels.flatMap((p) =>
+          p.targets.map((t) => ({ where: `${p.title} ${t.refId}`, query: expandGrafana(t.query, range) })),
+        ),
+        ...d.templating.list
+          .filter((v) => v.type === 'query')
+          .map((v) => ({ where: `$${v.name}`, query: expandGrafana(v.query, range) })),
       ];
       const failed: string[] = [];
       const empty: string[] = [];

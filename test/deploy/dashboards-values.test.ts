@@ -5,7 +5,14 @@ import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { StreamstatClient } from '../../src/sources/streamstat/client.js';
 import { DAY, HOUR } from '../../src/time.js';
 import { INFLUXD_BIN, serverSkipReason } from '../helpers/servers.js';
-import { DATABASE, expandGrafana, fillInflux, panelQuery, type FilledInflux, type PanelRange } from './dashboards-fixture.js';
+import {
+  DATABASE,
+  expandGrafana,
+  fillInflux,
+  panelQuery,
+  type FilledInflux,
+  type PanelRange,
+} from './dashboards-fixture.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
 
@@ -47,7 +54,12 @@ describe.skipIf(skip)('dashboard values equal the simulator for the same period'
   afterAll(() => f?.close());
 
   /** A panel's values: one per series (keyed by its tags, e.g. the account) and time. */
-  async function panel(dashboard: string, title: string, range: PanelRange, type = 'timeseries'): Promise<Map<string, Map<number, number>>> {
+  async function panel(
+    dashboard: string,
+    title: string,
+    range: PanelRange,
+    type = 'timeseries',
+  ): Promise<Map<string, Map<number, number>>> {
     const series = await f.db.series(expandGrafana(panelQuery(dashboard, type, title), range), DATABASE);
     const out = new Map<string, Map<number, number>>();
     for (const s of series) {
@@ -62,7 +74,8 @@ describe.skipIf(skip)('dashboard values equal the simulator for the same period'
     expect(values, `${dashboard} / ${title}`).toHaveLength(1);
     return values[0]!;
   }
-  const trafficTotal = async (account: string, from: number, to: number) => (await statistic.total({ account, start: from, end: to })).body;
+  const trafficTotal = async (account: string, from: number, to: number) =>
+    (await statistic.total({ account, start: from, end: to })).body;
   const viewsTotal = (account: string, from: number, to: number) => streamstat.total({ account, start: from, end: to });
 
   it('traffic per hour (panel "Traffic", one hour a bucket) = the API total of that hour, per account', async () => {
@@ -84,7 +97,9 @@ describe.skipIf(skip)('dashboard values equal the simulator for the same period'
     // Weighted by traffic across accounts; cached bytes are rounded per bucket (≤ 0.5 byte each), hence closeTo.
     const cached = truths.reduce((n, t) => n + (t.traffic ?? 0) * (t.cache_ratio ?? 0), 0);
     expect(await stat('cdn-traffic', 'Cache ratio', DAY_RANGE)).toBeCloseTo(cached / sum('traffic'), 6);
-    expect(await stat('cdn-traffic', 'Peak bandwidth', DAY_RANGE)).toBe(Math.max(...truths.map((t) => t.bandwidth ?? 0)));
+    expect(await stat('cdn-traffic', 'Peak bandwidth', DAY_RANGE)).toBe(
+      Math.max(...truths.map((t) => t.bandwidth ?? 0)),
+    );
   });
 
   it('cache ratio per hour (panel "Cache ratio") = cached ÷ traffic of the API total of that hour', async () => {
@@ -98,7 +113,10 @@ describe.skipIf(skip)('dashboard values equal the simulator for the same period'
   });
 
   it('hits per HTTP code over the day (table "Hits per code") = the API /codes totals', async () => {
-    const rows = await f.db.series(expandGrafana(panelQuery('cdn-status-codes', 'table', 'Hits per code'), DAY_RANGE), DATABASE);
+    const rows = await f.db.series(
+      expandGrafana(panelQuery('cdn-status-codes', 'table', 'Hits per code'), DAY_RANGE),
+      DATABASE,
+    );
     const shown = new Map(rows.map((s) => [s.tags!.code!, Number(s.values[0]![s.columns.indexOf('hits')])]));
     const truth = new Map<string, number>();
     for (const account of accounts) {
@@ -127,6 +145,8 @@ describe.skipIf(skip)('dashboard values equal the simulator for the same period'
   it('views and peak simultaneous views of the day (stat panels) = the API totals of the day', async () => {
     const truths = await Promise.all(accounts.map((a) => viewsTotal(a, DAY_RANGE.from, DAY_RANGE.to)));
     expect(await stat('cdn-streams', 'Views', DAY_RANGE)).toBe(truths.reduce((n, t) => n + (t.views ?? 0), 0));
-    expect(await stat('cdn-streams', 'Peak simultaneous views', DAY_RANGE)).toBe(Math.max(...truths.map((t) => t.views_max ?? 0)));
+    expect(await stat('cdn-streams', 'Peak simultaneous views', DAY_RANGE)).toBe(
+      Math.max(...truths.map((t) => t.views_max ?? 0)),
+    );
   });
 });

@@ -5,7 +5,10 @@ import { parse as parseYaml } from 'yaml';
 import { loadConfigFile } from '../../src/config/loader.js';
 
 /** One Dockerfile instruction: keyword upper-cased, arguments with line continuations joined. */
-interface Instruction { op: string; args: string }
+interface Instruction {
+  op: string;
+  args: string;
+}
 
 function parseDockerfile(text: string): Instruction[] {
   const logical = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
@@ -31,7 +34,14 @@ function stages(all: Instruction[]): Instruction[][] {
 const DOCKERFILE = parseDockerfile(readFileSync('Dockerfile', 'utf8'));
 const STAGES = stages(DOCKERFILE);
 const RUNTIME = STAGES[STAGES.length - 1]!;
-const ENV = { CDN_BASE_URL: 'http://sim:8080', CDN_TOKEN: 't', CDN_ACCOUNTS: 'a', INFLUX_TOKEN: 't', INFLUX_ORG: 'o', INFLUX_BUCKET: 'b' };
+const ENV = {
+  CDN_BASE_URL: 'http://sim:8080',
+  CDN_TOKEN: 't',
+  CDN_ACCOUNTS: 'a',
+  INFLUX_TOKEN: 't',
+  INFLUX_ORG: 'o',
+  INFLUX_BUCKET: 'b',
+};
 const DOCKER_CONFIG = loadConfigFile('config/collector.docker.yaml', ENV);
 const of = (op: string) => RUNTIME.filter((i) => i.op === op);
 
@@ -39,13 +49,22 @@ describe('Dockerfile', () => {
   it('is multi-stage: a build stage with dev dependencies, a slim Node 20 runtime with production ones only', () => {
     expect(STAGES.length).toBeGreaterThanOrEqual(2);
     const globalArgs = Object.fromEntries(
-      DOCKERFILE.slice(0, DOCKERFILE.findIndex((i) => i.op === 'FROM')).filter((i) => i.op === 'ARG').map((i) => i.args.split('=') as [string, string]),
+      DOCKERFILE.slice(
+        0,
+        DOCKERFILE.findIndex((i) => i.op === 'FROM'),
+      )
+        .filter((i) => i.op === 'ARG')
+        .map((i) => i.args.split('=') as [string, string]),
     );
-    const base = RUNTIME[0]!.args.split(/\s+/)[0]!.replace(/^\$\{(\w+)\}$/, (_, name: string) => globalArgs[name] ?? name);
+    const base = RUNTIME[0]!.args
+      .split(/\s+/)[0]!
+      .replace(/^\$\{(\w+)\}$/, (_, name: string) => globalArgs[name] ?? name);
     expect(base).toMatch(/^node:20[.\w-]*-slim$/);
     const buildRuns = STAGES[0]!.filter((i) => i.op === 'RUN').map((i) => i.args);
     expect(buildRuns.some((r) => /npm run build/.test(r))).toBe(true);
-    const runtimeInstalls = of('RUN').map((i) => i.args).filter((r) => /npm (ci|install)/.test(r));
+    const runtimeInstalls = of('RUN')
+      .map((i) => i.args)
+      .filter((r) => /npm (ci|install)/.test(r));
     expect(runtimeInstalls.length).toBeGreaterThan(0);
     // `prepare` runs tsc, which the runtime stage has not installed.
     for (const r of runtimeInstalls) {
@@ -62,7 +81,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps state on a VOLUME at the state directory of the docker config', () => {
-    const volumes = of('VOLUME').flatMap((i) => (i.args.startsWith('[') ? (JSON.parse(i.args) as string[]) : i.args.split(/\s+/)));
+    const volumes = of('VOLUME').flatMap((i) =>
+      i.args.startsWith('[') ? (JSON.parse(i.args) as string[]) : i.args.split(/\s+/),
+    );
     expect(volumes).toContain(DOCKER_CONFIG.state.dir);
     expect(DOCKER_CONFIG.output.deadLetterPath.startsWith(`${DOCKER_CONFIG.state.dir}/`)).toBe(true);
   });
@@ -83,14 +104,21 @@ describe('Dockerfile', () => {
     expect(JSON.parse(of('ENTRYPOINT').at(-1)!.args)).toEqual(['/app/bin/cdn-collector.js']);
     const cmd = JSON.parse(of('CMD').at(-1)!.args) as string[];
     expect(cmd.slice(0, 2)).toEqual(['run', '--config']);
-    const compose = parseYaml(readFileSync('docker-compose.yml', 'utf8')) as { services: { collector: { volumes: string[] } } };
+    const compose = parseYaml(readFileSync('docker-compose.yml', 'utf8')) as {
+      services: { collector: { volumes: string[] } };
+    };
     expect(compose.services.collector.volumes.map((v) => v.split(':')[1])).toContain(cmd[2]);
   });
 
   it('the entry script runs node with the memory flags of its shebang, and this node accepts them', () => {
     const shebang = readFileSync('bin/cdn-collector.js', 'utf8').split('\n')[0]!;
     const flags = /^#!\/usr\/bin\/env -S node((?: --[\w-]+(?:=\d+)?)+)$/.exec(shebang)?.[1]?.trim().split(' ');
-    expect(flags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-semi-space-size=/), expect.stringMatching(/^--heap-growing-percent=/)]));
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^--max-semi-space-size=/),
+        expect.stringMatching(/^--heap-growing-percent=/),
+      ]),
+    );
     expect(statSync('bin/cdn-collector.js').mode & 0o111).not.toBe(0);
     // node exits 9 on an unknown flag; a V8 flag it does not know would only warn, so check that V8 lists each one.
     expect(execFileSync(process.execPath, [...flags!, '-e', 'process.stdout.write("ok")']).toString()).toBe('ok');
@@ -99,7 +127,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps secrets, local state and build output out of the build context', () => {
-    const ignored = readFileSync('.dockerignore', 'utf8').split('\n').map((l) => l.trim());
+    const ignored = readFileSync('.dockerignore', 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(['.env', 'node_modules', 'dist', 'state', '.git']));
   });
 

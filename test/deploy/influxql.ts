@@ -26,7 +26,8 @@ export interface SelectQuery {
   equals: Array<{ key: string; value: string }>;
   /** Tags of GROUP BY (without time()). */
   groupBy: string[];
-  /** Functions of the select list applied directly to a field, e.g. `sum("traffic")` → { fn: 'sum', field: 'traffic' }. */
+  /** Functions of the select list applied directly to a field, e.g. `sum("traffic")` → { fn: 'sum', field: 'traffic' }.
+   * */
   calls: Array<{ fn: string; field: string }>;
 }
 
@@ -43,8 +44,58 @@ export class InfluxQLError extends Error {
   override name = 'InfluxQLError';
 }
 
-const KEYWORDS = new Set(['select', 'from', 'where', 'group', 'by', 'and', 'or', 'as', 'fill', 'order', 'limit', 'offset', 'slimit', 'soffset', 'tz', 'show', 'tag', 'values', 'with', 'key', 'in', 'desc', 'asc', 'null', 'none', 'previous', 'linear', 'true', 'false']);
-const OPERATORS = ['=~', '!~', '!=', '<>', '<=', '>=', '::', '=', '<', '>', '+', '-', '*', '/', '%', '(', ')', ',', '.'];
+const KEYWORDS = new Set([
+  'select',
+  'from',
+  'where',
+  'group',
+  'by',
+  'and',
+  'or',
+  'as',
+  'fill',
+  'order',
+  'limit',
+  'offset',
+  'slimit',
+  'soffset',
+  'tz',
+  'show',
+  'tag',
+  'values',
+  'with',
+  'key',
+  'in',
+  'desc',
+  'asc',
+  'null',
+  'none',
+  'previous',
+  'linear',
+  'true',
+  'false',
+]);
+const OPERATORS = [
+  '=~',
+  '!~',
+  '!=',
+  '<>',
+  '<=',
+  '>=',
+  '::',
+  '=',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '(',
+  ')',
+  ',',
+  '.',
+];
 const COMPARISONS = ['=', '!=', '<>', '<', '>', '<=', '>=', '=~', '!~'];
 const DURATION = /^\d+(ns|u|µ|ms|s|m|h|d|w)/;
 
@@ -69,7 +120,8 @@ export function tokenize(text: string): Token[] {
       i += m[0].length;
       continue;
     }
-    const quote = rest[0] === '"' ? /^"((?:\\.|[^"\\])*)"/.exec(rest) : rest[0] === "'" ? /^'((?:\\.|[^'\\])*)'/.exec(rest) : null;
+    const quote =
+      rest[0] === '"' ? /^"((?:\\.|[^"\\])*)"/.exec(rest) : rest[0] === "'" ? /^'((?:\\.|[^'\\])*)'/.exec(rest) : null;
     if (quote) {
       const value = quote[1]!.replace(/\\(.)/g, '$1');
       tokens.push(rest[0] === '"' ? { kind: 'ident', text: value, quoted: true } : { kind: 'string', text: value });
@@ -150,7 +202,8 @@ class Parser {
   /** A name: a quoted identifier or a bare word that is not a keyword. */
   name(): string {
     const t = this.peek();
-    if (t.kind !== 'ident' || (!t.quoted && KEYWORDS.has(t.text.toLowerCase()))) throw this.error('expected an identifier');
+    if (t.kind !== 'ident' || (!t.quoted && KEYWORDS.has(t.text.toLowerCase())))
+      throw this.error('expected an identifier');
     this.next();
     return t.text;
   }
@@ -192,7 +245,16 @@ class Parser {
       } while (this.peek().text === ',' && this.next());
     }
     this.tail();
-    return { kind: 'select', source, selected, columns, whereRefs: whereRefs.filter((r) => r !== 'time'), equals, groupBy, calls };
+    return {
+      kind: 'select',
+      source,
+      selected,
+      columns,
+      whereRefs: whereRefs.filter((r) => r !== 'time'),
+      equals,
+      groupBy,
+      calls,
+    };
   }
 
   /** fill(...), ORDER BY time [ASC|DESC], LIMIT/OFFSET/SLIMIT/SOFFSET n, tz('...'), in InfluxQL's order. */
@@ -265,7 +327,11 @@ class Parser {
       this.next();
       this.op('(');
       const arg = this.peek();
-      if (arg.kind === 'ident' && (arg.quoted || !KEYWORDS.has(arg.text.toLowerCase())) && [',', ')'].includes(this.peek(1).text)) {
+      if (
+        arg.kind === 'ident' &&
+        (arg.quoted || !KEYWORDS.has(arg.text.toLowerCase())) &&
+        [',', ')'].includes(this.peek(1).text)
+      ) {
         this.calls?.push({ fn: t.text.toLowerCase(), field: arg.text });
       }
       if (this.peek().text !== ')') {
@@ -313,7 +379,8 @@ class Parser {
     const right = this.peek();
     if (right.kind === 'regex') this.next();
     else this.expression(refs);
-    if (op.text === '=' && left.kind === 'ident' && leftRefs.length === 1 && right.kind === 'string') equals.push({ key: left.text, value: right.text });
+    if (op.text === '=' && left.kind === 'ident' && leftRefs.length === 1 && right.kind === 'string')
+      equals.push({ key: left.text, value: right.text });
   }
 
   skipParens(): void {

@@ -50,9 +50,11 @@ export function checkQuery(text: string, schema: Schema, collected?: Collected):
     const candidates = query.measurement !== undefined ? [schema.get(query.measurement)] : [...schema.values()];
     if (query.measurement !== undefined && !candidates[0]) problems.push(`unknown measurement "${query.measurement}"`);
     const known = candidates.filter((m): m is MeasurementSchema => m !== undefined);
-    if (known.length > 0 && !known.some((m) => query.key in m.tags)) problems.push(`"${query.key}" is not a tag of ${names(known)}`);
+    if (known.length > 0 && !known.some((m) => query.key in m.tags))
+      problems.push(`"${query.key}" is not a tag of ${names(known)}`);
     for (const ref of query.whereRefs) {
-      if (known.length > 0 && !known.some((m) => ref in m.tags)) problems.push(`WHERE names "${ref}", not a tag of ${names(known)}`);
+      if (known.length > 0 && !known.some((m) => ref in m.tags))
+        problems.push(`WHERE names "${ref}", not a tag of ${names(known)}`);
     }
     return problems;
   }
@@ -78,8 +80,10 @@ function checkSelect(q: SelectQuery, schema: Schema, collected: Collected | unde
     scope = { tags: new Set(sub.groupBy), names: new Set([...sub.columns, ...sub.groupBy]) };
   }
   const where = scope.measurement ? `of ${scope.measurement.name}` : 'of the subquery';
-  for (const ref of q.selected) if (!scope.names.has(ref)) problems.push(`SELECT names "${ref}", not a field or tag ${where}`);
-  for (const ref of q.whereRefs) if (!scope.names.has(ref)) problems.push(`WHERE names "${ref}", not a tag or field ${where}`);
+  for (const ref of q.selected)
+    if (!scope.names.has(ref)) problems.push(`SELECT names "${ref}", not a field or tag ${where}`);
+  for (const ref of q.whereRefs)
+    if (!scope.names.has(ref)) problems.push(`WHERE names "${ref}", not a tag or field ${where}`);
   for (const tag of q.groupBy) if (!scope.tags.has(tag)) problems.push(`GROUP BY "${tag}", not a tag ${where}`);
   if (scope.measurement) {
     checkTagValues(q, scope.measurement, problems);
@@ -94,7 +98,8 @@ function checkAggregates(q: SelectQuery, m: MeasurementSchema, problems: string[
     if (aggregate === undefined) continue;
     const kind = aggregateName(aggregate);
     if (!FITTING[kind].includes(fn)) {
-      const hint = typeof aggregate === 'string' ? '' : ` (use sum("${aggregate.ratio[0]}") / sum("${aggregate.ratio[1]}"))`;
+      const hint =
+        typeof aggregate === 'string' ? '' : ` (use sum("${aggregate.ratio[0]}") / sum("${aggregate.ratio[1]}"))`;
       problems.push(`${fn}("${field}") does not fit ${m.name}.${field}, which aggregates as ${kind}${hint}`);
     }
   }
@@ -107,7 +112,8 @@ function checkTagValues(q: SelectQuery, m: MeasurementSchema, problems: string[]
       if (!def) problems.push(`kind '${value}' is not a self-monitoring metric (${Object.keys(METRICS).join(', ')})`);
       else {
         const wrong = q.selected.filter((f) => f in m.fields && f !== def.field);
-        if (wrong.length > 0) problems.push(`kind '${value}' carries field "${def.field}", not ${wrong.map((f) => `"${f}"`).join(', ')}`);
+        if (wrong.length > 0)
+          problems.push(`kind '${value}' carries field "${def.field}", not ${wrong.map((f) => `"${f}"`).join(', ')}`);
       }
     }
   }

@@ -17,8 +17,13 @@ function markdownFiles(dir: string): string[] {
 
 /** Relative targets of `[text](target)` and `<img src=…>`, without their #anchor. */
 function linkTargets(text: string): string[] {
-  const targets = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g), ...text.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
-  return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#')).map((t) => decodeURIComponent(t.split('#')[0]!));
+  const targets = [
+    ...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g),
+    ...text.matchAll(/src="([^"]+)"/g),
+  ].map((m) => m[1]!);
+  return targets
+    .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#'))
+    .map((t) => decodeURIComponent(t.split('#')[0]!));
 }
 
 /** Paths written as code that climb out of the file's folder (`../shared/DESIGN.md`). */
@@ -35,7 +40,9 @@ const files = markdownFiles(ROOT);
 
 describe('documentation links', () => {
   it('finds the docs (README.md, docs/*.md)', () => {
-    expect(files.map((f) => relative(ROOT, f))).toEqual(expect.arrayContaining(['README.md', 'docs/design.md', 'docs/spec-conformance.md']));
+    expect(files.map((f) => relative(ROOT, f))).toEqual(
+      expect.arrayContaining(['README.md', 'docs/design.md', 'docs/spec-conformance.md']),
+    );
   });
 
   it('every relative link in a *.md file resolves to a file inside the repository', () => {

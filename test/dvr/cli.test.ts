@@ -63,7 +63,9 @@ describe('dvr get', () => {
   });
 
   it('--base-url and --token override the environment', async () => {
-    const run = await dvr(['get', 'acme', 'live/main', '--json', '--base-url', f.sim.url, '--token', f.sim.token], { env: {} });
+    const run = await dvr(['get', 'acme', 'live/main', '--json', '--base-url', f.sim.url, '--token', f.sim.token], {
+      env: {},
+    });
     expect(run.code).toBe(0);
   });
 });
@@ -72,10 +74,25 @@ describe('dvr delete', () => {
   it('without --yes only shows, per node, the parts it would remove, and changes nothing', async () => {
     const before = { n1: await node('node-01'), n3: await node('node-03') };
     const last = before.n1.at(-1)!;
-    const run = await dvr(['delete', 'acme', 'live/main', '--host', '*', '--from', String(T0 - 100), '--to', String(T0 + 100)]);
+    const run = await dvr([
+      'delete',
+      'acme',
+      'live/main',
+      '--host',
+      '*',
+      '--from',
+      String(T0 - 100),
+      '--to',
+      String(T0 + 100),
+    ]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ dry_run: true, deleted: false, host: '*', deletes: { from_ts: T0 - 100, to_ts: T0 + 100 } });
+    expect(report).toMatchObject({
+      dry_run: true,
+      deleted: false,
+      host: '*',
+      deletes: { from_ts: T0 - 100, to_ts: T0 + 100 },
+    });
     expect(report.nodes).toEqual([
       { host: 'node-01', parts: [{ from: T0 - 100, duration: 100 }], seconds: 100 },
       { host: 'node-02', parts: [], seconds: 0 },
@@ -87,7 +104,9 @@ describe('dvr delete', () => {
 
   it('--dry-run wins over --yes; the table says nothing was deleted', async () => {
     const before = await node('node-01');
-    const run = await dvr(['delete-all', 'acme', 'live/main', '--host', 'node-01', '--yes', '--dry-run'], { tty: true });
+    const run = await dvr(['delete-all', 'acme', 'live/main', '--host', 'node-01', '--yes', '--dry-run'], {
+      tty: true,
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Nothing was deleted. Add --yes to delete.');
     expect(await node('node-01')).toEqual(before);
@@ -97,7 +116,18 @@ describe('dvr delete', () => {
     const before = await node('node-01');
     const r = before[0]!;
     const from = new Date((r.from + 10) * 1000).toISOString();
-    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', from, '--duration', '20', '--yes']);
+    const run = await dvr([
+      'delete',
+      'acme',
+      'live/main',
+      '--host',
+      'node-01',
+      '--from',
+      from,
+      '--duration',
+      '20',
+      '--yes',
+    ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       status: 'Completed',
@@ -129,19 +159,44 @@ describe('times are ISO 8601 or unix seconds, never guessed', () => {
   it('--from "yesterday 5" with --yes exits 2 naming --from, and deletes nothing', async () => {
     const before = await node('node-01');
     const now = String(Math.floor(f.clock.now() / 1000));
-    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', 'yesterday 5', '--to', now, '--yes']);
+    const run = await dvr([
+      'delete',
+      'acme',
+      'live/main',
+      '--host',
+      'node-01',
+      '--from',
+      'yesterday 5',
+      '--to',
+      now,
+      '--yes',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--from/);
     expect(await node('node-01')).toEqual(before);
   });
 
-  it.each(['-5', '1.5', 'Nov 23', '01/11/2026', 'yesterday 5', '2026-02-30T00:00:00Z'])('--from %j exits 2', async (from) => {
-    const requests = f.sim.stats.apis.dvr.requests;
-    const run = await dvr(['delete', 'acme', 'live/main', '--host', 'node-01', '--from', from, '--duration', '60', '--yes']);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--from/);
-    expect(f.sim.stats.apis.dvr.requests).toBe(requests);
-  });
+  it.each(['-5', '1.5', 'Nov 23', '01/11/2026', 'yesterday 5', '2026-02-30T00:00:00Z'])(
+    '--from %j exits 2',
+    async (from) => {
+      const requests = f.sim.stats.apis.dvr.requests;
+      const run = await dvr([
+        'delete',
+        'acme',
+        'live/main',
+        '--host',
+        'node-01',
+        '--from',
+        from,
+        '--duration',
+        '60',
+        '--yes',
+      ]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--from/);
+      expect(f.sim.stats.apis.dvr.requests).toBe(requests);
+    },
+  );
 
   it('relative times read as every time option reads them: yesterday is 00:00 UTC, plus 10m', async () => {
     const args = ['delete', 'acme', 'live/main', '--host', '*', '--from', 'yesterday', '--to', 'yesterday+10m'];
@@ -169,15 +224,60 @@ describe('bad arguments exit 2, before any request', () => {
   it.each([
     ['missing token', ['get', 'acme', 'live/main'], { CDN_BASE_URL: 'http://127.0.0.1:9' }, /CDN_TOKEN/],
     ['missing base URL', ['get', 'acme', 'live/main'], { CDN_TOKEN: 'x' }, /CDN_BASE_URL/],
-    ['no --to nor --duration', ['delete', 'a', 's', '--host', '*', '--from', '1767225610'], undefined, /--to or --duration/],
-    ['both --to and --duration', ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--to', '1767225620', '--duration', '5'], undefined, /cannot be used with/],
-    ['--from a year typed as seconds', ['delete', 'a', 's', '--host', '*', '--from', '2026', '--to', '1767225620'], undefined, /--from is a number but not unix seconds/],
-    ['--from before 2000', ['delete', 'a', 's', '--host', '*', '--from', '1999-12-31', '--to', '1767225620'], undefined, /--from is before 2000-01-01/],
-    ['--from in milliseconds', ['delete', 'a', 's', '--host', '*', '--from', '1767225600000', '--to', '1767225620'], undefined, /--from looks like milliseconds: unix seconds have 10 digits \(1767225600 is 2026-01-01T00:00:00Z\)/],
-    ['--from not a time', ['delete', 'a', 's', '--host', '*', '--from', 'Nov 23', '--to', '1767225620'], undefined, /--from must be a time/],
-    ['--from with milliseconds', ['delete', 'a', 's', '--host', '*', '--from', '2026-01-01T00:00:00.5Z', '--to', '2000000000'], undefined, /whole second/],
-    ['--duration 0', ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--duration', '0'], undefined, /--duration must be/],
-    ['--to before --from', ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--to', '1767225605'], undefined, /to_ts: must be greater than from_ts/],
+    [
+      'no --to nor --duration',
+      ['delete', 'a', 's', '--host', '*', '--from', '1767225610'],
+      undefined,
+      /--to or --duration/,
+    ],
+    [
+      'both --to and --duration',
+      ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--to', '1767225620', '--duration', '5'],
+      undefined,
+      /cannot be used with/,
+    ],
+    [
+      '--from a year typed as seconds',
+      ['delete', 'a', 's', '--host', '*', '--from', '2026', '--to', '1767225620'],
+      undefined,
+      /--from is a number but not unix seconds/,
+    ],
+    [
+      '--from before 2000',
+      ['delete', 'a', 's', '--host', '*', '--from', '1999-12-31', '--to', '1767225620'],
+      undefined,
+      /--from is before 2000-01-01/,
+    ],
+    [
+      '--from in milliseconds',
+      ['delete', 'a', 's', '--host', '*', '--from', '1767225600000', '--to', '1767225620'],
+      undefined,
+      /--from looks like milliseconds: unix seconds have 10 digits \(1767225600 is 2026-01-01T00:00:00Z\)/,
+    ],
+    [
+      '--from not a time',
+      ['delete', 'a', 's', '--host', '*', '--from', 'Nov 23', '--to', '1767225620'],
+      undefined,
+      /--from must be a time/,
+    ],
+    [
+      '--from with milliseconds',
+      ['delete', 'a', 's', '--host', '*', '--from', '2026-01-01T00:00:00.5Z', '--to', '2000000000'],
+      undefined,
+      /whole second/,
+    ],
+    [
+      '--duration 0',
+      ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--duration', '0'],
+      undefined,
+      /--duration must be/,
+    ],
+    [
+      '--to before --from',
+      ['delete', 'a', 's', '--host', '*', '--from', '1767225610', '--to', '1767225605'],
+      undefined,
+      /to_ts: must be greater than from_ts/,
+    ],
     ['missing --host', ['delete-all', 'a', 's', '--yes'], undefined, /--host/],
     ['empty --host', ['delete-all', 'a', 's', '--host', '', '--yes'], undefined, /host/],
     ['missing stream', ['get', 'acme'], undefined, /stream/],
@@ -187,8 +287,18 @@ describe('bad arguments exit 2, before any request', () => {
     ['stream with an empty segment', ['get', 'acme', 'live//main'], undefined, /stream/],
     ['stream with a leading /', ['get', 'acme', '/live/main'], undefined, /stream/],
     ['stream with a trailing /', ['get', 'acme', 'live/'], undefined, /stream/],
-    ['--token and --token-file', ['get', 'acme', 'live/main', '--token', 't', '--token-file', '/x'], undefined, /--token-file/],
-    ['an unreadable --token-file', ['get', 'acme', 'live/main', '--token-file', '/nonexistent/token'], undefined, /--token-file/],
+    [
+      '--token and --token-file',
+      ['get', 'acme', 'live/main', '--token', 't', '--token-file', '/x'],
+      undefined,
+      /--token-file/,
+    ],
+    [
+      'an unreadable --token-file',
+      ['get', 'acme', 'live/main', '--token-file', '/nonexistent/token'],
+      undefined,
+      /--token-file/,
+    ],
   ])('%s', async (_label, args, env, message) => {
     const requests = f.sim.stats.apis.dvr.requests;
     const run = await dvr(args, env ? { env } : {});
@@ -231,7 +341,9 @@ describe('help and secrets', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dvr-token-'));
     const file = join(dir, 'token');
     writeFileSync(file, `${f.sim.token}\n`);
-    const viaArg = await dvr(['get', 'acme', 'live/main', '--token', f.sim.token, '--base-url', f.sim.url], { env: {} });
+    const viaArg = await dvr(['get', 'acme', 'live/main', '--token', f.sim.token, '--base-url', f.sim.url], {
+      env: {},
+    });
     const viaFile = await dvr(['get', 'acme', 'live/main', '--token-file', file, '--base-url', f.sim.url], { env: {} });
     const viaEnv = await dvr(['get', 'acme', 'live/main']);
     expect([viaArg.code, viaFile.code, viaEnv.code]).toEqual([0, 0, 0]);
@@ -243,7 +355,9 @@ describe('help and secrets', () => {
   it('never prints the token, neither on success nor on a rejected token', async () => {
     const token = f.sim.token;
     const ok = await dvr(['get', 'acme', 'live/main', '--token', token, '--base-url', f.sim.url], { env: {} });
-    const rejected = await dvr(['get', 'acme', 'live/main'], { env: { CDN_BASE_URL: f.sim.url, CDN_TOKEN: 'wrong-secret-token' } });
+    const rejected = await dvr(['get', 'acme', 'live/main'], {
+      env: { CDN_BASE_URL: f.sim.url, CDN_TOKEN: 'wrong-secret-token' },
+    });
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain('403');
     expect(`${ok.stdout}${ok.stderr}`).not.toContain(token);

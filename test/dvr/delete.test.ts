@@ -22,7 +22,12 @@ describe('deleting a range, to the second', () => {
   it('the middle of a range splits it in two', async () => {
     const r = before[1]!;
     await f.dvr.deleteRange(ACCOUNT, STREAM, { host: 'node-01', fromTs: r.from + 100, durationSec: 10 });
-    expect(await node1()).toEqual([before[0], range(r.from, r.from + 100), range(r.from + 110, endOf(r)), ...before.slice(2)]);
+    expect(await node1()).toEqual([
+      before[0],
+      range(r.from, r.from + 100),
+      range(r.from + 110, endOf(r)),
+      ...before.slice(2),
+    ]);
   });
 
   it('the left part of a range moves its start', async () => {
@@ -68,7 +73,13 @@ describe('deleting a range, to the second', () => {
 
   it('echoes the body parameters that were sent', async () => {
     const byDuration = await f.dvr.deleteRange(ACCOUNT, STREAM, { host: 'node-01', fromTs: T0 - 50, durationSec: 5 });
-    expect(byDuration).toEqual({ status: 'Completed', stream_name: STREAM, host: 'node-01', from_ts: T0 - 50, duration_sec: 5 });
+    expect(byDuration).toEqual({
+      status: 'Completed',
+      stream_name: STREAM,
+      host: 'node-01',
+      from_ts: T0 - 50,
+      duration_sec: 5,
+    });
     const byTo = await f.dvr.deleteRange(ACCOUNT, STREAM, { host: '*', fromTs: T0 - 40, toTs: T0 - 30 });
     expect(byTo).toEqual({ status: 'Completed', stream_name: STREAM, host: '*', from_ts: T0 - 40, to_ts: T0 - 30 });
   });

@@ -124,9 +124,24 @@ describe('not found, bad requests, methods (choices where the spec is silent)', 
   it('both duration_sec and to_ts: to_ts wins when they disagree', async () => {
     const sentinel = await rangesOf(f, 'globex', 'news', 'node-01');
     const last = sentinel.at(-1)!;
-    const res = await raw('DELETE', '/globex/streams/news', { host: 'node-01', from_ts: last.from, duration_sec: 1, to_ts: last.from + 50 });
-    expect(res.body).toEqual({ status: 'Completed', stream_name: 'news', host: 'node-01', from_ts: last.from, duration_sec: 1, to_ts: last.from + 50 });
-    expect((await rangesOf(f, 'globex', 'news', 'node-01')).at(-1)).toEqual({ from: last.from + 50, duration: last.duration - 50 });
+    const res = await raw('DELETE', '/globex/streams/news', {
+      host: 'node-01',
+      from_ts: last.from,
+      duration_sec: 1,
+      to_ts: last.from + 50,
+    });
+    expect(res.body).toEqual({
+      status: 'Completed',
+      stream_name: 'news',
+      host: 'node-01',
+      from_ts: last.from,
+      duration_sec: 1,
+      to_ts: last.from + 50,
+    });
+    expect((await rangesOf(f, 'globex', 'news', 'node-01')).at(-1)).toEqual({
+      from: last.from + 50,
+      duration: last.duration - 50,
+    });
   });
 
   it('other methods are 405 with Allow', async () => {

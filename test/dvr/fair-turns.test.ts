@@ -41,7 +41,12 @@ describe('DVR streams that do not fit the quota take fair turns', () => {
   it('every stream is snapshotted, counts at most one apart, no 429, never more than the quota in a minute', async () => {
     const streams = sim.streams;
     expect(streams.length).toBeGreaterThan(2 * QUOTA.calls); // the premise: they cannot all be read every minute
-    const jobs = { metrics: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { streams, interval: '1m' } };
+    const jobs = {
+      metrics: { enabled: false },
+      statistic: { enabled: false },
+      streamstat: { enabled: false },
+      dvr: { streams, interval: '1m' },
+    };
     const dir = mkdtempSync(join(tmpdir(), 'dvr-fair-'));
     const out = join(dir, 'points.lp');
     const config = configFor(sim, { type: 'file', path: out }, { jobs, state: { dir: join(dir, 'state') } });

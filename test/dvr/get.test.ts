@@ -38,7 +38,9 @@ describe('DVR get', () => {
   });
 
   it('has alive and stopped streams, and nodes with DVR disabled that record nothing', async () => {
-    const records = (await Promise.all(f.sim.streams.map((s) => f.dvr.get(s.account, s.stream)))).flatMap((b) => b.data);
+    const records = (await Promise.all(f.sim.streams.map((s) => f.dvr.get(s.account, s.stream)))).flatMap(
+      (b) => b.data,
+    );
     const alive = records.filter((r) => r.is_alive && r.dvr.enabled);
     const stopped = records.filter((r) => !r.is_alive && r.dvr.enabled);
     const disabled = records.filter((r) => !r.dvr.enabled);

@@ -24,7 +24,15 @@ describe('interval arithmetic', () => {
   });
 
   it('normalize sorts and merges overlapping or touching intervals', () => {
-    expect(normalize([{ from: 10, to: 20 }, { from: 0, to: 5 }, { from: 5, to: 7 }, { from: 15, to: 30 }, { from: 40, to: 40 }])).toEqual([
+    expect(
+      normalize([
+        { from: 10, to: 20 },
+        { from: 0, to: 5 },
+        { from: 5, to: 7 },
+        { from: 15, to: 30 },
+        { from: 40, to: 40 },
+      ]),
+    ).toEqual([
       { from: 0, to: 7 },
       { from: 10, to: 30 },
     ]);

@@ -31,15 +31,21 @@ describe('dvr and api with a username and password', () => {
   it('api takes --username with --password-file', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'dvr-login-')), 'password');
     writeFileSync(file, `${LOGIN.password}\n`);
-    const run = await runCli(['api', 'dvr', '/acme/streams/live/main', '--username', LOGIN.username, '--password-file', file], {
-      CDN_BASE_URL: f.sim.url,
-    }).exited;
+    const run = await runCli(
+      ['api', 'dvr', '/acme/streams/live/main', '--username', LOGIN.username, '--password-file', file],
+      {
+        CDN_BASE_URL: f.sim.url,
+      },
+    ).exited;
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ stream_name: 'live/main' });
   });
 
   it('a username without a password, or a wrong password, is one clear line and a non-zero exit', async () => {
-    const missing = await runCli(['dvr', 'get', 'acme', 'live/main'], { CDN_BASE_URL: f.sim.url, CDN_USERNAME: LOGIN.username }).exited;
+    const missing = await runCli(['dvr', 'get', 'acme', 'live/main'], {
+      CDN_BASE_URL: f.sim.url,
+      CDN_USERNAME: LOGIN.username,
+    }).exited;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/a login needs a password: set CDN_PASSWORD or pass --password-file/);
     const wrong = await runCli(['dvr', 'get', 'acme', 'live/main'], {

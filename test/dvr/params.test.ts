@@ -49,6 +49,8 @@ describe('path', () => {
   it('keeps "/" in the stream literal and percent-encodes every other reserved character per segment', () => {
     expect(dvrStreamPath('acme', 'live/main')).toBe('/app/dvr-net/v1/acme/streams/live/main');
     expect(dvrStreamPath('acme', 'sport hd')).toBe('/app/dvr-net/v1/acme/streams/sport%20hd');
-    expect(dvrStreamPath('a b', 'x?y#z/%/Видео')).toBe('/app/dvr-net/v1/a%20b/streams/x%3Fy%23z/%25/%D0%92%D0%B8%D0%B4%D0%B5%D0%BE');
+    expect(dvrStreamPath('a b', 'x?y#z/%/Видео')).toBe(
+      '/app/dvr-net/v1/a%20b/streams/x%3Fy%23z/%25/%D0%92%D0%B8%D0%B4%D0%B5%D0%BE',
+    );
   });
 });

@@ -36,7 +36,9 @@ describe('dvrToPoints', () => {
   });
 
   it('leaves `first_recorded_at` out for a node that recorded nothing (DVR disabled)', () => {
-    const disabled = dvrToPoints('acme', body, T0_MS).find((p) => p.measurement === DVR_MEASUREMENT && p.tags.host === 'node-02');
+    const disabled = dvrToPoints('acme', body, T0_MS).find(
+      (p) => p.measurement === DVR_MEASUREMENT && p.tags.host === 'node-02',
+    );
     expect(disabled?.fields).toMatchObject({ enabled: false, ranges: 0, recorded_seconds: 0 });
     expect(disabled?.fields).not.toHaveProperty('first_recorded_at');
   });
@@ -47,7 +49,12 @@ describe('dvrToPoints', () => {
       r.dvr.ranges.map((range) => ({
         measurement: DVR_RANGE_MEASUREMENT,
         tags: { account: 'acme', stream: 'live/main', host: r.host },
-        fields: { starts_at: range.from, ends_at: range.from + range.duration, length_seconds: range.duration, seen_at: T0 },
+        fields: {
+          starts_at: range.from,
+          ends_at: range.from + range.duration,
+          length_seconds: range.duration,
+          seen_at: T0,
+        },
         time: range.from * 1000,
       })),
     );
@@ -60,7 +67,9 @@ describe('dvrToPoints', () => {
     const record = body.data[0]!;
     const fractional: DvrGetResponse = {
       ...body,
-      data: [{ ...record, dvr: { ...record.dvr, duration: 10.4, window: 14400.0, ranges: [{ from: 100, duration: 9.6 }] } }],
+      data: [
+        { ...record, dvr: { ...record.dvr, duration: 10.4, window: 14400.0, ranges: [{ from: 100, duration: 9.6 }] } },
+      ],
     };
     const [snapshot, range] = dvrToPoints('acme', fractional, T0_MS);
     expect(snapshot?.fields).toMatchObject({ recorded_seconds: 10, window: 14400 });

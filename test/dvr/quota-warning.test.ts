@@ -21,7 +21,12 @@ function dvrConfig(baseUrl: string, token: string, n: number, extra: Record<stri
   const config = {
     api: { baseUrl, token, timeout: '5s' },
     accounts: ['acme'],
-    jobs: { metrics: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { streams: streams(n) } },
+    jobs: {
+      metrics: { enabled: false },
+      statistic: { enabled: false },
+      streamstat: { enabled: false },
+      dvr: { streams: streams(n) },
+    },
     sink: { type: 'file', path: join(dir, 'points.lp') },
     output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
     state: { dir: join(dir, 'state') },
@@ -31,9 +36,11 @@ function dvrConfig(baseUrl: string, token: string, n: number, extra: Record<stri
   return path;
 }
 
-const EXPECTED = 'dvr: 102 snapshots/min needed, quota 60/min: each stream is read every 1m42s instead of every 1m (streams take turns)';
+const EXPECTED =
+  'dvr: 102 snapshots/min needed, quota 60/min: each stream is read every 1m42s instead of every 1m (streams take turns)';
 
-/** Issue 14 §4: configured work that cannot fit a quota is said at start, with the numbers, not left to fall behind silently. */
+/** Issue 14 §4: configured work that cannot fit a quota is said at start, with the numbers, not left to fall behind
+ * silently. */
 describe('DVR work over the quota, through a real process', () => {
   let sim: Simulator;
   beforeAll(async () => {
@@ -62,9 +69,14 @@ describe('DVR work over the quota, through a real process', () => {
     expect(metrics).toMatch(/^cdn_collector_quota_demand_ratio\{[^}]*api="dvr"[^}]*\} 1\.7$/m);
     run.child.kill('SIGTERM');
     const exit = await run.exited;
-    const lines = exit.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string });
+    const lines = exit.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
     const warning = lines.find((l) => l.msg === EXPECTED);
     expect(warning?.level).toBe(40);
-    expect(lines.findIndex((l) => l.msg === EXPECTED)).toBeLessThan(lines.findIndex((l) => l.msg === 'collector started'));
+    expect(lines.findIndex((l) => l.msg === EXPECTED)).toBeLessThan(
+      lines.findIndex((l) => l.msg === 'collector started'),
+    );
   });
 });

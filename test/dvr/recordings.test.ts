@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dvrToPoints } from '../../src/sources/dvr/points.js';
-import { FORGET_RECORDING_AFTER_SEC, identifyRanges, MAX_RECORDINGS_PER_SERIES } from '../../src/sources/dvr/recordings.js';
+import {
+  FORGET_RECORDING_AFTER_SEC,
+  identifyRanges,
+  MAX_RECORDINGS_PER_SERIES,
+} from '../../src/sources/dvr/recordings.js';
 import type { DvrGetResponse } from '../../src/sources/dvr/schemas.js';
 import { DVR_RECORDINGS_FILE, DvrRecordingStore, type KnownRecording } from '../../src/state/dvr-recordings.js';
 
@@ -24,13 +28,27 @@ describe('identifyRanges', () => {
 
   it('a range after a break is a new recording, identified by its start', () => {
     const first = identifyRanges([], [{ from: S, to: S + 600 }], S + 600);
-    const next = identifyRanges(first.known, [{ from: S + 60, to: S + 600 }, { from: S + 700, to: S + 720 }], S + 720);
+    const next = identifyRanges(
+      first.known,
+      [
+        { from: S + 60, to: S + 600 },
+        { from: S + 700, to: S + 720 },
+      ],
+      S + 720,
+    );
     expect(next.ranges.map((r) => r.id)).toEqual([S, S + 700]);
   });
 
   it('a recording split by a deletion: the earlier part keeps the identity, the later one is new', () => {
     const first = identifyRanges([], [{ from: S, to: S + 600 }], S + 600);
-    const split = identifyRanges(first.known, [{ from: S, to: S + 100 }, { from: S + 200, to: S + 660 }], S + 660);
+    const split = identifyRanges(
+      first.known,
+      [
+        { from: S, to: S + 100 },
+        { from: S + 200, to: S + 660 },
+      ],
+      S + 660,
+    );
     expect(split.ranges.map((r) => r.id)).toEqual([S, S + 200]);
   });
 
@@ -46,7 +64,10 @@ describe('identifyRanges', () => {
   it('never gives two recordings of a series the same time, and remembers a bounded number', () => {
     const known: KnownRecording[] = [{ id: S + 500, from: S + 100, to: S + 200, seenAt: S + 200 }];
     expect(identifyRanges(known, [{ from: S + 500, to: S + 560 }], S + 560).ranges[0]!.id).toBe(S + 501);
-    const many = Array.from({ length: MAX_RECORDINGS_PER_SERIES + 50 }, (_, i) => ({ from: S + i * 10, to: S + i * 10 + 5 }));
+    const many = Array.from({ length: MAX_RECORDINGS_PER_SERIES + 50 }, (_, i) => ({
+      from: S + i * 10,
+      to: S + i * 10 + 5,
+    }));
     expect(identifyRanges([], many, S + 100_000).known).toHaveLength(MAX_RECORDINGS_PER_SERIES + 50);
     expect(identifyRanges(identifyRanges([], many, S).known, [], S + 60).known).toHaveLength(MAX_RECORDINGS_PER_SERIES);
   });
@@ -58,10 +79,18 @@ describe('DvrRecordingStore', () => {
   const body = (from: number, to: number): DvrGetResponse => ({
     status: 'Completed',
     stream_name: 'live/main',
-    data: [{ stream_name: 'live/main', host: 'node-01', is_alive: true, dvr: { enabled: true, window: 14400, duration: to - from, from, ranges: [{ from, duration: to - from }] } }],
+    data: [
+      {
+        stream_name: 'live/main',
+        host: 'node-01',
+        is_alive: true,
+        dvr: { enabled: true, window: 14400, duration: to - from, from, ranges: [{ from, duration: to - from }] },
+      },
+    ],
   });
   const rangeTime = (store: DvrRecordingStore, from: number, to: number) =>
-    dvrToPoints('acme', body(from, to), to * 1000, { recordings: store }).find((p) => p.measurement === 'cdn_dvr_range')?.time;
+    dvrToPoints('acme', body(from, to), to * 1000, { recordings: store }).find((p) => p.measurement === 'cdn_dvr_range')
+      ?.time;
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dvr-rec-'));

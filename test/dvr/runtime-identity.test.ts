@@ -29,7 +29,12 @@ describe('DVR recording identities through the runtime', () => {
   afterAll(() => sim.close());
 
   it('a restarted runtime keeps the time of a recording whose start the window cut meanwhile', async () => {
-    const jobs = { metrics: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { streams: sim.streams } };
+    const jobs = {
+      metrics: { enabled: false },
+      statistic: { enabled: false },
+      streamstat: { enabled: false },
+      dvr: { streams: sim.streams },
+    };
     const dir = mkdtempSync(join(tmpdir(), 'dvr-rt-'));
     const out = join(dir, 'points.lp');
     const config = configFor(sim, { type: 'file', path: out }, { jobs, state: { dir: join(dir, 'state') } });
@@ -50,7 +55,9 @@ describe('DVR recording identities through the runtime', () => {
     // Recordings the 4 h window cut meanwhile kept their time; any other row is a new recording, at its start.
     const kept = [...after].filter(([key, start]) => before.has(key) && start > before.get(key)!);
     expect(kept.length).toBeGreaterThan(0);
-    const moved = [...after].filter(([key, start]) => !before.has(key) && Number(BigInt(key.split(' ')[1]!) / 1_000_000_000n) !== start);
+    const moved = [...after].filter(
+      ([key, start]) => !before.has(key) && Number(BigInt(key.split(' ')[1]!) / 1_000_000_000n) !== start,
+    );
     expect(moved).toEqual([]);
   });
 });

@@ -61,9 +61,15 @@ describe('DVR turns', () => {
     expect(spread(counts)).toBeLessThanOrEqual(1);
     // 102 streams every 5 minutes fit 60/min: no turns, every job reads every pass.
     const streams = Array.from({ length: 102 }, (_, i) => ({ account: 'acme', stream: `s${i}` }));
-    const every5 = dvrJobs({ enabled: true, interval: MINUTE, streams, schedule: '*/5 * * * *' }, { quota: { calls: 60, period: MINUTE } });
+    const every5 = dvrJobs(
+      { enabled: true, interval: MINUTE, streams, schedule: '*/5 * * * *' },
+      { quota: { calls: 60, period: MINUTE } },
+    );
     expect(every5.every((j) => j.currentSpans === undefined)).toBe(true);
-    const every1 = dvrJobs({ enabled: true, interval: MINUTE, streams, schedule: '*/1 * * * *' }, { quota: { calls: 60, period: MINUTE } });
+    const every1 = dvrJobs(
+      { enabled: true, interval: MINUTE, streams, schedule: '*/1 * * * *' },
+      { quota: { calls: 60, period: MINUTE } },
+    );
     expect(every1.every((j) => j.currentSpans !== undefined)).toBe(true);
   });
 
@@ -71,16 +77,25 @@ describe('DVR turns', () => {
     const rule = { streams: 60, intervalMs: MINUTE, quota: { calls: 60, period: MINUTE } };
     expect(dvrTurnsNeeded(rule)).toBe(false);
     const streams = Array.from({ length: 60 }, (_, i) => ({ account: 'acme', stream: `s${i}` }));
-    const jobs = dvrJobs({ enabled: true, interval: MINUTE, streams, schedule: '*/1 * * * *' }, { quota: { calls: 60, period: MINUTE } });
+    const jobs = dvrJobs(
+      { enabled: true, interval: MINUTE, streams, schedule: '*/1 * * * *' },
+      { quota: { calls: 60, period: MINUTE } },
+    );
     expect(jobs.every((j) => j.currentSpans === undefined)).toBe(true);
   });
 
   it('jobs of streams that do not fit read the current interval in their turn and nothing otherwise', () => {
     const streams = Array.from({ length: 4 }, (_, i) => ({ account: 'acme', stream: `s${i}` }));
-    const jobs = dvrJobs({ enabled: true, interval: MINUTE, streams, schedule: '*/1 * * * *' }, { quota: { calls: 2, period: MINUTE } });
+    const jobs = dvrJobs(
+      { enabled: true, interval: MINUTE, streams, schedule: '*/1 * * * *' },
+      { quota: { calls: 2, period: MINUTE } },
+    );
     const now = T0 + 30_000;
     const spans = jobs.map((j) => j.currentSpans!(now));
     expect(spans.filter((s) => s.length === 1)).toHaveLength(2);
-    expect(spans.flat()).toEqual([{ from: T0, to: T0 + MINUTE }, { from: T0, to: T0 + MINUTE }]);
+    expect(spans.flat()).toEqual([
+      { from: T0, to: T0 + MINUTE },
+      { from: T0, to: T0 + MINUTE },
+    ]);
   });
 });

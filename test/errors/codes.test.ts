@@ -19,7 +19,9 @@ function documentedCodes(): string[] {
 
 describe('error codes', () => {
   it('each error class declares its own code, and docs/design.md lists exactly the codes the code uses', () => {
-    const declared = sources.flatMap((text) => [...text.matchAll(/override readonly code = '(CDN_ERR_[A-Z_]+)'/g)].map((m) => m[1]!));
+    const declared = sources.flatMap((text) =>
+      [...text.matchAll(/override readonly code = '(CDN_ERR_[A-Z_]+)'/g)].map((m) => m[1]!),
+    );
     expect(new Set(declared).size, 'one code per class').toBe(declared.length);
     const used = new Set(sources.flatMap((text) => [...text.matchAll(/'(CDN_ERR_[A-Z_]+)'/g)].map((m) => m[1]!)));
     const documented = documentedCodes();
@@ -31,7 +33,8 @@ describe('error codes', () => {
     expect(new CliError('bad flag', EXIT_USAGE)).toMatchObject({ code: 'CDN_ERR_USAGE', exitCode: 2 });
     expect(new CliError('backfill incomplete')).toMatchObject({ code: 'CDN_ERR_COMMAND', exitCode: 1 });
     expect(new CliError('x')).toBeInstanceOf(CollectorError);
-    for (const err of [new CliError('bad flag', EXIT_USAGE), new CliError('failed')]) expect(exitCodeOf(err)).toBe(err.exitCode);
+    for (const err of [new CliError('bad flag', EXIT_USAGE), new CliError('failed')])
+      expect(exitCodeOf(err)).toBe(err.exitCode);
     expect(exitCodeOf(new ConfigError('jobs.metrics.window', 'too long'))).toBe(2);
     expect(exitCodeOf(new ParameterError('start', 'not a minute'))).toBe(1);
   });

@@ -22,14 +22,22 @@ export interface ChildRun {
  * config file). Output is kept whole: the security tests search all of it. With `killAfterMs`, a process still
  * running then (a daemon that should have refused to start) is killed and reports the signal.
  */
-export function runCli(args: string[], env: Record<string, string> = {}, options: { killAfterMs?: number } = {}): ChildRun {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { killAfterMs?: number } = {},
+): ChildRun {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_)/.test(k)));
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const kill = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+  const kill =
+    options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
   const exited = new Promise<CliExit>((res) =>
     child.once('close', (code, signal) => {
       clearTimeout(kill);

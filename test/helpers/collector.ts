@@ -15,7 +15,11 @@ import type { Simulator } from '../../src/sim/server.js';
 export const FAST_QUOTAS = scaledQuotas(1000);
 
 /** A validated collector config pointed at `sim`, with the same (scaled) quotas, a temp state dir and `sink`. */
-export function configFor(sim: Simulator, sink: Record<string, unknown>, overrides: Record<string, unknown> = {}): CollectorConfig {
+export function configFor(
+  sim: Simulator,
+  sink: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): CollectorConfig {
   const dir = mkdtempSync(join(tmpdir(), 'collector-'));
   const config = parseConfig(
     {

@@ -9,7 +9,10 @@ export async function dockerUnavailable(file: string): Promise<string | undefine
     (err: unknown) => `no container runtime: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
   );
   const timeout = new Promise<string>((resolve) =>
-    setTimeout(() => resolve(`container runtime probe timed out after ${PROBE_TIMEOUT_MS} ms`), PROBE_TIMEOUT_MS).unref(),
+    setTimeout(
+      () => resolve(`container runtime probe timed out after ${PROBE_TIMEOUT_MS} ms`),
+      PROBE_TIMEOUT_MS,
+    ).unref(),
   );
   const reason = await Promise.race([probe, timeout]);
   if (reason) console.warn(`SKIP ${file}: ${reason}`);

@@ -48,7 +48,12 @@ export async function fakeCollector(dir: string, fail: (i: number) => Error | un
     if (err) throw err;
     return 1;
   });
-  const sink: Sink = { name: 'ok', write: async (p) => ({ written: p.length, rejected: 0 }), flush: async () => {}, close: async () => {} };
+  const sink: Sink = {
+    name: 'ok',
+    write: async (p) => ({ written: p.length, rejected: 0 }),
+    flush: async () => {},
+    close: async () => {},
+  };
   const clock = new ManualClock(T0 + lookbackMin * MIN);
   const store = await CheckpointStore.open(dir);
   const { store: aside } = await SetAsideStore.open(dir, { clock });

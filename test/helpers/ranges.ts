@@ -8,6 +8,7 @@ import { DAY, HOUR } from '../../src/time.js';
 export function finalHoursWithinOneDay(hours: number, now = Date.now()): { from: number; to: number } {
   if (hours > 23) throw new RangeError(`${hours} hours do not fit inside one day before its last hour`);
   let to = Math.floor((now - 2 * HOUR) / HOUR) * HOUR;
-  if (Math.floor((to - hours * HOUR) / DAY) !== Math.floor(to / DAY)) to = Math.floor((to - hours * HOUR) / DAY) * DAY + 23 * HOUR;
+  if (Math.floor((to - hours * HOUR) / DAY) !== Math.floor(to / DAY))
+    to = Math.floor((to - hours * HOUR) / DAY) * DAY + 23 * HOUR;
   return { from: to - hours * HOUR, to };
 }

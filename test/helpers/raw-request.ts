@@ -32,7 +32,8 @@ export async function rawRequest<B = Record<string, unknown>>(
   init: RawInit = {},
 ): Promise<RawReply<B>> {
   const params = new URLSearchParams();
-  const pairs = typeof query === 'string' ? [...new URLSearchParams(query)] : Array.isArray(query) ? query : Object.entries(query);
+  const pairs =
+    typeof query === 'string' ? [...new URLSearchParams(query)] : Array.isArray(query) ? query : Object.entries(query);
   for (const [k, v] of pairs) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
   const token = init.tokenValue ?? sim.token;
   const headers: Record<string, string> = { ...init.headers };

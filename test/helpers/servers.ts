@@ -20,7 +20,8 @@ export const PROMTOOL_BIN = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
 const START_TIMEOUT_MS = 30_000;
 
 /**
- * Why tests that need `binary` must skip, or undefined when it is there. In CI a missing binary is an error, not a skip.
+ * Why tests that need `binary` must skip, or undefined when it is there. In CI a missing binary is an error, not a
+ * skip.
  * Use as `describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)`.
  */
 export function serverSkipReason(binary: string): string | undefined {
@@ -208,8 +209,14 @@ interface RunningProcess {
   stop(): Promise<void>;
 }
 
-/** Polls `readyUrl` until it answers 2xx; on failure kills the child and reports its stderr. `dir` is removed on stop. */
-async function awaitReady(child: ChildProcess, readyUrl: string, dir: string | undefined, label: string): Promise<RunningProcess> {
+/** Polls `readyUrl` until it answers 2xx; on failure kills the child and reports its stderr. `dir` is removed on stop.
+ * */
+async function awaitReady(
+  child: ChildProcess,
+  readyUrl: string,
+  dir: string | undefined,
+  label: string,
+): Promise<RunningProcess> {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -51,7 +51,8 @@ export function regressions(before: Map<string, Checkpoint>, after: Map<string, 
       problems.push(`${key}: watermark ${old.watermark} → ${now.watermark}`);
     }
     for (const [from, to] of old.spans) {
-      if (!now.spans.some(([f, t]) => f <= from && to <= t)) problems.push(`${key}: span ${from}–${to} no longer confirmed`);
+      if (!now.spans.some(([f, t]) => f <= from && to <= t))
+        problems.push(`${key}: span ${from}–${to} no longer confirmed`);
     }
   }
   return problems;

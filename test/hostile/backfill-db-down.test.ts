@@ -19,7 +19,9 @@ describe('backfill with the database refusing writes', () => {
     // 404 (database not found) is not retried, so the run ends at once instead of after the write-retry deadline.
     db = await loopbackServer((req, res) => {
       req.resume();
-      req.once('end', () => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"database not found: db"}'));
+      req.once('end', () =>
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"database not found: db"}'),
+      );
     });
   });
   afterAll(() => db.close());
@@ -28,13 +30,26 @@ describe('backfill with the database refusing writes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostile-bf-'));
     const config = writeSimConfig(dir, s.sim, {
       // One statistic span (a day of 5-minute buckets) is far more than 3 × batchSize lines.
-      jobs: { metrics: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false }, statistic: { groupings: ['resources'] } },
+      jobs: {
+        metrics: { enabled: false },
+        streamstat: { enabled: false },
+        dvr: { enabled: false },
+        statistic: { groupings: ['resources'] },
+      },
       sink: { type: 'influx-v1', url: db.url, database: 'db' },
       output: { batchSize: 5, deadLetterPath: join(dir, 'dead.jsonl') },
       log: { level: 'error' },
     });
     const to = Math.floor((Date.now() - 2 * HOUR) / DAY) * DAY;
-    const r = await runCli(['backfill', '--config', config, '--from', new Date(to - DAY).toISOString(), '--to', new Date(to).toISOString()]).exited;
+    const r = await runCli([
+      'backfill',
+      '--config',
+      config,
+      '--from',
+      new Date(to - DAY).toISOString(),
+      '--to',
+      new Date(to).toISOString(),
+    ]).exited;
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/backfill incomplete.*statistic/);
     expect(existsSync(join(dir, 'state', 'state.lock'))).toBe(false);

@@ -14,7 +14,12 @@ import { metricsByResourceSchema } from '../../src/sources/metrics/schema.js';
 import { timesGroupedToPoints } from '../../src/sources/statistic/points.js';
 import { statisticTimesGroupedSchema } from '../../src/sources/statistic/schemas.js';
 
-const METRICS_ENVELOPE = { start: '2024-01-01T00:00:00', end: '2024-01-01T00:10:00', account: 'acme', metrics: ['edge_status_200', 'edge_hit_ratio'] };
+const METRICS_ENVELOPE = {
+  start: '2024-01-01T00:00:00',
+  end: '2024-01-01T00:10:00',
+  account: 'acme',
+  metrics: ['edge_status_200', 'edge_hit_ratio'],
+};
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hostile-values-'));
@@ -77,7 +82,9 @@ describe('values that are no measurement', () => {
     const { result, lines, dead } = await writeThroughFileSink(byResourceToPoints(body, Date.UTC(2024, 0, 1)));
     expect(result).toEqual({ written: 1, rejected: 1 });
     expect(lines[0]).toContain('resource=1');
-    expect(dead[0]!.reason).toBe('cdn_metrics_resource.edge_hit_ratio: -0.5 is negative, which this float field cannot be');
+    expect(dead[0]!.reason).toBe(
+      'cdn_metrics_resource.edge_hit_ratio: -0.5 is negative, which this float field cannot be',
+    );
   });
 });
 
@@ -85,9 +92,19 @@ describe('the empty placeholder does not merge series', () => {
   it('an empty name and a name that is literally "(empty)" or "((empty))" are each its own series', async () => {
     const body = metricsByResourceSchema.parse({
       ...METRICS_ENVELOPE,
-      data: ['', '(empty)', '((empty))', '(empty'].map((name, i) => ({ resource: String(i), resource_name: name, cname: 'c', edge_status_200: 1 })),
+      data: ['', '(empty)', '((empty))', '(empty'].map((name, i) => ({
+        resource: String(i),
+        resource_name: name,
+        cname: 'c',
+        edge_status_200: 1,
+      })),
     });
     const { lines } = await writeThroughFileSink(byResourceToPoints(body, Date.UTC(2024, 0, 1)));
-    expect(lines.map((l) => /resource_name=([^, ]*)/.exec(l)![1])).toEqual(['(empty)', '((empty))', '(((empty)))', '(empty']);
+    expect(lines.map((l) => /resource_name=([^, ]*)/.exec(l)![1])).toEqual([
+      '(empty)',
+      '((empty))',
+      '(((empty)))',
+      '(empty',
+    ]);
   });
 });

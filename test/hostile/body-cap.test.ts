@@ -11,7 +11,8 @@ const HUGE = 100 * MB;
 const CAP = 1 * MB;
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
 
-/** Streams `HUGE` bytes of a JSON string (chunked, no content-length) unless the client goes away; counts bytes sent. */
+/** Streams `HUGE` bytes of a JSON string (chunked, no content-length) unless the client goes away; counts bytes sent.
+ * */
 async function stream(res: ServerResponse, sent: { bytes: number }, declare: boolean): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/json', ...(declare ? { 'content-length': String(HUGE) } : {}) });
   res.write('"');
@@ -70,8 +71,15 @@ describe('response bodies are capped', () => {
 
   it('per-API overrides apply: the same body passes on one API and fails on another', async () => {
     const body = JSON.stringify({ data: 'y'.repeat(200_000) });
-    server = await loopbackServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body));
-    const http = new HttpClient({ baseUrl: server.url, token: 'tok-123456', maxBodyBytes: 100_000, maxBodyBytesPerApi: { dvr: 1_000_000 } });
+    server = await loopbackServer(
+      (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body),
+    );
+    const http = new HttpClient({
+      baseUrl: server.url,
+      token: 'tok-123456',
+      maxBodyBytes: 100_000,
+      maxBodyBytesPerApi: { dvr: 1_000_000 },
+    });
     const get = (api: 'dvr' | 'metrics') => http.request({ api, method: 'GET', path: '/x', schema: z.unknown() });
     await expect(get('dvr')).resolves.toMatchObject({ status: 200 });
     await expect(get('metrics')).rejects.toMatchObject({ name: 'BodyTooLargeError', maxBytes: 100_000 });

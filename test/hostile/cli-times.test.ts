@@ -6,7 +6,18 @@ import { DAY, HOUR, MINUTE, parseIsoTime, toMs } from '../../src/time.js';
 import { parseTimeText } from '../../src/time-text.js';
 
 /** What JavaScript's Date.parse turns into some date (2001, 11 January, …) and no time option may accept. */
-const NOT_TIMES = ['-5', '1.5', 'Nov 23', '01/11/2026', 'yesterday 5', '2026', '2026-11', '2026-02-30', '2026-11-23T25:00Z', ''];
+const NOT_TIMES = [
+  '-5',
+  '1.5',
+  'Nov 23',
+  '01/11/2026',
+  'yesterday 5',
+  '2026',
+  '2026-11',
+  '2026-02-30',
+  '2026-11-23T25:00Z',
+  '',
+];
 
 describe('strict ISO 8601 times', () => {
   it.each([...NOT_TIMES, 'yesterday', 'now'])('%j is not an ISO 8601 time (API answers)', (text) => {
@@ -53,8 +64,19 @@ describe('typed times: one grammar', () => {
     ['1795658400000', /^looks like milliseconds: unix seconds have 10 digits \(1795658400 is 2026-11-26T02:00:00Z\)$/],
     ['2026', /not unix seconds, which have 10 digits/],
     ['179565840', /not unix seconds, which have 10 digits/],
-    ...['now-5', 'now - 1h', 'Now', 'today-1w', 'now-1.5h', 'now-1h30m', 'tomorrow', 'yesterday 5', '-5', 'now-', '']
-      .map((text): [string, RegExp] => [text, /^must be a time: ISO 8601 .*now-24h, -7d/]),
+    ...[
+      'now-5',
+      'now - 1h',
+      'Now',
+      'today-1w',
+      'now-1.5h',
+      'now-1h30m',
+      'tomorrow',
+      'yesterday 5',
+      '-5',
+      'now-',
+      '',
+    ].map((text): [string, RegExp] => [text, /^must be a time: ISO 8601 .*now-24h, -7d/]),
     ['now-99999999999d', /out of range/],
   ])('%j is refused: %s', (text, message) => {
     const time = parseTimeText(text, NOW);
@@ -63,7 +85,10 @@ describe('typed times: one grammar', () => {
 });
 
 /** Parses the arguments only (a bad time fails before the config is read); `options` are what the action was given. */
-async function parse(command: Command, args: string[]): Promise<{ error?: CommanderError; stderr: string; options?: Record<string, unknown> }> {
+async function parse(
+  command: Command,
+  args: string[],
+): Promise<{ error?: CommanderError; stderr: string; options?: Record<string, unknown> }> {
   let stderr = '';
   let options: Record<string, unknown> | undefined;
   command

@@ -48,7 +48,10 @@ describe('compressed answers', () => {
   async function get(respond: (res: ServerResponse) => void, maxBodyBytes?: number): Promise<unknown> {
     server = await loopbackServer((_req, res) => respond(res));
     http = new HttpClient({ baseUrl: server.url, token: 'tok-123456', ...(maxBodyBytes ? { maxBodyBytes } : {}) });
-    return http.request({ api: 'statistic', method: 'GET', path: '/x', schema: z.unknown() }).then((r) => r.body, (e: unknown) => e);
+    return http.request({ api: 'statistic', method: 'GET', path: '/x', schema: z.unknown() }).then(
+      (r) => r.body,
+      (e: unknown) => e,
+    );
   }
 
   it('every request asks for the codings the client decodes', async () => {
@@ -79,7 +82,9 @@ describe('compressed answers', () => {
     expect(err).toMatchObject({ code: 'CDN_ERR_CONTENT_ENCODING', coding: 'zstd', problem: 'unsupported' });
     expect(err).toMatchObject({ status: 200 });
     expect(isRetryable(err)).toBe(false);
-    expect((err as Error).message).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/x → HTTP 200: Content-Encoding "zstd" is not supported \(the collector decodes gzip, x-gzip, deflate, br, identity\)/);
+    expect((err as Error).message).toMatch(
+      /GET http:\/\/127\.0\.0\.1:\d+\/x → HTTP 200: Content-Encoding "zstd" is not supported \(the collector decodes gzip, x-gzip, deflate, br, identity\)/,
+    );
   });
 
   it('a gzip stream cut off is a named, retryable error (like any body cut off in transit)', async () => {
@@ -88,7 +93,9 @@ describe('compressed answers', () => {
     expect(err).toBeInstanceOf(ContentEncodingError);
     expect(err).toMatchObject({ coding: 'gzip', problem: 'corrupt' });
     expect(isRetryable(err)).toBe(true);
-    expect((err as Error).message).toMatch(/the gzip body cannot be decoded \(corrupt or cut off\): unexpected end of file/);
+    expect((err as Error).message).toMatch(
+      /the gzip body cannot be decoded \(corrupt or cut off\): unexpected end of file/,
+    );
   });
 
   it('bytes that are not gzip under Content-Encoding: gzip are a named error, not "body is not JSON"', async () => {
@@ -131,7 +138,9 @@ describe('the simulator compresses its answers when told to, and a collection re
   it('an answer declared in a coding the collector cannot decode fails the run naming it, without retrying for minutes', async () => {
     sim = await startSimulator({ quotas: NO_QUOTAS, settings: { contentEncoding: 'zstd' } });
     const dir = mkdtempSync(join(tmpdir(), 'content-encoding-'));
-    const config = writeSimConfig(dir, sim, { jobs: { dvr: { enabled: false }, streamstat: { enabled: false }, statistic: { enabled: false } } });
+    const config = writeSimConfig(dir, sim, {
+      jobs: { dvr: { enabled: false }, streamstat: { enabled: false }, statistic: { enabled: false } },
+    });
     const { code, stdout, stderr } = await runCli(['run', '--once', '--config', config]).exited;
     expect(`${stdout}${stderr}`).toMatch(/Content-Encoding \\?"zstd\\?" is not supported/);
     expect(code).not.toBe(0);

@@ -41,16 +41,21 @@ describe('paging against a server that does not honour limit or offset', () => {
     ['statistic', 'countries'],
     ['statistic', 'total'],
     ['streamstat', 'streams'],
-  ])('%s %s: a server capping every page at 2 rows yields every point, as an honest one does', async (api, grouping) => {
-    const honest = await read(keyOf(api, grouping), undefined);
-    const capped = await read(keyOf(api, grouping), { rate: 1, kinds: ['page-cap'], pageCap: 2 });
-    expect(honest.length).toBeGreaterThan(4);
-    expect(capped.length).toBe(honest.length);
-    expect(new Set(capped.map((p) => JSON.stringify(p)))).toEqual(new Set(honest.map((p) => JSON.stringify(p))));
-  });
+  ])(
+    '%s %s: a server capping every page at 2 rows yields every point, as an honest one does',
+    async (api, grouping) => {
+      const honest = await read(keyOf(api, grouping), undefined);
+      const capped = await read(keyOf(api, grouping), { rate: 1, kinds: ['page-cap'], pageCap: 2 });
+      expect(honest.length).toBeGreaterThan(4);
+      expect(capped.length).toBe(honest.length);
+      expect(new Set(capped.map((p) => JSON.stringify(p)))).toEqual(new Set(honest.map((p) => JSON.stringify(p))));
+    },
+  );
 
   it('a server ignoring offset fails the span with a PagingError naming the endpoint', async () => {
-    const err = await read(keyOf('statistic', 'countries'), { rate: 1, kinds: ['ignore-offset'] }).catch((e: unknown) => e);
+    const err = await read(keyOf('statistic', 'countries'), { rate: 1, kinds: ['ignore-offset'] }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ name: 'PagingError', reason: 'repeated', api: 'statistic' });
     expect(err).toMatchObject({ endpoint: '/times/countries' });
     expect(isRetryable(err)).toBe(false);
@@ -58,7 +63,9 @@ describe('paging against a server that does not honour limit or offset', () => {
   });
 
   it('paging is bounded by maxPages', async () => {
-    const err = await read(keyOf('streamstat', 'streams'), { rate: 1, kinds: ['page-cap'], pageCap: 1 }, 3).catch((e: unknown) => e);
+    const err = await read(keyOf('streamstat', 'streams'), { rate: 1, kinds: ['page-cap'], pageCap: 1 }, 3).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ name: 'PagingError', reason: 'too-many-pages', pages: 3, endpoint: '/streams' });
     expect(String(err)).toMatch(/api\.maxPages/);
   });
@@ -78,13 +85,20 @@ describe('paging against a server that does not honour limit or offset', () => {
     await http.close();
   });
 
-  it('the clients\' pages() generators page through a capped server too', async () => {
-    const q = { account: s.sim.accounts[0]!, start: new Date(span.from).toISOString(), end: new Date(span.to).toISOString() };
+  it("the clients' pages() generators page through a capped server too", async () => {
+    const q = {
+      account: s.sim.accounts[0]!,
+      start: new Date(span.from).toISOString(),
+      end: new Date(span.to).toISOString(),
+    };
     const all = async (api: 'statistic' | 'streamstat', plan: FaultPlan | undefined) => {
       s.sim.faults.set(api, plan);
       const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
       const rows: unknown[] = [];
-      const pages = api === 'statistic' ? new StatisticClient(http).pages('countries', q) : new StreamstatClient(http).pages('streams', q);
+      const pages =
+        api === 'statistic'
+          ? new StatisticClient(http).pages('countries', q)
+          : new StreamstatClient(http).pages('streams', q);
       for await (const page of pages) rows.push(...page);
       s.sim.faults.set(api, undefined);
       await http.close();
@@ -102,7 +116,10 @@ describe('paging against a server that does not honour limit or offset', () => {
       apis: ['statistic'],
       plan: { rate: 1, kinds: ['page-cap', 'ignore-offset'] },
     });
-    const res = await request(`${s.sim.url}/_sim/faults/streamstat`, { method: 'PUT', body: JSON.stringify({ kinds: ['page-cap'], rate: 1, pageCap: 3 }) });
+    const res = await request(`${s.sim.url}/_sim/faults/streamstat`, {
+      method: 'PUT',
+      body: JSON.stringify({ kinds: ['page-cap'], rate: 1, pageCap: 3 }),
+    });
     expect(res.statusCode).toBe(200);
     await res.body.dump();
     expect(s.sim.faults.get('streamstat')).toMatchObject({ kinds: ['page-cap'], pageCap: 3 });

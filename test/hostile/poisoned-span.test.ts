@@ -69,7 +69,12 @@ describe('a poisoned window does not block its job', () => {
       stringify({
         api: { baseUrl: proxy.url, token: sim.token },
         accounts: ['acme'],
-        jobs: { metrics: { byResource: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
+        jobs: {
+          metrics: { byResource: false },
+          statistic: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+        },
         sink: { type: 'file', path: join(dir, 'out.lp') },
         state: { dir: join(dir, 'state') },
         log: { level: 'error' },
@@ -96,13 +101,22 @@ describe('a poisoned window does not block its job', () => {
       const watch = setInterval(() => {
         if (rt.telemetry.samples().some((s) => s.kind === 'api_retries')) reject(new Error('a call was retried'));
       }, 20);
-      rt.collector.runOnce(job, 'live').then(resolve, reject).finally(() => clearInterval(watch));
+      rt.collector
+        .runOnce(job, 'live')
+        .then(resolve, reject)
+        .finally(() => clearInterval(watch));
     });
   const status = async () => {
     const out = await cli(['status', '-c', configPath, '--json']);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    const report = JSON.parse(out.stdout) as { jobs: Array<{ key: string; watermark: string; setAside: Array<{ from: string; reason: string; nextRetryAt: string }> }> };
+    const report = JSON.parse(out.stdout) as {
+      jobs: Array<{
+        key: string;
+        watermark: string;
+        setAside: Array<{ from: string; reason: string; nextRetryAt: string }>;
+      }>;
+    };
     return report.jobs.find((j) => j.key === 'metrics/acme')!;
   };
 
@@ -129,7 +143,9 @@ describe('a poisoned window does not block its job', () => {
     expect(listed.setAside[0]!.reason).toMatch(/malformed response: .*number/i);
     expect(Date.parse(listed.setAside[0]!.nextRetryAt)).toBe(clock.now() + 10 * MINUTE);
     const text = await cli(['status', '-c', configPath]);
-    expect(text.stdout).toMatch(/metrics\/acme +watermark \S+ +set aside: 1\n +\S+ +attempts 1, next retry \S+: .*Expected number/);
+    expect(text.stdout).toMatch(
+      /metrics\/acme +watermark \S+ +set aside: 1\n +\S+ +attempts 1, next retry \S+: .*Expected number/,
+    );
 
     // /healthz lists it without going 503 for it (the job's lag would exceed 30 min if measured from the hole).
     const health = await startTelemetryServer({ telemetry: rt.telemetry, maxLagMs: 30 * MINUTE });
@@ -177,7 +193,12 @@ describe('a poisoned window does not block its job', () => {
       stringify({
         api: { baseUrl: proxy.url, token: sim.token },
         accounts: ['acme'],
-        jobs: { metrics: { byResource: false }, statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
+        jobs: {
+          metrics: { byResource: false },
+          statistic: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+        },
         sink: { type: 'file', path: join(dir, 'backfill.lp') },
         state: { dir: join(dir, 'state-backfill') },
         log: { level: 'error' },

@@ -14,13 +14,20 @@ describe('hostile Retry-After', () => {
     expect(attempts).toHaveLength(2);
     expect(attempts[1]! - start).toBeLessThanOrEqual(2 * MINUTE);
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'retry-after-capped', status: 429, waitMs: 2 * MINUTE, requestedMs: 999_999_999_000 }),
+      expect.objectContaining({
+        type: 'retry-after-capped',
+        status: 429,
+        waitMs: 2 * MINUTE,
+        requestedMs: 999_999_999_000,
+      }),
     );
   });
 
   it('by default (5 minutes) a call that gives up on it does not stop later calls until restart', async () => {
     const { vt, limiter } = virtualLimiter(QUOTA);
-    await expect(vt.run(limiter.run(scriptedSend(vt, [apiError(429, 999_999_999)]).send))).rejects.toMatchObject({ status: 429 });
+    await expect(vt.run(limiter.run(scriptedSend(vt, [apiError(429, 999_999_999)]).send))).rejects.toMatchObject({
+      status: 429,
+    });
     const start = vt.now();
     const later = scriptedSend(vt, []);
     await vt.run(limiter.run(later.send, { deadlineMs: 10 * MINUTE }));
@@ -51,7 +58,8 @@ describe('hostile Retry-After', () => {
     };
     // Without a usable Retry-After a 429 holds the API for one quota period.
     const absent = await firstRetryAfter(undefined);
-    for (const bad of [-5, Number.NaN, Number.POSITIVE_INFINITY]) expect(await firstRetryAfter(bad), String(bad)).toBe(absent);
+    for (const bad of [-5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(await firstRetryAfter(bad), String(bad)).toBe(absent);
   });
 
   it('valid values still parse: seconds and an HTTP-date', () => {

@@ -24,8 +24,14 @@ describe('api.serverMaxLimit against the simulator (its max limit is 1000)', () 
   async function twice(serverMaxLimit: number | undefined) {
     const api = { baseUrl: s.sim.url, token: s.sim.token, ...(serverMaxLimit ? { serverMaxLimit } : {}) };
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!], api });
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token, ...(serverMaxLimit ? { serverMaxLimit } : {}) });
-    const job = buildJobs(config, { ...sourcesLearnt(), paging: http.paging }).find((j) => j.key === `statistic/${s.sim.accounts[0]}/countries`)!;
+    const http = new HttpClient({
+      baseUrl: s.sim.url,
+      token: s.sim.token,
+      ...(serverMaxLimit ? { serverMaxLimit } : {}),
+    });
+    const job = buildJobs(config, { ...sourcesLearnt(), paging: http.paging }).find(
+      (j) => j.key === `statistic/${s.sim.accounts[0]}/countries`,
+    )!;
     const calls = () => s.sim.stats.apis.statistic.requests;
     try {
       await job.collect(span, http);
@@ -53,7 +59,12 @@ describe('api.serverMaxLimit against the simulator (its max limit is 1000)', () 
 
   it('the limit sent never exceeds it, whatever pageSize asks', async () => {
     const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token, serverMaxLimit: 7 });
-    const read = { api: 'statistic' as const, endpoint: '/x', rows: flatRows, fetchPage: async (_offset: number, limit: number) => ({ result: Array.from({ length: limit === 7 ? 3 : 0 }) }) };
+    const read = {
+      api: 'statistic' as const,
+      endpoint: '/x',
+      rows: flatRows,
+      fetchPage: async (_offset: number, limit: number) => ({ result: Array.from({ length: limit === 7 ? 3 : 0 }) }),
+    };
     const pages = [];
     for await (const page of walkPages(http, read, 0, 1000)) pages.push(page.result.length);
     expect(pages).toEqual([3]);
@@ -73,7 +84,10 @@ describe('api.serverMaxLimit: a server capping at 50 stated as 50, pageSize 1000
       const offset = Number(q.get('offset') ?? 0);
       const limit = Number(q.get('limit'));
       limits.push(limit);
-      const rows = Array.from({ length: Math.max(0, Math.min(ROWS, offset + Math.min(limit, 50)) - offset) }, (_, i) => ({ id: offset + i }));
+      const rows = Array.from(
+        { length: Math.max(0, Math.min(ROWS, offset + Math.min(limit, 50)) - offset) },
+        (_, i) => ({ id: offset + i }),
+      );
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ result: rows }));
     });
@@ -88,7 +102,10 @@ describe('api.serverMaxLimit: a server capping at 50 stated as 50, pageSize 1000
       api: 'statistic' as const,
       endpoint: '/rows',
       rows: flatRows,
-      fetchPage: async (offset: number, limit: number) => (await request(`${url}/rows?offset=${offset}&limit=${limit}`)).body.json() as Promise<{ result: Array<{ id: number }> }>,
+      fetchPage: async (offset: number, limit: number) =>
+        (await request(`${url}/rows?offset=${offset}&limit=${limit}`)).body.json() as Promise<{
+          result: Array<{ id: number }>;
+        }>,
     };
     const ids: number[] = [];
     for await (const page of walkPages(http, read, 0, 1000)) ids.push(...page.result.map((r) => r.id));

@@ -16,7 +16,12 @@ const schema = testSchema({ m: { v: 'integer' } });
 const T0 = Date.UTC(2024, 0, 1);
 const BATCH = 10; // queue capacity 30 with 2 requests in flight: 100 lines make the writer wait for space
 const points = (n: number, tag = 'a'): Point[] =>
-  Array.from({ length: n }, (_, i) => ({ measurement: 'm', tags: { t: tag }, fields: { v: i }, time: T0 + i * 60_000 }));
+  Array.from({ length: n }, (_, i) => ({
+    measurement: 'm',
+    tags: { t: tag },
+    fields: { v: i },
+    time: T0 + i * 60_000,
+  }));
 
 let dir: string;
 let server: LoopbackServer | undefined;
@@ -30,14 +35,24 @@ afterEach(async () => {
 });
 
 function sinkAt(url: string) {
-  return createSink({ type: 'influx-v1', url, database: 'db', deadLetterPath: join(dir, 'dead.jsonl'), schema, batchSize: BATCH, maxInFlight: 2 });
+  return createSink({
+    type: 'influx-v1',
+    url,
+    database: 'db',
+    deadLetterPath: join(dir, 'dead.jsonl'),
+    schema,
+    batchSize: BATCH,
+    maxInFlight: 2,
+  });
 }
 
 /** Drains the request body, then answers with `status` (or drops the connection for 0). */
 function answer(status: number) {
   return (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
     req.resume();
-    req.once('end', () => (status === 0 ? res.destroy() : res.writeHead(status).end(status >= 400 ? '{"error":"down"}' : '')));
+    req.once('end', () =>
+      status === 0 ? res.destroy() : res.writeHead(status).end(status >= 400 ? '{"error":"down"}' : ''),
+    );
   };
 }
 

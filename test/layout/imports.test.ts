@@ -18,7 +18,10 @@ function importGraph(): Map<string, string[]> {
     const text = readFileSync(join(SRC, file), 'utf8');
     const specifiers = [...text.matchAll(/(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gs)].map((m) => m[1]!);
     const module = file.replace(/\.ts$/, '');
-    graph.set(module, specifiers.map((s) => relative(SRC, resolve(SRC, dirname(file), s)).replace(/\.js$/, '')));
+    graph.set(
+      module,
+      specifiers.map((s) => relative(SRC, resolve(SRC, dirname(file), s)).replace(/\.js$/, '')),
+    );
   }
   return graph;
 }
@@ -55,7 +58,9 @@ function cycles(graph: Map<string, string[]>): string[][] {
 
 const graph = importGraph();
 const importsOf = (folder: string) =>
-  [...graph].filter(([module]) => module.startsWith(`${folder}/`)).flatMap(([module, deps]) => deps.map((d) => `${module} → ${d}`));
+  [...graph]
+    .filter(([module]) => module.startsWith(`${folder}/`))
+    .flatMap(([module, deps]) => deps.map((d) => `${module} → ${d}`));
 
 describe('import rules of the layout', () => {
   it('has no import cycle', () => {

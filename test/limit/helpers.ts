@@ -1,5 +1,5 @@
 import { ApiError } from '../../src/http/errors.js';
-import { type ApiName } from '../../src/spec/apis.js';
+import type { ApiName } from '../../src/spec/apis.js';
 import { Limiter, type LimiterOptions } from '../../src/limit/limiter.js';
 import type { LimiterEvent, QuotaRule } from '../../src/limit/types.js';
 import { sequence } from '../../src/sim/model/rng.js';

@@ -24,7 +24,10 @@ describe('Limiter priorities (virtual time)', () => {
   });
 
   it('a retry keeps its place in line ahead of calls queued after it', async () => {
-    const { vt, limiter } = virtualLimiter({ calls: 1, periodMs: 1000 }, { marginMs: 0, backoff: { baseMs: 0, capMs: 0 } });
+    const { vt, limiter } = virtualLimiter(
+      { calls: 1, periodMs: 1000 },
+      { marginMs: 0, backoff: { baseMs: 0, capMs: 0 } },
+    );
     const order: string[] = [];
     const flaky = scriptedSend(vt, [apiError(500)]);
     const first = limiter.run(async () => {

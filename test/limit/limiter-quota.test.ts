@@ -63,7 +63,9 @@ describe('Limiter quota (virtual time)', () => {
   it('reports how long a call waited for its slot', async () => {
     const { vt, limiter, events } = virtualLimiter({ calls: 1, periodMs: 1000 }, { marginMs: 0 });
     await vt.run(Promise.all([limiter.run(async () => 1), limiter.run(async () => 2)]));
-    expect(events.filter((e) => e.type === 'throttled')).toEqual([{ type: 'throttled', api: 'statistic', attempt: 1, waitMs: 1000 }]);
+    expect(events.filter((e) => e.type === 'throttled')).toEqual([
+      { type: 'throttled', api: 'statistic', attempt: 1, waitMs: 1000 },
+    ]);
     expect(events.filter((e) => e.type === 'call')).toHaveLength(2);
   });
 

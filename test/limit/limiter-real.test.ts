@@ -24,7 +24,8 @@ describe('Limiter on real time (5 calls per 300 ms)', () => {
   it('live calls queued behind backfill calls are sent first', async () => {
     const limiter = new Limiter('statistic', { calls: 2, periodMs: 200 });
     const order: string[] = [];
-    const call = (name: string, priority: 'live' | 'backfill') => limiter.run(async () => void order.push(name), { priority });
+    const call = (name: string, priority: 'live' | 'backfill') =>
+      limiter.run(async () => void order.push(name), { priority });
     const all = [call('b1', 'backfill'), call('b2', 'backfill'), call('b3', 'backfill'), call('b4', 'backfill')];
     all.push(call('l1', 'live'), call('l2', 'live'));
     await Promise.all(all);

@@ -9,7 +9,12 @@ const request = { api: 'statistic' as const, method: 'GET', url: 'http://sim.tes
 describe('Limiter retries (virtual time)', () => {
   it('retries 500, 504, resets and timeouts with full-jitter backoff, then succeeds', async () => {
     const { vt, limiter, events } = virtualLimiter({ calls: 100, periodMs: 1000 }, { marginMs: 0 });
-    const failures = [apiError(500), apiError(504), new NetworkError(request, 'ECONNRESET'), new TimeoutError(request, 10)];
+    const failures = [
+      apiError(500),
+      apiError(504),
+      new NetworkError(request, 'ECONNRESET'),
+      new TimeoutError(request, 10),
+    ];
     const { attempts, send } = scriptedSend(vt, failures);
     await expect(vt.run(limiter.run(send))).resolves.toEqual({ status: 200 });
     expect(attempts).toHaveLength(5);
@@ -28,7 +33,10 @@ describe('Limiter retries (virtual time)', () => {
 
   it('caps the backoff', async () => {
     const { vt, limiter } = virtualLimiter(null, { random: () => 0.999 });
-    const { attempts, send } = scriptedSend(vt, Array.from({ length: 8 }, () => apiError(503)));
+    const { attempts, send } = scriptedSend(
+      vt,
+      Array.from({ length: 8 }, () => apiError(503)),
+    );
     await vt.run(limiter.run(send));
     const waits = attempts.slice(1).map((t, i) => t - attempts[i]!);
     expect(Math.max(...waits)).toBe(999);

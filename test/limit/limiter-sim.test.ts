@@ -27,12 +27,12 @@ function statisticRequest(http: HttpClient) {
  */
 function statisticCall(http: HttpClient): Promise<number> {
   return statisticRequest(http).then(
-      (res) => res.status,
-      (err: unknown) => {
-        if (err instanceof ApiError && !INJECTED.has(err.status)) return err.status;
-        throw err;
-      },
-    );
+    (res) => res.status,
+    (err: unknown) => {
+      if (err instanceof ApiError && !INJECTED.has(err.status)) return err.status;
+      throw err;
+    },
+  );
 }
 
 describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () => {
@@ -99,7 +99,9 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
   it('throws the last typed error when the deadline passes', async () => {
     const { sim } = ctx;
     sim.faults.set('statistic', { rate: 1, kinds: ['reset'] });
-    const err = await limiters.run('statistic', () => statisticCall(http), { deadlineMs: 300 }).catch((e: unknown) => e);
+    const err = await limiters
+      .run('statistic', () => statisticCall(http), { deadlineMs: 300 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(sim.stats.apis.statistic.requests).toBeGreaterThan(1);
     expect(events.at(-1)).toMatchObject({ type: 'error', code: 'CDN_ERR_NETWORK' });
@@ -114,7 +116,14 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
       expect((err as ApiError).status).toBe(401);
       expect(String(err)).not.toContain('not-a-token');
       expect(sim.stats.apis.statistic.requests).toBe(1);
-      expect(events).toContainEqual({ type: 'error', api: 'statistic', attempt: 1, reason: 'final', status: 401, code: 'CDN_ERR_API' });
+      expect(events).toContainEqual({
+        type: 'error',
+        api: 'statistic',
+        attempt: 1,
+        reason: 'final',
+        status: 401,
+        code: 'CDN_ERR_API',
+      });
       expect(events.filter((e) => e.type === 'retry')).toEqual([]);
     } finally {
       await wrongToken.close();

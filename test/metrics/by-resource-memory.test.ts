@@ -36,7 +36,9 @@ describe('the by-resource breakdown is read one resource at a time', () => {
 
   it(`a window of ${RESOURCES} resources parses no text larger than one resource, and yields the same points`, async () => {
     const account = s.sim.accounts[0]!;
-    const job = metricsJobs(metricsSettings.parse({}), { accounts: [account], pageSize: 1000 }).find((j) => j.key.startsWith('metrics_resource/'))!;
+    const job = metricsJobs(metricsSettings.parse({}), { accounts: [account], pageSize: 1000 }).find((j) =>
+      j.key.startsWith('metrics_resource/'),
+    )!;
     const from = Math.floor(s.sim.clock.now() / WINDOW) * WINDOW - 3 * WINDOW;
     const points = await job.collect({ from, to: from + WINDOW }, http);
     const largest = Math.max(...parsed);

@@ -36,7 +36,9 @@ describe('MetricsClient rules (checked before any request)', () => {
       const base: MetricsQuery = { account: sim.accounts[0]!, start: START, end: END };
       const query = typeof change === 'function' ? change(base) : { ...base, ...change };
       const before = sim.stats.apis.metrics.requests;
-      const error = await metricsClient(sim)[operation](query).catch((e: unknown) => e);
+      const error = await metricsClient(sim)
+        [operation](query)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ParameterError);
       expect((error as ParameterError).parameter).toBe(parameter);
       expect((error as ParameterError).message.startsWith(`${parameter}: `)).toBe(true);
@@ -48,8 +50,18 @@ describe('MetricsClient rules (checked before any request)', () => {
     const { sim } = ctx;
     const client = metricsClient(sim);
     const account = sim.accounts[0]!;
-    const one = await client.aggregate({ account, start: START_MS, end: START_MS + MINUTE, metrics: ['edge_requests_total'] });
-    const ten = await client.aggregate({ account, start: START_MS, end: START_MS + 10 * MINUTE, metrics: ['edge_requests_total'] });
+    const one = await client.aggregate({
+      account,
+      start: START_MS,
+      end: START_MS + MINUTE,
+      metrics: ['edge_requests_total'],
+    });
+    const ten = await client.aggregate({
+      account,
+      start: START_MS,
+      end: START_MS + 10 * MINUTE,
+      metrics: ['edge_requests_total'],
+    });
     expect(one.end).toBe('2024-05-01T10:01:00');
     expect(ten.end).toBe('2024-05-01T10:10:00');
     expect(ten.data[0]!.edge_requests_total).toBeGreaterThan(one.data[0]!.edge_requests_total!);

@@ -58,14 +58,22 @@ describe('MetricsClient against the simulator', () => {
     const { sim } = ctx;
     const body = await metricsClient(sim).byResource({ account: sim.accounts[1]!, start: START, end: END });
     expect(body.metrics).toEqual([...METRIC_NAMES]);
-    for (const element of body.data) expect(Object.keys(element).sort()).toEqual(['cname', 'resource', 'resource_name', ...METRIC_NAMES].sort());
+    for (const element of body.data)
+      expect(Object.keys(element).sort()).toEqual(['cname', 'resource', 'resource_name', ...METRIC_NAMES].sort());
   });
 
   it('lists every resource of the account with its cname, identifier and (hostile) name', async () => {
     const { sim } = ctx;
     const account = sim.world.accounts[2]!;
-    const body = await metricsClient(sim).byResource({ account: account.name, start: START, end: END, metrics: ['edge_bandwidth'] });
-    expect(body.data.map((e) => [e.cname, e.resource, e.resource_name])).toEqual(account.resources.map((r) => [r.cname, r.id, r.name]));
+    const body = await metricsClient(sim).byResource({
+      account: account.name,
+      start: START,
+      end: END,
+      metrics: ['edge_bandwidth'],
+    });
+    expect(body.data.map((e) => [e.cname, e.resource, e.resource_name])).toEqual(
+      account.resources.map((r) => [r.cname, r.id, r.name]),
+    );
   });
 
   it('aggregate equals the sum over resources for every count, per account and window', async () => {
@@ -141,7 +149,10 @@ describe('MetricsClient errors', () => {
 
   it('an expired token is a typed 403 without the token anywhere', async () => {
     const { sim } = ctx;
-    expectForbidden(await failure(metricsClient(sim, SPECIAL_TOKENS.expired), sim.accounts[0]!), SPECIAL_TOKENS.expired);
+    expectForbidden(
+      await failure(metricsClient(sim, SPECIAL_TOKENS.expired), sim.accounts[0]!),
+      SPECIAL_TOKENS.expired,
+    );
   });
 
   it('a wrong token is a typed 403 without the token anywhere', async () => {
@@ -154,7 +165,9 @@ describe('MetricsClient errors', () => {
     const { sim } = ctx;
     const limited = 'limited-token-abcdef';
     sim.addToken(limited, { accounts: [sim.accounts[0]!] });
-    expect((await metricsClient(sim, limited).aggregate({ account: sim.accounts[0]!, start: START, end: END })).account).toBe(sim.accounts[0]);
+    expect(
+      (await metricsClient(sim, limited).aggregate({ account: sim.accounts[0]!, start: START, end: END })).account,
+    ).toBe(sim.accounts[0]);
     const error = await failure(metricsClient(sim, limited), sim.accounts[1]!);
     expectForbidden(error, limited);
     expect((error as ApiError).description).toContain(sim.accounts[1]);
@@ -172,9 +185,14 @@ describe('MetricsClient errors', () => {
 
   it('a body that echoes another window than requested is a ResponseFormatError naming the field', async () => {
     const echo = { status: 'OK', start: '2024-05-01T09:00:00', end: END, account: 'acme', metrics: [], data: [] };
-    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(echo)));
+    const server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(echo)),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const http = new HttpClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 't0ken-xyz' });
+    const http = new HttpClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      token: 't0ken-xyz',
+    });
     try {
       const error = await failure(new MetricsClient(http), 'acme');
       expect(error).toBeInstanceOf(ResponseFormatError);

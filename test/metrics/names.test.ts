@@ -18,7 +18,14 @@ describe('metric names', () => {
   });
 
   it('includes the spec examples and the chosen request_time spelling', () => {
-    for (const name of ['origin_status_404', 'edge_status_2xx', 'origin_requests_total', 'edge_bandwidth', 'edge_hit_ratio', 'edge_hit_bytes']) {
+    for (const name of [
+      'origin_status_404',
+      'edge_status_2xx',
+      'origin_requests_total',
+      'edge_bandwidth',
+      'edge_hit_ratio',
+      'edge_hit_bytes',
+    ]) {
       expect(isMetricName(name), name).toBe(true);
     }
     expect(isMetricName('edge_request_time_0_250k')).toBe(true);
@@ -26,7 +33,15 @@ describe('metric names', () => {
   });
 
   it('rejects unknown names, edge-only metrics on the origin side and the unsafe 4M+ label', () => {
-    for (const name of ['origin_hit_ratio', 'origin_hit_bytes', 'edge_status_418', 'edge_request_time_4M+', 'edge_request_time', 'EDGE_BANDWIDTH', '']) {
+    for (const name of [
+      'origin_hit_ratio',
+      'origin_hit_bytes',
+      'edge_status_418',
+      'edge_request_time_4M+',
+      'edge_request_time',
+      'EDGE_BANDWIDTH',
+      '',
+    ]) {
       expect(isMetricName(name), name).toBe(false);
     }
   });

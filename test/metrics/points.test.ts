@@ -19,7 +19,12 @@ describe('metrics points', () => {
       data: [{ edge_requests_total: 120, edge_hit_ratio: null, edge_bandwidth: 1.5, edge_teleports: 3 }],
     };
     expect(aggregateToPoints(body, START_MS)).toEqual([
-      { measurement: 'cdn_metrics', tags: { account: 'acme' }, fields: { edge_requests_total: 120, edge_bandwidth_avg: 1.5 }, time: START_MS },
+      {
+        measurement: 'cdn_metrics',
+        tags: { account: 'acme' },
+        fields: { edge_requests_total: 120, edge_bandwidth_avg: 1.5 },
+        time: START_MS,
+      },
     ]);
   });
 
@@ -35,7 +40,13 @@ describe('metrics points', () => {
       account: '',
       data: [
         { cname: '', resource: '101', resource_name: '', edge_status_200: 7 },
-        { cname: 'r.example', resource: '102', resource_name: 'static,assets "q" \\', edge_status_200: 8, edge_hit_bytes: null },
+        {
+          cname: 'r.example',
+          resource: '102',
+          resource_name: 'static,assets "q" \\',
+          edge_status_200: 8,
+          edge_hit_bytes: null,
+        },
       ],
     });
     const points = byResourceToPoints(body, START_MS);
@@ -53,7 +64,10 @@ describe('metrics points', () => {
     expect(Object.keys(perResource!.tags).sort()).toEqual(['account', 'cname', 'resource', 'resource_name']);
     for (const m of metricsMeasurements) {
       expect(Object.keys(m.fields), m.name).toEqual(METRIC_NAMES.map(metricFieldName));
-      expect(Object.keys(m.fields).filter((f) => f.includes('bandwidth'))).toEqual(['origin_bandwidth_avg', 'edge_bandwidth_avg']);
+      expect(Object.keys(m.fields).filter((f) => f.includes('bandwidth'))).toEqual([
+        'origin_bandwidth_avg',
+        'edge_bandwidth_avg',
+      ]);
       expect(Object.keys(m.fields)).toHaveLength(66);
       expect(m.fields.edge_status_2xx!.type).toBe('integer');
       expect(m.fields.edge_hit_bytes!.type).toBe('integer');
@@ -73,7 +87,10 @@ describe('metrics points', () => {
       // No total-bytes field to pair with: a mean, and the description says it is unweighted.
       expect(m.fields.edge_hit_ratio!.aggregate).toBe('mean');
       expect(m.fields.edge_hit_ratio!.description).toMatch(/unweighted/);
-      expect(Object.values(m.fields).every((f) => f.aggregate !== undefined), m.name).toBe(true);
+      expect(
+        Object.values(m.fields).every((f) => f.aggregate !== undefined),
+        m.name,
+      ).toBe(true);
     }
   });
 
@@ -81,7 +98,10 @@ describe('metrics points', () => {
     const { sim } = ctx;
     const client = metricsClient(sim);
     const q = { account: sim.accounts[0]!, start: START, end: END };
-    const points = [...aggregateToPoints(await client.aggregate(q), START_MS), ...byResourceToPoints(await client.byResource(q), START_MS)];
+    const points = [
+      ...aggregateToPoints(await client.aggregate(q), START_MS),
+      ...byResourceToPoints(await client.byResource(q), START_MS),
+    ];
     expect(points).toHaveLength(1 + sim.world.accounts[0]!.resources.length);
     for (const point of points) {
       const def = SCHEMA.get(point.measurement)!;

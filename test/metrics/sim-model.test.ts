@@ -38,7 +38,12 @@ describe('metrics simulator model', () => {
     const twoMinutes = resourcePeriod(world, account.name, resource, START_MS, START_MS + 2 * MINUTE, Infinity);
     expect(partial.row.edge_requests_total).toBe(twoMinutes.row.edge_requests_total);
     const future = resourcePeriod(world, account.name, resource, START_MS, END_MS, START_MS);
-    expect(future.row).toMatchObject({ edge_requests_total: 0, edge_status_200: 0, edge_bandwidth: 0, edge_hit_ratio: null });
+    expect(future.row).toMatchObject({
+      edge_requests_total: 0,
+      edge_status_200: 0,
+      edge_bandwidth: 0,
+      edge_hit_ratio: null,
+    });
     expect(future.row.edge_request_time_0_250k).toBeNull();
     expect(aggregatePeriods([future], START_MS, END_MS).origin_request_time_1m_2m).toBeNull();
   });

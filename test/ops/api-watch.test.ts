@@ -31,7 +31,12 @@ describe('ApiWatch', () => {
     const clock = new ManualClock(0);
     const { log, text } = capturedLogger();
     const watch = new ApiWatch(log, clock);
-    const lines = () => text().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+    const lines = () =>
+      text()
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Line);
     const attempt = async (outcome: unknown) => observe(watch, 'metrics', outcome);
     return { clock, watch, lines, attempt };
   }
@@ -40,7 +45,9 @@ describe('ApiWatch', () => {
     const { clock, lines, attempt } = watched();
     const dns = new NetworkError(request, 'ENOTFOUND');
     await attempt(dns);
-    expect(lines()).toEqual([expect.objectContaining({ level: 50, api: 'metrics', msg: expect.stringContaining('ENOTFOUND') })]);
+    expect(lines()).toEqual([
+      expect.objectContaining({ level: 50, api: 'metrics', msg: expect.stringContaining('ENOTFOUND') }),
+    ]);
     for (let i = 0; i < 5; i++) {
       clock.advance(FAILURE_SUMMARY_MS / 10);
       await attempt(dns);
@@ -61,15 +68,26 @@ describe('ApiWatch', () => {
     const { log, text } = capturedLogger();
     const watch = new ApiWatch(log, clock, 'the login of api.username (CDN_USERNAME)');
     const refused = (renewal: 'renewing' | 'renewed' | undefined) => {
-      const err = new ApiError({ status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' }, request });
+      const err = new ApiError({
+        status: 403,
+        body: { status: 'Forbidden', description: 'Invalid token or no access' },
+        request,
+      });
       err.tokenRenewal = renewal;
       observe(watch, 'metrics', err);
     };
     await refused('renewing');
-    const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = () =>
+      text()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Line);
     expect(lines()).toEqual([expect.objectContaining({ level: 30, msg: expect.stringContaining('renewing it') })]);
     await refused('renewed');
-    expect(lines()[1]).toMatchObject({ level: 50, msg: expect.stringContaining('renewed token from the login of api.username (CDN_USERNAME)') });
+    expect(lines()[1]).toMatchObject({
+      level: 50,
+      msg: expect.stringContaining('renewed token from the login of api.username (CDN_USERNAME)'),
+    });
     expect(text()).not.toContain('api.token');
   });
 

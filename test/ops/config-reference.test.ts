@@ -6,7 +6,13 @@ import { describe, expect, it, vi } from 'vitest';
 import { configCommand } from '../../src/cli/config.js';
 import { duration } from '../../src/config/duration.js';
 import { CONFIG_ENV, parseConfig } from '../../src/config/loader.js';
-import { configReference, flow, REFERENCE_COMMAND, renderConfigReference, type FieldDoc } from '../../src/config/reference.js';
+import {
+  configReference,
+  flow,
+  REFERENCE_COMMAND,
+  renderConfigReference,
+  type FieldDoc,
+} from '../../src/config/reference.js';
 
 const sections = configReference();
 const fields = sections.flatMap((s) => s.fields.map((f) => ({ ...f, variant: s.variant })));
@@ -19,7 +25,9 @@ const field = (path: string, variant?: string): FieldDoc & { variant?: string } 
 describe('docs/configuration.md', () => {
   it('is the generated text', async () => {
     const onDisk = await readFile('docs/configuration.md', 'utf8');
-    expect(onDisk, `docs/configuration.md is out of date; regenerate it: ${REFERENCE_COMMAND}`).toBe(renderConfigReference());
+    expect(onDisk, `docs/configuration.md is out of date; regenerate it: ${REFERENCE_COMMAND}`).toBe(
+      renderConfigReference(),
+    );
   });
 });
 
@@ -30,10 +38,19 @@ describe('the configuration reference', () => {
 
   it('lists the defaults the validator applies', () => {
     // A minimal config parsed by the real loader, read back at each documented default's path.
-    const parsed = parseConfig({ api: { baseUrl: 'http://x.example', token: 't' }, accounts: ['a'], sink: { type: 'file', path: '-' } }, {});
+    const parsed = parseConfig(
+      { api: { baseUrl: 'http://x.example', token: 't' }, accounts: ['a'], sink: { type: 'file', path: '-' } },
+      {},
+    );
     // The config's own duration field parses the documented text (api.timeout would refuse a 31-day span default).
     const durationMs = (text: string) => duration.parse(text);
-    const scalarDefaults = fields.filter((f) => f.default !== undefined && !f.type.startsWith('object') && !f.path.startsWith('sink.') && !f.path.includes('[]'));
+    const scalarDefaults = fields.filter(
+      (f) =>
+        f.default !== undefined &&
+        !f.type.startsWith('object') &&
+        !f.path.startsWith('sink.') &&
+        !f.path.includes('[]'),
+    );
     expect(scalarDefaults.length).toBeGreaterThan(20);
     for (const f of scalarDefaults) {
       const actual = f.path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], parsed);
@@ -48,11 +65,18 @@ describe('the configuration reference', () => {
     expect(field('api.timeout')).toMatchObject({ type: 'duration', default: '"30s"', required: false });
     expect(field('http.port')).toMatchObject({ type: 'integer 0–65535', required: false });
     expect(field('http.port').default).toBeUndefined();
-    expect(field('accounts')).toMatchObject({ type: '`auto` or non-empty list of non-empty string', env: 'CDN_ACCOUNTS' });
+    expect(field('accounts')).toMatchObject({
+      type: '`auto` or non-empty list of non-empty string',
+      env: 'CDN_ACCOUNTS',
+    });
     expect(field('jobs.streamstat.granularity').type).toBe('one of `PT1M`, `PT5M`, `PT15M`, `PT1H`, `P1D`');
     expect(field('jobs.metrics.schedule').default).toBe('"*/1 * * * *"');
     expect(field('jobs.dvr.streams[].stream')).toMatchObject({ type: 'non-empty string', required: true });
-    expect(sections.filter((s) => s.path === 'sink').map((s) => s.variant)).toEqual(['type: influx-v2', 'type: influx-v1', 'type: file']);
+    expect(sections.filter((s) => s.path === 'sink').map((s) => s.variant)).toEqual([
+      'type: influx-v2',
+      'type: influx-v1',
+      'type: file',
+    ]);
     expect(field('sink.token', 'type: influx-v2').env).toBe('INFLUX_TOKEN');
     expect(field('sink.database', 'type: influx-v1').env).toBe('INFLUX_DATABASE');
     expect(field('sink.path', 'type: file').env).toBeUndefined();

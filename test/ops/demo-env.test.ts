@@ -35,7 +35,9 @@ describe('demo ignores the API environment variables', () => {
       CDN_PASSWORD: 'real-password',
     };
     const data = join(dir, 'data');
-    const run = await runCli(['demo', '--hours', '1', '--duration', '1s', '--data-dir', data], env, { killAfterMs: 110_000 }).exited;
+    const run = await runCli(['demo', '--hours', '1', '--duration', '1s', '--data-dir', data], env, {
+      killAfterMs: 110_000,
+    }).exited;
     expect(run.code, run.stderr).toBe(0);
     expect(real.requests).toEqual([]);
     expect(run.stdout).toMatch(/Simulator at http:\/\/127\.0\.0\.1:\d+/);

@@ -13,7 +13,8 @@ const ENTRY = join(ROOT, 'dist', 'cli', 'main.js');
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && entry.name.endsWith('.ts'))
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }
@@ -55,7 +56,12 @@ export function spawnEntry(args: string[], env: Record<string, string> = {}): En
 }
 
 /** Polls `probe` until it returns a value (not undefined) or `timeoutMs` passes; the timeout is a wait bound only. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, context = () => ''): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  context = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);

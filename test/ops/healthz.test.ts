@@ -76,21 +76,25 @@ describe('the image entry command: bin/cdn-collector.js run --config FILE', () =
     return { status: res.status, body: (await res.json()) as HealthBody };
   };
 
-  it('answers /healthz 200 once the first pass has reported every job', async () => {
-    const ok = await waitFor(
-      'a healthy report with every job',
-      async () => {
-        const h = await health();
-        return Object.keys(h.body.jobs).length === jobKeys.length ? h : undefined;
-      },
-      WAIT_HEALTHY_MS,
-      entry.output,
-    );
-    expect(ok.status, entry.output()).toBe(200);
-    expect(ok.body.status).toBe('ok');
-    expect(Object.keys(ok.body.jobs).sort()).toEqual(jobKeys);
-    expect(ok.body.reasons).toBeUndefined();
-  }, WAIT_HEALTHY_MS + 10_000);
+  it(
+    'answers /healthz 200 once the first pass has reported every job',
+    async () => {
+      const ok = await waitFor(
+        'a healthy report with every job',
+        async () => {
+          const h = await health();
+          return Object.keys(h.body.jobs).length === jobKeys.length ? h : undefined;
+        },
+        WAIT_HEALTHY_MS,
+        entry.output,
+      );
+      expect(ok.status, entry.output()).toBe(200);
+      expect(ok.body.status).toBe('ok');
+      expect(Object.keys(ok.body.jobs).sort()).toEqual(jobKeys);
+      expect(ok.body.reasons).toBeUndefined();
+    },
+    WAIT_HEALTHY_MS + 10_000,
+  );
 
   it('serves Prometheus text with the collector metrics on /metrics', async () => {
     const res = await fetch(`${base}/metrics`);
@@ -101,33 +105,41 @@ describe('the image entry command: bin/cdn-collector.js run --config FILE', () =
     for (const key of jobKeys) expect(text).toContain(`collector_job="${key}"`);
   });
 
-  it('turns /healthz 503 with a reason naming each lagging job once the API is gone', async () => {
-    await sim.close();
-    const lagging = await waitFor(
-      'a 503 from /healthz',
-      async () => {
-        const h = await health();
-        return h.status === 503 ? h : undefined;
-      },
-      WAIT_LAGGING_MS,
-      entry.output,
-    );
-    expect(lagging.body.status).toBe('lagging');
-    expect(Object.keys(lagging.body.reasons ?? {}).sort()).toEqual(jobKeys);
-    for (const key of jobKeys) {
-      expect(lagging.body.reasons?.[key]).toMatch(/^lag \d+ s exceeds the limit of \d+ s$/);
-      expect(lagging.body.jobs[key]?.ok).toBe(false);
-      expect(lagging.body.jobs[key]!.lagSeconds).toBeGreaterThan(lagging.body.jobs[key]!.maxLagSeconds);
-    }
-  }, WAIT_LAGGING_MS + 10_000);
+  it(
+    'turns /healthz 503 with a reason naming each lagging job once the API is gone',
+    async () => {
+      await sim.close();
+      const lagging = await waitFor(
+        'a 503 from /healthz',
+        async () => {
+          const h = await health();
+          return h.status === 503 ? h : undefined;
+        },
+        WAIT_LAGGING_MS,
+        entry.output,
+      );
+      expect(lagging.body.status).toBe('lagging');
+      expect(Object.keys(lagging.body.reasons ?? {}).sort()).toEqual(jobKeys);
+      for (const key of jobKeys) {
+        expect(lagging.body.reasons?.[key]).toMatch(/^lag \d+ s exceeds the limit of \d+ s$/);
+        expect(lagging.body.jobs[key]?.ok).toBe(false);
+        expect(lagging.body.jobs[key]!.lagSeconds).toBeGreaterThan(lagging.body.jobs[key]!.maxLagSeconds);
+      }
+    },
+    WAIT_LAGGING_MS + 10_000,
+  );
 
-  it('exits 0 on SIGTERM, even with calls to the vanished API still retrying', async () => {
-    entry.child.kill('SIGTERM');
-    const code = await Promise.race([
-      entry.exited,
-      new Promise<string>((resolve) => setTimeout(() => resolve('still running'), WAIT_EXIT_MS)),
-    ]);
-    expect(code, entry.output()).toBe(0);
-    expect(entry.output()).not.toContain(sim.token);
-  }, WAIT_EXIT_MS + 10_000);
+  it(
+    'exits 0 on SIGTERM, even with calls to the vanished API still retrying',
+    async () => {
+      entry.child.kill('SIGTERM');
+      const code = await Promise.race([
+        entry.exited,
+        new Promise<string>((resolve) => setTimeout(() => resolve('still running'), WAIT_EXIT_MS)),
+      ]);
+      expect(code, entry.output()).toBe(0);
+      expect(entry.output()).not.toContain(sim.token);
+    },
+    WAIT_EXIT_MS + 10_000,
+  );
 });

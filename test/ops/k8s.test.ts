@@ -21,7 +21,7 @@ interface K8sObject {
   [key: string]: unknown;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped JSON; the assertions check the shape. */
+// biome-ignore lint/suspicious/noExplicitAny: manifests are untyped JSON; the assertions check the shape
 type Any = any;
 
 async function loadManifests(): Promise<K8sObject[]> {
@@ -110,7 +110,8 @@ describe('deploy/k8s', () => {
       const container = s.spec.template.spec.containers[0];
       const port = (container.ports as Any[]).find((p) => p.name === container.readinessProbe.httpGet.port);
       expect(port.containerPort).toBe(config.http.port);
-      for (const probe of [container.readinessProbe, container.livenessProbe]) expect(probe.httpGet.path).toBe('/healthz');
+      for (const probe of [container.readinessProbe, container.livenessProbe])
+        expect(probe.httpGet.path).toBe('/healthz');
       expect(s.spec.serviceName).toBe(named('Service', s.spec.serviceName).metadata.name);
     }
   });

@@ -26,7 +26,10 @@ describe('progress while calls wait for quota', () => {
     });
   }
 
-  for (const args of [['run', '--once'], ['run', '--once', '--dry-run']]) {
+  for (const args of [
+    ['run', '--once'],
+    ['run', '--once', '--dry-run'],
+  ]) {
     it(`${args.join(' ')}: "statistic: waiting for quota, n of m calls done, ~t left" lines on stderr`, async () => {
       const run = runCli([...args, '--config', slowStatistic()]);
       let stderr = '';

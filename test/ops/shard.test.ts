@@ -16,7 +16,12 @@ const ACCOUNTS = ['acme', 'globex', 'initech', 'umbrella', 'hooli'];
 
 function configOf(accounts: string[], streams: Array<{ account: string; stream: string }> = []) {
   return parseConfig(
-    { api: { baseUrl: 'http://127.0.0.1:9', token: 't' }, accounts, jobs: { dvr: { streams } }, sink: { type: 'file', path: '-' } },
+    {
+      api: { baseUrl: 'http://127.0.0.1:9', token: 't' },
+      accounts,
+      jobs: { dvr: { streams } },
+      sink: { type: 'file', path: '-' },
+    },
     {},
   );
 }
@@ -114,15 +119,18 @@ describe('parseShard', () => {
     expect(parseShard(' 2 / 3 ')).toEqual({ index: 2, count: 3 });
   });
 
-  it.each(['3/3', '-1/2', '1/0', '0/0', 'a/b', '1', '', '1/2/3', '0.5/2'])('rejects %j with exit 2 naming --shard', (text) => {
-    expect(() => parseShard(text)).toThrow(CliError);
-    try {
-      parseShard(text);
-    } catch (err) {
-      expect((err as CliError).exitCode).toBe(2);
-      expect((err as CliError).message).toMatch(/^--shard \(env CDN_SHARD\): /);
-    }
-  });
+  it.each(['3/3', '-1/2', '1/0', '0/0', 'a/b', '1', '', '1/2/3', '0.5/2'])(
+    'rejects %j with exit 2 naming --shard',
+    (text) => {
+      expect(() => parseShard(text)).toThrow(CliError);
+      try {
+        parseShard(text);
+      } catch (err) {
+        expect((err as CliError).exitCode).toBe(2);
+        expect((err as CliError).message).toMatch(/^--shard \(env CDN_SHARD\): /);
+      }
+    },
+  );
 });
 
 describe('--shard on run and backfill', () => {
@@ -157,7 +165,9 @@ describe('--shard on run and backfill', () => {
   }
 
   it('run --check reports the accounts of the shard given by --shard or by CDN_SHARD', async () => {
-    const flag = await stdoutOf(() => runCommand().parseAsync(['--config', file, '--check', '--shard', '0/2'], { from: 'user' }));
+    const flag = await stdoutOf(() =>
+      runCommand().parseAsync(['--config', file, '--check', '--shard', '0/2'], { from: 'user' }),
+    );
     expect(flag).toBe(`${file}: valid (shard 0/2: globex, hooli)\n`);
     vi.stubEnv('CDN_SHARD', '1/2');
     const env = await stdoutOf(() => runCommand().parseAsync(['--config', file, '--check'], { from: 'user' }));
@@ -166,8 +176,21 @@ describe('--shard on run and backfill', () => {
   });
 
   it('backfill --dry-run plans the jobs of the shard only', async () => {
-    const args = ['--config', file, '--from', '2026-01-01T00:00Z', '--to', '2026-01-01T01:00Z', '--dry-run', '--json', '--shard', '1/2'];
-    const plan = JSON.parse(await stdoutOf(() => backfillCommand().parseAsync(args, { from: 'user' }))) as { jobs: Array<{ key: string }> };
+    const args = [
+      '--config',
+      file,
+      '--from',
+      '2026-01-01T00:00Z',
+      '--to',
+      '2026-01-01T01:00Z',
+      '--dry-run',
+      '--json',
+      '--shard',
+      '1/2',
+    ];
+    const plan = JSON.parse(await stdoutOf(() => backfillCommand().parseAsync(args, { from: 'user' }))) as {
+      jobs: Array<{ key: string }>;
+    };
     const accounts = new Set(plan.jobs.map((j) => j.key.split('/')[1]));
     expect([...accounts].sort()).toEqual(['acme', 'initech', 'umbrella']);
   });

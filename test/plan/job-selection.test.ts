@@ -34,7 +34,11 @@ describe('--jobs: a job is selected when one of its keys starts with the text', 
   it('the backfill plan takes the jobs so selected', () => {
     const plan = planBackfill({ jobs: JOBS, pending: () => [] }, { from: 0, to: 600_000 }, ['metrics', 'stat']);
     expect(plan.jobs.map((j) => j.job.key)).toEqual([
-      'metrics/acme', 'metrics_resource/acme', 'statistic/acme/total', 'statistic/acme/countries', 'statistic/*/total',
+      'metrics/acme',
+      'metrics_resource/acme',
+      'statistic/acme/total',
+      'statistic/acme/countries',
+      'statistic/*/total',
     ]);
   });
 

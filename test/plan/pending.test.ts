@@ -18,7 +18,6 @@ const job: CollectJob = {
   collect: async () => [],
 };
 
-
 describe('pendingSpans (the one planner of passes and backfills)', () => {
   const range = (a: number, b: number) => span(m(a), m(b));
 
@@ -41,7 +40,10 @@ describe('pendingSpans (the one planner of passes and backfills)', () => {
   it('stops at the newest collectable window and skips set-aside spans waiting for their retry', () => {
     const late = { ...job, rule: { ...job.rule, delayMs: 2 * MINUTE } };
     expect(pendingSpans(late, pendingState([]), m(10), range(0, 60))).toEqual([span(m(0), m(4)), span(m(4), m(8))]);
-    expect(pendingSpans(job, pendingState([], [span(m(1), m(2))]), m(60), range(0, 4))).toEqual([span(m(0), m(1)), span(m(2), m(4))]);
+    expect(pendingSpans(job, pendingState([], [span(m(1), m(2))]), m(60), range(0, 4))).toEqual([
+      span(m(0), m(1)),
+      span(m(2), m(4)),
+    ]);
   });
 
   it('misses exactly the windows not confirmed (property)', () => {
@@ -50,15 +52,20 @@ describe('pendingSpans (the one planner of passes and backfills)', () => {
       { maxLength: 8 },
     );
     fc.assert(
-      fc.property(confirmedArb, fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 30 }), (confirmed, a, len) => {
-        const out = pendingSpans(job, pendingState(confirmed), m(60), range(a, a + len));
-        for (let i = a; i < a + len; i++) {
-          const isConfirmed = confirmed.some((s) => s.from <= m(i) && m(i + 1) <= s.to);
-          const isMissing = out.some((s) => s.from <= m(i) && m(i + 1) <= s.to);
-          expect(isMissing).toBe(!isConfirmed);
-        }
-        for (const s of out) expect(s.to - s.from).toBeLessThanOrEqual(job.rule.maxSpanMs);
-      }),
+      fc.property(
+        confirmedArb,
+        fc.integer({ min: 0, max: 10 }),
+        fc.integer({ min: 0, max: 30 }),
+        (confirmed, a, len) => {
+          const out = pendingSpans(job, pendingState(confirmed), m(60), range(a, a + len));
+          for (let i = a; i < a + len; i++) {
+            const isConfirmed = confirmed.some((s) => s.from <= m(i) && m(i + 1) <= s.to);
+            const isMissing = out.some((s) => s.from <= m(i) && m(i + 1) <= s.to);
+            expect(isMissing).toBe(!isConfirmed);
+          }
+          for (const s of out) expect(s.to - s.from).toBeLessThanOrEqual(job.rule.maxSpanMs);
+        },
+      ),
     );
   });
 });

@@ -39,7 +39,12 @@ describe('estimateDuration', () => {
 describe('planBackfill', () => {
   const metrics = job('metrics/total', 'metrics', metricsRule(10, 2 * MINUTE), () => SINGLE_CALL);
   // 5-minute buckets, 6 h per call (72 buckets, one page), and /times/<grouping>: paged by groups.
-  const statistic = job('statistic/acme/countries', 'statistic', statisticRule(5 * MINUTE, HOUR, 6 * HOUR), () => GROUPED_CALLS);
+  const statistic = job(
+    'statistic/acme/countries',
+    'statistic',
+    statisticRule(5 * MINUTE, HOUR, 6 * HOUR),
+    () => GROUPED_CALLS,
+  );
   const dvr = { ...job('dvr/acme/s', 'dvr', metricsRule(1), () => SINGLE_CALL), checkpointed: false };
   const confirmed: Record<string, Span[]> = {
     'metrics/total': [{ from: T0, to: T0 + 40 * MINUTE }],

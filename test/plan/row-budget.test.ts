@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/body.js';
-import { bucketLimit, BYTES_PER_ROW, MAX_ROWS_PER_CALL, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../src/sources/row-budget.js';
+import {
+  bucketLimit,
+  BYTES_PER_ROW,
+  MAX_ROWS_PER_CALL,
+  groupedSpanBuckets,
+  rowsPerCall,
+  spanForRows,
+} from '../../src/sources/row-budget.js';
 import { DAY, MINUTE } from '../../src/time.js';
 import { groupedCalls } from '../../src/sources/paging.js';
 

@@ -26,7 +26,9 @@ describe('validateRule', () => {
     expect(() => validateRule(rule(MINUTE, -1, MINUTE))).toThrow(/delayMs/);
     expect(() => validateRule(rule(MINUTE, 0, 30_000))).toThrow(/maxSpanMs/);
     expect(() => validateRule(rule(MINUTE, 0, 90_000))).toThrow(/maxSpanMs/);
-    expect(() => validateRule(rule(30_000, 0, 60_000), { wholeMinutes: true, name: 'jobs.x' })).toThrow(/jobs\.x\.stepMs/);
+    expect(() => validateRule(rule(30_000, 0, 60_000), { wholeMinutes: true, name: 'jobs.x' })).toThrow(
+      /jobs\.x\.stepMs/,
+    );
     expect(() => validateRule(rule(0, 0, MINUTE))).toThrow(ParameterError);
   });
 });

@@ -15,11 +15,17 @@ export const text = fc.oneof(
 );
 
 const count = fc.oneof(fc.nat(), fc.constantFrom(0, 2 ** 53 - 1, 2 ** 53 + 2, 1e21));
-const number = fc.oneof(count, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 0.5, -1, 1e-300));
+const number = fc.oneof(
+  count,
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(-0, 0.5, -1, 1e-300),
+);
 
 /** Times as the schemas accept them: ISO with Z or offset, no zone, date only, and what Date.parse also reads. */
 export const time = fc.oneof(
-  fc.date({ min: new Date('1971-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+  fc
+    .date({ min: new Date('1971-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
   fc.constantFrom(
     '2026-01-01T00:00:00',
     '2026-01-01T00:00:00+03:00',
@@ -35,18 +41,35 @@ const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined })
 /** Drops undefined values, as JSON would. */
 const json = <T extends object>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
 
-const metricValues = fc.dictionary(fc.oneof(fc.constantFrom(...METRIC_NAMES), fc.string({ maxLength: 6 })), fc.option(number, { nil: null }), {
-  maxKeys: 6,
-});
-const metricsEnvelope = { status: optional(fc.constant('OK')), start: time, end: time, account: text, metrics: fc.array(text, { maxLength: 3 }) };
+const metricValues = fc.dictionary(
+  fc.oneof(fc.constantFrom(...METRIC_NAMES), fc.string({ maxLength: 6 })),
+  fc.option(number, { nil: null }),
+  {
+    maxKeys: 6,
+  },
+);
+const metricsEnvelope = {
+  status: optional(fc.constant('OK')),
+  start: time,
+  end: time,
+  account: text,
+  metrics: fc.array(text, { maxLength: 3 }),
+};
 
-export const metricsAggregate = fc.record({ ...metricsEnvelope, data: fc.array(metricValues, { maxLength: 1 }) }).map(json);
+export const metricsAggregate = fc
+  .record({ ...metricsEnvelope, data: fc.array(metricValues, { maxLength: 1 }) })
+  .map(json);
 export const metricsByResource = fc
   .record({
     ...metricsEnvelope,
-    data: fc.array(fc.tuple(fc.record({ cname: text, resource: text, resource_name: text }), metricValues).map(([k, v]) => ({ ...v, ...k })), {
-      maxLength: 3,
-    }),
+    data: fc.array(
+      fc
+        .tuple(fc.record({ cname: text, resource: text, resource_name: text }), metricValues)
+        .map(([k, v]) => ({ ...v, ...k })),
+      {
+        maxLength: 3,
+      },
+    ),
   })
   .map(json);
 
@@ -70,18 +93,32 @@ const statisticRow = fc.record({
   account: optional(text),
   custom: optional(key),
 });
-const statisticEnvelope = { start: time, end: time, account: fc.option(text, { nil: null }), service: optional(text), host: optional(text) };
+const statisticEnvelope = {
+  start: time,
+  end: time,
+  account: fc.option(text, { nil: null }),
+  service: optional(text),
+  host: optional(text),
+};
 export const statisticGrouping = fc.constantFrom(...STATISTIC_GROUPINGS);
 export const statisticTotal = fc.record({ ...statisticEnvelope, ...statisticValues }).map(json);
-export const statisticGrouped = fc.record({ ...statisticEnvelope, result: fc.array(statisticRow, { maxLength: 3 }) }).map(json);
+export const statisticGrouped = fc
+  .record({ ...statisticEnvelope, result: fc.array(statisticRow, { maxLength: 3 }) })
+  .map(json);
 export const statisticTimes = fc
-  .record({ ...statisticEnvelope, granularity: text, result: fc.array(fc.record({ start: time, end: time, ...statisticValues }), { maxLength: 3 }) })
+  .record({
+    ...statisticEnvelope,
+    granularity: text,
+    result: fc.array(fc.record({ start: time, end: time, ...statisticValues }), { maxLength: 3 }),
+  })
   .map(json);
 export const statisticTimesGrouped = fc
   .record({
     ...statisticEnvelope,
     granularity: text,
-    result: fc.array(fc.record({ start: time, end: time, result: fc.array(statisticRow, { maxLength: 3 }) }), { maxLength: 2 }),
+    result: fc.array(fc.record({ start: time, end: time, result: fc.array(statisticRow, { maxLength: 3 }) }), {
+      maxLength: 2,
+    }),
   })
   .map(json);
 
@@ -95,18 +132,31 @@ const viewElement = fc.record({
   platform: text,
   ...viewValues,
 });
-const viewEnvelope = { start: time, end: time, fields: fc.subarray(['views', 'users', 'views_max']), account: fc.option(text, { nil: null }) };
+const viewEnvelope = {
+  start: time,
+  end: time,
+  fields: fc.subarray(['views', 'users', 'views_max']),
+  account: fc.option(text, { nil: null }),
+};
 export const streamstatGrouping = fc.constantFrom(...STREAMSTAT_GROUPINGS);
 export const streamstatTotal = fc.record({ ...viewEnvelope, ...viewValues }).map(json);
-export const streamstatGrouped = fc.record({ ...viewEnvelope, result: fc.array(viewElement, { maxLength: 3 }) }).map(json);
+export const streamstatGrouped = fc
+  .record({ ...viewEnvelope, result: fc.array(viewElement, { maxLength: 3 }) })
+  .map(json);
 export const streamstatTimes = fc
-  .record({ ...viewEnvelope, granularity: text, result: fc.array(fc.record({ start: time, end: time, ...viewValues }), { maxLength: 3 }) })
+  .record({
+    ...viewEnvelope,
+    granularity: text,
+    result: fc.array(fc.record({ start: time, end: time, ...viewValues }), { maxLength: 3 }),
+  })
   .map(json);
 export const streamstatTimesGrouped = fc
   .record({
     ...viewEnvelope,
     granularity: text,
-    result: fc.array(fc.record({ start: time, end: time, result: fc.array(viewElement, { maxLength: 2 }) }), { maxLength: 2 }),
+    result: fc.array(fc.record({ start: time, end: time, result: fc.array(viewElement, { maxLength: 2 }) }), {
+      maxLength: 2,
+    }),
   })
   .map(json);
 
@@ -125,9 +175,12 @@ export const dvrGet = fc
           window: fc.oneof(count, fc.double({ min: 0, max: 1e9, noNaN: true })),
           duration: fc.oneof(count, fc.double({ min: 0, max: 1e9, noNaN: true })),
           from: fc.option(seconds, { nil: undefined }),
-          ranges: fc.array(fc.record({ from: seconds, duration: fc.oneof(fc.nat(), fc.double({ min: 0, max: 1e9, noNaN: true })) }), {
-            maxLength: 3,
-          }),
+          ranges: fc.array(
+            fc.record({ from: seconds, duration: fc.oneof(fc.nat(), fc.double({ min: 0, max: 1e9, noNaN: true })) }),
+            {
+              maxLength: 3,
+            },
+          ),
         }),
       }),
       { maxLength: 3 },
@@ -139,23 +192,26 @@ export const dvrGet = fc
 function paths(value: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
   const out = [at];
   if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...at, i])));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
   return out;
 }
 
 /** `valid` with the value at one path replaced by any JSON value, or removed. */
 export function mutated(valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
-  return fc.tuple(valid, fc.nat(), fc.jsonValue({ maxDepth: 2 }), fc.boolean()).map(([body, pick, replacement, remove]) => {
-    const all = paths(body);
-    const path = all[pick % all.length]!;
-    if (path.length === 0) return replacement;
-    const copy = structuredClone(body) as Record<string | number, unknown>;
-    let parent = copy;
-    for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
-    const last = path.at(-1)!;
-    if (remove && Array.isArray(parent)) parent.splice(Number(last), 1);
-    else if (remove) delete parent[last];
-    else parent[last] = replacement;
-    return copy;
-  });
+  return fc
+    .tuple(valid, fc.nat(), fc.jsonValue({ maxDepth: 2 }), fc.boolean())
+    .map(([body, pick, replacement, remove]) => {
+      const all = paths(body);
+      const path = all[pick % all.length]!;
+      if (path.length === 0) return replacement;
+      const copy = structuredClone(body) as Record<string | number, unknown>;
+      let parent = copy;
+      for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
+      const last = path.at(-1)!;
+      if (remove && Array.isArray(parent)) parent.splice(Number(last), 1);
+      else if (remove) delete parent[last];
+      else parent[last] = replacement;
+      return copy;
+    });
 }

@@ -26,8 +26,21 @@ const VALID = {
   http: { port: 9100, maxLag: '2h' },
 };
 
-const ENV_NAMES = ['CDN_BASE_URL', 'CDN_TOKEN', 'CDN_ACCOUNTS', 'INFLUX_URL', 'INFLUX_TOKEN', 'INFLUX_ORG', 'INFLUX_BUCKET', 'INFLUX_DATABASE'];
-const env = fc.dictionary(fc.constantFrom(...ENV_NAMES), fc.oneof(fc.string(), fc.constantFrom('http://x:1', 'a,b', ' , ')), { maxKeys: 3 });
+const ENV_NAMES = [
+  'CDN_BASE_URL',
+  'CDN_TOKEN',
+  'CDN_ACCOUNTS',
+  'INFLUX_URL',
+  'INFLUX_TOKEN',
+  'INFLUX_ORG',
+  'INFLUX_BUCKET',
+  'INFLUX_DATABASE',
+];
+const env = fc.dictionary(
+  fc.constantFrom(...ENV_NAMES),
+  fc.oneof(fc.string(), fc.constantFrom('http://x:1', 'a,b', ' , ')),
+  { maxKeys: 3 },
+);
 
 /** A config either validates completely (schema and cross-field rules) or fails with a ConfigError naming a field. */
 function validateOrConfigError(load: () => unknown): 'valid' | 'invalid' {
@@ -67,7 +80,10 @@ describe('config loader with mutated and random input: a ConfigError, never a cr
   });
 
   it('durations: any numeral and unit is a ConfigError or a finite whole-ish ms value a timer can use', () => {
-    const numeral = fc.oneof(fc.stringMatching(/^\d{1,400}(\.\d{1,5})?$/), fc.constantFrom('0', '0.0', '1e3', '-1', '', '9'.repeat(400)));
+    const numeral = fc.oneof(
+      fc.stringMatching(/^\d{1,400}(\.\d{1,5})?$/),
+      fc.constantFrom('0', '0.0', '1e3', '-1', '', '9'.repeat(400)),
+    );
     const unit = fc.constantFrom('ms', 's', 'm', 'h', 'd', ' s', 'x', '');
     fc.assert(
       fc.property(numeral, unit, fc.constantFrom('timeout', 'delay', 'horizon'), (n, u, field) => {
@@ -80,7 +96,12 @@ describe('config loader with mutated and random input: a ConfigError, never a cr
               : { ...VALID, state: { ...VALID.state, horizon: text } };
         try {
           const config = parseConfig(raw, {});
-          const ms = field === 'timeout' ? config.api.timeout : field === 'delay' ? config.jobs.metrics.delay : config.state.horizon;
+          const ms =
+            field === 'timeout'
+              ? config.api.timeout
+              : field === 'delay'
+                ? config.jobs.metrics.delay
+                : config.state.horizon;
           expect(Number.isFinite(ms) && ms > 0 && ms <= Number.MAX_SAFE_INTEGER).toBe(true);
           if (field === 'timeout') expect(ms).toBeLessThanOrEqual(2 ** 31 - 1);
         } catch (err) {
@@ -94,11 +115,13 @@ describe('config loader with mutated and random input: a ConfigError, never a cr
 
   it('loadConfigFile: YAML of mutated configs, truncated or with bytes flipped, and random text', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfgprop-'));
-    const damaged = fc.tuple(mutated(fc.constant(VALID)), fc.nat(), fc.nat(), fc.string({ maxLength: 3 })).map(([cfg, at, cut, insert]) => {
-      const text = stringify(cfg);
-      const i = at % (text.length + 1);
-      return text.slice(0, i) + insert + text.slice(Math.min(text.length, i + (cut % 4)));
-    });
+    const damaged = fc
+      .tuple(mutated(fc.constant(VALID)), fc.nat(), fc.nat(), fc.string({ maxLength: 3 }))
+      .map(([cfg, at, cut, insert]) => {
+        const text = stringify(cfg);
+        const i = at % (text.length + 1);
+        return text.slice(0, i) + insert + text.slice(Math.min(text.length, i + (cut % 4)));
+      });
     let n = 0;
     fc.assert(
       fc.property(fc.oneof(damaged, fc.string(), fc.string({ unit: 'binary' })), (text) => {

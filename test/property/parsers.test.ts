@@ -5,16 +5,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import { HttpClient } from '../../src/http/client.js';
 import { ResponseFormatError } from '../../src/http/errors.js';
-import { dvrDeleteAllResponseSchema, dvrDeleteRangeResponseSchema, dvrGetResponseSchema } from '../../src/sources/dvr/schemas.js';
+import {
+  dvrDeleteAllResponseSchema,
+  dvrDeleteRangeResponseSchema,
+  dvrGetResponseSchema,
+} from '../../src/sources/dvr/schemas.js';
 import { metricsAggregateSchema, metricsByResourceSchema } from '../../src/sources/metrics/schema.js';
-import { statisticGroupedSchema, statisticTimesGroupedSchema, statisticTimesSchema, statisticTotalSchema } from '../../src/sources/statistic/schemas.js';
+import {
+  statisticGroupedSchema,
+  statisticTimesGroupedSchema,
+  statisticTimesSchema,
+  statisticTotalSchema,
+} from '../../src/sources/statistic/schemas.js';
 import {
   streamstatGroupedSchema,
   streamstatTimesGroupedSchema,
   streamstatTimesSchema,
   streamstatTotalSchema,
 } from '../../src/sources/streamstat/schemas.js';
-import { type ApiName } from '../../src/spec/apis.js';
+import type { ApiName } from '../../src/spec/apis.js';
 import { STREAMSTAT_GROUPINGS } from '../../src/spec/streamstat.js';
 import * as arb from './arbitraries.js';
 
@@ -25,7 +34,10 @@ let http: HttpClient;
 beforeAll(async () => {
   server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(next));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  http = new HttpClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 'property-token' });
+  http = new HttpClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    token: 'property-token',
+  });
 });
 afterAll(async () => {
   await http.close();
@@ -46,25 +58,46 @@ const parsers: Parser[] = [
   { name: 'statistic total', api: 'statistic', schema: statisticTotalSchema, valid: arb.statisticTotal },
   { name: 'statistic grouped', api: 'statistic', schema: statisticGroupedSchema, valid: arb.statisticGrouped },
   { name: 'statistic /times', api: 'statistic', schema: statisticTimesSchema, valid: arb.statisticTimes },
-  { name: 'statistic /times grouped', api: 'statistic', schema: statisticTimesGroupedSchema, valid: arb.statisticTimesGrouped },
+  {
+    name: 'statistic /times grouped',
+    api: 'statistic',
+    schema: statisticTimesGroupedSchema,
+    valid: arb.statisticTimesGrouped,
+  },
   { name: 'streamstat total', api: 'streamstat', schema: streamstatTotalSchema, valid: arb.streamstatTotal },
   { name: 'streamstat buckets', api: 'streamstat', schema: streamstatTimesSchema, valid: arb.streamstatTimes },
   ...STREAMSTAT_GROUPINGS.flatMap((g): Parser[] => [
     { name: `streamstat /${g}`, api: 'streamstat', schema: streamstatGroupedSchema(g), valid: arb.streamstatGrouped },
-    { name: `streamstat /${g} buckets`, api: 'streamstat', schema: streamstatTimesGroupedSchema(g), valid: arb.streamstatTimesGrouped },
+    {
+      name: `streamstat /${g} buckets`,
+      api: 'streamstat',
+      schema: streamstatTimesGroupedSchema(g),
+      valid: arb.streamstatTimesGrouped,
+    },
   ]),
   { name: 'dvr get', api: 'dvr', schema: dvrGetResponseSchema, valid: arb.dvrGet },
   {
     name: 'dvr delete range',
     api: 'dvr',
     schema: dvrDeleteRangeResponseSchema,
-    valid: fc.record({ status: fc.constant('Completed'), stream_name: arb.text, host: arb.text, from_ts: fc.integer(), to_ts: fc.integer() }),
+    valid: fc.record({
+      status: fc.constant('Completed'),
+      stream_name: arb.text,
+      host: arb.text,
+      from_ts: fc.integer(),
+      to_ts: fc.integer(),
+    }),
   },
   {
     name: 'dvr delete all',
     api: 'dvr',
     schema: dvrDeleteAllResponseSchema,
-    valid: fc.record({ status: fc.constant('Completed'), stream_name: arb.text, host: arb.text, all: fc.constant(true) }),
+    valid: fc.record({
+      status: fc.constant('Completed'),
+      stream_name: arb.text,
+      host: arb.text,
+      all: fc.constant(true),
+    }),
   },
 ];
 
@@ -75,7 +108,12 @@ const bodyText = (p: Parser) =>
     { weight: 1, arbitrary: p.valid.map((v) => JSON.stringify(v)) },
     { weight: 2, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: fc.string() },
-    { weight: 1, arbitrary: p.valid.map((v) => JSON.stringify(v)).chain((t) => fc.nat({ max: t.length }).map((n) => t.slice(0, n))) },
+    {
+      weight: 1,
+      arbitrary: p.valid
+        .map((v) => JSON.stringify(v))
+        .chain((t) => fc.nat({ max: t.length }).map((n) => t.slice(0, n))),
+    },
   );
 
 describe('every response parser: a typed result or a ResponseFormatError, never a crash', () => {

@@ -29,14 +29,20 @@ describe('collecting from a simulator that answers in the real shapes', () => {
     } finally {
       await rt.close();
     }
-    return readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').sort();
+    return readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .sort();
   }
 
   it('the simulator in real shapes answers with text echoes, zone-less times and a numeric status', async () => {
     const sim = await startSimulator({ clock, quotas: NO_QUOTAS, settings: { shapes: 'real' } });
     sims.push(sim);
     const get = async (path: string) =>
-      (await (await fetch(`${sim.url}${path}`, { headers: { 'cdn-auth-token': sim.token } })).json()) as Record<string, unknown>;
+      (await (await fetch(`${sim.url}${path}`, { headers: { 'cdn-auth-token': sim.token } })).json()) as Record<
+        string,
+        unknown
+      >;
     const window = 'start=2026-01-01T10:00:00&end=2026-01-01T10:05:00';
     const total = await get(`/app/statistic/v3/?${window}&code=200`);
     expect(total).toMatchObject({ code: '200', start: '2026-01-01T10:00:00', end: '2026-01-01T10:05:00' });
@@ -52,7 +58,10 @@ describe('collecting from a simulator that answers in the real shapes', () => {
     const real = await linesOf('real');
     const apart = (lines: string[]) => lines.filter((l) => !l.startsWith('cdn_dvr'));
     for (const m of ['cdn_metrics,', 'cdn_metrics_resource,', 'cdn_traffic,', 'cdn_views,']) {
-      expect(apart(real).some((l) => l.startsWith(m)), m).toBe(true);
+      expect(
+        apart(real).some((l) => l.startsWith(m)),
+        m,
+      ).toBe(true);
     }
     expect(apart(real)).toEqual(apart(seed));
     const hosts = new Set(real.filter((l) => l.startsWith('cdn_dvr,')).map((l) => /,host=([^, ]+)/.exec(l)?.[1]));

@@ -9,8 +9,27 @@ const END = '2019-08-01T12:00:00';
 const MID = '2019-08-01T11:30:00';
 
 export const statisticTotal = {
-  seed: { start: `${START}Z`, end: `${END}Z`, account: 'acme', code: 200, hits: 120, traffic: 52_000, cache_ratio: 0.8, bandwidth: 9000 },
-  real: { start: START, end: END, account: 'acme', code: '200', hits: 120, traffic: 52_000, cache_ratio: 0.8, bandwidth: 9000, service_version: 3 },
+  seed: {
+    start: `${START}Z`,
+    end: `${END}Z`,
+    account: 'acme',
+    code: 200,
+    hits: 120,
+    traffic: 52_000,
+    cache_ratio: 0.8,
+    bandwidth: 9000,
+  },
+  real: {
+    start: START,
+    end: END,
+    account: 'acme',
+    code: '200',
+    hits: 120,
+    traffic: 52_000,
+    cache_ratio: 0.8,
+    bandwidth: 9000,
+    service_version: 3,
+  },
 };
 
 /** The envelope of a seed-shaped statistic /times answer (times with Z). */
@@ -112,10 +131,22 @@ export const streamstatTimes = {
   },
 };
 
-const metricsData = { edge_requests_total: 50, edge_status_200: 48, edge_hit_ratio: 0.9, edge_request_time_0_250k: null };
+const metricsData = {
+  edge_requests_total: 50,
+  edge_status_200: 48,
+  edge_hit_ratio: 0.9,
+  edge_request_time_0_250k: null,
+};
 
 export const metricsAggregate = {
-  seed: { status: 'OK', start: '2019-08-01T11:00:00', end: '2019-08-01T11:05:00', account: 'acme', metrics: Object.keys(metricsData), data: [metricsData] },
+  seed: {
+    status: 'OK',
+    start: '2019-08-01T11:00:00',
+    end: '2019-08-01T11:05:00',
+    account: 'acme',
+    metrics: Object.keys(metricsData),
+    data: [metricsData],
+  },
   real: {
     status: 200,
     start: '2019-08-01T11:00:00',
@@ -142,7 +173,9 @@ export const metricsByResource = {
     end: '2019-08-01T11:05:00Z',
     account: 'acme',
     metrics: ['edge_requests_total'],
-    data: [{ cname: 'cdn.acme.example', resource: '12', resource_name: 'site', edge_requests_total: 50, origin: 'shield-2' }],
+    data: [
+      { cname: 'cdn.acme.example', resource: '12', resource_name: 'site', edge_requests_total: 50, origin: 'shield-2' },
+    ],
   },
 };
 
@@ -152,7 +185,13 @@ const dvrRecord = (host: string) => ({
   stream_name: 'live/main',
   host,
   is_alive: true,
-  dvr: { enabled: true, window: 14_400, duration: 3500, from: 1_564_657_200, ranges: [{ from: 1_564_657_200, duration: 3500 }] },
+  dvr: {
+    enabled: true,
+    window: 14_400,
+    duration: 3500,
+    from: 1_564_657_200,
+    ranges: [{ from: 1_564_657_200, duration: 3500 }],
+  },
 });
 
 export const dvrGet = {
@@ -161,6 +200,10 @@ export const dvrGet = {
     status: 200,
     stream_name: 'live/main',
     account_name: 'acme',
-    data: HOSTS.map((h) => ({ ...dvrRecord(h), node_region: 'eu', dvr: { ...dvrRecord(h).dvr, from: '1564657200', storage: 'ssd' } })),
+    data: HOSTS.map((h) => ({
+      ...dvrRecord(h),
+      node_region: 'eu',
+      dvr: { ...dvrRecord(h).dvr, from: '1564657200', storage: 'ssd' },
+    })),
   },
 };

@@ -19,7 +19,11 @@ describe('requests the real clients send', () => {
   const s = useSimulator({ quotas: { statistic: null, streamstat: null } });
 
   /** The query strings of reading one span of `grouping`'s job, through a recording proxy to the simulator. */
-  async function queriesOf(api: string, grouping: string, api_: Record<string, unknown> = {}): Promise<URLSearchParams[]> {
+  async function queriesOf(
+    api: string,
+    grouping: string,
+    api_: Record<string, unknown> = {},
+  ): Promise<URLSearchParams[]> {
     const seen: URLSearchParams[] = [];
     const proxy = await loopbackServer(async (req, res) => {
       const url = new URL(req.url ?? '/', s.sim.url);
@@ -28,7 +32,11 @@ describe('requests the real clients send', () => {
       res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
     });
     const account = s.sim.accounts[0]!;
-    const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [account], api: { baseUrl: proxy.url, token: s.sim.token, ...api_ } });
+    const config = configFor(
+      s.sim,
+      { type: 'file', path: '/dev/null' },
+      { accounts: [account], api: { baseUrl: proxy.url, token: s.sim.token, ...api_ } },
+    );
     const job = buildJobs(config).find((j) => j.key === `${api}/${account}/${grouping}`)!;
     const http = new HttpClient({ baseUrl: proxy.url, token: s.sim.token });
     try {

@@ -9,7 +9,11 @@ import { aggregateToPoints, byResourceToPoints } from '../../src/sources/metrics
 import { metricsAggregateSchema, metricsByResourceSchema } from '../../src/sources/metrics/schema.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import * as statistic from '../../src/sources/statistic/points.js';
-import { statisticTimesGroupedSchema, statisticTimesSchema, statisticTotalSchema } from '../../src/sources/statistic/schemas.js';
+import {
+  statisticTimesGroupedSchema,
+  statisticTimesSchema,
+  statisticTotalSchema,
+} from '../../src/sources/statistic/schemas.js';
 import * as streamstat from '../../src/sources/streamstat/points.js';
 import { streamstatTimesGroupedSchema, streamstatTimesSchema } from '../../src/sources/streamstat/schemas.js';
 import { json, loopbackServer } from '../helpers/loopback.js';
@@ -37,13 +41,21 @@ describe('a real response shape gives the same points as its seed-shaped twin', 
   });
 
   it('statistic /times/codes: row codes as text, limit and offset echoed as text, zone-less bucket bounds', () => {
-    const points = samePoints(fixture.statisticTimesCodes, statisticTimesGroupedSchema, (b) => statistic.timesGroupedToPoints('codes', b));
+    const points = samePoints(fixture.statisticTimesCodes, statisticTimesGroupedSchema, (b) =>
+      statistic.timesGroupedToPoints('codes', b),
+    );
     expect(points.map((p) => p.tags.code)).toEqual(['200', '404', '200', '404']);
   });
 
   it('statistic /times: counts and ratio as exact numeric strings', () => {
     const points = samePoints(fixture.statisticTimes, statisticTimesSchema, statistic.timesToPoints);
-    expect(points[0]!.fields).toEqual({ hits: 7, traffic: 700, cached_traffic: 350, cache_ratio: 0.5, bandwidth_peak: 10 });
+    expect(points[0]!.fields).toEqual({
+      hits: 7,
+      traffic: 700,
+      cached_traffic: 350,
+      cache_ratio: 0.5,
+      bandwidth_peak: 10,
+    });
   });
 
   it('streamstat grouped buckets: fields echoed as "views,users", limit as "1000", an unknown key', () => {
@@ -69,22 +81,83 @@ describe('a real response shape gives the same points as its seed-shaped twin', 
   });
 });
 
-const codeRow = (code: unknown) => ({ ...fixture.statisticTimesCodes.real, result: [{ start: '2019-08-01T11:00:00', end: '2019-08-01T11:30:00', result: [{ code, hits: 1 }] }] });
-const viewsBucket = (views: unknown) => ({ ...fixture.streamstatTimes.real, result: [{ start: '2019-08-01T11:00:00', end: '2019-08-01T11:30:00', views }] });
+const codeRow = (code: unknown) => ({
+  ...fixture.statisticTimesCodes.real,
+  result: [{ start: '2019-08-01T11:00:00', end: '2019-08-01T11:30:00', result: [{ code, hits: 1 }] }],
+});
+const viewsBucket = (views: unknown) => ({
+  ...fixture.streamstatTimes.real,
+  result: [{ start: '2019-08-01T11:00:00', end: '2019-08-01T11:30:00', views }],
+});
 
 describe('a value that becomes a point and does not fit is still an error naming the field', () => {
   const cases: Array<[string, ZodType<unknown, ZodTypeDef, unknown>, unknown, RegExp]> = [
-    ['a count that is a word', statisticTotalSchema, { ...fixture.statisticTotal.real, hits: 'lots' }, /^hits: Expected number/],
-    ['a count with a fraction in text', statisticTotalSchema, { ...fixture.statisticTotal.real, traffic: '12.5' }, /^traffic: Expected number/],
-    ['an empty count', statisticTotalSchema, { ...fixture.statisticTotal.real, bandwidth: '' }, /^bandwidth: Expected number/],
-    ['a row code that is not a number', statisticTimesGroupedSchema, codeRow('2xx'), /^result\.0\.result\.0\.code: Expected number/],
-    ['a bucket bound that is no time', statisticTimesGroupedSchema, { ...fixture.statisticTimesCodes.real, result: [{ start: 'x' }] }, /^result\.0\.start: not an ISO 8601 time/],
-    ['a time that is no time', statisticTotalSchema, { ...fixture.statisticTotal.real, start: 'yesterday' }, /^start: not an ISO 8601 time/],
-    ['a ratio that is a word', statisticTotalSchema, { ...fixture.statisticTotal.real, cache_ratio: 'high' }, /^cache_ratio: Expected number/],
-    ['a metric count with a fraction', metricsAggregateSchema, { ...fixture.metricsAggregate.real, data: [{ edge_status_200: '4.5' }] }, /^data\.0\.edge_status_200: Expected number/],
-    ['a streamstat count beyond 2^53 in text', streamstatTimesSchema, viewsBucket('90071992547409930'), /^result\.0\.views: Expected number/],
-    ['a streamstat count with a sign and blank', streamstatTimesSchema, viewsBucket(' +5'), /^result\.0\.views: Expected number/],
-    ['a DVR status that is not success', dvrGetResponseSchema, { ...fixture.dvrGet.real, status: 'Failed' }, /^status: Expected status Completed/],
+    [
+      'a count that is a word',
+      statisticTotalSchema,
+      { ...fixture.statisticTotal.real, hits: 'lots' },
+      /^hits: Expected number/,
+    ],
+    [
+      'a count with a fraction in text',
+      statisticTotalSchema,
+      { ...fixture.statisticTotal.real, traffic: '12.5' },
+      /^traffic: Expected number/,
+    ],
+    [
+      'an empty count',
+      statisticTotalSchema,
+      { ...fixture.statisticTotal.real, bandwidth: '' },
+      /^bandwidth: Expected number/,
+    ],
+    [
+      'a row code that is not a number',
+      statisticTimesGroupedSchema,
+      codeRow('2xx'),
+      /^result\.0\.result\.0\.code: Expected number/,
+    ],
+    [
+      'a bucket bound that is no time',
+      statisticTimesGroupedSchema,
+      { ...fixture.statisticTimesCodes.real, result: [{ start: 'x' }] },
+      /^result\.0\.start: not an ISO 8601 time/,
+    ],
+    [
+      'a time that is no time',
+      statisticTotalSchema,
+      { ...fixture.statisticTotal.real, start: 'yesterday' },
+      /^start: not an ISO 8601 time/,
+    ],
+    [
+      'a ratio that is a word',
+      statisticTotalSchema,
+      { ...fixture.statisticTotal.real, cache_ratio: 'high' },
+      /^cache_ratio: Expected number/,
+    ],
+    [
+      'a metric count with a fraction',
+      metricsAggregateSchema,
+      { ...fixture.metricsAggregate.real, data: [{ edge_status_200: '4.5' }] },
+      /^data\.0\.edge_status_200: Expected number/,
+    ],
+    [
+      'a streamstat count beyond 2^53 in text',
+      streamstatTimesSchema,
+      viewsBucket('90071992547409930'),
+      /^result\.0\.views: Expected number/,
+    ],
+    [
+      'a streamstat count with a sign and blank',
+      streamstatTimesSchema,
+      viewsBucket(' +5'),
+      /^result\.0\.views: Expected number/,
+    ],
+    [
+      'a DVR status that is not success',
+      dvrGetResponseSchema,
+      { ...fixture.dvrGet.real, status: 'Failed' },
+      /^status: Expected status Completed/,
+    ],
   ];
   it.each(cases)('%s', (_name, schema, body, message) => {
     const parsed = schema.safeParse(body);
@@ -97,7 +170,9 @@ describe('a value that becomes a point and does not fit is still an error naming
     const server = await loopbackServer((_req, res) => json(res, { ...fixture.statisticTotal.real, hits: 'lots' }));
     try {
       const client = new StatisticClient(new HttpClient({ baseUrl: server.url, token: 't' }));
-      const err = await client.total({ start: '2019-08-01T11:00:00Z', end: '2019-08-01T12:00:00Z' }).catch((e: unknown) => e);
+      const err = await client
+        .total({ start: '2019-08-01T11:00:00Z', end: '2019-08-01T12:00:00Z' })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ResponseFormatError);
       expect((err as ResponseFormatError).kind).toBe('schema');
       expect((err as ResponseFormatError).problem).toMatch(/^hits: Expected number.*"lots"/);

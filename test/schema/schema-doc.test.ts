@@ -24,7 +24,9 @@ const ALL: MeasurementSchema[] = [
 describe('docs/schema.md', () => {
   it('is the generated text', async () => {
     const onDisk = await readFile('docs/schema.md', 'utf8');
-    expect(onDisk, `docs/schema.md is out of date; regenerate it: ${REGENERATE_COMMAND}`).toBe(renderSchemaDocument(SCHEMA));
+    expect(onDisk, `docs/schema.md is out of date; regenerate it: ${REGENERATE_COMMAND}`).toBe(
+      renderSchemaDocument(SCHEMA),
+    );
   });
 });
 
@@ -38,7 +40,10 @@ describe('SCHEMA', () => {
   it('gives every measurement at least one field, and no key is both tag and field', () => {
     for (const m of ALL) {
       expect(Object.keys(m.fields).length, m.name).toBeGreaterThan(0);
-      expect(Object.keys(m.tags).filter((tag) => tag in m.fields), m.name).toEqual([]);
+      expect(
+        Object.keys(m.tags).filter((tag) => tag in m.fields),
+        m.name,
+      ).toEqual([]);
       expect(m.source, m.name).not.toBe('');
     }
   });

@@ -36,7 +36,12 @@ function check(config: unknown): unknown {
 /** Bad configuration is refused before anything starts: exit 2, the field named, the token never echoed. */
 describe('run --check on bad configuration', () => {
   it('the CLI exits 2 with one line naming the field, without the token', async () => {
-    const { code, stdout, stderr } = await runCli(['run', '--config', write({ ...valid, api: { ...valid.api, tokn: 'x' } }), '--check']).exited;
+    const { code, stdout, stderr } = await runCli([
+      'run',
+      '--config',
+      write({ ...valid, api: { ...valid.api, tokn: 'x' } }),
+      '--check',
+    ]).exited;
     expect(code).toBe(2);
     expect(stderr).toMatch(/^error: .*api.*tokn.*\n$/);
     expect(stdout + stderr).not.toContain(TOKEN);
@@ -54,7 +59,11 @@ describe('run --check on bad configuration', () => {
     ['a zero quota period', { ...valid, quotas: { dvr: { calls: 5, period: '0s' } } }, /quotas\.dvr\.period/],
     ['a metrics window over 10 minutes', { ...valid, jobs: { metrics: { window: '15m' } } }, /jobs\.metrics\.window/],
     ['a metrics window under 1 minute', { ...valid, jobs: { metrics: { window: '30s' } } }, /jobs\.metrics\.window/],
-    ['a quota of 1e20 calls', { ...valid, quotas: { metrics: { calls: 1e20, period: '1m' } } }, /quotas\.metrics\.calls/],
+    [
+      'a quota of 1e20 calls',
+      { ...valid, quotas: { metrics: { calls: 1e20, period: '1m' } } },
+      /quotas\.metrics\.calls/,
+    ],
     ['a state.dir that is a file', { ...valid, state: { dir: join(dir, 'a-file') } }, /state\.dir/],
     ['a blank account', { ...valid, accounts: ['  '] }, /accounts\.0/],
   ])('%s is a ConfigError naming the field (exit 2)', (_name, config, field) => {

@@ -18,7 +18,13 @@ const PASSWORD = 'Pa55-userinfo-secret';
 const DB_PASSWORD = 'db-passw0rd-secret';
 
 function forms(secret: string, core = secret): string[] {
-  return [secret, encodeURIComponent(secret), new URLSearchParams({ t: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1), core];
+  return [
+    secret,
+    encodeURIComponent(secret),
+    new URLSearchParams({ t: secret }).toString().slice(2),
+    JSON.stringify(secret).slice(1, -1),
+    core,
+  ];
 }
 const ALL_FORMS = [...forms(TOKEN, CORE), ...forms(PASSWORD), ...forms(DB_PASSWORD)];
 function expectClean(text: string): void {
@@ -34,7 +40,12 @@ describe('secrets never leave the process', () => {
 
   beforeAll(async () => {
     server = await loopbackServer((req, res) => {
-      if (req.url?.startsWith('/unauthorized')) return json(res, { status: 'Unauthorized', description: `token ${TOKEN} is invalid`, data: { echo: TOKEN } }, 401);
+      if (req.url?.startsWith('/unauthorized'))
+        return json(
+          res,
+          { status: 'Unauthorized', description: `token ${TOKEN} is invalid`, data: { echo: TOKEN } },
+          401,
+        );
       if (req.url?.startsWith('/schema')) return json(res, { status: TOKEN });
       return json(res, { status: 'boom', description: `no such path` }, 500);
     });
@@ -61,20 +72,30 @@ describe('secrets never leave the process', () => {
     log.trace({ description: err.description, problem: err.problem, excerpt: err.bodyExcerpt }, 'details');
     expect(text()).toMatch(/call failed/);
     expectClean(text());
-    expectClean(`${err.message} ${String(err.description)} ${String(err.problem)} ${String(err.bodyExcerpt)} ${JSON.stringify(err.body)}`);
+    expectClean(
+      `${err.message} ${String(err.description)} ${String(err.problem)} ${String(err.bodyExcerpt)} ${JSON.stringify(err.body)}`,
+    );
     expectClean(JSON.stringify(err.request));
     expect(JSON.stringify(err.request)).not.toContain('operator:');
   });
 
   it('dead letters and /metrics label values: a registered secret is redacted', async () => {
-    parseConfig({
-      api: { baseUrl: 'http://127.0.0.1:9', token: TOKEN },
-      accounts: ['acme'],
-      sink: { type: 'influx-v1', url: 'http://127.0.0.1:9', database: 'cdn', password: DB_PASSWORD },
-    }, {});
+    parseConfig(
+      {
+        api: { baseUrl: 'http://127.0.0.1:9', token: TOKEN },
+        accounts: ['acme'],
+        sink: { type: 'influx-v1', url: 'http://127.0.0.1:9', database: 'cdn', password: DB_PASSWORD },
+      },
+      {},
+    );
     const dir = mkdtempSync(join(tmpdir(), 'redact-'));
     const file = new DeadLetterFile(join(dir, 'dl.jsonl'));
-    await file.append({ sink: 'influx-v1', status: 401, reason: `bad password ${DB_PASSWORD}`, lines: [`m,account=${TOKEN} v=1`] });
+    await file.append({
+      sink: 'influx-v1',
+      status: 401,
+      reason: `bad password ${DB_PASSWORD}`,
+      lines: [`m,account=${TOKEN} v=1`],
+    });
     const letters = readFileSync(join(dir, 'dl.jsonl'), 'utf8');
     expect(letters).toContain('"status":401');
     expectClean(letters);
@@ -104,20 +125,31 @@ describe('secrets pasted into other config fields', () => {
 
   it.each([
     ['log.level (zod quotes the received value)', { ...base, log: { level: TOKEN } }, /log\.level/],
-    ['jobs.statistic.granularity (the rule quotes it)', { ...base, jobs: { statistic: { granularity: TOKEN } } }, /jobs\.statistic\.granularity/],
+    [
+      'jobs.statistic.granularity (the rule quotes it)',
+      { ...base, jobs: { statistic: { granularity: TOKEN } } },
+      /jobs\.statistic\.granularity/,
+    ],
     ['jobs.metrics.metrics', { ...base, jobs: { metrics: { metrics: [PASSWORD] } } }, /jobs\.metrics\.metrics/],
-  ])('run --check, the token in %s: exit 2, the field named, no secret printed', async (_name, config, field) => {
-    const { code, out } = await cli(['run', '--check'], config);
-    expect(code).toBe(2);
-    expect(out).toMatch(field);
-    expectClean(out);
-  }, 20_000);
+  ])(
+    'run --check, the token in %s: exit 2, the field named, no secret printed',
+    async (_name, config, field) => {
+      const { code, out } = await cli(['run', '--check'], config);
+      expect(code).toBe(2);
+      expect(out).toMatch(field);
+      expectClean(out);
+    },
+    20_000,
+  );
 
   it('backfill --dry-run --json with the token pasted into accounts: the plan shows no secret', async () => {
-    const { code, out } = await cli(['backfill', '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-20T01:00:00Z', '--dry-run', '--json'], {
-      ...base,
-      accounts: ['acme', TOKEN],
-    });
+    const { code, out } = await cli(
+      ['backfill', '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-20T01:00:00Z', '--dry-run', '--json'],
+      {
+        ...base,
+        accounts: ['acme', TOKEN],
+      },
+    );
     expect(code).toBe(0);
     expect(out).toMatch(/"metrics\/acme"/);
     expectClean(out);

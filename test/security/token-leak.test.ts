@@ -52,7 +52,10 @@ describe('the token never leaks', () => {
     await Promise.all([sim?.close(), influx?.close()]);
   });
 
-  for (const [placement, level] of [['header', 'trace'], ['query', 'debug']] as const) {
+  for (const [placement, level] of [
+    ['header', 'trace'],
+    ['query', 'debug'],
+  ] as const) {
     it(`token in the ${placement}, log level ${level}: backfill, --json plan, one daemon pass`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'leak-'));
       const config = join(dir, 'collector.yaml');
@@ -80,7 +83,11 @@ describe('the token never leaks', () => {
         outputs.push(stdout, stderr);
       }
       const files = filesBelow(join(dir, 'state'));
-      const everything = [...outputs, ...files.map((f) => f.text), ...influx.requests.map((r) => r.body + JSON.stringify(r.headers))];
+      const everything = [
+        ...outputs,
+        ...files.map((f) => f.text),
+        ...influx.requests.map((r) => r.body + JSON.stringify(r.headers)),
+      ];
 
       // Not vacuous: failures were reported with their (redacted) request, and lines were dead-lettered.
       const text = outputs.join('\n');
@@ -96,8 +103,19 @@ describe('the token never leaks', () => {
   it('dvr get: neither the JSON output nor the auth error shows the token', async () => {
     const { account, stream } = sim.streams[0]!;
     sim.faults.set('dvr', undefined);
-    const ok = await runCli(['dvr', 'get', account, stream, '--json'], { CDN_BASE_URL: sim.url, CDN_TOKEN: TOKEN }).exited;
-    const denied = await runCli(['dvr', 'get', account, stream, '--json', '--base-url', sim.url, '--token', OTHER_TOKEN]).exited;
+    const ok = await runCli(['dvr', 'get', account, stream, '--json'], { CDN_BASE_URL: sim.url, CDN_TOKEN: TOKEN })
+      .exited;
+    const denied = await runCli([
+      'dvr',
+      'get',
+      account,
+      stream,
+      '--json',
+      '--base-url',
+      sim.url,
+      '--token',
+      OTHER_TOKEN,
+    ]).exited;
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ stream_name: expect.any(String) });
     expect(denied.code).toBe(1);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError, NetworkError } from '../../src/http/errors.js';
-import { type ApiName } from '../../src/spec/apis.js';
+import type { ApiName } from '../../src/spec/apis.js';
 
 const TOKEN = 'transport-secret-token';
 
@@ -28,7 +28,11 @@ afterEach(async () => {
 });
 
 /** A tiny server that records every request and answers with `answer`. */
-async function recorder(server: Server, scheme: 'http' | 'https', answer: (res: import('node:http').ServerResponse) => void): Promise<Recorder> {
+async function recorder(
+  server: Server,
+  scheme: 'http' | 'https',
+  answer: (res: import('node:http').ServerResponse) => void,
+): Promise<Recorder> {
   const seen: Recorder['seen'] = [];
   server.on('request', (req, res) => {
     seen.push({ url: req.url ?? '', headers: req.headers });
@@ -43,7 +47,10 @@ const call = (http: HttpClient, api: ApiName) =>
   http.request({ api, method: 'GET', path: '/app/anything', query: { account: 'acme' }, schema: z.unknown() });
 
 describe('a redirect is not followed with the token', () => {
-  for (const [api, tokenPlacement] of [['metrics', 'header'], ['statistic', 'query']] as const) {
+  for (const [api, tokenPlacement] of [
+    ['metrics', 'header'],
+    ['statistic', 'query'],
+  ] as const) {
     it(`${api}, token in the ${tokenPlacement}: 302 to another origin is a typed error; that server sees nothing`, async () => {
       const elsewhere = await recorder(createServer(), 'http', (res) => res.writeHead(200).end('{}'));
       const redirecting = await recorder(createServer(), 'http', (res) =>
@@ -76,10 +83,27 @@ describe.skipIf(opensslMissing)('TLS verification is on by default', () => {
   it('a self-signed certificate fails with a NetworkError before any request is sent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tls-'));
     const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) });
     const https = await recorder(server, 'https', (res) => res.writeHead(200).end('{}'));
     const http = new HttpClient({ baseUrl: https.url, token: TOKEN });

@@ -24,7 +24,9 @@ describe('injected faults reach the client as typed errors', () => {
   ];
   it.each(cases)('%s', async (kind, check) => {
     s.sim.faults.set('metrics', { script: [kind], slowMs: 1000, retryAfterSec: 2 });
-    const err = await metrics().aggregate(window).catch((e: unknown) => e);
+    const err = await metrics()
+      .aggregate(window)
+      .catch((e: unknown) => e);
     check(err);
     if (kind === '429' || kind === '500' || kind === '504') expect(err).toBeInstanceOf(ApiError);
     expect(String(err)).not.toContain(s.sim.token);
@@ -45,11 +47,17 @@ describe('injected faults reach the client as typed errors', () => {
   });
 
   it('can be set from another process through PUT /_sim/faults/<api>', async () => {
-    const res = await request(`${s.sim.url}/_sim/faults/dvr`, { method: 'PUT', body: JSON.stringify({ script: ['504'] }) });
+    const res = await request(`${s.sim.url}/_sim/faults/dvr`, {
+      method: 'PUT',
+      body: JSON.stringify({ script: ['504'] }),
+    });
     expect(res.statusCode).toBe(200);
     await res.body.dump();
     expect(s.sim.faults.get('dvr')?.script).toEqual(['504']);
-    const bad = await request(`${s.sim.url}/_sim/faults/dvr`, { method: 'PUT', body: JSON.stringify({ kinds: ['boom'] }) });
+    const bad = await request(`${s.sim.url}/_sim/faults/dvr`, {
+      method: 'PUT',
+      body: JSON.stringify({ kinds: ['boom'] }),
+    });
     expect(bad.statusCode).toBe(400);
     await bad.body.dump();
   });

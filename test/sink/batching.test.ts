@@ -13,7 +13,12 @@ import { testSchema } from './schema.js';
 const schema = testSchema({ m: { v: 'integer', f: 'float' }, other: { v: 'integer' } });
 const T0 = Date.UTC(2024, 0, 1);
 const points = (n: number, measurement = 'm'): Point[] =>
-  Array.from({ length: n }, (_, i) => ({ measurement, tags: { n: String(i % 7) }, fields: { v: i }, time: T0 + i * 60_000 }));
+  Array.from({ length: n }, (_, i) => ({
+    measurement,
+    tags: { n: String(i % 7) },
+    fields: { v: i },
+    time: T0 + i * 60_000,
+  }));
 const PASSWORD = 's3cret-pa55';
 const TOKEN = 'tok-abc-123';
 
@@ -47,12 +52,24 @@ function v1(url: string, extra: Partial<SinkConfig> = {}) {
 }
 
 function v2(url: string, extra: Partial<SinkConfig> = {}) {
-  return createSink({ type: 'influx-v2', url, token: TOKEN, org: 'o', bucket: 'b', deadLetterPath: join(dir, 'dead.jsonl'), schema, ...extra } as SinkConfig);
+  return createSink({
+    type: 'influx-v2',
+    url,
+    token: TOKEN,
+    org: 'o',
+    bucket: 'b',
+    deadLetterPath: join(dir, 'dead.jsonl'),
+    schema,
+    ...extra,
+  } as SinkConfig);
 }
 
 async function deadLetters(): Promise<DeadLetter[]> {
   const text = await readFile(join(dir, 'dead.jsonl'), 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as DeadLetter);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as DeadLetter);
 }
 
 function recordingObserver() {
@@ -121,7 +138,9 @@ describe('permanent rejections go to the dead-letter file', () => {
   const BAD = 'v=13i';
   const partialWrite: Responder = (req) => {
     const bad = req.body.split('\n').filter((l) => l.includes(` ${BAD} `)).length;
-    return bad === 0 ? { status: 204 } : { status: 400, body: JSON.stringify({ error: `partial write: field type conflict dropped=${bad}` }) };
+    return bad === 0
+      ? { status: 204 }
+      : { status: 400, body: JSON.stringify({ error: `partial write: field type conflict dropped=${bad}` }) };
   };
 
   it('bisects a rejected batch so only the refused line is dead-lettered and counted', async () => {
@@ -129,10 +148,18 @@ describe('permanent rejections go to the dead-letter file', () => {
     const { seen, observer } = recordingObserver();
     const sink = v1(server.url, { batchSize: 64, telemetry: observer });
     const result = await sink.write(points(64));
-    expect(result).toEqual({ written: 63, rejected: 1, refusals: [expect.objectContaining({ cause: 'field-type-conflict', points: 1, measurements: ['m'] })] });
+    expect(result).toEqual({
+      written: 63,
+      rejected: 1,
+      refusals: [expect.objectContaining({ cause: 'field-type-conflict', points: 1, measurements: ['m'] })],
+    });
     const letters = await deadLetters();
     expect(letters).toHaveLength(1);
-    expect(letters[0]).toMatchObject({ sink: 'influx-v1', status: 400, reason: expect.stringContaining('field type conflict') });
+    expect(letters[0]).toMatchObject({
+      sink: 'influx-v1',
+      status: 400,
+      reason: expect.stringContaining('field type conflict'),
+    });
     expect(letters[0]!.lines).toHaveLength(1);
     expect(letters[0]!.lines[0]).toContain(` ${BAD} `);
     expect(Date.parse(letters[0]!.time)).not.toBeNaN();
@@ -142,9 +169,16 @@ describe('permanent rejections go to the dead-letter file', () => {
   });
 
   it('dead-letters a batch whole, in one request, when the server dropped every line', async () => {
-    const server = await serve((req) => ({ status: 400, body: JSON.stringify({ error: `conflict dropped=${req.body.split('\n').length}` }) }));
+    const server = await serve((req) => ({
+      status: 400,
+      body: JSON.stringify({ error: `conflict dropped=${req.body.split('\n').length}` }),
+    }));
     const sink = v1(server.url, { batchSize: 50 });
-    expect(await sink.write(points(50))).toEqual({ written: 0, rejected: 50, refusals: [expect.objectContaining({ cause: 'other', points: 50 })] });
+    expect(await sink.write(points(50))).toEqual({
+      written: 0,
+      rejected: 50,
+      refusals: [expect.objectContaining({ cause: 'other', points: 50 })],
+    });
     expect(server.requests).toHaveLength(1);
     expect((await deadLetters())[0]!.lines).toHaveLength(50);
     await sink.close();
@@ -153,7 +187,11 @@ describe('permanent rejections go to the dead-letter file', () => {
   it('bounds the requests spent narrowing down, then dead-letters the rest whole', async () => {
     const server = await serve(() => ({ status: 422, body: JSON.stringify({ code: 'invalid', message: 'nope' }) }));
     const sink = v2(server.url, { batchSize: 1000, maxSplitRequests: 6 } as Partial<SinkConfig>);
-    expect(await sink.write(points(1000))).toEqual({ written: 0, rejected: 1000, refusals: [expect.objectContaining({ cause: 'other', points: 1000, reason: 'nope' })] });
+    expect(await sink.write(points(1000))).toEqual({
+      written: 0,
+      rejected: 1000,
+      refusals: [expect.objectContaining({ cause: 'other', points: 1000, reason: 'nope' })],
+    });
     expect(server.requests.length).toBeLessThanOrEqual(7);
     const letters = await deadLetters();
     expect(letters.reduce((n, l) => n + l.lines.length, 0)).toBe(1000);
@@ -281,7 +319,9 @@ describe('what goes over the wire', () => {
   });
 
   it('a gzip level outside 0–9 is refused when the sink is made', () => {
-    expect(() => v2('http://127.0.0.1:1', { gzipLevel: 10 } as Partial<SinkConfig>)).toThrow(/gzipLevel must be an integer 0–9, got 10/);
+    expect(() => v2('http://127.0.0.1:1', { gzipLevel: 10 } as Partial<SinkConfig>)).toThrow(
+      /gzipLevel must be an integer 0–9, got 10/,
+    );
   });
 
   it('v2: /api/v2/write with org, bucket, precision, token header; gzip by default for large bodies', async () => {

@@ -11,7 +11,12 @@ import { testSchema } from './schema.js';
 
 const schema = testSchema({ m: { v: 'integer', s: 'string' } });
 const T0 = Date.UTC(2024, 0, 1);
-const point = (i: number, tags: Record<string, string> = {}): Point => ({ measurement: 'm', tags, fields: { v: i }, time: T0 + i * 60_000 });
+const point = (i: number, tags: Record<string, string> = {}): Point => ({
+  measurement: 'm',
+  tags,
+  fields: { v: i },
+  time: T0 + i * 60_000,
+});
 /** The file's timestamps are nanoseconds (InfluxDB's default precision): epoch ms followed by six zeros. */
 const ns = (ms: number) => `${ms}000000`;
 
@@ -34,7 +39,9 @@ describe('file sink', () => {
     expect(await sink.write([point(0, { host: 'a b' }), point(1), point(2)])).toEqual({ written: 3, rejected: 0 });
     await sink.write([{ measurement: 'm', tags: {}, fields: { s: 'say "hi"' }, time: T0 }]);
     await sink.flush();
-    expect(await readFile(path, 'utf8')).toBe(`m,host=a\\ b v=0i ${ns(T0)}\nm v=1i ${ns(T0 + 60_000)}\nm v=2i ${ns(T0 + 120_000)}\nm s="say \\"hi\\"" ${ns(T0)}\n`);
+    expect(await readFile(path, 'utf8')).toBe(
+      `m,host=a\\ b v=0i ${ns(T0)}\nm v=1i ${ns(T0 + 60_000)}\nm v=2i ${ns(T0 + 120_000)}\nm s="say \\"hi\\"" ${ns(T0)}\n`,
+    );
     await sink.close();
   });
 
@@ -54,7 +61,15 @@ describe('file sink', () => {
     await sink.write([point(0), point(1), point(2), point(3), point(4)]);
     events.push('confirmed');
     // Syncs before the first append make the new file's directory entry durable; from then on each batch is synced.
-    expect(events.slice(events.indexOf('append'))).toEqual(['append', 'sync', 'append', 'sync', 'append', 'sync', 'confirmed']);
+    expect(events.slice(events.indexOf('append'))).toEqual([
+      'append',
+      'sync',
+      'append',
+      'sync',
+      'append',
+      'sync',
+      'confirmed',
+    ]);
     await sink.close();
   });
 
@@ -96,23 +111,26 @@ describe('file sink', () => {
  * What the README tells users to do: POST the file to InfluxDB's /write without a precision parameter. With seconds in
  * the file that stored 1970 dates; with nanoseconds every point lands at its own time (to the millisecond).
  */
-describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('file sink output loaded into InfluxDB 1.6.7 as is', () => {
-  it('POST /write with the default precision stores the dates the points carry', async () => {
-    const path = join(dir, 'points.lp');
-    const sink = fileSink(path);
-    const times = [T0, T0 + 60_000, Date.UTC(2026, 10, 23, 22, 41, 7, 250)];
-    await sink.write(times.map((time, i) => ({ measurement: 'm', tags: { host: 'h' }, fields: { v: i }, time })));
-    await sink.close();
-    const db = await startInfluxV1();
-    try {
-      await db.query('CREATE DATABASE lp');
-      const res = await request(`${db.url}/write?db=lp`, { method: 'POST', body: await readFile(path) });
-      expect(res.statusCode).toBe(204);
-      await res.body.dump();
-      const rows = await db.query('SELECT "v" FROM "m"', 'lp'); // times as epoch ms
-      expect(rows.map((r) => [r.time, r.v])).toEqual(times.map((t, i) => [t, i]));
-    } finally {
-      await db.stop();
-    }
-  });
-});
+describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
+  'file sink output loaded into InfluxDB 1.6.7 as is',
+  () => {
+    it('POST /write with the default precision stores the dates the points carry', async () => {
+      const path = join(dir, 'points.lp');
+      const sink = fileSink(path);
+      const times = [T0, T0 + 60_000, Date.UTC(2026, 10, 23, 22, 41, 7, 250)];
+      await sink.write(times.map((time, i) => ({ measurement: 'm', tags: { host: 'h' }, fields: { v: i }, time })));
+      await sink.close();
+      const db = await startInfluxV1();
+      try {
+        await db.query('CREATE DATABASE lp');
+        const res = await request(`${db.url}/write?db=lp`, { method: 'POST', body: await readFile(path) });
+        expect(res.statusCode).toBe(204);
+        await res.body.dump();
+        const rows = await db.query('SELECT "v" FROM "m"', 'lp'); // times as epoch ms
+        expect(rows.map((r) => [r.time, r.v])).toEqual(times.map((t, i) => [t, i]));
+      } finally {
+        await db.stop();
+      }
+    });
+  },
+);

@@ -44,7 +44,10 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
 
   async function deadLetters(): Promise<DeadLetter[]> {
     const text = await readFile(join(dir, 'dead.jsonl'), 'utf8').catch(() => '');
-    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as DeadLetter);
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as DeadLetter);
   }
 
   it('hostile tag values, names and EMPTY_TAG round-trip exactly', async () => {
@@ -75,7 +78,10 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
   it('a trailing backslash has no line-protocol form in 1.x: the point is dead-lettered, not altered', async () => {
     // The server refuses both the raw and the doubled form, so no encoding could round-trip it.
     for (const tag of ['t=a\\', 't=a\\\\']) {
-      const res = await request(`${server.url}/write?db=db&precision=s`, { method: 'POST', body: `probe,${tag} v=1 60` });
+      const res = await request(`${server.url}/write?db=db&precision=s`, {
+        method: 'POST',
+        body: `probe,${tag} v=1 60`,
+      });
       expect(res.statusCode).toBe(400);
       await res.body.dump();
     }
@@ -86,7 +92,9 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
     ]);
     expect(result).toEqual({ written: 1, rejected: 1 });
     expect(await server.query('SELECT * FROM slash', 'db')).toEqual([{ time: T0, t: 'mid\\dle', v: 2 }]);
-    expect((await deadLetters()).some((l) => l.reason.includes('backslash') && l.lines[0]!.includes('ends'))).toBe(true);
+    expect((await deadLetters()).some((l) => l.reason.includes('backslash') && l.lines[0]!.includes('ends'))).toBe(
+      true,
+    );
   });
 
   it('keeps the schema type: float 1 stays float, integer 1 stays integer', async () => {
@@ -98,24 +106,46 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
       as_int: [['v', 'integer']],
     });
     // A float that happens to be whole must not flip the field: a later 2.5 is accepted.
-    const again = await sink({ as_float: { v: 'float' } }).write([{ measurement: 'as_float', tags: {}, fields: { v: 2.5 }, time: T0 + MINUTE }]);
+    const again = await sink({ as_float: { v: 'float' } }).write([
+      { measurement: 'as_float', tags: {}, fields: { v: 2.5 }, time: T0 + MINUTE },
+    ]);
     expect(again).toEqual({ written: 1, rejected: 0 });
   });
 
   it('a field type conflict is counted as rejected and dead-lettered; the rest of the batch lands; no throw', async () => {
-    await sink({ conflict: { v: 'integer' } }).write([{ measurement: 'conflict', tags: {}, fields: { v: 1 }, time: T0 }]);
+    await sink({ conflict: { v: 'integer' } }).write([
+      { measurement: 'conflict', tags: {}, fields: { v: 1 }, time: T0 },
+    ]);
     const before = (await deadLetters()).length;
     const mixed = sink({ conflict: { v: 'float' }, fine: { v: 'float' } }, 100);
     const points: Point[] = [
-      ...Array.from({ length: 5 }, (_, i) => ({ measurement: 'fine', tags: {}, fields: { v: i }, time: T0 + i * MINUTE })),
+      ...Array.from({ length: 5 }, (_, i) => ({
+        measurement: 'fine',
+        tags: {},
+        fields: { v: i },
+        time: T0 + i * MINUTE,
+      })),
       { measurement: 'conflict', tags: {}, fields: { v: 2.5 }, time: T0 + MINUTE },
-      ...Array.from({ length: 5 }, (_, i) => ({ measurement: 'fine', tags: {}, fields: { v: i }, time: T0 + (i + 5) * MINUTE })),
+      ...Array.from({ length: 5 }, (_, i) => ({
+        measurement: 'fine',
+        tags: {},
+        fields: { v: i },
+        time: T0 + (i + 5) * MINUTE,
+      })),
     ];
-    expect(await mixed.write(points)).toEqual({ written: 10, rejected: 1, refusals: [expect.objectContaining({ cause: 'field-type-conflict', points: 1, measurements: ['conflict'] })] });
+    expect(await mixed.write(points)).toEqual({
+      written: 10,
+      rejected: 1,
+      refusals: [expect.objectContaining({ cause: 'field-type-conflict', points: 1, measurements: ['conflict'] })],
+    });
     expect(await server.query('SELECT count(v) FROM fine', 'db')).toEqual([{ time: 0, count: 10 }]);
     const letters = (await deadLetters()).slice(before);
     expect(letters).toHaveLength(1);
-    expect(letters[0]).toMatchObject({ sink: 'influx-v1', status: 400, lines: [`conflict v=2.5 ${(T0 + MINUTE) / 1000}`] });
+    expect(letters[0]).toMatchObject({
+      sink: 'influx-v1',
+      status: 400,
+      lines: [`conflict v=2.5 ${(T0 + MINUTE) / 1000}`],
+    });
     expect(letters[0]!.reason).toContain('field type conflict');
   });
 
@@ -139,7 +169,13 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
     const server = await startInfluxV1();
     await server.query('CREATE DATABASE db');
     const dir = await mkdtemp(join(tmpdir(), 'sink-v1-down-'));
-    const s = createSink({ type: 'influx-v1', url: server.url, database: 'db', deadLetterPath: join(dir, 'dead.jsonl'), schema: testSchema({ m: { v: 'integer' } }) });
+    const s = createSink({
+      type: 'influx-v1',
+      url: server.url,
+      database: 'db',
+      deadLetterPath: join(dir, 'dead.jsonl'),
+      schema: testSchema({ m: { v: 'integer' } }),
+    });
     await s.write([{ measurement: 'm', tags: {}, fields: { v: 1 }, time: T0 }]);
     await server.stop();
     const outcome = await s.write([{ measurement: 'm', tags: {}, fields: { v: 2 }, time: T0 }]).then(
@@ -147,7 +183,11 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
       (error: unknown) => ({ error }),
     );
     expect('error' in outcome && outcome.error).toBeInstanceOf(SinkError);
-    expect((outcome as { error: SinkError }).error).toMatchObject({ retryable: true, status: undefined, sink: 'influx-v1' });
+    expect((outcome as { error: SinkError }).error).toMatchObject({
+      retryable: true,
+      status: undefined,
+      sink: 'influx-v1',
+    });
     expect(await readFile(join(dir, 'dead.jsonl'), 'utf8').catch(() => 'none')).toBe('none');
     await s.close();
     await rm(dir, { recursive: true, force: true });

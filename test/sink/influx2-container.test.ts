@@ -58,10 +58,13 @@ describe.skipIf(skipReason !== undefined)('InfluxDB v2 sink against influxdb:2 (
       time: T0 + i * 60_000,
     }));
     expect(await sink.write(points)).toEqual({ written: values.length, rejected: 0 });
-    const found = await rows(`from(bucket: "${BUCKET}") |> range(start: 0) |> filter(fn: (r) => r._measurement == "traffic")`);
+    const found = await rows(
+      `from(bucket: "${BUCKET}") |> range(start: 0) |> filter(fn: (r) => r._measurement == "traffic")`,
+    );
     const bytes = found.filter((r) => r._field === 'bytes');
     expect(bytes.map((r) => r.resource).sort()).toEqual(values.map((v) => (v === '' ? EMPTY_TAG : v)).sort());
-    for (const row of bytes) expect(row._value).toBe(values.indexOf(row.resource === EMPTY_TAG ? '' : String(row.resource)));
+    for (const row of bytes)
+      expect(row._value).toBe(values.indexOf(row.resource === EMPTY_TAG ? '' : String(row.resource)));
     const types = await rows(`import "influxdata/influxdb/schema"
 schema.fieldKeys(bucket: "${BUCKET}", predicate: (r) => r._measurement == "traffic", start: 0)`);
     expect(types.map((r) => r._value).sort()).toEqual(['bytes', 'ratio']);
@@ -71,7 +74,11 @@ schema.fieldKeys(bucket: "${BUCKET}", predicate: (r) => r._measurement == "traff
 
   it('a field type conflict (422) is dead-lettered and counted, without a throw', async () => {
     const asInteger = createSink({
-      type: 'influx-v2', url, token: TOKEN, org: ORG, bucket: BUCKET,
+      type: 'influx-v2',
+      url,
+      token: TOKEN,
+      org: ORG,
+      bucket: BUCKET,
       deadLetterPath: join(dir, 'dead.jsonl'),
       schema: testSchema({ conflict: { v: 'integer' } }),
     });
@@ -79,7 +86,10 @@ schema.fieldKeys(bucket: "${BUCKET}", predicate: (r) => r._measurement == "traff
     await asInteger.close();
     const result = await sink.write([{ measurement: 'conflict', tags: {}, fields: { v: 1.5 }, time: T0 + 60_000 }]);
     expect(result).toEqual({ written: 0, rejected: 1 });
-    const letters = (await readFile(join(dir, 'dead.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as DeadLetter);
+    const letters = (await readFile(join(dir, 'dead.jsonl'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as DeadLetter);
     expect(letters.at(-1)).toMatchObject({ sink: 'influx-v2', lines: [`conflict v=1.5 ${(T0 + 60_000) / 1000}`] });
     expect([400, 422]).toContain(letters.at(-1)!.status);
   });

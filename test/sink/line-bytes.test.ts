@@ -37,7 +37,11 @@ function joinedBodies(points: Point[], encode: (p: Point) => string | undefined,
   return bodies;
 }
 
-async function sinkBodies(points: Point[], options: ConstructorParameters<typeof BatchingSink>[3], batchSize: number): Promise<Buffer[]> {
+async function sinkBodies(
+  points: Point[],
+  options: ConstructorParameters<typeof BatchingSink>[3],
+  batchSize: number,
+): Promise<Buffer[]> {
   const transport = capture();
   const sink = new BatchingSink('test', transport, noDeadLetters, { ...options, batchSize, maxInFlight: 1 });
   await sink.write(points);
@@ -103,7 +107,11 @@ describe('LineBatch', () => {
     expect(batch.retain((owner) => owner !== 'a')).toBe(3);
     expect(batch.count).toBe(3);
     expect(batch.body().toString()).toBe(['line 1 ünï', 'line 3 ünï', 'line 4 ünï'].join('\n'));
-    expect([0, 1, 2].map((i) => [batch.owner(i), batch.measurement(i)])).toEqual([['b', 'm1'], ['c', 'm3'], ['b', 'm4']]);
+    expect([0, 1, 2].map((i) => [batch.owner(i), batch.measurement(i)])).toEqual([
+      ['b', 'm1'],
+      ['c', 'm3'],
+      ['b', 'm4'],
+    ]);
     batch.append('after', 'm9', 'd');
     expect(batch.lines()).toEqual(['line 1 ünï', 'line 3 ünï', 'line 4 ünï', 'after']);
   });

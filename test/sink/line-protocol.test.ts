@@ -9,7 +9,13 @@ const schema = testSchema({
   'cpu load,x': { 'the value': 'float', 'a=b': 'integer' },
 });
 const T = Date.UTC(2024, 0, 1, 12, 0); // minute-aligned
-const point = (over: Partial<Point> = {}): Point => ({ measurement: 'm', tags: {}, fields: { i: 1 }, time: T, ...over });
+const point = (over: Partial<Point> = {}): Point => ({
+  measurement: 'm',
+  tags: {},
+  fields: { i: 1 },
+  time: T,
+  ...over,
+});
 const verbatim: EncodeOptions = { schema, backslashes: 'verbatim' };
 const escaped: EncodeOptions = { schema, backslashes: 'escaped' };
 
@@ -31,7 +37,9 @@ describe('field types follow the schema, not the value', () => {
   });
 
   it('writes fields in the point order and joins them with commas', () => {
-    expect(encodePoint(point({ fields: { f: 2.5, i: 3, b: true } }), 's', verbatim)).toBe(`m f=2.5,i=3i,b=true ${T / 1000}`);
+    expect(encodePoint(point({ fields: { f: 2.5, i: 3, b: true } }), 's', verbatim)).toBe(
+      `m f=2.5,i=3i,b=true ${T / 1000}`,
+    );
   });
 
   it('drops non-finite numbers from the point, and the point when nothing is left', () => {
@@ -60,7 +68,21 @@ describe('field types follow the schema, not the value', () => {
 
 describe('values that are no measurement', () => {
   const counts: EncodeOptions = {
-    schema: new Map([['c', { name: 'c', description: '', source: '', tags: {}, fields: { n: { type: 'integer', description: '', nonNegative: true }, r: { type: 'float', description: '', nonNegative: true } } }]]),
+    schema: new Map([
+      [
+        'c',
+        {
+          name: 'c',
+          description: '',
+          source: '',
+          tags: {},
+          fields: {
+            n: { type: 'integer', description: '', nonNegative: true },
+            r: { type: 'float', description: '', nonNegative: true },
+          },
+        },
+      ],
+    ]),
   };
   const line = (fields: Point['fields']) => encodePoint({ measurement: 'c', tags: {}, fields, time: T }, 's', counts);
 

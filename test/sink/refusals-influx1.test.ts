@@ -39,8 +39,20 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('refusals of a real
   });
 
   function sink(database: string): Sink {
-    const observer = { pointsWritten() {}, deadLetters() {}, writeFailed() {}, pointsRefused: (cause: string, n: number) => (refusedByCause[cause] = (refusedByCause[cause] ?? 0) + n) };
-    const created = createSink({ type: 'influx-v1', url: server.url, database, deadLetterPath: join(dir, 'dead.jsonl'), schema, telemetry: observer });
+    const observer = {
+      pointsWritten() {},
+      deadLetters() {},
+      writeFailed() {},
+      pointsRefused: (cause: string, n: number) => (refusedByCause[cause] = (refusedByCause[cause] ?? 0) + n),
+    };
+    const created = createSink({
+      type: 'influx-v1',
+      url: server.url,
+      database,
+      deadLetterPath: join(dir, 'dead.jsonl'),
+      schema,
+      telemetry: observer,
+    });
     sinks.push(created);
     return created;
   }
@@ -48,7 +60,10 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('refusals of a real
 
   it('a field another tool wrote as a string: refused as field-type-conflict, naming the field, both types and the fix', async () => {
     const now = Date.now();
-    const res = await request(`${server.url}/write?db=typed&precision=ms`, { method: 'POST', body: `m,a=other hits="many" ${now}` });
+    const res = await request(`${server.url}/write?db=typed&precision=ms`, {
+      method: 'POST',
+      body: `m,a=other hits="many" ${now}`,
+    });
     expect(res.statusCode).toBe(204);
     await res.body.dump();
     const result = await sink('typed').write([point(now - MINUTE), point(now - 2 * MINUTE)]);
@@ -81,11 +96,20 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('refusals of a real
   it('reads the retention of the database default policy, or the configured one; autogen keeps forever', async () => {
     const short = await readRetention({ type: 'influx-v1', url: server.url, database: 'short' });
     expect(short).toEqual({ target: 'retention policy "hour" of database "short"', durationMs: HOUR });
-    const named = await readRetention({ type: 'influx-v1', url: server.url, database: 'short', retentionPolicy: 'autogen' });
+    const named = await readRetention({
+      type: 'influx-v1',
+      url: server.url,
+      database: 'short',
+      retentionPolicy: 'autogen',
+    });
     expect(named).toEqual({ target: 'retention policy "autogen" of database "short"', durationMs: undefined });
-    await expect(readRetention({ type: 'influx-v1', url: server.url, database: 'absent' })).rejects.toThrow(/database not found: absent/);
+    await expect(readRetention({ type: 'influx-v1', url: server.url, database: 'absent' })).rejects.toThrow(
+      /database not found: absent/,
+    );
     const now = Date.now();
-    expect(retentionWarning(short, now - 4 * HOUR, now)).toMatch(/starts before what the retention policy "hour" of database "short" keeps \(1 h\)/);
+    expect(retentionWarning(short, now - 4 * HOUR, now)).toMatch(
+      /starts before what the retention policy "hour" of database "short" keeps \(1 h\)/,
+    );
     expect(retentionWarning(short, now - 30 * MINUTE, now)).toBeUndefined();
     expect(retentionWarning(named, now - 400 * HOUR, now)).toBeUndefined();
   });

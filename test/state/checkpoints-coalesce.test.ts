@@ -25,7 +25,9 @@ describe('write coalescing', () => {
     const store = await CheckpointStore.open(dir);
     const write = vi.mocked(writeFileDurably);
     write.mockClear();
-    const confirms = Array.from({ length: 100 }, (_, i) => store.confirm('k', { from: T + i * 10, to: T + i * 10 + 10 }));
+    const confirms = Array.from({ length: 100 }, (_, i) =>
+      store.confirm('k', { from: T + i * 10, to: T + i * 10 + 10 }),
+    );
     await Promise.all(confirms);
     expect(write.mock.calls.length).toBeGreaterThanOrEqual(1);
     expect(write.mock.calls.length).toBeLessThanOrEqual(2);
@@ -37,7 +39,9 @@ describe('write coalescing', () => {
     dir = await mkdtemp(join(tmpdir(), 'coalesce-'));
     const store = await CheckpointStore.open(dir);
     await store.confirm('k', { from: T, to: T + 10 });
-    vi.mocked(writeFileDurably).mockRejectedValueOnce(Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' }));
+    vi.mocked(writeFileDurably).mockRejectedValueOnce(
+      Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' }),
+    );
     await expect(store.confirm('k', { from: T + 10, to: T + 20 })).rejects.toThrow(/ENOSPC/);
     expect(store.watermark('k')).toBe(T + 10);
     expect(store.missing('k', T, T + 20)).toEqual([{ from: T + 10, to: T + 20 }]);

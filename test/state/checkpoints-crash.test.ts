@@ -25,7 +25,8 @@ afterAll(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-/** Runs the child until it reported `reports` resolved confirmations, then SIGKILLs it; returns every mark it printed. */
+/** Runs the child until it reported `reports` resolved confirmations, then SIGKILLs it; returns every mark it printed.
+ * */
 function runAndKill(reports: number): Promise<{ ready: number; marks: number[] }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [childScript, stateDir, KEY], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -77,7 +77,10 @@ describe('CheckpointStore', () => {
     const spans = Array.from({ length: 100 }, (_, i) => ({ from: T + i * M, to: T + (i + 1) * M })).reverse();
     await Promise.all(spans.map((span) => s.confirm(KEY, span)));
     expect(s.watermark(KEY)).toBe(T + 100 * M);
-    const file = JSON.parse(await readFile(join(dir, fileNameOf(KEY)), 'utf8')) as { spans: number[][]; watermark: number };
+    const file = JSON.parse(await readFile(join(dir, fileNameOf(KEY)), 'utf8')) as {
+      spans: number[][];
+      watermark: number;
+    };
     expect(file.spans).toEqual([[T, T + 100 * M]]);
     expect(file.watermark).toBe(T + 100 * M);
   });
@@ -124,7 +127,11 @@ describe('corrupt checkpoint files', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['truncated JSON', '{"version":1,"key":', /not JSON/],
     ['wrong shape', '{"version":1,"key":"k","watermark":"soon","confirmedAt":null,"spans":[]}', /watermark/],
-    ['unsorted spans', `{"version":1,"key":"k","watermark":null,"confirmedAt":null,"spans":[[${T + 5},${T + 6}],[${T + 1},${T + 2}]]}`, /spans\.1/],
+    [
+      'unsorted spans',
+      `{"version":1,"key":"k","watermark":null,"confirmedAt":null,"spans":[[${T + 5},${T + 6}],[${T + 1},${T + 2}]]}`,
+      /spans\.1/,
+    ],
     ['empty file', '', /not JSON/],
   ];
   for (const [name, content, problem] of cases) {
@@ -142,8 +149,16 @@ describe('corrupt checkpoint files', () => {
   }
 
   const implausible: Array<[string, string, RegExp]> = [
-    ['a span reaching far into the future', '"watermark":null,"confirmedAt":null,"spans":[[0,8000000000000000]]', /spans\.0 start: 1970-01-01/],
-    ['a span ending after now (beyond a day of skew)', `"watermark":null,"confirmedAt":null,"spans":[[${T},${Date.now() + 2 * DAY}]]`, /spans\.0 end: .* in the future/],
+    [
+      'a span reaching far into the future',
+      '"watermark":null,"confirmedAt":null,"spans":[[0,8000000000000000]]',
+      /spans\.0 start: 1970-01-01/,
+    ],
+    [
+      'a span ending after now (beyond a day of skew)',
+      `"watermark":null,"confirmedAt":null,"spans":[[${T},${Date.now() + 2 * DAY}]]`,
+      /spans\.0 end: .* in the future/,
+    ],
     ['a watermark before 2000', '"watermark":1000,"confirmedAt":null,"spans":[]', /watermark: 1970/],
   ];
   for (const [name, body, problem] of implausible) {

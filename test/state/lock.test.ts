@@ -16,7 +16,8 @@ afterEach(async () => {
 });
 
 const lockPath = () => join(dir, 'state.lock');
-const lockOf = (pid: number, host = hostname()) => JSON.stringify({ pid, host, nonce: `n${pid}`, since: '2024-01-01T00:00:00Z' });
+const lockOf = (pid: number, host = hostname()) =>
+  JSON.stringify({ pid, host, nonce: `n${pid}`, since: '2024-01-01T00:00:00Z' });
 
 /** A pid that certainly belongs to no process: a child that has already exited. */
 async function deadPid(): Promise<number> {

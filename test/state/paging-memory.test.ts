@@ -31,7 +31,11 @@ describe('PagingMemory: the largest page per API across restarts', () => {
 
     const restarted = new ServerPaging();
     await PagingMemory.open(state, restarted);
-    expect([restarted.largestPage('statistic'), restarted.largestPage('streamstat'), restarted.largestPage('metrics')]).toEqual([7, 12, 0]);
+    expect([
+      restarted.largestPage('statistic'),
+      restarted.largestPage('streamstat'),
+      restarted.largestPage('metrics'),
+    ]).toEqual([7, 12, 0]);
     expect(restarted.rowsOf('statistic/acme/codes')).toBe(7);
   });
 

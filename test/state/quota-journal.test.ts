@@ -41,7 +41,11 @@ describe('quota journal', () => {
     }
     await journal.flush();
     clock.set(20_000);
-    const limiter = new Limiter('statistic', { calls: 5, periodMs: 60_000 }, { clock, marginMs: 0, journal: new QuotaJournal(dir, { clock }) });
+    const limiter = new Limiter(
+      'statistic',
+      { calls: 5, periodMs: 60_000 },
+      { clock, marginMs: 0, journal: new QuotaJournal(dir, { clock }) },
+    );
     expect(limiter.snapshot().recentCompletions).toBe(5);
     clock.set(70_001); // the call completed at 10 001 has aged out
     expect(limiter.snapshot().recentCompletions).toBe(4);
@@ -49,7 +53,10 @@ describe('quota journal', () => {
 
   it('starts empty without a file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'qj-'));
-    expect(new QuotaJournal(join(dir, 'nope')).history('dvr', new ManualClock(0))).toEqual({ completedAt: [], unsettled: 0 });
+    expect(new QuotaJournal(join(dir, 'nope')).history('dvr', new ManualClock(0))).toEqual({
+      completedAt: [],
+      unsettled: 0,
+    });
   });
 
   it('coalesces writes: a burst of changes costs one write in flight plus one with the latest state', async () => {

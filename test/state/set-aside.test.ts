@@ -25,7 +25,14 @@ describe('the set-aside list (state/set-aside.json)', () => {
     const { store: again, problem } = await SetAsideStore.open(dir, { clock });
     expect(problem).toBeUndefined();
     expect(again.list('metrics/acme')).toEqual([
-      { from: 0, to: 10 * MIN, reason: 'data.0.x: Expected number', firstAt: clock.now(), attempts: 1, nextRetryAt: clock.now() + 10 * MIN },
+      {
+        from: 0,
+        to: 10 * MIN,
+        reason: 'data.0.x: Expected number',
+        firstAt: clock.now(),
+        attempts: 1,
+        nextRetryAt: clock.now() + 10 * MIN,
+      },
     ]);
     expect((await readStateSnapshot(dir, Date.now())).jobs.get('metrics/acme')?.setAside).toHaveLength(1);
     await again.resolve('metrics/acme', { from: 0, to: 10 * MIN });

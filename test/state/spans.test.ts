@@ -13,7 +13,9 @@ describe('mergeSpan', () => {
   });
 
   it('converges to the same list whatever the order (property)', () => {
-    const spanArb = fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 20 })).map(([a, len]) => span(a, a + len));
+    const spanArb = fc
+      .tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 20 }))
+      .map(([a, len]) => span(a, a + len));
     fc.assert(
       fc.property(fc.array(spanArb, { maxLength: 30 }), (list) => {
         const forward = list.reduce<Span[]>(mergeSpan, []);

@@ -22,10 +22,28 @@ const add = (s: Sums, r: StatisticRow | { traffic?: number; hits?: number; cache
   cached: s.cached + cachedOf(r),
 });
 const ZERO: Sums = { traffic: 0, hits: 0, cached: 0 };
-const keyOf = (g: StatisticGrouping, row: StatisticRow) => GROUPING_KEYS[g].map((k) => String(row[k as keyof StatisticRow])).join('|');
+const keyOf = (g: StatisticGrouping, row: StatisticRow) =>
+  GROUPING_KEYS[g].map((k) => String(row[k as keyof StatisticRow])).join('|');
 
-const GROUPINGS: StatisticGrouping[] = ['customs', 'referrers', 'codes', 'regions', 'browsers', 'platforms', 'resources', 'hosts', 'paths', 'countries', 'accounts'];
-const FILTERS: Array<Partial<StatisticQuery>> = [{}, { country: 'RU' }, { browser: 'Chrome', code: 200 }, { service: 'media' }];
+const GROUPINGS: StatisticGrouping[] = [
+  'customs',
+  'referrers',
+  'codes',
+  'regions',
+  'browsers',
+  'platforms',
+  'resources',
+  'hosts',
+  'paths',
+  'countries',
+  'accounts',
+];
+const FILTERS: Array<Partial<StatisticQuery>> = [
+  {},
+  { country: 'RU' },
+  { browser: 'Chrome', code: 200 },
+  { service: 'media' },
+];
 const GRANULARITIES = [
   { granularity: 'PT5M' },
   { granularity: 'PT15M', timezone: 'Asia/Kolkata' },
@@ -59,7 +77,8 @@ describe('the simulator adds up exactly (property)', () => {
         expect(overGroups, label).toEqual(add(ZERO, total));
         const buckets = (await client.timesGrouped(g, { ...q, ...times, limit: 1000 })).body.result;
         const fromBuckets = new Map<string, Sums>();
-        for (const bucket of buckets) for (const r of bucket.result) fromBuckets.set(keyOf(g, r), add(fromBuckets.get(keyOf(g, r)) ?? ZERO, r));
+        for (const bucket of buckets)
+          for (const r of bucket.result) fromBuckets.set(keyOf(g, r), add(fromBuckets.get(keyOf(g, r)) ?? ZERO, r));
         expect(fromBuckets, label).toEqual(perGroup);
         const plain = (await client.times({ ...q, ...times })).body.result;
         expect(plain.reduce(add, ZERO), label).toEqual(overGroups);
@@ -76,8 +95,14 @@ describe('the simulator adds up exactly (property)', () => {
     for (const { name } of ctx.sim.world.accounts) {
       const own = (await client.times({ ...q, account: name })).body.result;
       const rows = shared.map((b) => b.result.find((r) => r.account === name));
-      expect(rows.every((r) => r !== undefined), name).toBe(true);
-      expect(rows.map((r) => ({ ...r, account: undefined })), name).toEqual(own.map(({ start: _s, end: _e, ...values }) => ({ ...values, account: undefined })));
+      expect(
+        rows.every((r) => r !== undefined),
+        name,
+      ).toBe(true);
+      expect(
+        rows.map((r) => ({ ...r, account: undefined })),
+        name,
+      ).toEqual(own.map(({ start: _s, end: _e, ...values }) => ({ ...values, account: undefined })));
     }
   });
 });

@@ -114,10 +114,24 @@ describe('what the client sends', () => {
     const client = clientFor(ctx.sim);
     const account = ctx.sim.accounts[0]!;
     const host = ctx.sim.world.accounts[0]!.resources[0]!.cname;
-    const total = await client.total(q({ start: new Date(Date.parse(WINDOW.start)), fields: ['hits', 'traffic'], account, code: 200 }));
+    const total = await client.total(
+      q({ start: new Date(Date.parse(WINDOW.start)), fields: ['hits', 'traffic'], account, code: 200 }),
+    );
     expect(total.body).toMatchObject({ start: WINDOW.start, end: WINDOW.end, account, code: 200 });
     expect(Object.keys(total.body).sort()).toEqual(['account', 'code', 'end', 'hits', 'start', 'traffic']);
-    const groupings = ['customs', 'referrers', 'codes', 'regions', 'browsers', 'platforms', 'resources', 'hosts', 'paths', 'countries', 'accounts'] as const;
+    const groupings = [
+      'customs',
+      'referrers',
+      'codes',
+      'regions',
+      'browsers',
+      'platforms',
+      'resources',
+      'hosts',
+      'paths',
+      'countries',
+      'accounts',
+    ] as const;
     for (const g of groupings) {
       const extra: Partial<StatisticQuery> = g === 'hosts' ? { account } : g === 'paths' ? { account, host } : {};
       const grouped = await client.grouped(g, q({ ...extra, limit: 2, sort: '-traffic' }));

@@ -10,7 +10,8 @@ import { clientFor, newClock, NOW, WINDOW } from './helpers.js';
 
 const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null } });
 
-const sum = (rows: ReadonlyArray<{ traffic?: number; hits?: number }>, key: 'traffic' | 'hits') => rows.reduce((a, r) => a + r[key]!, 0);
+const sum = (rows: ReadonlyArray<{ traffic?: number; hits?: number }>, key: 'traffic' | 'hits') =>
+  rows.reduce((a, r) => a + r[key]!, 0);
 
 async function allRows(grouping: StatisticGrouping, q: StatisticQuery, pageSize = 1000): Promise<StatisticRow[]> {
   const rows: StatisticRow[] = [];
@@ -38,14 +39,21 @@ describe('values derive from the traffic model', () => {
       bytes += minuteBytes;
       peak = Math.max(peak, minuteBytes);
     }
-    expect(res.body).toMatchObject({ traffic: bytes, hits: requests, cache_ratio: cached / bytes, bandwidth: Math.floor((peak * 8) / 60) });
+    expect(res.body).toMatchObject({
+      traffic: bytes,
+      hits: requests,
+      cache_ratio: cached / bytes,
+      bandwidth: Math.floor((peak * 8) / 60),
+    });
   });
 
   it('resource, host and service filters select resources; all accounts of the token without account', async () => {
     const client = clientFor(ctx.sim);
     const [a, b] = ctx.sim.world.accounts;
     const all = (await client.total(WINDOW)).body.traffic!;
-    const perAccount = await Promise.all([a!, b!].map(async (x) => (await client.total({ ...WINDOW, account: x.name })).body.traffic!));
+    const perAccount = await Promise.all(
+      [a!, b!].map(async (x) => (await client.total({ ...WINDOW, account: x.name })).body.traffic!),
+    );
     expect(all).toBe(perAccount[0]! + perAccount[1]!);
     const resource = a!.resources[1]!;
     const byId = (await client.total({ ...WINDOW, resource: resource.id })).body.traffic;
@@ -59,8 +67,24 @@ describe('values derive from the traffic model', () => {
 });
 
 describe('grouped traffic and hits sum exactly to the total of the same filters', () => {
-  const groupings: StatisticGrouping[] = ['customs', 'referrers', 'codes', 'regions', 'browsers', 'platforms', 'resources', 'countries', 'accounts'];
-  const filterSets: Array<Partial<StatisticQuery>> = [{}, { country: 'RU' }, { browser: 'Chrome', code: 200 }, { service: 'media' }, { region: 'US-CA', custom: 'campaign=spring' }];
+  const groupings: StatisticGrouping[] = [
+    'customs',
+    'referrers',
+    'codes',
+    'regions',
+    'browsers',
+    'platforms',
+    'resources',
+    'countries',
+    'accounts',
+  ];
+  const filterSets: Array<Partial<StatisticQuery>> = [
+    {},
+    { country: 'RU' },
+    { browser: 'Chrome', code: 200 },
+    { service: 'media' },
+    { region: 'US-CA', custom: 'campaign=spring' },
+  ];
 
   it('for every grouping and several filter sets', async () => {
     const client = clientFor(ctx.sim);
@@ -135,9 +159,17 @@ describe('paging', () => {
 describe('/times', () => {
   it('buckets sum to the total of the window, also across a time zone with clipped buckets', async () => {
     const client = clientFor(ctx.sim);
-    const q = { start: '2026-03-09T20:30:00Z', end: '2026-03-11T03:00:00Z', resource: ctx.sim.world.accounts[0]!.resources[0]!.id };
+    const q = {
+      start: '2026-03-09T20:30:00Z',
+      end: '2026-03-11T03:00:00Z',
+      resource: ctx.sim.world.accounts[0]!.resources[0]!.id,
+    };
     const total = (await client.total(q)).body;
-    for (const [granularity, timezone] of [['PT1H', undefined], ['P1D', 'Asia/Tokyo'], ['PT15M', 'Asia/Kolkata']] as const) {
+    for (const [granularity, timezone] of [
+      ['PT1H', undefined],
+      ['P1D', 'Asia/Tokyo'],
+      ['PT15M', 'Asia/Kolkata'],
+    ] as const) {
       const times = (await client.times({ ...q, granularity, timezone })).body;
       expect(times.granularity).toBe(granularity);
       expect(sum(times.result, 'traffic'), granularity).toBe(total.traffic);
@@ -175,7 +207,11 @@ describe('/times', () => {
       fields: ['traffic'],
     });
     expect(res.body.result).toHaveLength(7 * 1440);
-    expect(res.body.result[0]!.result.map((r) => Object.keys(r).sort())[0]).toEqual(['country', 'country_name', 'traffic']);
+    expect(res.body.result[0]!.result.map((r) => Object.keys(r).sort())[0]).toEqual([
+      'country',
+      'country_name',
+      'traffic',
+    ]);
   });
 });
 

@@ -23,7 +23,23 @@ describe('granularity grammar P[n]Y[n]M[n]DT[n]H[n]M[n]S with one non-zero compo
   });
 
   it('rejects the spec counter-example P1DT12H and everything that is not one positive component', () => {
-    for (const bad of ['P1DT12H', 'P1Y1M', 'PT1H30M', 'P', 'PT', 'P1DT', 'P0D', 'PT0M', '1M', 'p1m', 'PT1.5H', 'P-1D', 'P1W1D', 'PT5M ', '']) {
+    for (const bad of [
+      'P1DT12H',
+      'P1Y1M',
+      'PT1H30M',
+      'P',
+      'PT',
+      'P1DT',
+      'P0D',
+      'PT0M',
+      '1M',
+      'p1m',
+      'PT1.5H',
+      'P-1D',
+      'P1W1D',
+      'PT5M ',
+      '',
+    ]) {
       expect(parseGranularity(bad), bad).toBeUndefined();
     }
   });

@@ -15,14 +15,23 @@ export function newClock(at = NOW): ManualClock {
   return new ManualClock(at);
 }
 
-export function clientFor(sim: Simulator, options: { tokenPlacement?: TokenPlacement; language?: string } = {}): StatisticClient {
+export function clientFor(
+  sim: Simulator,
+  options: { tokenPlacement?: TokenPlacement; language?: string } = {},
+): StatisticClient {
   const http = new HttpClient({ baseUrl: sim.url, token: sim.token, tokenPlacement: options.tokenPlacement });
   return new StatisticClient(http, { language: options.language });
 }
 
 /** A raw call that bypasses the client (and its checks): path below the prefix, query as given, token in the header. */
 export function raw(sim: Simulator, path: string, query: RawQuery, init: RawInit = {}) {
-  return rawRequest<{ status?: string; data?: string } & Record<string, unknown>>(sim, APIS.statistic.prefix, path, query, init);
+  return rawRequest<{ status?: string; data?: string } & Record<string, unknown>>(
+    sim,
+    APIS.statistic.prefix,
+    path,
+    query,
+    init,
+  );
 }
 
 export const HOUR_WINDOW = { start: new Date(NOW - 3 * HOUR), end: new Date(NOW - 2 * HOUR) };

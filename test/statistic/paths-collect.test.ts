@@ -21,7 +21,8 @@ function pathHitsByHost(file: string): Map<string, number> {
   return out;
 }
 
-/** The `paths` grouping needs a host (spec A2): one job per listed account and host, its points tagged with the host. */
+/** The `paths` grouping needs a host (spec A2): one job per listed account and host, its points tagged with the host.
+ * */
 describe('paths grouping', () => {
   const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
   let sim: Simulator;
@@ -59,7 +60,12 @@ describe('paths grouping', () => {
       const spans = rt.store.confirmed(`statistic/acme/paths/${host}`);
       expect(spans).toHaveLength(1);
       let truth = 0;
-      for await (const rows of client.pages('paths', { account: 'acme', host, start: spans[0]!.from, end: spans[0]!.to })) {
+      for await (const rows of client.pages('paths', {
+        account: 'acme',
+        host,
+        start: spans[0]!.from,
+        end: spans[0]!.to,
+      })) {
         truth += rows.reduce((n, r) => n + (r.hits ?? 0), 0);
       }
       expect(truth).toBeGreaterThan(0);

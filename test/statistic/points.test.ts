@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { SCHEMA } from '../../src/schema.js';
-import { statisticMeasurements, TRAFFIC_MEASUREMENT, trafficMeasurement } from '../../src/sources/statistic/measurements.js';
-import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from '../../src/sources/statistic/points.js';
+import {
+  statisticMeasurements,
+  TRAFFIC_MEASUREMENT,
+  trafficMeasurement,
+} from '../../src/sources/statistic/measurements.js';
+import {
+  groupedToPoints,
+  timesGroupedToPoints,
+  timesToPoints,
+  totalToPoints,
+} from '../../src/sources/statistic/points.js';
 import {
   statisticGroupedSchema,
   statisticTimesGroupedSchema,
@@ -29,8 +38,18 @@ describe('cdn_traffic points', () => {
       ],
     });
     expect(timesToPoints(body, { account: 'acme' })).toEqual([
-      { measurement: TRAFFIC_MEASUREMENT, tags: { account: 'acme', service: 'all' }, fields, time: Date.parse('2026-03-10T00:00:00Z') },
-      { measurement: TRAFFIC_MEASUREMENT, tags: { account: 'acme', service: 'all' }, fields: { traffic: 5, hits: 1 }, time: Date.parse('2026-03-10T01:00:00Z') },
+      {
+        measurement: TRAFFIC_MEASUREMENT,
+        tags: { account: 'acme', service: 'all' },
+        fields,
+        time: Date.parse('2026-03-10T00:00:00Z'),
+      },
+      {
+        measurement: TRAFFIC_MEASUREMENT,
+        tags: { account: 'acme', service: 'all' },
+        fields: { traffic: 5, hits: 1 },
+        time: Date.parse('2026-03-10T01:00:00Z'),
+      },
     ]);
     // Never an all-accounts point: without an account from the call or the echo there is no account tag at all.
     expect(timesToPoints(body)[0]!.tags).toEqual({ service: 'all' });
@@ -82,8 +101,16 @@ describe('cdn_traffic points', () => {
       measurement: TRAFFIC_MEASUREMENT,
       tags: { account: 'globex', service: 'all', code: '404' },
     });
-    const total = statisticTotalSchema.parse({ start: '2026-03-10T00:00:00Z', end: '2026-03-10T01:00:00Z', resource: 123, ...values });
-    expect(totalToPoints(total, { account: 'acme' })[0]).toMatchObject({ tags: { account: 'acme', resource: '123' }, fields });
+    const total = statisticTotalSchema.parse({
+      start: '2026-03-10T00:00:00Z',
+      end: '2026-03-10T01:00:00Z',
+      resource: 123,
+      ...values,
+    });
+    expect(totalToPoints(total, { account: 'acme' })[0]).toMatchObject({
+      tags: { account: 'acme', resource: '123' },
+      fields,
+    });
   });
 
   it('one measurement per aggregation level: no grouping tag; cdn_traffic_by_<g> for each dimension grouping', () => {
@@ -92,16 +119,40 @@ describe('cdn_traffic points', () => {
     expect(trafficMeasurement('countries')).toBe('cdn_traffic_by_countries');
     expect(statisticMeasurements.map((m) => m.name)).toEqual([
       'cdn_traffic',
-      ...['customs', 'referrers', 'codes', 'regions', 'browsers', 'platforms', 'resources', 'hosts', 'paths', 'countries'].map((g) => `cdn_traffic_by_${g}`),
+      ...[
+        'customs',
+        'referrers',
+        'codes',
+        'regions',
+        'browsers',
+        'platforms',
+        'resources',
+        'hosts',
+        'paths',
+        'countries',
+      ].map((g) => `cdn_traffic_by_${g}`),
     ]);
     for (const m of statisticMeasurements) {
       expect(m.tags, m.name).not.toHaveProperty('grouping');
-      expect(Object.keys(m.fields), m.name).toEqual(['traffic', 'hits', 'cached_traffic', 'cache_ratio', 'bandwidth_peak']);
+      expect(Object.keys(m.fields), m.name).toEqual([
+        'traffic',
+        'hits',
+        'cached_traffic',
+        'cache_ratio',
+        'bandwidth_peak',
+      ]);
       expect(m.fields.cache_ratio!.aggregate).toEqual({ ratio: ['cached_traffic', 'traffic'] });
       expect(m.fields.bandwidth_peak!.aggregate).toBe('max');
       expect(m.query, m.name).toContain('sum("cached_traffic") / sum("traffic")');
     }
-    expect(Object.keys(SCHEMA.get('cdn_traffic_by_regions')!.tags)).toEqual(['account', 'service', 'country', 'region', 'country_name', 'region_name']);
+    expect(Object.keys(SCHEMA.get('cdn_traffic_by_regions')!.tags)).toEqual([
+      'account',
+      'service',
+      'country',
+      'region',
+      'country_name',
+      'region_name',
+    ]);
     expect(Object.keys(SCHEMA.get('cdn_traffic_by_paths')!.tags)).toEqual(['account', 'service', 'host', 'path']);
   });
 
@@ -111,12 +162,19 @@ describe('cdn_traffic points', () => {
     const q = { ...WINDOW, granularity: 'PT30M' };
     const points = [
       ...timesToPoints((await client.times({ ...q, account })).body, { account }),
-      ...(await Promise.all(
-        (['regions', 'resources', 'codes', 'customs', 'referrers', 'paths', 'accounts'] as const).map(async (g) => {
-          const extra = g === 'paths' ? { account, host: ctx.sim.world.accounts[0]!.resources[0]!.cname } : g === 'accounts' ? {} : { account };
-          return timesGroupedToPoints(g, (await client.timesGrouped(g, { ...q, ...extra })).body, { account });
-        }),
-      )).flat(),
+      ...(
+        await Promise.all(
+          (['regions', 'resources', 'codes', 'customs', 'referrers', 'paths', 'accounts'] as const).map(async (g) => {
+            const extra =
+              g === 'paths'
+                ? { account, host: ctx.sim.world.accounts[0]!.resources[0]!.cname }
+                : g === 'accounts'
+                  ? {}
+                  : { account };
+            return timesGroupedToPoints(g, (await client.timesGrouped(g, { ...q, ...extra })).body, { account });
+          }),
+        )
+      ).flat(),
     ];
     expect(points.length).toBeGreaterThan(40);
     for (const p of points) {

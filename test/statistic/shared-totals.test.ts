@@ -51,14 +51,23 @@ describe('one /times/accounts job for the totals of several accounts', () => {
   });
   afterAll(() => sim.close());
 
-  const config = (out: string, accounts: string[], groupings: string[], extra: Record<string, unknown> = {}, state?: string): CollectorConfig => {
+  const config = (
+    out: string,
+    accounts: string[],
+    groupings: string[],
+    extra: Record<string, unknown> = {},
+    state?: string,
+  ): CollectorConfig => {
     const c = configFor(sim, { type: 'file', path: out }, { accounts, jobs: statisticOnly(groupings), ...extra });
     return state === undefined ? c : { ...c, state: { ...c.state, dir: state } };
   };
   const tempFile = () => join(mkdtempSync(join(tmpdir(), 'shared-')), 'points.lp');
 
   it('total and accounts are one job; one account keeps its /times job', async () => {
-    const three = await runtimeFor(config(tempFile(), ['acme', 'globex', 'initech'], ['total', 'accounts', 'countries']), clock);
+    const three = await runtimeFor(
+      config(tempFile(), ['acme', 'globex', 'initech'], ['total', 'accounts', 'countries']),
+      clock,
+    );
     expect(three.collector.jobs.map((j) => j.key)).toEqual([
       'statistic/acme/countries',
       'statistic/globex/countries',
@@ -75,7 +84,12 @@ describe('one /times/accounts job for the totals of several accounts', () => {
     it(`calls planned equal calls made (page size ${pageSize}); each configured account gets exactly its /times buckets`, async () => {
       const out = tempFile();
       // The token sees four accounts; three are configured and only theirs are written.
-      const rt = await runtimeFor(config(out, ['acme', 'globex', 'initech'], ['total'], { api: { baseUrl: sim.url, token: sim.token, pageSize } }), clock);
+      const rt = await runtimeFor(
+        config(out, ['acme', 'globex', 'initech'], ['total'], {
+          api: { baseUrl: sim.url, token: sim.token, pageSize },
+        }),
+        clock,
+      );
       const [job] = rt.collector.jobs;
       const spans = rt.collector.pending(job!);
       expect(spans.length).toBeGreaterThan(0);
@@ -90,8 +104,12 @@ describe('one /times/accounts job for the totals of several accounts', () => {
       for (const account of ['acme', 'globex', 'initech']) {
         const confirmed = rt.store.confirmed(`statistic/${account}/total`);
         expect(confirmed).toEqual([{ from: spans[0]!.from, to: spans.at(-1)!.to }]);
-        const own = (await client.times({ account, start: confirmed[0]!.from, end: confirmed[0]!.to, granularity: 'PT5M' })).body.result;
-        expect([...written.get(account)!].map(([t, p]) => [t, p.hits])).toEqual(own.map((b) => [Date.parse(b.start), b.hits]));
+        const own = (
+          await client.times({ account, start: confirmed[0]!.from, end: confirmed[0]!.to, granularity: 'PT5M' })
+        ).body.result;
+        expect([...written.get(account)!].map(([t, p]) => [t, p.hits])).toEqual(
+          own.map((b) => [Date.parse(b.start), b.hits]),
+        );
       }
       await rt.close();
     });
@@ -115,9 +133,11 @@ describe('one /times/accounts job for the totals of several accounts', () => {
     expect(pending[0]!.from).toBe(acmeBefore[0]!.to);
     const newest = pending.at(-1)!.to;
     expect(newest - acmeBefore[0]!.to).toBe(3 * HOUR);
-    expect(planBackfill(shared.collector, { from: acmeBefore[0]!.from, to: newest }, ['statistic/globex']).jobs.map((j) => j.job.key)).toEqual([
-      SHARED_TOTALS_KEY,
-    ]);
+    expect(
+      planBackfill(shared.collector, { from: acmeBefore[0]!.from, to: newest }, ['statistic/globex']).jobs.map(
+        (j) => j.job.key,
+      ),
+    ).toEqual([SHARED_TOTALS_KEY]);
     expect((await shared.collector.tick()).filter((r) => r.error)).toEqual([]);
     expect(shared.store.confirmed('statistic/acme/total')).toEqual([{ from: acmeBefore[0]!.from, to: newest }]);
     expect(shared.store.confirmed('statistic/globex/total')).toEqual([{ from: acmeBefore[0]!.to, to: newest }]);
@@ -135,7 +155,12 @@ describe('one /times/accounts job for the totals of several accounts', () => {
   it('an account that joins while a span is read is not confirmed for that span; the provisional twin confirms nothing', async () => {
     const members = new Set<string>();
     const settings = statisticSettings.parse({ groupings: ['accounts'], provisional: true });
-    const jobs = statisticJobs(settings, { accounts: ['acme', 'globex'], accountsAuto: true, statisticAccounts: members, pageSize: 1000 });
+    const jobs = statisticJobs(settings, {
+      accounts: ['acme', 'globex'],
+      accountsAuto: true,
+      statisticAccounts: members,
+      pageSize: 1000,
+    });
     expect(jobs.map((j) => [j.key, j.checkpointed, j.sharedKeys !== undefined])).toEqual([
       [SHARED_TOTALS_KEY, true, true],
       ['statistic-provisional/*/total', false, false],

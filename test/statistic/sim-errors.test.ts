@@ -16,7 +16,11 @@ async function error(path: string, query: Record<string, string>, init?: Paramet
 
 describe('table A errors from the simulator (raw calls, no client)', () => {
   it('401 token is invalid: no token, an unknown token, an expired token', async () => {
-    expect(await error('/', W, { token: 'none' })).toEqual({ status: 401, status_text: 'error', data: 'token is invalid' });
+    expect(await error('/', W, { token: 'none' })).toEqual({
+      status: 401,
+      status_text: 'error',
+      data: 'token is invalid',
+    });
     expect((await error('/', W, { headers: { 'cdn-auth-token': 'nope' } })).data).toBe('token is invalid');
     expect((await error('/', { ...W, cdnauthtoken: SPECIAL_TOKENS.expired }, { token: 'none' })).status).toBe(401);
   });
@@ -65,7 +69,10 @@ describe('table A errors from the simulator (raw calls, no client)', () => {
       ['/accounts', { resource: '1' }, 'resource'],
     ];
     for (const [path, extra, name] of cases) {
-      expect(await error(path, { ...W, ...extra }), `${path} ${name}`).toMatchObject({ status: 400, data: `unknown parameter: ${name}` });
+      expect(await error(path, { ...W, ...extra }), `${path} ${name}`).toMatchObject({
+        status: 400,
+        data: `unknown parameter: ${name}`,
+      });
     }
   });
 
@@ -87,15 +94,24 @@ describe('table A errors from the simulator (raw calls, no client)', () => {
       ['/', { language: 'fr' }, 'language'],
     ];
     for (const [path, extra, name] of cases) {
-      expect(await error(path, { ...W, ...extra }), `${path} ${name}`).toMatchObject({ status: 400, data: `invalid value: ${name}` });
+      expect(await error(path, { ...W, ...extra }), `${path} ${name}`).toMatchObject({
+        status: 400,
+        data: `invalid value: ${name}`,
+      });
     }
     const repeated = await raw(ctx.sim, '/', `start=${W.start}&end=${W.end}&country=RU&country=US`);
     expect(repeated.body.data).toBe('invalid value: country');
   });
 
   it('400 start must be less then end', async () => {
-    expect(await error('/', { start: W.end, end: W.start })).toMatchObject({ status: 400, data: 'start must be less then end' });
-    expect(await error('/', { start: W.start, end: W.start })).toMatchObject({ status: 400, data: 'start must be less then end' });
+    expect(await error('/', { start: W.end, end: W.start })).toMatchObject({
+      status: 400,
+      data: 'start must be less then end',
+    });
+    expect(await error('/', { start: W.start, end: W.start })).toMatchObject({
+      status: 400,
+      data: 'start must be less then end',
+    });
     // an offset is honoured: 11:00+03:00 is 08:00Z, so this window is empty
     const offsets = await raw(ctx.sim, '/', `start=2026-03-10T11:00:00%2B03:00&end=${W.start}`);
     expect(offsets.body.data).toBe('start must be less then end');
@@ -103,7 +119,10 @@ describe('table A errors from the simulator (raw calls, no client)', () => {
 
   it('400 granularity is not correct', async () => {
     for (const granularity of ['P1DT12H', 'PT0M', 'minute', 'PT30S', 'PT1S']) {
-      expect(await error('/times', { ...W, granularity }), granularity).toMatchObject({ status: 400, data: 'granularity is not correct' });
+      expect(await error('/times', { ...W, granularity }), granularity).toMatchObject({
+        status: 400,
+        data: 'granularity is not correct',
+      });
     }
   });
 
@@ -126,9 +145,19 @@ describe('token placement', () => {
   });
 
   it('cdnauthtoken wins over the header', async () => {
-    const good = await raw(ctx.sim, '/', { ...W, cdnauthtoken: ctx.sim.token }, { headers: { 'cdn-auth-token': 'wrong' } });
+    const good = await raw(
+      ctx.sim,
+      '/',
+      { ...W, cdnauthtoken: ctx.sim.token },
+      { headers: { 'cdn-auth-token': 'wrong' } },
+    );
     expect(good.status).toBe(200);
-    const bad = await raw(ctx.sim, '/', { ...W, cdnauthtoken: 'wrong' }, { headers: { 'cdn-auth-token': ctx.sim.token } });
+    const bad = await raw(
+      ctx.sim,
+      '/',
+      { ...W, cdnauthtoken: 'wrong' },
+      { headers: { 'cdn-auth-token': ctx.sim.token } },
+    );
     expect(bad).toMatchObject({ status: 401, body: { data: 'token is invalid' } });
   });
 
@@ -144,8 +173,15 @@ describe('token placement', () => {
 describe('language: parameter, then Accept-Language, else en; echoed in the Accept-Language header', () => {
   it('resolves in that order and names countries in the language', async () => {
     const header = async (query: Record<string, string>, accept?: string) => {
-      const res = await raw(ctx.sim, '/countries', { ...W, ...query }, accept ? { headers: { 'accept-language': accept } } : {});
-      const names = (res.body.result as Array<{ country: string; country_name: string }>).find((r) => r.country === 'RU')?.country_name;
+      const res = await raw(
+        ctx.sim,
+        '/countries',
+        { ...W, ...query },
+        accept ? { headers: { 'accept-language': accept } } : {},
+      );
+      const names = (res.body.result as Array<{ country: string; country_name: string }>).find(
+        (r) => r.country === 'RU',
+      )?.country_name;
       return [res.headers.get('accept-language'), names];
     };
     expect(await header({})).toEqual(['en', 'Russia']);
@@ -175,7 +211,9 @@ describe('quota: 5 calls per minute', () => {
       expect(sixth.status).toBe(429);
       expect(sixth.body.data).toBe('Too Many Requests');
       expect(sixth.headers.get('retry-after')).toBe('30');
-      const err = await clientFor(sim).total(WINDOW).catch((e: unknown) => e);
+      const err = await clientFor(sim)
+        .total(WINDOW)
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 429, retryAfterSec: 30 });
       expect(isRetryable(err)).toBe(true);
       clock.advance(30_000);

@@ -24,19 +24,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('a span of 5,000 resources is written page by page', () => {
   const s = useSimulator({ quotas: { statistic: null }, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
 
-  it('no write holds more than one answer\'s row budget; the span is confirmed after its last point', async () => {
+  it("no write holds more than one answer's row budget; the span is confirmed after its last point", async () => {
     const account = s.sim.accounts[0]!;
-    const config = configFor(s.sim, { type: 'file', path: join(dir, 'out.lp') }, {
-      accounts: [account],
-      api: { baseUrl: s.sim.url, token: s.sim.token, maxBodyBytes: MAX_BODY_BYTES },
-      jobs: {
-        statistic: { groupings: ['resources'] },
-        metrics: { enabled: false },
-        streamstat: { enabled: false },
-        dvr: { enabled: false },
+    const config = configFor(
+      s.sim,
+      { type: 'file', path: join(dir, 'out.lp') },
+      {
+        accounts: [account],
+        api: { baseUrl: s.sim.url, token: s.sim.token, maxBodyBytes: MAX_BODY_BYTES },
+        jobs: {
+          statistic: { groupings: ['resources'] },
+          metrics: { enabled: false },
+          streamstat: { enabled: false },
+          dvr: { enabled: false },
+        },
+        state: { dir: join(dir, 'state') },
       },
-      state: { dir: join(dir, 'state') },
-    });
+    );
     const rt = await runtimeFor(config);
     const job = rt.collector.jobs.find((j) => j.key === `statistic/${account}/resources`)!;
     const writes: Array<{ points: number; confirmed: number; calls: number }> = [];

@@ -65,16 +65,30 @@ describe('streamstat buckets from the simulator', () => {
     const times = await client.times({ ...WINDOW, granularity: 'PT15M' });
     for (const grouping of STREAMSTAT_GROUPINGS) {
       const grouped = await client.timesGrouped(grouping, { ...WINDOW, granularity: 'PT15M', limit: 1000 });
-      expect(grouped.result.map((b) => b.start), grouping).toEqual(times.result.map((b) => b.start));
+      expect(
+        grouped.result.map((b) => b.start),
+        grouping,
+      ).toEqual(times.result.map((b) => b.start));
       grouped.result.forEach((bucket, i) => {
-        expect(bucket.result.reduce((a, r) => a + r.views!, 0), grouping).toBe(times.result[i]!.views);
-        expect(bucket.result.reduce((a, r) => a + r.users!, 0), grouping).toBe(times.result[i]!.users);
+        expect(
+          bucket.result.reduce((a, r) => a + r.views!, 0),
+          grouping,
+        ).toBe(times.result[i]!.views);
+        expect(
+          bucket.result.reduce((a, r) => a + r.users!, 0),
+          grouping,
+        ).toBe(times.result[i]!.users);
       });
     }
   });
 
   it('sort and limit apply within each bucket', async () => {
-    const grouped = await clientFor(ctx.sim).timesGrouped('browsers', { ...WINDOW, granularity: 'PT1H', sort: '-views', limit: 2 });
+    const grouped = await clientFor(ctx.sim).timesGrouped('browsers', {
+      ...WINDOW,
+      granularity: 'PT1H',
+      sort: '-views',
+      limit: 2,
+    });
     expect(grouped).toMatchObject({ limit: 2, sort: '-views' });
     expect(grouped.result).toHaveLength(1);
     expect(grouped.result[0]!.result.map((r) => r.browser)).toEqual(['Chrome', 'Safari']);
@@ -107,7 +121,10 @@ describe('streamstat buckets from the simulator', () => {
     expect(seen[1]).toBeLessThan(seen[2]!);
     expect(seen[2]).toBe(seen[3]);
     // The future holds nothing yet.
-    const future = await client.total({ start: new Date(NOW).toISOString(), end: new Date(NOW + 10 * MINUTE).toISOString() });
+    const future = await client.total({
+      start: new Date(NOW).toISOString(),
+      end: new Date(NOW + 10 * MINUTE).toISOString(),
+    });
     expect(future.views).toBe(0);
   });
 });

@@ -8,7 +8,10 @@ const ctx = useSimulator({ clock: newClock() });
 const base: StreamstatQuery = { ...WINDOW, account: 'acme' };
 
 /** Runs the call, expects a ParameterError naming `parameter`, and checks that nothing reached the simulator. */
-async function expectRejected(parameter: string, call: () => Promise<unknown> | AsyncGenerator<unknown>): Promise<void> {
+async function expectRejected(
+  parameter: string,
+  call: () => Promise<unknown> | AsyncGenerator<unknown>,
+): Promise<void> {
   const before = ctx.sim.stats.apis.streamstat.requests;
   const run = async () => {
     const r = call();

@@ -6,7 +6,11 @@ import { useSimulator } from '../helpers/sim.js';
 import { clientFor, rawGet, WINDOW, newClock } from './helpers.js';
 
 // Many calls at one frozen instant: the quota has its own test (quota.test.ts). Four accounts, many streams: paging.
-const ctx = useSimulator({ clock: newClock(), quotas: { streamstat: null }, world: { accounts: 4, streamsPerAccount: 6 } });
+const ctx = useSimulator({
+  clock: newClock(),
+  quotas: { streamstat: null },
+  world: { accounts: 4, streamsPerAccount: 6 },
+});
 const sumOf = (rows: StreamstatElement[], field: 'views' | 'users') => rows.reduce((a, r) => a + (r[field] ?? 0), 0);
 
 describe('streamstat data: groupings add up', () => {
@@ -86,7 +90,11 @@ describe('streamstat data: filters', () => {
     const client = clientFor(ctx.sim);
     const account = ctx.sim.world.accounts[0]!.name;
     expect((await client.grouped('streams', { ...WINDOW, account, stream: 'no such stream' })).result).toEqual([]);
-    expect(await client.total({ ...WINDOW, account, stream: 'no such stream' })).toMatchObject({ views: 0, users: 0, views_max: 0 });
+    expect(await client.total({ ...WINDOW, account, stream: 'no such stream' })).toMatchObject({
+      views: 0,
+      users: 0,
+      views_max: 0,
+    });
   });
 
   it('only the accounts of the token are counted', async () => {

@@ -36,15 +36,28 @@ describe('stream views from a service that answers without buckets', () => {
    */
   async function collectorFor(sim: Simulator) {
     const out = join(mkdtempSync(join(tmpdir(), 'streamstat-shape-')), 'points.lp');
-    const jobs = { metrics: { enabled: false }, statistic: { enabled: false }, dvr: { enabled: false }, streamstat: { granularity: 'PT15M', uniques: [] } };
+    const jobs = {
+      metrics: { enabled: false },
+      statistic: { enabled: false },
+      dvr: { enabled: false },
+      streamstat: { granularity: 'PT15M', uniques: [] },
+    };
     const logged: string[] = [];
     const destination = new Writable({ write: (chunk, _enc, done) => void (logged.push(String(chunk)), done()) });
-    const rt = await createRuntime(configFor(sim, { type: 'file', path: out }, { jobs }), clock, createLogger('warn', { pretty: false, destination }));
+    const rt = await createRuntime(
+      configFor(sim, { type: 'file', path: out }, { jobs }),
+      clock,
+      createLogger('warn', { pretty: false, destination }),
+    );
     const pass = async () => {
       const results = await rt.collector.tick();
       expect(results.filter((r) => r.error)).toEqual([]);
     };
-    const lines = () => readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('cdn_views')).sort();
+    const lines = () =>
+      readFileSync(out, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('cdn_views'))
+        .sort();
     const warnings = () => logged.filter((l) => l.includes(FLAT_WARNING));
     return { rt, pass, lines, warnings };
   }
@@ -54,10 +67,18 @@ describe('stream views from a service that answers without buckets', () => {
     const window = { start: '2026-01-01T10:00:00Z', end: '2026-01-01T11:00:00Z', account: sim.accounts[0]! };
     const total = await rawGet(sim, '/', { ...window, granularity: 'PT15M' });
     expect(total.status).toBe(200);
-    expect(total.body).toMatchObject({ start: window.start, end: window.end, granularity: 'PT15M', views: expect.any(Number) });
+    expect(total.body).toMatchObject({
+      start: window.start,
+      end: window.end,
+      granularity: 'PT15M',
+      views: expect.any(Number),
+    });
     expect(total.body).not.toHaveProperty('result');
     const streams = await rawGet(sim, '/streams', { ...window, granularity: 'PT15M' });
-    expect((streams.body as { result: object[] }).result[0]).toMatchObject({ stream: expect.any(String), views: expect.any(Number) });
+    expect((streams.body as { result: object[] }).result[0]).toMatchObject({
+      stream: expect.any(String),
+      views: expect.any(Number),
+    });
     expect((await rawGet(sim, '/', { ...window, granularity: 'PT10M' })).status).toBe(400);
   });
 

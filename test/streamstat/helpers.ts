@@ -12,8 +12,15 @@ export const newClock = (): ManualClock => new ManualClock(NOW);
 /** A one-hour window that ended well before NOW. */
 export const WINDOW = { start: '2026-03-10T08:00:00Z', end: '2026-03-10T09:00:00Z' } as const;
 
-export function clientFor(sim: Simulator, placement: TokenPlacement = 'query', options?: StreamstatClientOptions): StreamstatClient {
-  return new StreamstatClient(new HttpClient({ baseUrl: sim.url, token: sim.token, tokenPlacement: placement }), options);
+export function clientFor(
+  sim: Simulator,
+  placement: TokenPlacement = 'query',
+  options?: StreamstatClientOptions,
+): StreamstatClient {
+  return new StreamstatClient(
+    new HttpClient({ baseUrl: sim.url, token: sim.token, tokenPlacement: placement }),
+    options,
+  );
 }
 
 /** A raw GET below the streamstat prefix, token in the query unless told otherwise. */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { streamstatMeasurements, usersMeasurement, viewsMeasurement } from '../../src/sources/streamstat/measurements.js';
+import {
+  streamstatMeasurements,
+  usersMeasurement,
+  viewsMeasurement,
+} from '../../src/sources/streamstat/measurements.js';
 
 const byName = new Map(streamstatMeasurements.map((m) => [m.name, m]));
 

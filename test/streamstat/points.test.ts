@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_TAG } from '../../src/points.js';
 import { encodePoint } from '../../src/sink/line-protocol.js';
 import { SCHEMA } from '../../src/schema.js';
-import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from '../../src/sources/streamstat/points.js';
+import {
+  groupedToPoints,
+  timesGroupedToPoints,
+  timesToPoints,
+  totalToPoints,
+} from '../../src/sources/streamstat/points.js';
 import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, WINDOW } from './helpers.js';
 
@@ -28,7 +33,12 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
   it('the users series of a period keeps only users, in its own measurement', async () => {
     const body = await clientFor(ctx.sim).total({ ...WINDOW, account: 'acme' });
     expect(totalToPoints(body, { account: 'acme' }, { kind: 'users', period: 'PT1H' })).toEqual([
-      { measurement: 'cdn_users_hourly', tags: { account: 'acme' }, fields: { unique_users: body.users }, time: windowStart },
+      {
+        measurement: 'cdn_users_hourly',
+        tags: { account: 'acme' },
+        fields: { unique_users: body.users },
+        time: windowStart,
+      },
     ]);
     const grouped = await clientFor(ctx.sim).grouped('stream-types', { ...WINDOW, account: 'acme' });
     const points = groupedToPoints('stream-types', grouped, {}, { kind: 'users', period: 'P1D' });
@@ -47,9 +57,14 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
       expect(p.time).toBe(windowStart);
     }
     const types = groupedToPoints('stream-types', await clientFor(ctx.sim).grouped('stream-types', WINDOW));
-    expect(types.every((p) => p.measurement === 'cdn_views_by_stream_types' && p.tags.stream_type !== undefined)).toBe(true);
+    expect(types.every((p) => p.measurement === 'cdn_views_by_stream_types' && p.tags.stream_type !== undefined)).toBe(
+      true,
+    );
     // /accounts with the account filter answers the account's total: the same series as cdn_views.
-    const accounts = groupedToPoints('accounts', await clientFor(ctx.sim).grouped('accounts', { ...WINDOW, account: 'acme' }));
+    const accounts = groupedToPoints(
+      'accounts',
+      await clientFor(ctx.sim).grouped('accounts', { ...WINDOW, account: 'acme' }),
+    );
     const total = totalToPoints(await clientFor(ctx.sim).total({ ...WINDOW, account: 'acme' }));
     expect(accounts).toEqual(total);
   });
@@ -57,7 +72,11 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
   it('buckets become points at the bucket starts; grouped buckets one per bucket and element', async () => {
     const times = await clientFor(ctx.sim).times({ ...WINDOW, granularity: 'PT15M' });
     expect(timesToPoints(times).map((p) => p.time)).toEqual([0, 15, 30, 45].map((m) => windowStart + m * 60_000));
-    const grouped = await clientFor(ctx.sim).timesGrouped('platforms', { ...WINDOW, granularity: 'PT15M', account: 'globex' });
+    const grouped = await clientFor(ctx.sim).timesGrouped('platforms', {
+      ...WINDOW,
+      granularity: 'PT15M',
+      account: 'globex',
+    });
     const points = timesGroupedToPoints('platforms', grouped);
     expect(points).toHaveLength(grouped.result.reduce((a, b) => a + b.result.length, 0));
     expect(points[0]!.measurement).toBe('cdn_views_by_platforms');
@@ -66,7 +85,12 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
   });
 
   it('empty tag values stay empty in the point; the sink writes them as EMPTY_TAG', () => {
-    const body = { start: WINDOW.start, end: WINDOW.end, fields: ['views' as const], result: [{ browser: '', views: 3 }] };
+    const body = {
+      start: WINDOW.start,
+      end: WINDOW.end,
+      fields: ['views' as const],
+      result: [{ browser: '', views: 3 }],
+    };
     const [point] = groupedToPoints('browsers', body);
     expect(point!.tags.browser).toBe('');
     expect(encodePoint(point!)).toContain(`browser=${EMPTY_TAG}`);
@@ -81,7 +105,9 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
       ...totalToPoints(await clientFor(ctx.sim).total(WINDOW)),
       ...totalToPoints(await clientFor(ctx.sim).total(WINDOW), {}, users),
     ];
-    expect(new Set(points.map((p) => p.measurement))).toEqual(new Set(['cdn_views_by_streams', 'cdn_users_hourly_by_streams', 'cdn_views', 'cdn_users_hourly']));
+    expect(new Set(points.map((p) => p.measurement))).toEqual(
+      new Set(['cdn_views_by_streams', 'cdn_users_hourly_by_streams', 'cdn_views', 'cdn_users_hourly']),
+    );
     for (const p of points) {
       const schema = SCHEMA.get(p.measurement)!;
       expect(schema, p.measurement).toBeDefined();

@@ -30,7 +30,13 @@ describe('streamstat quota and token placement', () => {
     const foreign = { ...WINDOW, account: 'not-ours' };
     expect(urlOf(await ru.total(foreign).catch((e: unknown) => e))).toContain('language=ru');
     expect(urlOf(await ru.total({ ...foreign, language: 'en' }).catch((e: unknown) => e))).toContain('language=en');
-    expect(urlOf(await clientFor(ctx.sim).total(foreign).catch((e: unknown) => e))).not.toContain('language=');
+    expect(
+      urlOf(
+        await clientFor(ctx.sim)
+          .total(foreign)
+          .catch((e: unknown) => e),
+      ),
+    ).not.toContain('language=');
   });
 
   it('the 31st call within the quota period gets 429 with Retry-After', async () => {

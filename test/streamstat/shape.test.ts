@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { streamstatTimesGroupedSchema, streamstatTimesSchema } from '../../src/sources/streamstat/schemas.js';
-import { bucketedOrFlat, isFlatGrouped, isFlatTotal, StreamstatShape, UnbucketedAnswerError } from '../../src/sources/streamstat/shape.js';
+import {
+  bucketedOrFlat,
+  isFlatGrouped,
+  isFlatTotal,
+  StreamstatShape,
+  UnbucketedAnswerError,
+} from '../../src/sources/streamstat/shape.js';
 import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, WINDOW } from './helpers.js';
 
@@ -21,13 +27,21 @@ describe('recognising an answer to granularity without buckets', () => {
     const parsed = bucketedOrFlat(streamstatTimesSchema, isFlatTotal).safeParse(bad);
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.path).toEqual(['result', 0, 'views']);
-    expect(bucketedOrFlat(streamstatTimesGroupedSchema('streams'), isFlatGrouped).safeParse({ ...envelope, result: [] }).success).toBe(true);
+    expect(
+      bucketedOrFlat(streamstatTimesGroupedSchema('streams'), isFlatGrouped).safeParse({ ...envelope, result: [] })
+        .success,
+    ).toBe(true);
   });
 
   it('the client raises UnbucketedAnswerError (CDN_ERR_UNBUCKETED) when the service ignores granularity', async () => {
     const client = clientFor(ctx.sim);
-    await expect(client.times({ ...WINDOW, granularity: 'PT15M' })).rejects.toMatchObject({ code: 'CDN_ERR_UNBUCKETED', granularity: 'PT15M' });
-    await expect(client.timesGrouped('streams', { ...WINDOW, granularity: 'PT15M' })).rejects.toBeInstanceOf(UnbucketedAnswerError);
+    await expect(client.times({ ...WINDOW, granularity: 'PT15M' })).rejects.toMatchObject({
+      code: 'CDN_ERR_UNBUCKETED',
+      granularity: 'PT15M',
+    });
+    await expect(client.timesGrouped('streams', { ...WINDOW, granularity: 'PT15M' })).rejects.toBeInstanceOf(
+      UnbucketedAnswerError,
+    );
   });
 
   it('the shape is learnt once: onFlat runs on the first flat answer only', () => {

@@ -8,7 +8,12 @@ const ctx = useSimulator({ clock: newClock(), quotas: { streamstat: null } });
 const ok = { ...WINDOW };
 
 /** Table B rows, with the body shape chosen for the statistics APIs: {status:'error', data:'<text>'}. */
-async function expectError(path: string, params: Record<string, string | string[]>, status: number, data: string | RegExp): Promise<void> {
+async function expectError(
+  path: string,
+  params: Record<string, string | string[]>,
+  status: number,
+  data: string | RegExp,
+): Promise<void> {
   const res = await rawGet(ctx.sim, path, params);
   expect(res.status).toBe(status);
   const body = res.body as { status: string; data: string };
@@ -21,7 +26,12 @@ describe('streamstat simulator: table B errors', () => {
   it('200 for a valid request', async () => {
     const res = await rawGet(ctx.sim, '/', ok);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ start: WINDOW.start, end: WINDOW.end, fields: ['views', 'users', 'views_max'], account: null });
+    expect(res.body).toMatchObject({
+      start: WINDOW.start,
+      end: WINDOW.end,
+      fields: ['views', 'users', 'views_max'],
+      account: null,
+    });
   });
 
   it('400 validation fail: missing or unparsable time, seconds other than 00, a zone offset', async () => {
@@ -86,7 +96,12 @@ describe('streamstat simulator: table B errors', () => {
     const noToken = await rawGet(ctx.sim, '/', ok, { token: 'none' });
     expect(noToken.status).toBe(401);
     expect(noToken.body).toEqual({ status: 'error', data: 'token is invalid' });
-    const noAccounts = await rawGet(ctx.sim, '/', { ...ok, cdnauthtoken: SPECIAL_TOKENS.noAccounts }, { token: 'none' });
+    const noAccounts = await rawGet(
+      ctx.sim,
+      '/',
+      { ...ok, cdnauthtoken: SPECIAL_TOKENS.noAccounts },
+      { token: 'none' },
+    );
     expect(noAccounts.status).toBe(401);
     expect(noAccounts.body).toEqual({ status: 'error', data: 'no accounts available' });
     await expectError('/', { ...ok, account: 'not-ours' }, 401, 'account');

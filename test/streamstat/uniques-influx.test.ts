@@ -70,8 +70,17 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
     const { proxy, seen } = await recordingProxy(sim);
     proxies.push(proxy);
     await db.query(`CREATE DATABASE ${name}`);
-    const jobs = { metrics: { enabled: false }, statistic: { enabled: false }, dvr: { enabled: false }, streamstat: { granularity: 'PT15M', groupings: [...GROUPINGS] } };
-    const config = configFor(sim, { type: 'influx-v1', url: db.url, database: name }, { api: { baseUrl: proxy.url, token: sim.token }, jobs });
+    const jobs = {
+      metrics: { enabled: false },
+      statistic: { enabled: false },
+      dvr: { enabled: false },
+      streamstat: { granularity: 'PT15M', groupings: [...GROUPINGS] },
+    };
+    const config = configFor(
+      sim,
+      { type: 'influx-v1', url: db.url, database: name },
+      { api: { baseUrl: proxy.url, token: sim.token }, jobs },
+    );
     const rt = await runtimeFor(config);
     runtimes.push(rt);
     const plan = planBackfill(rt.collector, RANGE);
@@ -111,7 +120,9 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
     for (const account of buckets.sim.accounts) {
       const day = await api.total({ account, start: RANGE.from, end: RANGE.to, fields: ['users'] });
       expect(await users('buckets', 'cdn_users_daily', account)).toEqual([[FROM, day.users]]);
-      const hours = await Promise.all(HOURS.map((h) => api.total({ account, start: h, end: h + HOUR, fields: ['users'] })));
+      const hours = await Promise.all(
+        HOURS.map((h) => api.total({ account, start: h, end: h + HOUR, fields: ['users'] })),
+      );
       expect(await users('buckets', 'cdn_users_hourly', account)).toEqual(HOURS.map((h, i) => [h, hours[i]!.users]));
     }
   });
@@ -121,7 +132,9 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
       const day = await api.grouped('browsers', { account, start: RANGE.from, end: RANGE.to, fields: ['users'] });
       expect(day.result.length).toBeGreaterThan(1);
       for (const element of day.result) {
-        expect(await users('buckets', 'cdn_users_daily_by_browsers', account, ` AND browser = '${element.browser}'`)).toEqual([[FROM, element.users]]);
+        expect(
+          await users('buckets', 'cdn_users_daily_by_browsers', account, ` AND browser = '${element.browser}'`),
+        ).toEqual([[FROM, element.users]]);
       }
     }
   });
@@ -147,7 +160,9 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
     const views = buckets.seen.filter((s) => s.granularity === 'PT15M');
     expect(views.length).toBeGreaterThan(0);
     expect(new Set(views.map((s) => s.fields))).toEqual(new Set(['views,views_max']));
-    expect(new Set(buckets.seen.filter((s) => s.granularity !== 'PT15M').map((s) => s.fields))).toEqual(new Set(['users']));
+    expect(new Set(buckets.seen.filter((s) => s.granularity !== 'PT15M').map((s) => s.fields))).toEqual(
+      new Set(['users']),
+    );
   });
 
   it('plans the uniques calls: per account and grouping 1 views + 1 hourly + 1 daily (the day in one span each), and spends them', () => {
@@ -155,13 +170,20 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
     // Planned before any read: one page a read at least; at most, a grouped read adds the page that checks its short
     // page was not capped.
     expect(buckets.plan.calls.streamstat).toBe(accounts * GROUPINGS.length * 3);
-    expect(buckets.plan.callsMost.streamstat).toBe(accounts * GROUPINGS.reduce((n, g) => n + (g === 'total' ? 3 : 2 * 3), 0));
+    expect(buckets.plan.callsMost.streamstat).toBe(
+      accounts * GROUPINGS.reduce((n, g) => n + (g === 'total' ? 3 : 2 * 3), 0),
+    );
     expect(buckets.plan.pagingMayAdd).toContain('streamstat');
-    const count = (path: string, granularity: string) => buckets.seen.filter((s) => s.path === path && s.granularity === granularity).length;
+    const count = (path: string, granularity: string) =>
+      buckets.seen.filter((s) => s.path === path && s.granularity === granularity).length;
     // The totals are one call each, as planned.
     expect([count('/', 'PT15M'), count('/', 'PT1H'), count('/', 'P1D')]).toEqual([accounts, accounts, accounts]);
     // A grouped read may take one more (empty) page: a page as large as any seen might have been capped (walkPages).
-    for (const [granularity, least] of [['PT15M', 1], ['PT1H', 1], ['P1D', 1]] as const) {
+    for (const [granularity, least] of [
+      ['PT15M', 1],
+      ['PT1H', 1],
+      ['P1D', 1],
+    ] as const) {
       expect(count('/browsers', granularity)).toBeGreaterThanOrEqual(least * accounts);
       expect(count('/browsers', granularity)).toBeLessThanOrEqual(2 * least * accounts);
     }
@@ -178,7 +200,9 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
       expect(rows.length, m.name).toBeGreaterThan(0);
     }
     const [daily] = await db.query(
-      streamstatMeasurements.find((m) => m.name === 'cdn_users_daily')!.query!.replace(/time > now\(\) - \d+d/, `time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`),
+      streamstatMeasurements
+        .find((m) => m.name === 'cdn_users_daily')!
+        .query!.replace(/time > now\(\) - \d+d/, `time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`),
       'buckets',
     );
     const day = await api.total({ account: 'acme', start: RANGE.from, end: RANGE.to, fields: ['users'] });
@@ -186,14 +210,20 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
   });
 
   it('a service that answers flat gives the same users points, a day bucket read with one call per day window', async () => {
-    for (const m of ['cdn_users_daily', 'cdn_users_hourly', 'cdn_users_daily_by_browsers', 'cdn_users_hourly_by_browsers']) {
+    for (const m of [
+      'cdn_users_daily',
+      'cdn_users_hourly',
+      'cdn_users_daily_by_browsers',
+      'cdn_users_hourly_by_browsers',
+    ]) {
       const q = `SELECT "unique_users" FROM ${m} WHERE time >= ${RANGE.from}ms AND time < ${RANGE.to}ms GROUP BY *`;
       const [a, b] = await Promise.all([db.series(q, 'buckets'), db.series(q, 'flat')]);
       expect(a.length, m).toBeGreaterThan(0);
       expect(b, m).toEqual(a);
     }
     const accounts = flat.sim.accounts.length;
-    const unbucketed = (path: string) => flat.seen.filter((s) => s.path === path && s.granularity === null && s.fields === 'users');
+    const unbucketed = (path: string) =>
+      flat.seen.filter((s) => s.path === path && s.granularity === null && s.fields === 'users');
     expect(unbucketed('/').filter((s) => s.spanMs === DAY)).toHaveLength(accounts);
     expect(unbucketed('/').filter((s) => s.spanMs === HOUR)).toHaveLength(24 * accounts);
     expect(unbucketed('/')).toHaveLength(25 * accounts);

@@ -37,8 +37,16 @@ describe('jobs.streamstat.uniques', () => {
     expect(jobs.every((j) => j.checkpointed && j.api === 'streamstat')).toBe(true);
     const rule = (key: string) => jobs.find((j) => j.key === key)!.rule;
     // One call may span the default cap of 31 days (the answer size budget allows far more): a month of periods a call.
-    expect(rule('streamstat/acme/total/users_hourly')).toMatchObject({ stepMs: HOUR, delayMs: 5 * MINUTE, maxSpanMs: 31 * DAY });
-    expect(rule('streamstat/acme/total/users_daily')).toMatchObject({ stepMs: DAY, delayMs: 5 * MINUTE, maxSpanMs: 31 * DAY });
+    expect(rule('streamstat/acme/total/users_hourly')).toMatchObject({
+      stepMs: HOUR,
+      delayMs: 5 * MINUTE,
+      maxSpanMs: 31 * DAY,
+    });
+    expect(rule('streamstat/acme/total/users_daily')).toMatchObject({
+      stepMs: DAY,
+      delayMs: 5 * MINUTE,
+      maxSpanMs: 31 * DAY,
+    });
   });
 
   it('[] disables them; one period alone gives its jobs only', () => {
@@ -54,17 +62,24 @@ describe('jobs.streamstat.uniques', () => {
   it('counts the calls a span costs: one per call span in buckets, one per period once the service answers flat', () => {
     const shape = new StreamstatShape();
     const jobs = streamstatJobs(configWith({ groupings: ['total'] }).jobs.streamstat, context(shape));
-    const calls = (suffix: string, span: { from: number; to: number }) => jobs.find((j) => j.key.endsWith(suffix))!.callsFor(span).least;
+    const calls = (suffix: string, span: { from: number; to: number }) =>
+      jobs.find((j) => j.key.endsWith(suffix))!.callsFor(span).least;
     const sixHours = { from: DAY_SPAN.from, to: DAY_SPAN.from + 6 * HOUR };
-    expect([calls('/total', sixHours), calls('/users_hourly', sixHours), calls('/users_daily', DAY_SPAN)]).toEqual([1, 1, 1]);
+    expect([calls('/total', sixHours), calls('/users_hourly', sixHours), calls('/users_daily', DAY_SPAN)]).toEqual([
+      1, 1, 1,
+    ]);
     shape.markFlat('PT5M');
-    expect([calls('/total', sixHours), calls('/users_hourly', sixHours), calls('/users_daily', DAY_SPAN)]).toEqual([72, 6, 1]);
+    expect([calls('/total', sixHours), calls('/users_hourly', sixHours), calls('/users_daily', DAY_SPAN)]).toEqual([
+      72, 6, 1,
+    ]);
   });
 
   it('refuses a bad list, naming the field: unknown period, duplicate; total with accounts (the same cdn_views points)', () => {
     expect(fieldOf(() => configWith({ uniques: ['PT5M'] }))).toBe('jobs.streamstat.uniques.0');
     expect(fieldOf(() => configWith({ uniques: ['P1D', 'P1D'] }))).toBe('jobs.streamstat.uniques.1');
-    expect(fieldOf(() => configWith({ groupings: ['total', 'streams', 'accounts'] }))).toBe('jobs.streamstat.groupings.2');
+    expect(fieldOf(() => configWith({ groupings: ['total', 'streams', 'accounts'] }))).toBe(
+      'jobs.streamstat.groupings.2',
+    );
   });
 
   it('needs a horizon that reaches a whole day plus lag while daily uniques are collected', () => {

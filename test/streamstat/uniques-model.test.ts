@@ -23,24 +23,32 @@ describe('simulated unique users over the interval asked', () => {
     ['total', { kind: 'total' }],
     ['browsers', { kind: 'split', dimension: 'browser' }],
     ['stream types', { kind: 'stream', key: (ref: StreamRef) => ref.stream.type }],
-  ] as Array<[string, ViewGrouping]>)('%s: day < sum of hours, day ≥ max of hours, per account and group', (_name, grouping) => {
-    for (const streams of accounts) {
-      const day = usersOf(streams, grouping, DAY_START, DAY_START + DAY);
-      const hours = HOURS.map((h) => usersOf(streams, grouping, h, h + HOUR));
-      expect(day.size).toBeGreaterThan(0);
-      for (const [group, users] of day) {
-        const perHour = hours.map((h) => h.get(group) ?? 0);
-        expect(users, group).toBeGreaterThan(0);
-        expect(perHour.reduce((a, b) => a + b, 0), group).toBeGreaterThan(users);
-        expect(Math.max(...perHour), group).toBeLessThanOrEqual(users);
+  ] as Array<[string, ViewGrouping]>)(
+    '%s: day < sum of hours, day ≥ max of hours, per account and group',
+    (_name, grouping) => {
+      for (const streams of accounts) {
+        const day = usersOf(streams, grouping, DAY_START, DAY_START + DAY);
+        const hours = HOURS.map((h) => usersOf(streams, grouping, h, h + HOUR));
+        expect(day.size).toBeGreaterThan(0);
+        for (const [group, users] of day) {
+          const perHour = hours.map((h) => h.get(group) ?? 0);
+          expect(users, group).toBeGreaterThan(0);
+          expect(
+            perHour.reduce((a, b) => a + b, 0),
+            group,
+          ).toBeGreaterThan(users);
+          expect(Math.max(...perHour), group).toBeLessThanOrEqual(users);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('is deterministic: the same interval gives the same uniques', () => {
     const streams = accounts[0]!;
     const a = usersOf(streams, { kind: 'total' }, DAY_START, DAY_START + DAY);
     expect(usersOf(streams, { kind: 'total' }, DAY_START, DAY_START + DAY)).toEqual(a);
-    expect(usersOf(streams, { kind: 'total' }, DAY_START, DAY_START + DAY - HOUR).get('total')).toBeLessThan(a.get('total')!);
+    expect(usersOf(streams, { kind: 'total' }, DAY_START, DAY_START + DAY - HOUR).get('total')).toBeLessThan(
+      a.get('total')!,
+    );
   });
 });

@@ -21,13 +21,18 @@ describe('failing APIs and sink in /healthz', () => {
     telemetry.apiCall('statistic', 'network');
     expect(health().status).toBe('ok'); // failing for 30 s only
     clock.advance(30_000);
-    expect(health()).toMatchObject({ status: 'unhealthy', reasons: { 'api:statistic': 'every call failed for 60 s (3 calls since 2026-01-01T00:00:00.000Z, last: network)' } });
+    expect(health()).toMatchObject({
+      status: 'unhealthy',
+      reasons: {
+        'api:statistic': 'every call failed for 60 s (3 calls since 2026-01-01T00:00:00.000Z, last: network)',
+      },
+    });
     expect(await telemetry.prometheus()).toMatch(/^cdn_collector_unhealthy\{condition="api:statistic"\} 1$/m);
     telemetry.apiCall('statistic', 200);
     expect(health().status).toBe('ok');
   });
 
-  it('a 404 or 400 is the span\'s fault, not the API failing: it clears the failures like a success', () => {
+  it("a 404 or 400 is the span's fault, not the API failing: it clears the failures like a success", () => {
     const { clock, telemetry, health } = setup();
     for (const outcome of [500, 429, 'timeout'] as const) telemetry.apiCall('dvr', outcome);
     telemetry.apiCall('dvr', 404);
@@ -45,7 +50,9 @@ describe('failing APIs and sink in /healthz', () => {
   it('a refused fixed token is unhealthy at once; a renewable one after the refusal that follows its renewal', () => {
     const fixed = setup();
     fixed.telemetry.apiCall('metrics', 401);
-    expect(fixed.health().reasons?.['api:metrics']).toMatch(/^every call refused with 401 since .*\(1 call\): the token/);
+    expect(fixed.health().reasons?.['api:metrics']).toMatch(
+      /^every call refused with 401 since .*\(1 call\): the token/,
+    );
 
     const renewable = setup({ refusalsToFail: 2 });
     renewable.telemetry.apiCall('metrics', 401);
@@ -77,7 +84,9 @@ describe('failing APIs and sink in /healthz', () => {
     telemetry.writeFailed();
     expect(health().status).toBe('ok');
     clock.advance(1_000);
-    expect(health().reasons).toEqual({ sink: 'every write failed for 30 s (2 failed writes since 2026-01-01T00:00:00.000Z)' });
+    expect(health().reasons).toEqual({
+      sink: 'every write failed for 30 s (2 failed writes since 2026-01-01T00:00:00.000Z)',
+    });
     telemetry.pointsWritten('cdn_metrics', 5);
     expect(health().status).toBe('ok');
   });
@@ -97,9 +106,20 @@ describe('job lag in /healthz', () => {
     expect(health().status).toBe('ok');
     clock.advance(2 * HOUR); // 27 h: more than an hour beyond
     telemetry.jobLag('metrics/acme', 5 * 60_000, 6 * 60_000);
-    expect(health()).toMatchObject({ status: 'lagging', reasons: { 'streamstat/acme/total/users_daily': expect.stringMatching(/^lag /) } });
+    expect(health()).toMatchObject({
+      status: 'lagging',
+      reasons: { 'streamstat/acme/total/users_daily': expect.stringMatching(/^lag /) },
+    });
     expect(Object.keys(health().reasons ?? {})).toEqual(['streamstat/acme/total/users_daily']);
-    expect(evaluateHealth(telemetry, { maxLagMs: HOUR, jobMaxLagMs: { 'streamstat/acme/total/users_daily': 30 * HOUR } }).status).toBe('ok');
-    expect(evaluateHealth(telemetry, { maxLagMs: 100 * HOUR, jobMaxLagMs: { 'streamstat/acme/total/users_daily': 26 * HOUR } }).status).toBe('lagging');
+    expect(
+      evaluateHealth(telemetry, { maxLagMs: HOUR, jobMaxLagMs: { 'streamstat/acme/total/users_daily': 30 * HOUR } })
+        .status,
+    ).toBe('ok');
+    expect(
+      evaluateHealth(telemetry, {
+        maxLagMs: 100 * HOUR,
+        jobMaxLagMs: { 'streamstat/acme/total/users_daily': 26 * HOUR },
+      }).status,
+    ).toBe('lagging');
   });
 });

@@ -79,34 +79,40 @@ describe('/healthz of a running daemon that collects nothing', () => {
     return Promise.race([waitFor(what, probe, WAIT_MS, () => entry?.output() ?? ''), exited]);
   };
 
-  it('answers 503 naming the API as soon as a wrong token is refused, and /metrics has process and build metrics', async () => {
-    const d = await startDaemon('token', { token: 'not-the-token' });
-    const sick = await until('a 503', async () => {
-      const h = await d.health();
-      return h.status === 503 ? h : undefined;
-    });
-    expect(sick.body.status).toBe('unhealthy');
-    expect(sick.body.reasons?.['api:metrics']).toMatch(/^every call refused with 40[13] since .*: the token is wrong/);
-    // Not a lag: the job's lag is seconds, far under the 2 h default.
-    expect(Object.keys(sick.body.reasons ?? {})).toEqual(['api:metrics']);
+  it(
+    'answers 503 naming the API as soon as a wrong token is refused, and /metrics has process and build metrics',
+    async () => {
+      const d = await startDaemon('token', { token: 'not-the-token' });
+      const sick = await until('a 503', async () => {
+        const h = await d.health();
+        return h.status === 503 ? h : undefined;
+      });
+      expect(sick.body.status).toBe('unhealthy');
+      expect(sick.body.reasons?.['api:metrics']).toMatch(
+        /^every call refused with 40[13] since .*: the token is wrong/,
+      );
+      // Not a lag: the job's lag is seconds, far under the 2 h default.
+      expect(Object.keys(sick.body.reasons ?? {})).toEqual(['api:metrics']);
 
-    const text = await (await fetch(`${d.url}/metrics`)).text();
-    for (const name of [
-      'process_cpu_seconds_total',
-      'process_resident_memory_bytes',
-      'process_start_time_seconds',
-      'nodejs_heap_size_used_bytes',
-      'nodejs_eventloop_lag_seconds',
-    ]) {
-      expect(text).toMatch(new RegExp(`^# TYPE ${name} (gauge|counter)\\n${name} [0-9.e+-]+$`, 'm'));
-    }
-    expect(text).toMatch(/^cdn_collector_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
-    expect(text).toMatch(/^cdn_collector_unhealthy\{condition="api:metrics"\} 1$/m);
-    const rss = Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)![1]);
-    expect(rss).toBeGreaterThan(10 * 1024 * 1024);
-    const started = Number(/^process_start_time_seconds (\S+)$/m.exec(text)![1]);
-    expect(Math.abs(started * 1000 - Date.now())).toBeLessThan(5 * 60_000);
-  }, WAIT_MS + 30_000);
+      const text = await (await fetch(`${d.url}/metrics`)).text();
+      for (const name of [
+        'process_cpu_seconds_total',
+        'process_resident_memory_bytes',
+        'process_start_time_seconds',
+        'nodejs_heap_size_used_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ]) {
+        expect(text).toMatch(new RegExp(`^# TYPE ${name} (gauge|counter)\\n${name} [0-9.e+-]+$`, 'm'));
+      }
+      expect(text).toMatch(/^cdn_collector_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
+      expect(text).toMatch(/^cdn_collector_unhealthy\{condition="api:metrics"\} 1$/m);
+      const rss = Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)![1]);
+      expect(rss).toBeGreaterThan(10 * 1024 * 1024);
+      const started = Number(/^process_start_time_seconds (\S+)$/m.exec(text)![1]);
+      expect(Math.abs(started * 1000 - Date.now())).toBeLessThan(5 * 60_000);
+    },
+    WAIT_MS + 30_000,
+  );
 
   describe('with the database answering 500', () => {
     let db: LoopbackServer;
@@ -122,38 +128,48 @@ describe('/healthz of a running daemon that collects nothing', () => {
     });
     afterAll(() => db?.close());
 
-    it('answers 503 naming the sink once writes have failed for sinkFailingAfter, and 200 once it is back', async () => {
-      const d = await startDaemon('sink', {
-        sink: { type: 'influx-v1', url: db.url, database: 'cdn' },
-        http: { sinkFailingAfter: '3s' },
-      });
+    it(
+      'answers 503 naming the sink once writes have failed for sinkFailingAfter, and 200 once it is back',
+      async () => {
+        const d = await startDaemon('sink', {
+          sink: { type: 'influx-v1', url: db.url, database: 'cdn' },
+          http: { sinkFailingAfter: '3s' },
+        });
+        const sick = await until('a 503', async () => {
+          const h = await d.health();
+          return h.status === 503 ? h : undefined;
+        });
+        expect(sick.body.reasons?.sink).toMatch(/^every write failed for \d+ s \(\d+ failed writes? since /);
+        expect(db.requests.length).toBeGreaterThan(0);
+        dbUp = true;
+        const well = await until('a 200 after the database recovered', async () => {
+          const h = await d.health();
+          return h.status === 200 ? h : undefined;
+        });
+        expect(well.body.status).toBe('ok');
+      },
+      2 * WAIT_MS + 30_000,
+    );
+  });
+
+  it(
+    'answers 503 naming a wedged API (every call times out) after apiFailingAfter, and 200 once it answers',
+    async () => {
+      sim.faults.set('metrics', { rate: 1, kinds: ['slow'], slowMs: 3_000 });
+      const d = await startDaemon('wedged', { api: { timeout: '500ms' }, http: { apiFailingAfter: '3s' } });
       const sick = await until('a 503', async () => {
         const h = await d.health();
         return h.status === 503 ? h : undefined;
       });
-      expect(sick.body.reasons?.sink).toMatch(/^every write failed for \d+ s \(\d+ failed writes? since /);
-      expect(db.requests.length).toBeGreaterThan(0);
-      dbUp = true;
-      const well = await until('a 200 after the database recovered', async () => {
+      expect(sick.body.reasons?.['api:metrics']).toMatch(
+        /^every call failed for \d+ s \(\d+ calls? since .*last: timeout\)$/,
+      );
+      sim.faults.set('metrics', undefined);
+      await until('a 200 once the API answers', async () => {
         const h = await d.health();
         return h.status === 200 ? h : undefined;
       });
-      expect(well.body.status).toBe('ok');
-    }, 2 * WAIT_MS + 30_000);
-  });
-
-  it('answers 503 naming a wedged API (every call times out) after apiFailingAfter, and 200 once it answers', async () => {
-    sim.faults.set('metrics', { rate: 1, kinds: ['slow'], slowMs: 3_000 });
-    const d = await startDaemon('wedged', { api: { timeout: '500ms' }, http: { apiFailingAfter: '3s' } });
-    const sick = await until('a 503', async () => {
-      const h = await d.health();
-      return h.status === 503 ? h : undefined;
-    });
-    expect(sick.body.reasons?.['api:metrics']).toMatch(/^every call failed for \d+ s \(\d+ calls? since .*last: timeout\)$/);
-    sim.faults.set('metrics', undefined);
-    await until('a 200 once the API answers', async () => {
-      const h = await d.health();
-      return h.status === 200 ? h : undefined;
-    });
-  }, 2 * WAIT_MS + 30_000);
+    },
+    2 * WAIT_MS + 30_000,
+  );
 });

@@ -6,7 +6,11 @@ import { startHealthServer, startTelemetryServer, type TelemetryServer } from '.
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 
 const HOUR = 3_600_000;
-const MINIMAL = { api: { baseUrl: 'http://127.0.0.1:1', token: 't' }, accounts: ['acme'], sink: { type: 'file', path: '-' } };
+const MINIMAL = {
+  api: { baseUrl: 'http://127.0.0.1:1', token: 't' },
+  accounts: ['acme'],
+  sink: { type: 'file', path: '-' },
+};
 let server: TelemetryServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -14,7 +18,12 @@ afterEach(async () => {
 });
 
 async function serve(telemetry: Telemetry, jobMaxLagMs?: Record<string, number>) {
-  server = await startTelemetryServer({ telemetry, port: 0, maxLagMs: 2 * HOUR, ...(jobMaxLagMs ? { jobMaxLagMs } : {}) });
+  server = await startTelemetryServer({
+    telemetry,
+    port: 0,
+    maxLagMs: 2 * HOUR,
+    ...(jobMaxLagMs ? { jobMaxLagMs } : {}),
+  });
   return server;
 }
 
@@ -47,7 +56,11 @@ describe('telemetry server', () => {
     t.jobLag('metrics/acme', 30_000);
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(503);
-    const body = (await res.json()) as { status: string; reasons: Record<string, string>; jobs: Record<string, { ok: boolean }> };
+    const body = (await res.json()) as {
+      status: string;
+      reasons: Record<string, string>;
+      jobs: Record<string, { ok: boolean }>;
+    };
     expect(body.status).toBe('lagging');
     expect(Object.keys(body.reasons).sort()).toEqual(['statistic/acme/countries', 'streamstat/acme/regions']);
     expect(body.reasons['statistic/acme/countries']).toBe('lag 16200 s exceeds the limit of 3600 s');
@@ -72,7 +85,9 @@ describe('telemetry server', () => {
 
   it('reports a port already in use as an error', async () => {
     const first = await serve(new Telemetry());
-    await expect(startTelemetryServer({ telemetry: new Telemetry(), port: first.port, maxLagMs: HOUR })).rejects.toThrow(/EADDRINUSE/);
+    await expect(
+      startTelemetryServer({ telemetry: new Telemetry(), port: first.port, maxLagMs: HOUR }),
+    ).rejects.toThrow(/EADDRINUSE/);
   });
 
   it('startHealthServer takes the http section of the configuration, per-job limits included', async () => {
@@ -86,7 +101,10 @@ describe('telemetry server', () => {
     server = await startHealthServer({ telemetry }, http);
     const res = await fetch(`${server.url}/healthz`);
     expect(res.status).toBe(503);
-    const body = (await res.json()) as { reasons: Record<string, string>; jobs: Record<string, { ok: boolean; maxLagSeconds: number }> };
+    const body = (await res.json()) as {
+      reasons: Record<string, string>;
+      jobs: Record<string, { ok: boolean; maxLagSeconds: number }>;
+    };
     expect(body.reasons).toEqual({ 'dvr/acme': 'lag 5 s exceeds the limit of 1 s' });
     expect(body.jobs['statistic/acme/total']).toMatchObject({ ok: true, maxLagSeconds: 3 * 3600 });
   });

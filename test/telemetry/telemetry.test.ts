@@ -126,7 +126,10 @@ describe('Telemetry.registry (/metrics)', () => {
     const escaped = 'statistic/a \\"quoted\\"\\\\back\\nslash/countries';
     expect(text).toContain(`cdn_collector_job_failures_total{collector_job="${escaped}"} 1\n`);
     let current = '';
-    for (const line of text.trimEnd().split('\n').filter((l) => l !== '')) {
+    for (const line of text
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l !== '')) {
       if (line.startsWith('# TYPE ')) current = line.split(' ')[2]!;
       else if (!line.startsWith('#')) expect(line.startsWith(current)).toBe(true);
     }

@@ -39,7 +39,12 @@ export async function collectDay(config: CollectorConfig, range: { from: number;
 }
 
 /** verify over `range` with a fresh runtime of `config` (closed afterwards). */
-export async function verify(config: CollectorConfig, range: { from: number; to: number; windowMs: number }, repair = false, schema?: ReadonlyMap<string, MeasurementSchema>): Promise<{ report: VerifyReport; rt: Runtime }> {
+export async function verify(
+  config: CollectorConfig,
+  range: { from: number; to: number; windowMs: number },
+  repair = false,
+  schema?: ReadonlyMap<string, MeasurementSchema>,
+): Promise<{ report: VerifyReport; rt: Runtime }> {
   const rt = await runtimeFor(config);
   try {
     const report = await verifyRange(rt, createLogger('warn', { pretty: false }), range, repair, schema);
@@ -50,7 +55,9 @@ export async function verify(config: CollectorConfig, range: { from: number; to:
 }
 
 /** A compact view of drift for assertions. */
-export function driftOf(checks: readonly SeriesCheck[]): Array<Pick<SeriesCheck, 'measurement' | 'field' | 'account' | 'difference'>> {
+export function driftOf(
+  checks: readonly SeriesCheck[],
+): Array<Pick<SeriesCheck, 'measurement' | 'field' | 'account' | 'difference'>> {
   return checks.map(({ measurement, field, account, difference }) => ({ measurement, field, account, difference }));
 }
 

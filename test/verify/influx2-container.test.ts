@@ -9,7 +9,8 @@ import { collectDay, driftOf, verify, verifiedDay, verifyConfig } from './helper
 
 const skipReason = await dockerUnavailable('verify/influx2-container.test.ts');
 
-/** Where a Docker engine answers: the Flux reader (official client's QueryApi) against the official InfluxDB 2 image. */
+/** Where a Docker engine answers: the Flux reader (official client's QueryApi) against the official InfluxDB 2 image.
+ * */
 describe.skipIf(skipReason !== undefined)('verify → influxdb:2 (testcontainers, Flux)', () => {
   let container: StartedTestContainer;
   let sim: Simulator;
@@ -19,12 +20,15 @@ describe.skipIf(skipReason !== undefined)('verify → influxdb:2 (testcontainers
 
   beforeAll(async () => {
     let started: Awaited<ReturnType<typeof startInflux2>>;
-    [started, sim] = await Promise.all([
-      startInflux2(),
-      startSimulator({ quotas: FAST_QUOTAS }),
-    ]);
+    [started, sim] = await Promise.all([startInflux2(), startSimulator({ quotas: FAST_QUOTAS })]);
     ({ container, url } = started);
-    config = verifyConfig(sim, { type: 'influx-v2', url, token: INFLUX2.token, org: INFLUX2.org, bucket: INFLUX2.bucket });
+    config = verifyConfig(sim, {
+      type: 'influx-v2',
+      url,
+      token: INFLUX2.token,
+      org: INFLUX2.org,
+      bucket: INFLUX2.bucket,
+    });
     await collectDay(config, day);
   }, 300_000);
 
@@ -52,7 +56,9 @@ describe.skipIf(skipReason !== undefined)('verify → influxdb:2 (testcontainers
     expect(res.status).toBe(204);
 
     const { report } = await verify(config, day, true);
-    expect(driftOf(report.drift).map((d) => [d.measurement, d.field, d.account])).toEqual([['cdn_views', 'views', account]]);
+    expect(driftOf(report.drift).map((d) => [d.measurement, d.field, d.account])).toEqual([
+      ['cdn_views', 'views', account],
+    ]);
     expect(report.repair!.after).toEqual([]);
   }, 300_000);
 });

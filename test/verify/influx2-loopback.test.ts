@@ -37,7 +37,9 @@ beforeAll(async () => {
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       seen.push(request);
       const a = answer(request);
-      res.writeHead(a.status, { 'content-type': a.type ?? 'application/json; charset=utf-8', ...a.headers }).end(a.body);
+      res
+        .writeHead(a.status, { 'content-type': a.type ?? 'application/json; charset=utf-8', ...a.headers })
+        .end(a.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -60,7 +62,14 @@ const CSV = [
 ].join('\r\n');
 
 describe('the Flux reader against InfluxDB 2 (loopback, annotated CSV)', () => {
-  const query = { measurement: 'cdn_traffic', fields: ['hits'], from: T0, to: T0 + 2 * DAY, windowMs: DAY, accounts: ['acme'] };
+  const query = {
+    measurement: 'cdn_traffic',
+    fields: ['hits'],
+    from: T0,
+    to: T0 + 2 * DAY,
+    windowMs: DAY,
+    accounts: ['acme'],
+  };
 
   it('posts the Flux to /api/v2/query with the org and token, and reads the sums and point counts per window', async () => {
     seen.length = 0;
@@ -77,9 +86,12 @@ describe('the Flux reader against InfluxDB 2 (loopback, annotated CSV)', () => {
     expect(JSON.parse(seen[0]!.body).query).toContain('from(bucket: "cdn")');
   });
 
-  it('an error body (a Flux that does not compile, a bad token) is a VerifyReadError with the server\'s message', async () => {
+  it("an error body (a Flux that does not compile, a bad token) is a VerifyReadError with the server's message", async () => {
     const reader = fluxReader({ url, token: 't', org: 'cdn-org', bucket: 'cdn' });
-    answer = () => ({ status: 400, body: JSON.stringify({ code: 'invalid', message: 'compilation failed: error at 1:1' }) });
+    answer = () => ({
+      status: 400,
+      body: JSON.stringify({ code: 'invalid', message: 'compilation failed: error at 1:1' }),
+    });
     await expect(reader.sums(query)).rejects.toThrow(/Flux query of cdn_traffic failed: .*compilation failed/);
     answer = () => ({ status: 401, body: JSON.stringify({ code: 'unauthorized', message: 'unauthorized access' }) });
     await expect(reader.sums(query)).rejects.toThrow(/unauthorized access/);
@@ -87,9 +99,20 @@ describe('the Flux reader against InfluxDB 2 (loopback, annotated CSV)', () => {
 });
 
 describe('the v2 sink against InfluxDB 2 write errors (loopback)', () => {
-  const point = (hits: number | string) => ({ measurement: 'cdn_traffic', tags: { account: 'acme' }, fields: { hits }, time: T0 });
+  const point = (hits: number | string) => ({
+    measurement: 'cdn_traffic',
+    tags: { account: 'acme' },
+    fields: { hits },
+    time: T0,
+  });
   const sink = (dir: string) =>
-    createInfluxV2Sink({ url, token: 'write-token-5678', org: 'cdn-org', bucket: 'cdn', deadLetterPath: join(dir, 'dead.jsonl') });
+    createInfluxV2Sink({
+      url,
+      token: 'write-token-5678',
+      org: 'cdn-org',
+      bucket: 'cdn',
+      deadLetterPath: join(dir, 'dead.jsonl'),
+    });
 
   it('204 confirms; the request is /api/v2/write with org, bucket, precision and the token', async () => {
     seen.length = 0;
@@ -107,7 +130,8 @@ describe('the v2 sink against InfluxDB 2 write errors (loopback)', () => {
       status: 422,
       body: JSON.stringify({
         code: 'unprocessable entity',
-        message: 'failure writing points to database: partial write: field type conflict: input field "hits" on measurement "cdn_traffic" is type integer, already exists as type string dropped=1',
+        message:
+          'failure writing points to database: partial write: field type conflict: input field "hits" on measurement "cdn_traffic" is type integer, already exists as type string dropped=1',
       }),
     });
     const dir = mkdtempSync(join(tmpdir(), 'v2-'));
@@ -118,12 +142,15 @@ describe('the v2 sink against InfluxDB 2 write errors (loopback)', () => {
     await s.close();
   });
 
-  it('401 and 404 (no such bucket) fail the write with the server\'s message, never the token; nothing is dead-lettered', async () => {
+  it("401 and 404 (no such bucket) fail the write with the server's message, never the token; nothing is dead-lettered", async () => {
     for (const [status, message] of [
       [401, 'unauthorized access'],
       [404, 'bucket "cdn" not found'],
     ] as const) {
-      answer = () => ({ status, body: JSON.stringify({ code: status === 401 ? 'unauthorized' : 'not found', message }) });
+      answer = () => ({
+        status,
+        body: JSON.stringify({ code: status === 401 ? 'unauthorized' : 'not found', message }),
+      });
       const dir = mkdtempSync(join(tmpdir(), 'v2-'));
       const s = sink(dir);
       const err = await s.write([point(3)]).catch((e: unknown) => e as Error);

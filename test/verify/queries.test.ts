@@ -9,7 +9,14 @@ import { victoriaSelector } from '../../src/verify/readers/victoria.js';
 import { daemonRange } from '../../src/verify/job.js';
 
 const day = Date.UTC(2026, 10, 20);
-const query = { measurement: 'cdn_traffic', fields: ['traffic', 'hits'], from: day, to: day + 2 * DAY, windowMs: DAY, accounts: ['acme', 'o"brien'] };
+const query = {
+  measurement: 'cdn_traffic',
+  fields: ['traffic', 'hits'],
+  from: day,
+  to: day + 2 * DAY,
+  windowMs: DAY,
+  accounts: ['acme', 'o"brien'],
+};
 
 describe('the queries each reader builds', () => {
   it('Flux: sums per account, field and day stamped at the window start, plus the point count, quoting every name', () => {
@@ -43,12 +50,16 @@ describe('the queries each reader builds', () => {
         `WHERE time >= ${day}ms AND time < ${day + 2 * DAY}ms AND ("account" = 'acme' OR "account" = 'o"brien') ` +
         'GROUP BY time(86400000ms), "account" fill(none)',
     );
-    expect(buildInfluxQl({ ...query, accounts: ["it's"] }, { database: 'cdn', retentionPolicy: 'year' })).toContain(`FROM "cdn"."year"."cdn_traffic" WHERE`);
+    expect(buildInfluxQl({ ...query, accounts: ["it's"] }, { database: 'cdn', retentionPolicy: 'year' })).toContain(
+      `FROM "cdn"."year"."cdn_traffic" WHERE`,
+    );
     expect(buildInfluxQl({ ...query, accounts: ["it's"] }, { database: 'cdn' })).toContain(`"account" = 'it\\'s'`);
   });
 
   it('VictoriaMetrics: <measurement>_<field> with the accounts as an escaped regex alternative', () => {
-    expect(victoriaSelector('cdn_traffic', 'hits', ['acme', 'a.b|c', 'q"x'])).toBe('{__name__="cdn_traffic_hits",account=~"acme|a\\\\.b\\\\|c|q\\"x"}');
+    expect(victoriaSelector('cdn_traffic', 'hits', ['acme', 'a.b|c', 'q"x'])).toBe(
+      '{__name__="cdn_traffic_hits",account=~"acme|a\\\\.b\\\\|c|q\\"x"}',
+    );
   });
 });
 
@@ -66,7 +77,14 @@ describe('what the config implies', () => {
   });
 
   it('defaults: on, daily, yesterday, no repair', () => {
-    expect(config(v2).verify).toEqual({ enabled: true, schedule: '40 3 * * *', days: 1, repair: false, reader: 'auto', giveUpAfter: 120_000 });
+    expect(config(v2).verify).toEqual({
+      enabled: true,
+      schedule: '40 3 * * *',
+      days: 1,
+      repair: false,
+      reader: 'auto',
+      giveUpAfter: 120_000,
+    });
     expect(() => config(v2, { days: 0 })).toThrow(/verify\.days/);
     expect(() => config(v2, { schedule: 'daily' })).toThrow(/verify\.schedule/);
   });
@@ -74,7 +92,11 @@ describe('what the config implies', () => {
   it('the daemon verifies whole UTC days whose last buckets are final', () => {
     const c = config(v2);
     // 00:30 UTC: yesterday's last statistic bucket (23:55–24:00) is final only at 01:00, so the day before.
-    expect(daemonRange({ config: c }, day + 30 * 60_000)).toEqual({ from: day - 2 * DAY, to: day - DAY, windowMs: DAY });
+    expect(daemonRange({ config: c }, day + 30 * 60_000)).toEqual({
+      from: day - 2 * DAY,
+      to: day - DAY,
+      windowMs: DAY,
+    });
     expect(daemonRange({ config: c }, day + 3 * HOUR)).toEqual({ from: day - DAY, to: day, windowMs: DAY });
   });
 

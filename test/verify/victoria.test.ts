@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
-import { serverSkipReason, startVictoriaMetrics, VICTORIA_BIN, type VictoriaMetricsServer } from '../helpers/servers.js';
+import {
+  serverSkipReason,
+  startVictoriaMetrics,
+  VICTORIA_BIN,
+  type VictoriaMetricsServer,
+} from '../helpers/servers.js';
 import { collectDay, driftOf, verify, verifiedDay, verifyConfig } from './helpers.js';
 
 const skip = serverSkipReason(VICTORIA_BIN);
@@ -22,7 +27,14 @@ describe.skipIf(skip)('verify → VictoriaMetrics', () => {
 
   beforeAll(async () => {
     [sim, vm] = await Promise.all([startSimulator({ quotas: FAST_QUOTAS }), startVictoriaMetrics()]);
-    config = verifyConfig(sim, { type: 'influx-v2', url: vm.url, token: 'unused', org: 'unused', bucket: 'cdn', backslashes: 'escaped' });
+    config = verifyConfig(sim, {
+      type: 'influx-v2',
+      url: vm.url,
+      token: 'unused',
+      org: 'unused',
+      bucket: 'cdn',
+      backslashes: 'escaped',
+    });
     account = sim.accounts[0]!;
     await collectDay(config, day);
     await vm.export('{__name__="flush"}'); // forces the ingest buffer out
@@ -44,12 +56,17 @@ describe.skipIf(skip)('verify → VictoriaMetrics', () => {
     const selector = `{__name__="cdn_views_by_streams_views",account="${account}"}`;
     const before = (await vm.export(selector)).flatMap((s) => s.values).reduce((a, b) => a + b, 0);
     expect(before).toBeGreaterThan(0);
-    const res = await request(`${vm.url}/api/v1/admin/tsdb/delete_series?${new URLSearchParams({ 'match[]': selector })}`, { method: 'POST' });
+    const res = await request(
+      `${vm.url}/api/v1/admin/tsdb/delete_series?${new URLSearchParams({ 'match[]': selector })}`,
+      { method: 'POST' },
+    );
     await res.body.dump();
     expect(res.statusCode).toBe(204);
 
     const { report } = await verify(config, day);
-    expect(driftOf(report.drift)).toEqual([{ measurement: 'cdn_views_by_streams', field: 'views', account, difference: -before }]);
+    expect(driftOf(report.drift)).toEqual([
+      { measurement: 'cdn_views_by_streams', field: 'views', account, difference: -before },
+    ]);
 
     const repaired = await verify(config, day, true);
     expect(Object.keys(repaired.report.repair!.recollected)).toEqual([`streamstat/${account}/streams`]);
@@ -61,15 +78,24 @@ describe.skipIf(skip)('verify → VictoriaMetrics', () => {
   it('a second value at the same series and time adds up (every sample is kept): drift that a repair cannot undo', async () => {
     const [series] = await vm.export(`{__name__="cdn_traffic_hits",account="${account}"}`);
     const { __name__: _name, ...labels } = series!.metric;
-    const tags = Object.entries(labels).map(([k, v]) => `${k}=${v.replace(/([ ,=\\])/g, '\\$1')}`).join(',');
-    const write = await request(`${vm.url}/api/v2/write?precision=ms`, { method: 'POST', body: `cdn_traffic,${tags} hits=7i ${series!.timestamps[0]}` });
+    const tags = Object.entries(labels)
+      .map(([k, v]) => `${k}=${v.replace(/([ ,=\\])/g, '\\$1')}`)
+      .join(',');
+    const write = await request(`${vm.url}/api/v2/write?precision=ms`, {
+      method: 'POST',
+      body: `cdn_traffic,${tags} hits=7i ${series!.timestamps[0]}`,
+    });
     await write.body.dump();
     expect(write.statusCode).toBe(204);
     await vm.export('{__name__="flush"}');
 
     const repaired = await verify(config, day, true);
-    expect(driftOf(repaired.report.drift)).toEqual([{ measurement: 'cdn_traffic', field: 'hits', account, difference: 7 }]);
+    expect(driftOf(repaired.report.drift)).toEqual([
+      { measurement: 'cdn_traffic', field: 'hits', account, difference: 7 },
+    ]);
     // The re-collected value is written again at the same time: VictoriaMetrics keeps it beside the others.
-    expect(driftOf(repaired.report.repair!.after)).toEqual([{ measurement: 'cdn_traffic', field: 'hits', account, difference: 7 }]);
+    expect(driftOf(repaired.report.repair!.after)).toEqual([
+      { measurement: 'cdn_traffic', field: 'hits', account, difference: 7 },
+    ]);
   }, 180_000);
 });

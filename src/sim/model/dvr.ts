@@ -88,7 +88,10 @@ export class DvrModel {
     const from = Math.max(timeline.startSec, nowSec - windowSec);
     const to = timeline.stopSec === undefined ? nowSec : Math.min(timeline.stopSec, nowSec);
     if (to <= from) return [];
-    const cuts = [...this.breaks(account, stream, node, from, to), ...(this.deleted.get(stateKey(account, stream, node)) ?? [])];
+    const cuts = [
+      ...this.breaks(account, stream, node, from, to),
+      ...(this.deleted.get(stateKey(account, stream, node)) ?? []),
+    ];
     return subtractAll([{ from, to }], cuts);
   }
 

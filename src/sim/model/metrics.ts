@@ -111,7 +111,8 @@ function emptyRow(): MetricRow {
   return Object.fromEntries(METRIC_NAMES.map((n) => [n, null])) as MetricRow;
 }
 
-/** Codes split from the side's requests by fixed weights; a class is the sum of its codes, so classes sum to the total. */
+/** Codes split from the side's requests by fixed weights; a class is the sum of its codes, so classes sum to the total.
+ * */
 function setCounts(row: MetricRow, side: MetricSide, requests: number): void {
   const perCode = splitInteger(requests, STATUS_WEIGHTS[side]);
   for (const cls of STATUS_CLASSES) row[statusClassMetric(side, cls)] = 0;

@@ -102,7 +102,13 @@ const COUNTRIES: Country[] = [
 const FLAT_VALUES: Record<Exclude<Dimension, 'country' | 'region'>, readonly string[]> = {
   browser: BROWSERS.names,
   platform: PLATFORMS.names,
-  referrer: ['', 'https://www.google.com/', 'https://yandex.ru/search/', 'https://example.com/a b,c', 'android-app://com.example'],
+  referrer: [
+    '',
+    'https://www.google.com/',
+    'https://yandex.ru/search/',
+    'https://example.com/a b,c',
+    'android-app://com.example',
+  ],
   code: ['200', '206', '304', '403', '404', '500', '502'],
   custom: ['', 'campaign=spring', 'label,with,commas', 'promo "x"'],
   path: ['/', '/index.html', '/video/seg 1.ts', '/img/a,b=c.png', '/файлы/видео.mp4', '/back\\slash'],
@@ -142,15 +148,19 @@ function splitOf(world: World, account: string, dimension: Dimension, country?: 
 
 function buildSplit(world: World, account: string, dimension: Dimension, country?: string): Split {
   // Each account's mix differs: base weight × a fixed factor in [0.5, 1.5).
-  const vary = (key: string, base: number) => Math.max(1, Math.round(base * 100 * (0.5 + unit(world.seed, account, dimension, key))));
-  if (dimension === 'country') return { keys: COUNTRIES.map((c) => c.code), weights: COUNTRIES.map((c) => vary(c.code, c.weight)) };
+  const vary = (key: string, base: number) =>
+    Math.max(1, Math.round(base * 100 * (0.5 + unit(world.seed, account, dimension, key))));
+  if (dimension === 'country')
+    return { keys: COUNTRIES.map((c) => c.code), weights: COUNTRIES.map((c) => vary(c.code, c.weight)) };
   if (dimension === 'region') {
     const countries = country === undefined ? COUNTRIES : COUNTRIES.filter((c) => c.code === country);
     const countryWeights = splitOf(world, account, 'country');
     const pairs = countries.flatMap((c) => c.regions.map((r) => ({ c, r })));
     return {
       keys: pairs.map(({ r }) => r.code),
-      weights: pairs.map(({ c, r }) => countryWeights.weights[countryWeights.keys.indexOf(c.code)]! * vary(r.code, r.weight)),
+      weights: pairs.map(
+        ({ c, r }) => countryWeights.weights[countryWeights.keys.indexOf(c.code)]! * vary(r.code, r.weight),
+      ),
     };
   }
   const keys = [...FLAT_VALUES[dimension]];
@@ -163,7 +173,11 @@ function splitAmounts(a: Amounts, weights: readonly number[]): Amounts[] {
   // Cached bytes follow the bytes' split: largest remainder then never gives a part more than its bytes, so the
   // guard below never cuts and cached bytes add up like the rest.
   const cached = splitInteger(a.cachedBytes, bytes);
-  return weights.map((_, i) => ({ bytes: bytes[i]!, requests: requests[i]!, cachedBytes: Math.min(cached[i]!, bytes[i]!) }));
+  return weights.map((_, i) => ({
+    bytes: bytes[i]!,
+    requests: requests[i]!,
+    cachedBytes: Math.min(cached[i]!, bytes[i]!),
+  }));
 }
 
 const ZERO: Amounts = { bytes: 0, requests: 0, cachedBytes: 0 };
@@ -205,7 +219,11 @@ export function splitByDimension(
 }
 
 /** Result keys of a group (spec A2), with names in the response language. */
-export function dimensionRowKeys(grouping: DimensionGrouping, key: string, language: Language): Record<string, string | number> {
+export function dimensionRowKeys(
+  grouping: DimensionGrouping,
+  key: string,
+  language: Language,
+): Record<string, string | number> {
   switch (grouping) {
     case 'countries': {
       const c = COUNTRIES.find((x) => x.code === key);
@@ -214,7 +232,12 @@ export function dimensionRowKeys(grouping: DimensionGrouping, key: string, langu
     case 'regions': {
       const c = COUNTRIES.find((x) => x.regions.some((r) => r.code === key));
       const r = c?.regions.find((x) => x.code === key);
-      return { country: c?.code ?? '', region: key, country_name: c?.names[language] ?? '', region_name: r?.names[language] ?? '' };
+      return {
+        country: c?.code ?? '',
+        region: key,
+        country_name: c?.names[language] ?? '',
+        region_name: r?.names[language] ?? '',
+      };
     }
     default: {
       const dimension = GROUPING_DIMENSION[grouping];

@@ -52,7 +52,9 @@ export function parseEndpoint(path: string): StatisticEndpoint | undefined {
   if (rest.length > 1) return undefined;
   const name = rest[0];
   if (name === undefined) return { grouping: undefined, times };
-  return (STATISTIC_GROUPINGS as readonly string[]).includes(name) ? { grouping: name as StatisticGrouping, times } : undefined;
+  return (STATISTIC_GROUPINGS as readonly string[]).includes(name)
+    ? { grouping: name as StatisticGrouping, times }
+    : undefined;
 }
 
 /** Spec A: `language` first, then Accept-Language (first tag we speak), otherwise English. */
@@ -72,7 +74,14 @@ export function pickLanguage(query: URLSearchParams, headers: IncomingHttpHeader
 /** Parameters the endpoint accepts (spec A1/A2); anything else is an unknown parameter. */
 function allowedParameters(e: StatisticEndpoint): Set<string> {
   const forbidden = e.grouping ? GROUPING_RULES[e.grouping].forbids : [];
-  const allowed = new Set<string>(['language', 'cdnauthtoken', 'start', 'end', 'fields', ...FILTER_NAMES.filter((f) => !forbidden.includes(f))]);
+  const allowed = new Set<string>([
+    'language',
+    'cdnauthtoken',
+    'start',
+    'end',
+    'fields',
+    ...FILTER_NAMES.filter((f) => !forbidden.includes(f)),
+  ]);
   if (e.times) ['granularity', 'timezone'].forEach((p) => allowed.add(p));
   if (e.grouping) allowed.add('sort');
   if (e.grouping || e.times) ['offset', 'limit'].forEach((p) => allowed.add(p));
@@ -83,7 +92,11 @@ function allowedParameters(e: StatisticEndpoint): Set<string> {
  * Checks in the order a typical service does: unknown or repeated parameters, required keys, each value's syntax,
  * then start < end and the granularity. The texts are table A's (not shown beyond it: the parameter is appended).
  */
-export function parseStatisticQuery(e: StatisticEndpoint, query: URLSearchParams, settings: SimSettings): StatisticRequest | StatisticReject {
+export function parseStatisticQuery(
+  e: StatisticEndpoint,
+  query: URLSearchParams,
+  settings: SimSettings,
+): StatisticRequest | StatisticReject {
   const allowed = allowedParameters(e);
   for (const key of new Set(query.keys())) {
     if (!allowed.has(key)) return new StatisticReject(`unknown parameter: ${key}`);
@@ -91,7 +104,12 @@ export function parseStatisticQuery(e: StatisticEndpoint, query: URLSearchParams
   }
   const one = (key: string): string | undefined => query.get(key) ?? undefined;
   // The spec's 400 text for a missing parameter, the path's own (account of /hosts) as much as the common ones.
-  const required = ['start', 'end', ...(e.times ? ['granularity'] : []), ...(e.grouping ? GROUPING_RULES[e.grouping].requires : [])];
+  const required = [
+    'start',
+    'end',
+    ...(e.times ? ['granularity'] : []),
+    ...(e.grouping ? GROUPING_RULES[e.grouping].requires : []),
+  ];
   for (const key of required) if (one(key) === undefined) return new StatisticReject(`required key: ${key}`);
   const timeZone = one('timezone') ?? 'UTC';
   if (!IANAZone.isValidZone(timeZone)) return invalid('timezone');
@@ -106,7 +124,8 @@ export function parseStatisticQuery(e: StatisticEndpoint, query: URLSearchParams
     if (value === '') return invalid(key);
     filters[key] = value;
   }
-  if (filters.service !== undefined && !(STATISTIC_SERVICES as readonly string[]).includes(filters.service)) return invalid('service');
+  if (filters.service !== undefined && !(STATISTIC_SERVICES as readonly string[]).includes(filters.service))
+    return invalid('service');
   if (filters.code !== undefined && !/^\d{3}$/.test(filters.code)) return invalid('code');
   const offset = parseCount(one('offset'), 0, Number.MAX_SAFE_INTEGER);
   if (offset === null) return invalid('offset');
@@ -118,8 +137,21 @@ export function parseStatisticQuery(e: StatisticEndpoint, query: URLSearchParams
   if (sort === null) return invalid('sort');
   if (start >= end) return new StatisticReject('start must be less then end');
   const granularity = e.times ? parseGranularity(one('granularity')!) : undefined;
-  if (e.times && !acceptableGranularity(granularity, start, end, timeZone)) return new StatisticReject('granularity is not correct');
-  return { endpoint: e, start, end, filters, fields, sort, offset: offset ?? 0, limit: limit ?? settings.defaultLimit, limitSent: limit !== undefined, granularity, timeZone };
+  if (e.times && !acceptableGranularity(granularity, start, end, timeZone))
+    return new StatisticReject('granularity is not correct');
+  return {
+    endpoint: e,
+    start,
+    end,
+    filters,
+    fields,
+    sort,
+    offset: offset ?? 0,
+    limit: limit ?? settings.defaultLimit,
+    limitSent: limit !== undefined,
+    granularity,
+    timeZone,
+  };
 }
 
 function invalid(parameter: string): StatisticReject {

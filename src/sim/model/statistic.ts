@@ -100,7 +100,12 @@ export interface GroupedSeries {
   bases: Map<string, Float64Array>;
 }
 
-export function groupSeries(world: World, series: readonly UnitSeries[], filters: DimensionFilters, grouping: StatGrouping): GroupedSeries {
+export function groupSeries(
+  world: World,
+  series: readonly UnitSeries[],
+  filters: DimensionFilters,
+  grouping: StatGrouping,
+): GroupedSeries {
   const first = series[0];
   const minutes = first?.bytes.length ?? 0;
   const out: GroupedSeries = { from: first?.from ?? 0, minutes, grouping, groups: new Map(), bases: new Map() };
@@ -115,7 +120,9 @@ export function groupSeries(world: World, series: readonly UnitSeries[], filters
       const filtered = applyDimensionFilters(world, s.unit.account, minute, filters);
       if (grouping.kind === 'total') add(sumsOf(out.groups, 'total', minutes), i, filtered);
       else if (grouping.kind === 'unit') add(sumsOf(out.groups, s.unit.key, minutes), i, filtered);
-      else for (const [key, part] of splitByDimension(world, s.unit.account, filtered, grouping.grouping, filters)) add(sumsOf(out.groups, key, minutes), i, part);
+      else
+        for (const [key, part] of splitByDimension(world, s.unit.account, filtered, grouping.grouping, filters))
+          add(sumsOf(out.groups, key, minutes), i, part);
     }
   }
   return out;
@@ -127,7 +134,15 @@ function baseKey(grouping: StatGrouping, key: string): string {
 
 function sumsOf(groups: Map<string, MinuteSums>, key: string, minutes: number): MinuteSums {
   let sums = groups.get(key);
-  if (!sums) groups.set(key, (sums = { bytes: new Float64Array(minutes), requests: new Float64Array(minutes), cachedBytes: new Float64Array(minutes) }));
+  if (!sums)
+    groups.set(
+      key,
+      (sums = {
+        bytes: new Float64Array(minutes),
+        requests: new Float64Array(minutes),
+        cachedBytes: new Float64Array(minutes),
+      }),
+    );
   return sums;
 }
 

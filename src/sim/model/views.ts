@@ -148,7 +148,10 @@ export function viewsByGroup(world: World, q: ViewQuery): Map<string, ViewValues
     }
     const users = Math.min(streamTotal, streamPeak + Math.floor((streamTotal - streamPeak) * churn(world, ref)));
     const groups = [...streamViews.keys()];
-    const userParts = splitInteger(users, groups.map((g) => streamViews.get(g)!));
+    const userParts = splitInteger(
+      users,
+      groups.map((g) => streamViews.get(g)!),
+    );
     groups.forEach((group, i) => {
       const acc = result.get(group) ?? { views: 0, users: 0, views_max: 0 };
       acc.views += streamViews.get(group)!;

@@ -18,7 +18,10 @@ export const dvrRoute: ApiRoute = {
     if ('status' in target) return target;
     if (req.method === 'GET') return getStream(target, ctx);
     if (req.method === 'DELETE') return deleteFromStream(target, req.body, ctx);
-    return { ...error(405, 'Method Not Allowed', `method ${req.method} is not supported`), headers: { allow: 'GET, DELETE' } };
+    return {
+      ...error(405, 'Method Not Allowed', `method ${req.method} is not supported`),
+      headers: { allow: 'GET, DELETE' },
+    };
   },
 };
 
@@ -44,12 +47,14 @@ function resolveStream(req: SimRequest, ctx: SimContext): StreamTarget | SimRepl
   if (!m) return error(404, 'Not Found', 'expected /<account_name>/streams/<stream_name>');
   const account = decode(m[1]!);
   const segments = m[2]!.split('/').map(decode);
-  if (account === undefined || segments.includes(undefined)) return error(404, 'Not Found', 'malformed percent-encoding');
+  if (account === undefined || segments.includes(undefined))
+    return error(404, 'Not Found', 'malformed percent-encoding');
   const stream = segments.join('/');
   const known = findAccount(ctx.world, account);
   if (!known) return error(404, 'Not Found', `account ${account} not found`);
   if (!req.accounts.includes(account)) return error(403, 'Forbidden', `no access to account ${account}`);
-  if (!known.streams.some((s) => s.name === stream && s.dvr)) return error(404, 'Not Found', `stream ${stream} has no DVR`);
+  if (!known.streams.some((s) => s.name === stream && s.dvr))
+    return error(404, 'Not Found', `stream ${stream} has no DVR`);
   return { account, stream };
 }
 
@@ -127,7 +132,8 @@ function parseCut(b: Record<string, unknown>): SecondsInterval | SimReply {
   if (b.from_ts === undefined) return badRequest('from_ts', 'required');
   if (!isInteger(b.from_ts) || b.from_ts < 0) return badRequest('from_ts', 'must be an integer ≥ 0');
   const from = b.from_ts;
-  if (b.duration_sec === undefined && b.to_ts === undefined) return badRequest('duration_sec', 'one of duration_sec or to_ts is required');
+  if (b.duration_sec === undefined && b.to_ts === undefined)
+    return badRequest('duration_sec', 'one of duration_sec or to_ts is required');
   if (b.duration_sec !== undefined && (!isInteger(b.duration_sec) || b.duration_sec <= 0)) {
     return badRequest('duration_sec', 'must be an integer > 0');
   }

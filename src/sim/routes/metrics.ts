@@ -74,8 +74,10 @@ function respond(operation: Operation, p: MetricsParams, ctx: SimContext): Recor
 /** Checks in the order a real service plausibly does: shape of the query, access, then values. */
 function parseParams(req: SimRequest, ctx: SimContext): MetricsParams | SimReply {
   const q = req.query;
-  for (const key of new Set(q.keys())) if (!KNOWN_PARAMETERS.has(key)) return invalid(`Unknown query parameter: ${key}`);
-  for (const key of SINGLE_PARAMETERS) if (q.getAll(key).length > 1) return invalid(`Parameter ${key} must be given once`);
+  for (const key of new Set(q.keys()))
+    if (!KNOWN_PARAMETERS.has(key)) return invalid(`Unknown query parameter: ${key}`);
+  for (const key of SINGLE_PARAMETERS)
+    if (q.getAll(key).length > 1) return invalid(`Parameter ${key} must be given once`);
   for (const key of REQUIRED_PARAMETERS) if (!q.get(key)) return invalid(`Missing required parameter: ${key}`);
   const accountName = q.get('account') ?? '';
   const account = req.accounts.includes(accountName) ? findAccount(ctx.world, accountName) : undefined;
@@ -104,7 +106,14 @@ function parseParams(req: SimRequest, ctx: SimContext): MetricsParams | SimReply
 function parseTime(parameter: string, text: string): number | SimReply {
   const m = TIME_PATTERN.exec(text);
   const [year, month, day, hour, minute, second] = (m?.slice(1) ?? []).map(Number);
-  if (!m || year === undefined || month === undefined || day === undefined || hour === undefined || minute === undefined) {
+  if (
+    !m ||
+    year === undefined ||
+    month === undefined ||
+    day === undefined ||
+    hour === undefined ||
+    minute === undefined
+  ) {
     return invalidTime(parameter);
   }
   const ms = Date.UTC(year, month - 1, day, hour, minute);

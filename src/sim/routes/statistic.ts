@@ -11,8 +11,21 @@ import {
   type DimensionGrouping,
   type Language,
 } from '../model/statistic-dimensions.js';
-import { parseEndpoint, parseStatisticQuery, pickLanguage, StatisticReject, type StatisticRequest } from '../model/statistic-request.js';
-import { groupSeries, statValues, unitSeries, type StatGrouping, type StatValues, type TrafficUnit } from '../model/statistic.js';
+import {
+  parseEndpoint,
+  parseStatisticQuery,
+  pickLanguage,
+  StatisticReject,
+  type StatisticRequest,
+} from '../model/statistic-request.js';
+import {
+  groupSeries,
+  statValues,
+  unitSeries,
+  type StatGrouping,
+  type StatValues,
+  type TrafficUnit,
+} from '../model/statistic.js';
 import { visibleShare } from '../model/views.js';
 import { findResource, type SimResource } from '../model/world.js';
 import { pageOf, type PagingFault } from '../paging.js';
@@ -46,7 +59,11 @@ function handle(req: SimRequest, ctx: SimContext): SimReply {
   if (!endpoint) return reject(new StatisticReject('unknown path'), language);
   const parsed = parseStatisticQuery(endpoint, req.query, ctx.settings);
   if (parsed instanceof StatisticReject) return reject(parsed, language);
-  return { status: 200, body: respond(parsed, req.accounts, ctx, language, req.paging), headers: { 'accept-language': language } };
+  return {
+    status: 200,
+    body: respond(parsed, req.accounts, ctx, language, req.paging),
+    headers: { 'accept-language': language },
+  };
 }
 
 function reject(r: StatisticReject, language: Language): SimReply {
@@ -85,7 +102,12 @@ function respond(
     const span = { start: show(from), end: show(to) };
     return grouping ? { ...span, result: rowsOf(values) } : { ...span, ...pick(r, values.get('total')) };
   });
-  return { ...envelope, granularity: r.granularity!.text, ...(r.timeZone !== 'UTC' ? { timezone: r.timeZone } : {}), result: buckets };
+  return {
+    ...envelope,
+    granularity: r.granularity!.text,
+    ...(r.timeZone !== 'UTC' ? { timezone: r.timeZone } : {}),
+    result: buckets,
+  };
 }
 
 /** Resources the filters select, one unit each, keyed by what /resources, /hosts and /accounts group by. */
@@ -97,10 +119,13 @@ function selectUnits(r: StatisticRequest, tokenAccounts: readonly string[], ctx:
     (f.host === undefined || res.cname === f.host) &&
     (f.service === undefined || res.service === f.service);
   const grouping = r.endpoint.grouping;
-  const keyOf = (account: string, res: SimResource) => (grouping === 'resources' ? res.id : grouping === 'hosts' ? res.cname : account);
+  const keyOf = (account: string, res: SimResource) =>
+    grouping === 'resources' ? res.id : grouping === 'hosts' ? res.cname : account;
   return ctx.world.accounts
     .filter((a) => accounts.includes(a.name))
-    .flatMap((a) => a.resources.filter(matches).map((resource) => ({ key: keyOf(a.name, resource), account: a.name, resource })));
+    .flatMap((a) =>
+      a.resources.filter(matches).map((resource) => ({ key: keyOf(a.name, resource), account: a.name, resource })),
+    );
 }
 
 /** A filter as echoed: integer keys (`code`) as numbers, as the spec's examples show them. */
@@ -123,7 +148,12 @@ function pick(r: StatisticRequest, v: StatValues | undefined): Record<string, nu
   return Object.fromEntries(r.fields.map((f) => [f, values[f]]));
 }
 
-function rowKeys(grouping: StatisticGrouping, key: string, ctx: SimContext, language: Language): Record<string, string | number> {
+function rowKeys(
+  grouping: StatisticGrouping,
+  key: string,
+  ctx: SimContext,
+  language: Language,
+): Record<string, string | number> {
   if (grouping in GROUPING_DIMENSION) return dimensionRowKeys(grouping as DimensionGrouping, key, language);
   if (grouping === 'resources') {
     const res = findResource(ctx.world, key);

@@ -38,7 +38,19 @@ export class StreamstatReject {
 }
 
 const VALIDATION_FAIL = 'validation fail';
-const SINGLE_PARAMS = ['language', 'cdnauthtoken', 'start', 'end', 'account', 'country', 'region', 'browser', 'platform', 'fields', 'granularity'];
+const SINGLE_PARAMS = [
+  'language',
+  'cdnauthtoken',
+  'start',
+  'end',
+  'account',
+  'country',
+  'region',
+  'browser',
+  'platform',
+  'fields',
+  'granularity',
+];
 const REPEATABLE_PARAMS = ['stream', 'stream_type'];
 const GROUPING_ONLY_PARAMS = ['sort', 'offset', 'limit'];
 /** Spec B: UTC with zero seconds, with or without the trailing Z; an offset is not UTC, so it fails validation. */
@@ -51,9 +63,13 @@ export function parsePath(path: string): StreamstatRequest['endpoint'] | undefin
 }
 
 /** Spec B: `language` first, then the Accept-Language header, otherwise English. */
-export function pickLanguage(query: URLSearchParams, headers: IncomingHttpHeaders): StreamstatLanguage | StreamstatReject {
+export function pickLanguage(
+  query: URLSearchParams,
+  headers: IncomingHttpHeaders,
+): StreamstatLanguage | StreamstatReject {
   const param = query.get('language');
-  if (param !== null) return param === 'en' || param === 'ru' ? param : new StreamstatReject(422, 'language: must be ru or en');
+  if (param !== null)
+    return param === 'en' || param === 'ru' ? param : new StreamstatReject(422, 'language: must be ru or en');
   const header = headers['accept-language'] ?? '';
   // The first listed tag we speak wins; q-weights are not ranked (clients list the preferred tag first).
   for (const tag of header.split(',')) {
@@ -73,7 +89,10 @@ export function parseStreamstatQuery(
   query: URLSearchParams,
   settings: SimSettings,
 ): StreamstatRequest | StreamstatReject {
-  const allowed = endpoint === 'total' ? [...SINGLE_PARAMS, ...REPEATABLE_PARAMS] : [...SINGLE_PARAMS, ...REPEATABLE_PARAMS, ...GROUPING_ONLY_PARAMS];
+  const allowed =
+    endpoint === 'total'
+      ? [...SINGLE_PARAMS, ...REPEATABLE_PARAMS]
+      : [...SINGLE_PARAMS, ...REPEATABLE_PARAMS, ...GROUPING_ONLY_PARAMS];
   for (const key of new Set(query.keys())) {
     if (!allowed.includes(key)) return invalid();
     if (!REPEATABLE_PARAMS.includes(key) && query.getAll(key).length > 1) return invalid();
@@ -97,10 +116,12 @@ export function parseStreamstatQuery(
   if (!fields) return invalid();
   const sort = parseSort(one('sort'));
   if (sort === null) return invalid();
-  if (sort && !fields.includes(sort.field as StreamstatField)) return new StreamstatReject(400, 'sort argument not in fields');
+  if (sort && !fields.includes(sort.field as StreamstatField))
+    return new StreamstatReject(400, 'sort argument not in fields');
   if (start >= end) return new StreamstatReject(400, 'start must be less then end');
   const granularity = one('granularity');
-  if (granularity !== undefined && !isStreamstatGranularity(granularity)) return new StreamstatReject(400, 'granularity is not correct');
+  if (granularity !== undefined && !isStreamstatGranularity(granularity))
+    return new StreamstatReject(400, 'granularity is not correct');
   return {
     endpoint,
     start,
@@ -124,12 +145,20 @@ function invalid(): StreamstatReject {
 function parseUtcMinute(text: string | undefined): number | undefined {
   const m = text === undefined ? null : UTC_MINUTE.exec(text);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (second !== 0) return undefined;
   const ms = Date.UTC(year, month - 1, day, hour, minute);
   const d = new Date(ms);
   // Date.UTC rolls 2026-02-30 over into March; a real calendar date must survive the round trip.
-  const exists = d.getUTCMonth() === month - 1 && d.getUTCDate() === day && d.getUTCHours() === hour && d.getUTCMinutes() === minute;
+  const exists =
+    d.getUTCMonth() === month - 1 && d.getUTCDate() === day && d.getUTCHours() === hour && d.getUTCMinutes() === minute;
   return exists ? ms : undefined;
 }
 
@@ -149,11 +178,19 @@ function parseSort(text: string | undefined): { raw: string; field: string; desc
   return m ? { raw: text, field: m[2]!, descending: m[1] === '-' } : null;
 }
 
-function parseCount(text: string | undefined, min: number, max: number, name: string): number | undefined | StreamstatReject {
+function parseCount(
+  text: string | undefined,
+  min: number,
+  max: number,
+  name: string,
+): number | undefined | StreamstatReject {
   if (text === undefined) return undefined;
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    return new StreamstatReject(422, `${name}: must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}, got "${text}"`);
+    return new StreamstatReject(
+      422,
+      `${name}: must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}, got "${text}"`,
+    );
   }
   return n;
 }

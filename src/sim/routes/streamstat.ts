@@ -6,7 +6,13 @@ import { errorBody } from '../error-body.js';
 import { visibleShare, viewsByGroup, type StreamRef, type ViewGrouping, type ViewValues } from '../model/views.js';
 import { pageOf, type PagingFault } from '../paging.js';
 import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
-import { parsePath, parseStreamstatQuery, pickLanguage, StreamstatReject, type StreamstatRequest } from './streamstat-request.js';
+import {
+  parsePath,
+  parseStreamstatQuery,
+  pickLanguage,
+  StreamstatReject,
+  type StreamstatRequest,
+} from './streamstat-request.js';
 
 /**
  * Stream view statistics v2 (spec 002, part B). Authentication, the `account` check and the 30 calls/min quota are
@@ -36,14 +42,23 @@ function handle(req: SimRequest, ctx: SimContext): SimReply {
   if (!endpoint) return reject(new StreamstatReject(404, 'unknown path'), language);
   const parsed = parseStreamstatQuery(endpoint, req.query, ctx.settings);
   if (parsed instanceof StreamstatReject) return reject(parsed, language);
-  return { status: 200, body: respond(parsed, req.accounts, ctx, req.paging), headers: { 'accept-language': language } };
+  return {
+    status: 200,
+    body: respond(parsed, req.accounts, ctx, req.paging),
+    headers: { 'accept-language': language },
+  };
 }
 
 function reject(r: StreamstatReject, language: StreamstatLanguage): SimReply {
   return { status: r.status, body: errorBody('streamstat', 'error', r.text), headers: { 'accept-language': language } };
 }
 
-function respond(r: StreamstatRequest, tokenAccounts: readonly string[], ctx: SimContext, paging: PagingFault | undefined): Record<string, unknown> {
+function respond(
+  r: StreamstatRequest,
+  tokenAccounts: readonly string[],
+  ctx: SimContext,
+  paging: PagingFault | undefined,
+): Record<string, unknown> {
   const streams = selectStreams(r, tokenAccounts, ctx);
   const now = ctx.clock.now();
   const visible = (minuteMs: number) => visibleShare(minuteMs, now, ctx.settings.streamstatLagMs);
@@ -60,12 +75,16 @@ function respond(r: StreamstatRequest, tokenAccounts: readonly string[], ctx: Si
   };
   if (!r.granularity || ctx.settings.streamstatShape === 'flat') {
     const groups = compute(r.start, r.end);
-    return r.endpoint === 'total' ? { ...envelope, ...totalValues(r, groups) } : { ...envelope, result: elements(r, groups, ctx, paging) };
+    return r.endpoint === 'total'
+      ? { ...envelope, ...totalValues(r, groups) }
+      : { ...envelope, result: elements(r, groups, ctx, paging) };
   }
   const buckets = bucketSpans(r.start, r.end, streamstatGranularity(r.granularity)).map(({ from, to }) => {
     const groups = compute(from, to);
     const span = { start: formatMinuteUtc(from), end: formatMinuteUtc(to) };
-    return r.endpoint === 'total' ? { ...span, ...totalValues(r, groups) } : { ...span, result: elements(r, groups, ctx, paging) };
+    return r.endpoint === 'total'
+      ? { ...span, ...totalValues(r, groups) }
+      : { ...span, result: elements(r, groups, ctx, paging) };
   });
   return { ...envelope, result: buckets };
 }

@@ -13,7 +13,8 @@ import {
 
 /**
  * Network-DVR management (spec 000). Every method checks the spec's rules first and throws a ParameterError naming
- * the parameter (as a rejection), so a broken call is never sent. A deletion that fails on some node surfaces as an ApiError
+ * the parameter (as a rejection), so a broken call is never sent. A deletion that fails on some node surfaces as an
+ * ApiError
  * (HTTP 500) whose `failedHosts` lists those nodes; the others may already have been changed.
  */
 export class DvrClient {
@@ -36,7 +37,12 @@ export class DvrClient {
     return this.call('DELETE', path, deleteAllBody(target.host), dvrDeleteAllResponseSchema);
   }
 
-  private async call<T>(method: 'GET' | 'DELETE', path: string, body: unknown, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
+  private async call<T>(
+    method: 'GET' | 'DELETE',
+    path: string,
+    body: unknown,
+    schema: ZodType<T, ZodTypeDef, unknown>,
+  ): Promise<T> {
     const res = await this.http.request({ api: 'dvr', method, path, body, schema });
     return res.body;
   }

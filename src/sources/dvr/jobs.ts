@@ -26,7 +26,12 @@ export function dvrJobs(c: DvrSettings, options: DvrJobOptions = {}): CollectJob
   const rule = { stepMs: c.interval, delayMs: 0, maxSpanMs: c.interval };
   const gap = options.quota && scheduleGapMs(c.schedule);
   const passIntervals = gap === undefined ? 1 : Math.ceil(gap / c.interval);
-  const turns: DvrTurnsRule | undefined = options.quota && { streams: c.streams.length, intervalMs: c.interval, quota: options.quota, passIntervals };
+  const turns: DvrTurnsRule | undefined = options.quota && {
+    streams: c.streams.length,
+    intervalMs: c.interval,
+    quota: options.quota,
+    passIntervals,
+  };
   const round = turns && dvrTurnsNeeded(turns) ? new DvrRound(turns) : undefined;
   return c.streams.map(
     ({ account, stream }, index): CollectJob => ({

@@ -57,6 +57,7 @@ function requireHost(host: string): void {
 }
 
 function requireInteger(parameter: string, value: unknown, min: number, tooSmall: string): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new ParameterError(parameter, 'must be an integer');
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw new ParameterError(parameter, 'must be an integer');
   if (value < min) throw new ParameterError(parameter, tooSmall);
 }

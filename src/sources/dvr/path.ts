@@ -18,10 +18,13 @@ export function dvrStreamPath(account: string, stream: string): string {
 }
 
 function requireName(parameter: string, value: string): void {
-  if (typeof value !== 'string' || value.length === 0) throw new ParameterError(parameter, 'must be a non-empty string');
+  if (typeof value !== 'string' || value.length === 0)
+    throw new ParameterError(parameter, 'must be a non-empty string');
 }
 
 function requireSegment(parameter: string, segment: string): void {
-  if (segment === '.' || segment === '..') throw new ParameterError(parameter, 'path segments "." and ".." cannot be addressed');
-  if (segment.length === 0) throw new ParameterError(parameter, 'must not have empty path segments (leading, trailing or double /)');
+  if (segment === '.' || segment === '..')
+    throw new ParameterError(parameter, 'path segments "." and ".." cannot be addressed');
+  if (segment.length === 0)
+    throw new ParameterError(parameter, 'must not have empty path segments (leading, trailing or double /)');
 }

@@ -10,7 +10,8 @@ export interface DvrPointOptions {
    * recording is identified by its start now.
    */
   recordings?: DvrRecordingStore;
-  /** False where the database does not overwrite a point (output.overwrites): `cdn_dvr_range` is rewritten each snapshot. */
+  /** False where the database does not overwrite a point (output.overwrites): `cdn_dvr_range` is rewritten each
+   * snapshot. */
   ranges?: boolean;
 }
 
@@ -19,7 +20,12 @@ export interface DvrPointOptions {
  * recording at its stable identity (its first-seen start), so each snapshot overwrites the recording's one row with
  * its current extent and `seen_at`. Remembers the recordings in `options.recordings` (the caller saves them).
  */
-export function dvrToPoints(account: string, body: DvrGetResponse, snapshotMs: number, options: DvrPointOptions = {}): Point[] {
+export function dvrToPoints(
+  account: string,
+  body: DvrGetResponse,
+  snapshotMs: number,
+  options: DvrPointOptions = {},
+): Point[] {
   const recordings = options.recordings ?? new DvrRecordingStore();
   const seenAt = Math.floor(snapshotMs / 1000);
   return body.data.flatMap((record) => {

@@ -14,7 +14,10 @@ import { decimal, integer } from '../lenient.js';
  */
 const completed = z
   .union([z.string(), z.number()])
-  .refine((s) => (typeof s === 'string' ? /^completed$/i.test(s) : s >= 200 && s <= 299), 'Expected status Completed (or a 2xx code)');
+  .refine(
+    (s) => (typeof s === 'string' ? /^completed$/i.test(s) : s >= 200 && s <= 299),
+    'Expected status Completed (or a 2xx code)',
+  );
 const unixSeconds = integer;
 const nonNegative = decimal.pipe(z.number().nonnegative());
 

@@ -33,7 +33,10 @@ export function check(s: DvrSettings): void {
   if (s.enabled && s.interval % 1000 !== 0) throw new ParameterError('interval', 'must be whole seconds');
   // The path rules the DVR client applies to every call (no `..`, no empty segment), checked before the first one.
   s.streams.forEach((stream, i) => asField(`streams.${i}`, () => dvrStreamPath(stream.account, stream.stream)));
-  unique('streams', s.streams.map((stream) => `${stream.account} ${stream.stream}`));
+  unique(
+    'streams',
+    s.streams.map((stream) => `${stream.account} ${stream.stream}`),
+  );
 }
 
 /** Snapshots read the present: no lag, nothing for the horizon to reach. */

@@ -54,8 +54,15 @@ export class MetricsClient {
    * of thousands of resources is never held whole. An element that fails its schema fails the call, as in `byResource`;
    * the elements handed on before it are then the caller's to drop.
    */
-  byResourceEach(q: MetricsQuery, onElement: (element: MetricsResourceElement) => void): Promise<MetricsByResourceBody> {
-    return this.get('/resources', q, metricsByResourceSchema, { key: 'data', element: metricsResourceElementSchema, onElement });
+  byResourceEach(
+    q: MetricsQuery,
+    onElement: (element: MetricsResourceElement) => void,
+  ): Promise<MetricsByResourceBody> {
+    return this.get('/resources', q, metricsByResourceSchema, {
+      key: 'data',
+      element: metricsResourceElementSchema,
+      onElement,
+    });
   }
 
   private async get<T extends Echo>(
@@ -109,7 +116,8 @@ export function checkMetricsQuery(q: MetricsQuery): CheckedQuery {
 }
 
 function requireText(parameter: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ParameterError(parameter, 'is required and must not be empty');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new ParameterError(parameter, 'is required and must not be empty');
   return value;
 }
 
@@ -139,5 +147,6 @@ function checkEcho(body: Echo, q: CheckedQuery, request: RequestInfo): void {
         : toMs(body.end) !== q.endMs
           ? `end: echoed ${body.end}`
           : undefined;
-  if (mismatch) throw new ResponseFormatError(request, `${mismatch}, not the requested value`, JSON.stringify(body).slice(0, 200));
+  if (mismatch)
+    throw new ResponseFormatError(request, `${mismatch}, not the requested value`, JSON.stringify(body).slice(0, 200));
 }

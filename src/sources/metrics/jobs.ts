@@ -22,13 +22,17 @@ export function metricsJobs(c: MetricsSettings, { accounts }: JobContext): Colle
       callsFor: () => SINGLE_CALL,
       collect: (span, http) => read(span, new MetricsClient(http)),
     });
-    const aggregate = job('metrics', async (span, client) => aggregateToPoints(await client.aggregate(query(span)), span.from));
+    const aggregate = job('metrics', async (span, client) =>
+      aggregateToPoints(await client.aggregate(query(span)), span.from),
+    );
     if (!c.byResource) return [aggregate];
     // Read resource by resource: the answer grows with the account (about 1.7 KB a resource), its points far less.
     const byResource = job('metrics_resource', async (span, client) => {
       const points: Point[] = [];
       // The account is the requested one: the client checks the answer's echo of it once the body has ended.
-      await client.byResourceEach(query(span), (element) => points.push(...resourceToPoints(account, element, span.from)));
+      await client.byResourceEach(query(span), (element) =>
+        points.push(...resourceToPoints(account, element, span.from)),
+      );
       return points;
     });
     return [aggregate, byResource];

@@ -40,7 +40,8 @@ function describeMetric(name: MetricName): string {
     case 'bandwidth':
       return `${side} bandwidth averaged over the window (not a peak); the mean of equal windows is the longer period's average`;
     case 'hit_ratio':
-      // No total-bytes field to weigh it with: mean() over windows is unweighted (a quiet window counts as much as a busy one).
+      // No total-bytes field to weigh it with: mean() over windows is unweighted (a quiet window counts as much as a
+      // busy one).
       return 'share of cached traffic in the window: cached bytes / total bytes; averaging windows is unweighted by traffic';
     case 'hit_bytes':
       return 'bytes returned from cache hits in the window';
@@ -67,10 +68,18 @@ const AGGREGATES: Record<MetricKind, Aggregate> = {
 function metricField(name: MetricName): FieldSchema {
   const kind = metricKind(name);
   // Every kind is a count, rate, ratio, size or time: none can be negative.
-  return { type: metricFieldType(name), description: describeMetric(name), unit: UNITS[kind], aggregate: AGGREGATES[kind], nonNegative: true };
+  return {
+    type: metricFieldType(name),
+    description: describeMetric(name),
+    unit: UNITS[kind],
+    aggregate: AGGREGATES[kind],
+    nonNegative: true,
+  };
 }
 
-const METRIC_FIELDS: Record<string, FieldSchema> = Object.fromEntries(METRIC_NAMES.map((n) => [metricFieldName(n), metricField(n)]));
+const METRIC_FIELDS: Record<string, FieldSchema> = Object.fromEntries(
+  METRIC_NAMES.map((n) => [metricFieldName(n), metricField(n)]),
+);
 
 /**
  * Field names are the API's metric names, bandwidths with `_avg` (fields.ts); size ranges appear as

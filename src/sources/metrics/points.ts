@@ -19,7 +19,12 @@ export function resourceToPoints(account: string, element: MetricsResourceElemen
   return point(METRICS_RESOURCE_MEASUREMENT, tags, element, windowStartMs);
 }
 
-function point(measurement: string, tags: Record<string, string>, values: Record<string, unknown>, time: number): Point[] {
+function point(
+  measurement: string,
+  tags: Record<string, string>,
+  values: Record<string, unknown>,
+  time: number,
+): Point[] {
   const fields = metricFields(values);
   if (Object.keys(fields).length === 0) return [];
   return [{ measurement, tags, fields, time }];

@@ -26,7 +26,12 @@ function metricNumbers(values: Record<string, unknown>, ctx: z.RefinementCtx): M
     }
     const parsed = (metricFieldType(name) === 'integer' ? integer : decimal).safeParse(raw);
     if (parsed.success) out[name] = parsed.data;
-    else ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: parsed.error.issues[0]?.message ?? 'not a number' });
+    else
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [name],
+        message: parsed.error.issues[0]?.message ?? 'not a number',
+      });
   }
   return out;
 }
@@ -58,7 +63,11 @@ export const metricsResourceElementSchema = z
   .transform(
     // The same intersection zod gives `.catchall(number | null)`: the three names are text, every other key a metric.
     ({ cname, resource, resource_name, ...values }, ctx) =>
-      ({ ...metricNumbers(values, ctx), cname, resource, resource_name }) as { cname: string; resource: string; resource_name: string } & MetricValues,
+      ({ ...metricNumbers(values, ctx), cname, resource, resource_name }) as {
+        cname: string;
+        resource: string;
+        resource_name: string;
+      } & MetricValues,
   );
 
 /** `GET /app/metrics/v1/resources`: one element per resource. */

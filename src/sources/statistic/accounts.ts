@@ -19,7 +19,9 @@ export async function readTokenAccounts(http: HttpClient, now: number, language?
   // Account names do not depend on the language: it is sent only when configured (as every other call).
   const client = new StatisticClient(http, language === undefined ? {} : { language });
   for await (const rows of client.pages('accounts', { start: end - DISCOVERY_WINDOW_MS, end })) {
-    for (const row of rows) if (typeof row.account === 'string' && row.account.trim() === row.account && row.account !== '') names.add(row.account);
+    for (const row of rows)
+      if (typeof row.account === 'string' && row.account.trim() === row.account && row.account !== '')
+        names.add(row.account);
   }
   return [...names].sort();
 }

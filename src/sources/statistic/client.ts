@@ -66,9 +66,14 @@ export class StatisticClient {
    * Every group of `/<grouping>`, page by page from `q.offset` (or 0), without trusting the server's paging
    * (see walkPages: capped pages are paged through, a repeated page or too many pages is a PagingError).
    */
-  async *pages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticRow[]> {
+  async *pages(
+    grouping: StatisticGrouping,
+    q: StatisticQuery,
+    pageSize = DEFAULT_PAGE_SIZE,
+  ): AsyncGenerator<StatisticRow[]> {
     checkPaging(q, pageSize);
-    const fetchPage = async (offset: number, limit: number) => (await this.grouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
+    const fetchPage = async (offset: number, limit: number) =>
+      (await this.grouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
     const read = { api: 'statistic' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
@@ -77,14 +82,23 @@ export class StatisticClient {
    * Every group of `/times/<grouping>`: the limit applies inside each bucket, so pages continue until no bucket can
    * have more (see walkPages). Each yielded page holds the buckets with the groups of that page.
    */
-  async *timesPages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticGroupedBucket[]> {
+  async *timesPages(
+    grouping: StatisticGrouping,
+    q: StatisticQuery,
+    pageSize = DEFAULT_PAGE_SIZE,
+  ): AsyncGenerator<StatisticGroupedBucket[]> {
     checkPaging(q, pageSize);
-    const fetchPage = async (offset: number, limit: number) => (await this.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
+    const fetchPage = async (offset: number, limit: number) =>
+      (await this.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
     const read = { api: 'statistic' as const, endpoint: `/times/${grouping}`, fetchPage, rows: largestBucket };
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
-  private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T, ZodTypeDef, unknown>): Promise<StatisticResponse<T>> {
+  private async get<T>(
+    e: StatisticEndpoint,
+    q: StatisticQuery,
+    schema: ZodType<T, ZodTypeDef, unknown>,
+  ): Promise<StatisticResponse<T>> {
     const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);
     const path = `${APIS.statistic.prefix}${endpointPath(e)}`;
     const res = await this.http.request({ api: 'statistic', method: 'GET', path, query, schema });
@@ -94,5 +108,6 @@ export class StatisticClient {
 
 function checkPaging(q: StatisticQuery, pageSize: number): void {
   if (q.limit !== undefined) throw new ParameterError('limit', 'paging sets limit itself; pass pageSize instead');
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new ParameterError('limit', 'pageSize must be a positive integer');
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new ParameterError('limit', 'pageSize must be a positive integer');
 }

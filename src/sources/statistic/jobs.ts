@@ -42,7 +42,8 @@ export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob
   const step = stepMs(c);
   const groupings = [...new Set(c.groupings.map((g): Grouping => (g === 'accounts' ? 'total' : g)))];
   // With accounts: auto the job is made with the first accounts found; later ones join its member set.
-  const shared = groupings.includes('total') && ctx.accounts.length > 0 && (ctx.accountsAuto === true || ctx.accounts.length >= 2);
+  const shared =
+    groupings.includes('total') && ctx.accounts.length > 0 && (ctx.accountsAuto === true || ctx.accounts.length >= 2);
   const finals: FinalJob[] = ctx.accounts.flatMap((account) =>
     targetsOf(c, groupings, account)
       .filter((t) => !(shared && t.grouping === 'total'))
@@ -58,7 +59,11 @@ export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob
  * rows are buckets × groups, so a span is as wide as the cap allows and its limit per bucket keeps the body in budget.
  */
 function ruleFor(c: StatisticSettings, step: number, flat: boolean, ctx: JobContext): WindowRule {
-  return statisticRule(step, c.lag, spanForRows(step, flat ? ctx.pageSize : groupedSpanBuckets(ctx.pageSize, budgetOf(ctx)), c.span));
+  return statisticRule(
+    step,
+    c.lag,
+    spanForRows(step, flat ? ctx.pageSize : groupedSpanBuckets(ctx.pageSize, budgetOf(ctx)), c.span),
+  );
 }
 
 const budgetOf = (ctx: JobContext): number => ctx.rowBudget?.statistic ?? rowsPerCall();
@@ -101,7 +106,13 @@ function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number): F
     collect: (span, http) => {
       const now = new Set(members);
       readFor.record(span, now);
-      return readSharedTotals(http, client(http), now, { start: span.from, end: span.to, granularity: c.granularity }, limitFor(span));
+      return readSharedTotals(
+        http,
+        client(http),
+        now,
+        { start: span.from, end: span.to, granularity: c.granularity },
+        limitFor(span),
+      );
     },
   };
 }
@@ -134,7 +145,9 @@ function languageFor(grouping: Grouping, language: JobContext['language']): Stat
 /** The account's targets: each grouping, `paths` once per host listed for the account (none if none). */
 function targetsOf(c: StatisticSettings, groupings: readonly Grouping[], account: string): Target[] {
   return groupings.flatMap((grouping): Target[] =>
-    grouping === 'paths' ? (c.paths.hosts[account] ?? []).map((host) => ({ account, grouping, host })) : [{ account, grouping }],
+    grouping === 'paths'
+      ? (c.paths.hosts[account] ?? []).map((host) => ({ account, grouping, host }))
+      : [{ account, grouping }],
   );
 }
 
@@ -150,21 +163,31 @@ function readSpan(
   const buckets = (span.to - span.from) / step;
   if (grouping === 'total') {
     // offset/limit of /times page the buckets themselves: the span fixes how many there are.
-    return collectPages(http, {
-      api: 'statistic',
-      endpoint: '/times',
-      fetchPage: async (offset, limit) => (await client.times({ ...q, ...pageParams(offset, limit) })).body,
-      toPoints: (body) => timesToPoints(body, { account }),
-      rows: flatRows,
-      knownRows: buckets,
-    }, pageSize);
+    return collectPages(
+      http,
+      {
+        api: 'statistic',
+        endpoint: '/times',
+        fetchPage: async (offset, limit) => (await client.times({ ...q, ...pageParams(offset, limit) })).body,
+        toPoints: (body) => timesToPoints(body, { account }),
+        rows: flatRows,
+        knownRows: buckets,
+      },
+      pageSize,
+    );
   }
-  return collectPages(http, {
-    api: 'statistic',
-    endpoint: `/times/${grouping}`,
-    fetchPage: async (offset, limit) => (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
-    toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
-    rows: largestBucket,
-    key,
-  }, bucketLimit(buckets, pageSize, budget), handOff);
+  return collectPages(
+    http,
+    {
+      api: 'statistic',
+      endpoint: `/times/${grouping}`,
+      fetchPage: async (offset, limit) =>
+        (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
+      toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
+      rows: largestBucket,
+      key,
+    },
+    bucketLimit(buckets, pageSize, budget),
+    handOff,
+  );
 }

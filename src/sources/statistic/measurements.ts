@@ -25,8 +25,20 @@ export function trafficMeasurement(grouping: StatisticGrouping | 'total'): strin
  * that a ratio over several buckets or series is sum(cached_traffic) / sum(traffic), weighted by traffic.
  */
 const FIELDS: Record<string, FieldSchema> = {
-  traffic: { type: 'integer', description: 'traffic in the bucket', unit: 'bytes', aggregate: 'sum', nonNegative: true },
-  hits: { type: 'integer', description: 'number of connections in the bucket', unit: 'hits', aggregate: 'sum', nonNegative: true },
+  traffic: {
+    type: 'integer',
+    description: 'traffic in the bucket',
+    unit: 'bytes',
+    aggregate: 'sum',
+    nonNegative: true,
+  },
+  hits: {
+    type: 'integer',
+    description: 'number of connections in the bucket',
+    unit: 'hits',
+    aggregate: 'sum',
+    nonNegative: true,
+  },
   cached_traffic: {
     type: 'integer',
     description: 'traffic served from cache: round(traffic × cache_ratio) (the ratio is taken as one of bytes)',
@@ -36,12 +48,19 @@ const FIELDS: Record<string, FieldSchema> = {
   },
   cache_ratio: {
     type: 'float',
-    description: 'share served from cache in this bucket only, 0..1, unrounded; over several buckets or series use sum(cached_traffic) / sum(traffic), never its mean',
+    description:
+      'share served from cache in this bucket only, 0..1, unrounded; over several buckets or series use sum(cached_traffic) / sum(traffic), never its mean',
     unit: 'ratio',
     aggregate: { ratio: ['cached_traffic', 'traffic'] },
     nonNegative: true,
   },
-  bandwidth_peak: { type: 'integer', description: 'peak speed in the bucket (the API field bandwidth)', unit: 'bits/s', aggregate: 'max', nonNegative: true },
+  bandwidth_peak: {
+    type: 'integer',
+    description: 'peak speed in the bucket (the API field bandwidth)',
+    unit: 'bits/s',
+    aggregate: 'max',
+    nonNegative: true,
+  },
 };
 
 /** The tags of keys with what they mean (the key table of spec/statistic.ts). */
@@ -77,7 +96,9 @@ export const statisticMeasurements: MeasurementSchema[] = [
       source: `${SOURCE}/times/${grouping}`,
       tags: { ...COMMON_TAGS, ...keyTags(grouping) },
       fields: FIELDS,
-      query: `SELECT sum("traffic") AS "traffic", ${RATIO} FROM "${trafficMeasurement(grouping)}" WHERE $timeFilter GROUP BY time($__interval), ${Object.keys(keyTags(grouping))
+      query: `SELECT sum("traffic") AS "traffic", ${RATIO} FROM "${trafficMeasurement(grouping)}" WHERE $timeFilter GROUP BY time($__interval), ${Object.keys(
+        keyTags(grouping),
+      )
         .filter((k) => !k.endsWith('_name'))
         .map((k) => `"${k}"`)
         .join(', ')}`,

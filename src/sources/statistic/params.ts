@@ -56,8 +56,10 @@ export function buildStatisticQuery(q: StatisticQuery, e: StatisticEndpoint): Qu
   if (q.code !== undefined && (!Number.isInteger(q.code) || q.code < 100 || q.code > 999)) {
     throw new ParameterError('code', 'must be a three-digit HTTP status code');
   }
-  if (q.offset !== undefined && (!Number.isInteger(q.offset) || q.offset < 0)) throw new ParameterError('offset', 'must be a non-negative integer');
-  if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 1)) throw new ParameterError('limit', 'must be a positive integer');
+  if (q.offset !== undefined && (!Number.isInteger(q.offset) || q.offset < 0))
+    throw new ParameterError('offset', 'must be a non-negative integer');
+  if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 1))
+    throw new ParameterError('limit', 'must be a positive integer');
   if (q.sort !== undefined) checkSort(q.sort, e.grouping);
   const fields = q.fields === undefined ? undefined : checkFieldList(q.fields, STATISTIC_FIELDS);
   for (const key of FILTER_NAMES) if (q[key] === '') throw new ParameterError(key, 'must not be empty');
@@ -77,9 +79,13 @@ function checkEndpointParameters(q: StatisticQuery, e: StatisticEndpoint): void 
   if (e.times) {
     if (q.granularity === undefined) throw new ParameterError('granularity', 'is required on time endpoints');
     if (!parseGranularity(q.granularity)) {
-      throw new ParameterError('granularity', `must be an ISO 8601 duration with one component (e.g. PT5M, P1M), got "${q.granularity}"`);
+      throw new ParameterError(
+        'granularity',
+        `must be an ISO 8601 duration with one component (e.g. PT5M, P1M), got "${q.granularity}"`,
+      );
     }
-    if (q.timezone !== undefined && !IANAZone.isValidZone(q.timezone)) throw new ParameterError('timezone', `unknown IANA zone "${q.timezone}"`);
+    if (q.timezone !== undefined && !IANAZone.isValidZone(q.timezone))
+      throw new ParameterError('timezone', `unknown IANA zone "${q.timezone}"`);
   } else {
     for (const key of ['granularity', 'timezone'] as const) {
       if (q[key] !== undefined) throw new ParameterError(key, 'is accepted only by time endpoints (/times…)');
@@ -87,20 +93,23 @@ function checkEndpointParameters(q: StatisticQuery, e: StatisticEndpoint): void 
   }
   if (e.grouping === undefined) {
     if (q.sort !== undefined) throw new ParameterError('sort', `is not accepted by ${endpointPath(e)}`);
-    if (!e.times) for (const key of ['offset', 'limit'] as const) if (q[key] !== undefined) throw new ParameterError(key, 'is not accepted by the plain total /');
+    if (!e.times)
+      for (const key of ['offset', 'limit'] as const)
+        if (q[key] !== undefined) throw new ParameterError(key, 'is not accepted by the plain total /');
     return;
   }
   const rules = GROUPING_RULES[e.grouping];
-  for (const key of rules.requires) if (q[key] === undefined) throw new ParameterError(key, `is required by ${endpointPath(e)}`);
-  for (const key of rules.forbids) if (q[key] !== undefined) throw new ParameterError(key, `is not accepted by ${endpointPath(e)}`);
+  for (const key of rules.requires)
+    if (q[key] === undefined) throw new ParameterError(key, `is required by ${endpointPath(e)}`);
+  for (const key of rules.forbids)
+    if (q[key] !== undefined) throw new ParameterError(key, `is not accepted by ${endpointPath(e)}`);
 }
-
 
 /** Sort objects: a value field or one of the grouping's result keys (which keys a real service sorts by: not shown). */
 function checkSort(sort: string, grouping: StatisticGrouping | undefined): void {
   const match = SORT_PATTERN.exec(sort);
   if (!match) throw new ParameterError('sort', `must have the form [+-]field, got "${sort}"`);
   const allowed: readonly string[] = [...STATISTIC_FIELDS, ...(grouping ? GROUPING_KEYS[grouping] : [])];
-  if (!allowed.includes(match[1]!)) throw new ParameterError('sort', `field "${match[1]}" must be one of ${allowed.join(', ')}`);
+  if (!allowed.includes(match[1]!))
+    throw new ParameterError('sort', `field "${match[1]}" must be one of ${allowed.join(', ')}`);
 }
-

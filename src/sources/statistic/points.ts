@@ -2,9 +2,20 @@ import { presentTags, type Point } from '../../points.js';
 import { KEY_TAGS, STATISTIC_KEYS, type KeyTagName, type StatisticGrouping } from '../../spec/statistic.js';
 import { toMs } from '../../time.js';
 import { trafficMeasurement } from './measurements.js';
-import type { StatisticGrouped, StatisticRow, StatisticTimes, StatisticTimesGrouped, StatisticTotal } from './schemas.js';
+import type {
+  StatisticGrouped,
+  StatisticRow,
+  StatisticTimes,
+  StatisticTimesGrouped,
+  StatisticTotal,
+} from './schemas.js';
 
-type Values = { traffic?: number | undefined; hits?: number | undefined; cache_ratio?: number | undefined; bandwidth?: number | undefined };
+type Values = {
+  traffic?: number | undefined;
+  hits?: number | undefined;
+  cache_ratio?: number | undefined;
+  bandwidth?: number | undefined;
+};
 type Keyed = Partial<Record<KeyTagName | 'account', string | number | null | undefined>>;
 type Envelope = Keyed & { service?: string | undefined };
 
@@ -18,9 +29,16 @@ export function timesToPoints(body: StatisticTimes, call: CallContext = {}): Poi
   return body.result.map((bucket) => point('total', bucket.start, body, call, {}, bucket));
 }
 
-/** `/times/<grouping>`: one point per bucket and group, at the bucket start (`accounts` rows are cdn_traffic points). */
-export function timesGroupedToPoints(grouping: StatisticGrouping, body: StatisticTimesGrouped, call: CallContext = {}): Point[] {
-  return body.result.flatMap((bucket) => bucket.result.map((row) => point(grouping, bucket.start, body, call, row, row)));
+/** `/times/<grouping>`: one point per bucket and group, at the bucket start (`accounts` rows are cdn_traffic points).
+ * */
+export function timesGroupedToPoints(
+  grouping: StatisticGrouping,
+  body: StatisticTimesGrouped,
+  call: CallContext = {},
+): Point[] {
+  return body.result.flatMap((bucket) =>
+    bucket.result.map((row) => point(grouping, bucket.start, body, call, row, row)),
+  );
 }
 
 /** `/`: one point at the window start. */
@@ -41,7 +59,8 @@ export function trafficFields(v: Values): Record<string, number> {
   const fields: Record<string, number> = {};
   if (v.traffic !== undefined) fields.traffic = v.traffic;
   if (v.hits !== undefined) fields.hits = v.hits;
-  if (v.traffic !== undefined && v.cache_ratio !== undefined) fields.cached_traffic = Math.round(v.traffic * v.cache_ratio);
+  if (v.traffic !== undefined && v.cache_ratio !== undefined)
+    fields.cached_traffic = Math.round(v.traffic * v.cache_ratio);
   if (v.cache_ratio !== undefined) fields.cache_ratio = v.cache_ratio;
   if (v.bandwidth !== undefined) fields.bandwidth_peak = v.bandwidth;
   return fields;
@@ -52,7 +71,14 @@ export function trafficFields(v: Values): Record<string, number> {
  * `service` is `all` when the call did not filter it. The account is the row's (accounts grouping), else the one the
  * call asked for, else its echo; the jobs always ask for one, so no point stands for all accounts.
  */
-function point(grouping: StatisticGrouping | 'total', start: string, envelope: Envelope, call: CallContext, row: Keyed | StatisticRow, values: Values): Point {
+function point(
+  grouping: StatisticGrouping | 'total',
+  start: string,
+  envelope: Envelope,
+  call: CallContext,
+  row: Keyed | StatisticRow,
+  values: Values,
+): Point {
   // The keys of a row or of the envelope's echoed filters (KEY_TAGS: account and service are handled apart).
   const value = (key: KeyTagName) => (row as Keyed)[key] ?? envelope[key];
   const keys = Object.fromEntries(KEY_TAGS.map((key) => [STATISTIC_KEYS[key].tag, value(key)]));

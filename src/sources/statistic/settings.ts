@@ -34,14 +34,18 @@ export const schema = z
         hosts: z
           .record(z.string().min(1), z.array(z.string().min(1)).min(1))
           .default({})
-          .describe('per account, the hosts whose paths are collected (spec: /paths requires account and host), e.g. { acme: [cdn.acme.example] }'),
+          .describe(
+            'per account, the hosts whose paths are collected (spec: /paths requires account and host), e.g. { acme: [cdn.acme.example] }',
+          ),
       })
       .strict()
       .default({})
       .describe('grouping paths: one job per account and host'),
     discovery: duration
       .default('1h')
-      .describe("with accounts: auto, how often the token's accounts are read again (from 1 min; one inventory call, or where the inventory is missing a statistic call per 100 accounts)"),
+      .describe(
+        "with accounts: auto, how often the token's accounts are read again (from 1 min; one inventory call, or where the inventory is missing a statistic call per 100 accounts)",
+      ),
     provisional: z
       .boolean()
       .default(false)
@@ -59,7 +63,10 @@ export function stepMs(s: StatisticSettings): number {
   const g = parseGranularity(s.granularity);
   const ms = g && fixedLengthMs(g);
   if (ms === undefined) {
-    throw new ParameterError('granularity', `"${s.granularity}" must be a fixed-length ISO 8601 duration with one component (e.g. PT5M, PT1H, P1D)`);
+    throw new ParameterError(
+      'granularity',
+      `"${s.granularity}" must be a fixed-length ISO 8601 duration with one component (e.g. PT5M, PT1H, P1D)`,
+    );
   }
   return ms;
 }
@@ -69,10 +76,17 @@ export function check(s: StatisticSettings): void {
   asField('granularity', () => statisticRule(gMs, s.lag, gMs));
   asField('span', () => statisticRule(gMs, s.lag, s.span));
   unique('groupings', s.groupings);
-  if (s.discovery < MINUTE) throw new ParameterError('discovery', 'must be at least 1 min (each read spends one of the 5 statistic calls a minute)');
+  if (s.discovery < MINUTE)
+    throw new ParameterError(
+      'discovery',
+      'must be at least 1 min (each read spends one of the 5 statistic calls a minute)',
+    );
   for (const [account, hosts] of Object.entries(s.paths.hosts)) unique(`paths.hosts.${account}`, hosts);
   if (s.groupings.includes('paths') && Object.keys(s.paths.hosts).length === 0) {
-    throw new ParameterError('paths.hosts', 'grouping paths needs the hosts to read per account (the spec: /paths requires host)');
+    throw new ParameterError(
+      'paths.hosts',
+      'grouping paths needs the hosts to read per account (the spec: /paths requires host)',
+    );
   }
 }
 

@@ -41,14 +41,16 @@ export async function readSharedTotals(
   const read = {
     api: 'statistic' as const,
     endpoint: '/times/accounts',
-    fetchPage: async (offset: number, limit: number) => (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
+    fetchPage: async (offset: number, limit: number) =>
+      (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
     rows: largestBucket,
   };
   for await (const page of walkPages(http, read, 0, limit)) {
     for (const p of timesGroupedToPoints('accounts', page)) if (members.has(p.tags.account!)) points.push(p);
     for (const bucket of page.result) {
       const accounts = seen.get(bucket.start) ?? new Set<string>();
-      for (const row of bucket.result) if (row.account !== undefined && members.has(row.account)) accounts.add(row.account);
+      for (const row of bucket.result)
+        if (row.account !== undefined && members.has(row.account)) accounts.add(row.account);
       seen.set(bucket.start, accounts);
     }
     // Every member in every bucket: no member's row can be on a later page (each account is one row per bucket).

@@ -53,9 +53,14 @@ export class StreamstatClient {
    * Every element of a grouping, page by page from `q.offset` (default 0), without trusting the server's paging (see
    * walkPages); the page size is `pageSize`, so `q.limit` must be left unset.
    */
-  async *pages(grouping: StreamstatGrouping, q: StreamstatQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StreamstatElement[]> {
+  async *pages(
+    grouping: StreamstatGrouping,
+    q: StreamstatQuery,
+    pageSize = DEFAULT_PAGE_SIZE,
+  ): AsyncGenerator<StreamstatElement[]> {
     if (q.limit !== undefined) throw new ParameterError('limit', 'pages() sets limit itself; pass pageSize instead');
-    if (!Number.isInteger(pageSize) || pageSize < 1) throw new ParameterError('limit', 'pageSize must be a positive integer');
+    if (!Number.isInteger(pageSize) || pageSize < 1)
+      throw new ParameterError('limit', 'pageSize must be a positive integer');
     const fetchPage = (offset: number, limit: number) => this.grouped(grouping, { ...q, ...pageParams(offset, limit) });
     const read = { api: 'streamstat' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
@@ -67,7 +72,10 @@ export class StreamstatClient {
    */
   async times(q: StreamstatQuery): Promise<StreamstatTimes> {
     const granularity = requireGranularity(q);
-    return expectBuckets(await this.get('/', q, 'total', bucketedOrFlat(streamstatTimesSchema, isFlatTotal)), granularity);
+    return expectBuckets(
+      await this.get('/', q, 'total', bucketedOrFlat(streamstatTimesSchema, isFlatTotal)),
+      granularity,
+    );
   }
 
   /**
@@ -80,9 +88,20 @@ export class StreamstatClient {
     return expectBuckets(await this.get(groupingPath(grouping), q, 'grouping', schema), granularity);
   }
 
-  private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
+  private async get<T>(
+    path: string,
+    q: StreamstatQuery,
+    kind: 'total' | 'grouping',
+    schema: ZodType<T, ZodTypeDef, unknown>,
+  ): Promise<T> {
     const query: Query = buildStreamstatQuery({ language: this.options.language, ...withoutUndefined(q) }, kind);
-    const res = await this.http.request({ api: 'streamstat', method: 'GET', path: `${APIS.streamstat.prefix}${path}`, query, schema });
+    const res = await this.http.request({
+      api: 'streamstat',
+      method: 'GET',
+      path: `${APIS.streamstat.prefix}${path}`,
+      query,
+      schema,
+    });
     return res.body;
   }
 }
@@ -92,7 +111,8 @@ function groupingPath(grouping: StreamstatGrouping): string {
 }
 
 function forbidGranularity(q: StreamstatQuery, method: string): void {
-  if (q.granularity !== undefined) throw new ParameterError('granularity', `changes the response shape; use ${method}()`);
+  if (q.granularity !== undefined)
+    throw new ParameterError('granularity', `changes the response shape; use ${method}()`);
 }
 
 function requireGranularity(q: StreamstatQuery): StreamstatGranularity {

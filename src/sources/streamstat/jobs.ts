@@ -15,29 +15,57 @@ import { StreamstatShape } from './shape.js';
  * service answers without buckets (see read.ts): then every job of the context reads one call per bucket.
  * `language` only when configured: no tag or field of stream views depends on it.
  */
-export function streamstatJobs(c: StreamstatSettings, { accounts, language, pageSize, streamstatShape, rowBudget: budgets, paging }: JobContext): CollectJob[] {
+export function streamstatJobs(
+  c: StreamstatSettings,
+  { accounts, language, pageSize, streamstatShape, rowBudget: budgets, paging }: JobContext,
+): CollectJob[] {
   if (!c.enabled) return [];
   const shape = streamstatShape ?? new StreamstatShape();
   const rowBudget = budgets?.streamstat ?? rowsPerCall();
   // Spans as wide as `span` allows (a cap): a grouped read's limit per bucket keeps its rows in budget (row-budget.ts).
-  const viewsRule = streamstatRule(stepMs(c), c.lag, spanForRows(stepMs(c), groupedSpanBuckets(pageSize, rowBudget), c.span));
+  const viewsRule = streamstatRule(
+    stepMs(c),
+    c.lag,
+    spanForRows(stepMs(c), groupedSpanBuckets(pageSize, rowBudget), c.span),
+  );
   return accounts.flatMap((account) =>
     c.groupings.flatMap((grouping): CollectJob[] => {
-      const job = (key: string, rule: CollectJob['rule'], granularity: StreamstatGranularity, series: ViewsSeries): CollectJob => {
-        const read: Omit<ViewsRead, 'http' | 'client'> = { account, grouping, granularity, series, pageSize, rowBudget, shape, key, ...(paging ? { paging } : {}) };
+      const job = (
+        key: string,
+        rule: CollectJob['rule'],
+        granularity: StreamstatGranularity,
+        series: ViewsSeries,
+      ): CollectJob => {
+        const read: Omit<ViewsRead, 'http' | 'client'> = {
+          account,
+          grouping,
+          granularity,
+          series,
+          pageSize,
+          rowBudget,
+          shape,
+          key,
+          ...(paging ? { paging } : {}),
+        };
         return {
           key,
           api: 'streamstat',
           rule,
           checkpointed: true,
           callsFor: (span) => viewsCalls(read, span),
-          collect: (span, http) => readViews({ ...read, http, client: new StreamstatClient(http, language ? { language } : {}) }, span),
+          collect: (span, http) =>
+            readViews({ ...read, http, client: new StreamstatClient(http, language ? { language } : {}) }, span),
         };
       };
       const base = `streamstat/${account}/${grouping}`;
       return [
         job(base, viewsRule, c.granularity, VIEWS_SERIES),
-        ...c.uniques.map((period) => job(`${base}/${usersKey(period)}`, uniquesRule(c, period, groupedSpanBuckets(pageSize, rowBudget)), period, { kind: 'users', period })),
+        ...c.uniques.map((period) =>
+          job(`${base}/${usersKey(period)}`, uniquesRule(c, period, groupedSpanBuckets(pageSize, rowBudget)), period, {
+            kind: 'users',
+            period,
+          }),
+        ),
       ];
     }),
   );
@@ -48,7 +76,8 @@ function usersKey(period: UniquesPeriod): string {
   return usersMeasurement(period, 'total').replace(/^cdn_/, '');
 }
 
-/** Buckets of the period, read `lag` after each ends; a call spans at least one period, else `span` rounded up to whole periods. */
+/** Buckets of the period, read `lag` after each ends; a call spans at least one period, else `span` rounded up to whole
+ * periods. */
 function uniquesRule(c: StreamstatSettings, period: UniquesPeriod, spanBuckets: number): CollectJob['rule'] {
   const step = uniquesStepMs(period);
   return streamstatRule(step, c.lag, spanForRows(step, spanBuckets, Math.ceil(c.span / step) * step));

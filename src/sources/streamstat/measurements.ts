@@ -20,7 +20,8 @@ const PERIOD_NOUN: Record<UniquesPeriod, string> = { PT1H: 'hour', P1D: 'day' };
 export type ViewsSeries = { kind: 'views' } | { kind: 'users'; period: UniquesPeriod };
 export const VIEWS_SERIES: ViewsSeries = { kind: 'views' };
 
-/** The groupings with their own measurement; `accounts` (with the account filter of every job) is `cdn_views` itself. */
+/** The groupings with their own measurement; `accounts` (with the account filter of every job) is `cdn_views` itself.
+ * */
 type GroupedBy = Exclude<StreamstatGrouping, 'accounts'>;
 const GROUP_TAGS: Record<GroupedBy, Record<string, string>> = {
   streams: { stream: 'stream name' },
@@ -52,12 +53,29 @@ export function fieldsOf(series: ViewsSeries): readonly StreamstatField[] {
   return series.kind === 'views' ? ['views', 'views_max'] : ['users'];
 }
 
-/** The field a value of the API is stored as: `users` is an InfluxQL keyword (SHOW USERS), so it is stored as `unique_users`. */
-export const STORED_FIELD: Readonly<Record<StreamstatField, string>> = { views: 'views', views_max: 'views_max', users: 'unique_users' };
+/** The field a value of the API is stored as: `users` is an InfluxQL keyword (SHOW USERS), so it is stored as
+ * `unique_users`. */
+export const STORED_FIELD: Readonly<Record<StreamstatField, string>> = {
+  views: 'views',
+  views_max: 'views_max',
+  users: 'unique_users',
+};
 
 const VIEWS_FIELDS: Record<string, FieldSchema> = {
-  views: { type: 'integer', description: 'views observed in the bucket', unit: 'views', aggregate: 'sum', nonNegative: true },
-  views_max: { type: 'integer', description: 'peak simultaneous views in the bucket', unit: 'views', aggregate: 'max', nonNegative: true },
+  views: {
+    type: 'integer',
+    description: 'views observed in the bucket',
+    unit: 'views',
+    aggregate: 'sum',
+    nonNegative: true,
+  },
+  views_max: {
+    type: 'integer',
+    description: 'peak simultaneous views in the bucket',
+    unit: 'views',
+    aggregate: 'max',
+    nonNegative: true,
+  },
 };
 
 function usersFields(period: UniquesPeriod): Record<string, FieldSchema> {
@@ -84,7 +102,8 @@ function viewsSchemas(): MeasurementSchema[] {
   return [
     {
       name: VIEWS_MEASUREMENT,
-      description: 'Stream views and peak simultaneous views, one point per account and bucket (also what /accounts answers)',
+      description:
+        'Stream views and peak simultaneous views, one point per account and bucket (also what /accounts answers)',
       source: `${SOURCE} with granularity (or one call per bucket), and /accounts`,
       tags: ACCOUNT_TAG,
       fields: VIEWS_FIELDS,
@@ -132,4 +151,7 @@ function usersSchemas(period: UniquesPeriod): MeasurementSchema[] {
   ];
 }
 
-export const streamstatMeasurements: MeasurementSchema[] = [...viewsSchemas(), ...UNIQUES_PERIODS.flatMap(usersSchemas)];
+export const streamstatMeasurements: MeasurementSchema[] = [
+  ...viewsSchemas(),
+  ...UNIQUES_PERIODS.flatMap(usersSchemas),
+];

@@ -54,7 +54,8 @@ export function buildStreamstatQuery(q: StreamstatQuery, endpoint: EndpointKind)
   if (streams.length > 0 && q.account === undefined) throw new ParameterError('stream', 'requires account');
   const streamTypes = listOf(q.streamType, 'stream_type');
   for (const t of streamTypes) {
-    if (!(STREAM_TYPES as readonly string[]).includes(t)) throw new ParameterError('stream_type', `must be one of ${STREAM_TYPES.join(', ')}, got "${t}"`);
+    if (!(STREAM_TYPES as readonly string[]).includes(t))
+      throw new ParameterError('stream_type', `must be one of ${STREAM_TYPES.join(', ')}, got "${t}"`);
   }
   const fields = q.fields === undefined ? undefined : checkFieldList(q.fields, STREAMSTAT_FIELDS);
   if (endpoint === 'total') {
@@ -65,14 +66,20 @@ export function buildStreamstatQuery(q: StreamstatQuery, endpoint: EndpointKind)
   if (q.sort !== undefined) checkSort(q.sort, fields ?? STREAMSTAT_FIELDS);
   if (q.offset !== undefined) {
     if (q.limit === undefined) throw new ParameterError('offset', 'is accepted only together with limit');
-    if (!Number.isInteger(q.offset) || q.offset < 0) throw new ParameterError('offset', 'must be a non-negative integer');
+    if (!Number.isInteger(q.offset) || q.offset < 0)
+      throw new ParameterError('offset', 'must be a non-negative integer');
   }
-  if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 1)) throw new ParameterError('limit', 'must be a positive integer');
+  if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 1))
+    throw new ParameterError('limit', 'must be a positive integer');
   if (q.granularity !== undefined && !isStreamstatGranularity(q.granularity)) {
-    throw new ParameterError('granularity', `must be one of PT1M, PT5M, PT15M, PT1H, P1D, P1W, P1M, P1Y, got "${String(q.granularity)}"`);
+    throw new ParameterError(
+      'granularity',
+      `must be one of PT1M, PT5M, PT15M, PT1H, P1D, P1W, P1M, P1Y, got "${String(q.granularity)}"`,
+    );
   }
   for (const key of ['account', 'country', 'region', 'browser', 'platform'] as const) nonEmpty(q[key], key);
-  if (q.language !== undefined && q.language !== 'en' && q.language !== 'ru') throw new ParameterError('language', 'must be en or ru');
+  if (q.language !== undefined && q.language !== 'en' && q.language !== 'ru')
+    throw new ParameterError('language', 'must be en or ru');
 
   // Spec B: "in UTC with zero seconds, with or without the trailing Z"; sent without, as public clients do.
   return {
@@ -94,13 +101,11 @@ export function buildStreamstatQuery(q: StreamstatQuery, endpoint: EndpointKind)
   };
 }
 
-
 function listOf(value: string | readonly string[] | undefined, name: string): string[] {
   const list = value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
   for (const v of list) if (v === '') throw new ParameterError(name, 'must not be empty');
   return list;
 }
-
 
 function checkSort(sort: string, fields: readonly StreamstatField[]): void {
   const match = SORT_PATTERN.exec(sort);

@@ -3,7 +3,15 @@ import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
 import type { ServerPaging } from '../../http/server-paging.js';
-import { collectPages, flatRows, forecastGroupedCalls, type PagedRead, largestBucket, pageParams, SINGLE_CALL } from '../paging.js';
+import {
+  collectPages,
+  flatRows,
+  forecastGroupedCalls,
+  type PagedRead,
+  largestBucket,
+  pageParams,
+  SINGLE_CALL,
+} from '../paging.js';
 import { bucketLimit } from '../row-budget.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StreamstatClient } from './client.js';
@@ -24,7 +32,8 @@ export interface ViewsRead {
   granularity: StreamstatGranularity;
   series: ViewsSeries;
   pageSize: number;
-  /** Rows one answer may carry (row-budget.ts; default the 32 MiB cap's): a wide span's limit per bucket is lowered to it. */
+  /** Rows one answer may carry (row-budget.ts; default the 32 MiB cap's): a wide span's limit per bucket is lowered to
+   * it. */
   rowBudget?: number;
   shape: StreamstatShape;
   /** The job's key, under which paging remembers the read's rows, and what paging learnt (to forecast its pages). */
@@ -65,7 +74,13 @@ function bucketsOf(r: Pick<ViewsRead, 'granularity'>, span: Span): Span[] {
 }
 
 async function readBucketed(r: ViewsRead, span: Span): Promise<Point[]> {
-  const q = { account: r.account, start: span.from, end: span.to, granularity: r.granularity, fields: fieldsOf(r.series) };
+  const q = {
+    account: r.account,
+    start: span.from,
+    end: span.to,
+    granularity: r.granularity,
+    fields: fieldsOf(r.series),
+  };
   const tags = { account: r.account };
   if (r.grouping === 'total') return timesToPoints(await r.client.times(q), tags, r.series);
   const g = r.grouping;
@@ -96,5 +111,9 @@ function pagedViews<P extends { result: readonly unknown[] }>(
   limit: number,
   read: Omit<PagedRead<P>, 'api' | 'endpoint'> & { toPoints(page: NoInfer<P>): Point[] },
 ): Promise<Point[]> {
-  return collectPages(r.http, { api: 'streamstat', endpoint: `/${g}`, ...read, ...(r.key !== undefined ? { key: r.key } : {}) }, limit);
+  return collectPages(
+    r.http,
+    { api: 'streamstat', endpoint: `/${g}`, ...read, ...(r.key !== undefined ? { key: r.key } : {}) },
+    limit,
+  );
 }

@@ -26,7 +26,10 @@ export const streamstatTotalSchema = z.object({ ...envelope, ...values });
 export type StreamstatTotal = z.infer<typeof streamstatTotalSchema>;
 
 /** Result keys per grouping: what identifies an element. */
-const GROUP_KEYS: Record<StreamstatGrouping, ReadonlyArray<'stream' | 'account' | 'stream_type' | 'browser' | 'platform'>> = {
+const GROUP_KEYS: Record<
+  StreamstatGrouping,
+  ReadonlyArray<'stream' | 'account' | 'stream_type' | 'browser' | 'platform'>
+> = {
   streams: ['stream', 'account'],
   accounts: ['account'],
   'stream-types': ['stream_type'],
@@ -48,7 +51,8 @@ export type StreamstatElement = z.infer<typeof elementBase>;
 function elementSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatElement, z.ZodTypeDef, unknown> {
   return elementBase.superRefine((element, ctx) => {
     for (const key of GROUP_KEYS[grouping]) {
-      if (element[key] === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: `missing result key of /${grouping}` });
+      if (element[key] === undefined)
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: `missing result key of /${grouping}` });
     }
   });
 }
@@ -64,19 +68,20 @@ export interface StreamstatGrouped {
 }
 type Echo = z.infer<typeof echo>;
 
-export function streamstatGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatGrouped, z.ZodTypeDef, unknown> {
+export function streamstatGroupedSchema(
+  grouping: StreamstatGrouping,
+): z.ZodType<StreamstatGrouped, z.ZodTypeDef, unknown> {
   return z.object({ ...envelope, ...paging, result: z.array(elementSchema(grouping)) });
 }
 
 const bucketSpan = { start: utcTime, end: utcTime };
 
 /** `/` with granularity (shape not shown; chosen like statistic v3 /times): one bucket per element. */
-export const streamstatTimesSchema = z
-  .object({
-    ...envelope,
-    granularity: echo,
-    result: z.array(z.object({ ...bucketSpan, ...values })),
-  });
+export const streamstatTimesSchema = z.object({
+  ...envelope,
+  granularity: echo,
+  result: z.array(z.object({ ...bucketSpan, ...values })),
+});
 export type StreamstatTimes = z.infer<typeof streamstatTimesSchema>;
 
 export interface StreamstatTimesGrouped extends Omit<StreamstatGrouped, 'result'> {
@@ -85,12 +90,13 @@ export interface StreamstatTimesGrouped extends Omit<StreamstatGrouped, 'result'
 }
 
 /** A grouping endpoint with granularity (not shown; chosen like statistic v3 /times/<group>): buckets of groups. */
-export function streamstatTimesGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatTimesGrouped, z.ZodTypeDef, unknown> {
-  return z
-    .object({
-      ...envelope,
-      ...paging,
-      granularity: echo,
-      result: z.array(z.object({ ...bucketSpan, result: z.array(elementSchema(grouping)) })),
-    });
+export function streamstatTimesGroupedSchema(
+  grouping: StreamstatGrouping,
+): z.ZodType<StreamstatTimesGrouped, z.ZodTypeDef, unknown> {
+  return z.object({
+    ...envelope,
+    ...paging,
+    granularity: echo,
+    result: z.array(z.object({ ...bucketSpan, result: z.array(elementSchema(grouping)) })),
+  });
 }

@@ -41,7 +41,9 @@ export const schema = z
     lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
     span: duration
       .default('31d')
-      .describe('widest time span one call covers: a cap (lower it for smaller answers); below it the answer size budget decides'),
+      .describe(
+        'widest time span one call covers: a cap (lower it for smaller answers); below it the answer size budget decides',
+      ),
     groupings: z
       .array(z.enum(['total', ...STREAMSTAT_GROUPINGS] as const))
       .min(1)
@@ -73,7 +75,10 @@ export function check(s: StreamstatSettings): void {
   unique('uniques', s.uniques);
   if (s.groupings.includes('total') && s.groupings.includes('accounts')) {
     // With each job's account filter, /accounts answers the account's total: the same points, for twice the calls.
-    throw new ParameterError(`groupings.${s.groupings.indexOf('accounts')}`, 'accounts writes the same cdn_views points as total; list one of them');
+    throw new ParameterError(
+      `groupings.${s.groupings.indexOf('accounts')}`,
+      'accounts writes the same cdn_views points as total; list one of them',
+    );
   }
 }
 

@@ -36,13 +36,17 @@ export function isFlatGrouped(body: unknown): boolean {
 }
 
 /** `buckets`, except that an answer `isFlat` recognises parses to a marker (not validated: it is not used). */
-export function bucketedOrFlat<T>(buckets: ZodType<T, ZodTypeDef, unknown>, isFlat: (body: unknown) => boolean): ZodType<T | Unbucketed, ZodTypeDef, unknown> {
+export function bucketedOrFlat<T>(
+  buckets: ZodType<T, ZodTypeDef, unknown>,
+  isFlat: (body: unknown) => boolean,
+): ZodType<T | Unbucketed, ZodTypeDef, unknown> {
   return z.unknown().transform((body, ctx): T | Unbucketed => {
     if (isFlat(body)) return UNBUCKETED;
     const parsed = buckets.safeParse(body);
     if (parsed.success) return parsed.data;
     // Forwarded with their paths, so a bad bucket value is still named (e.g. `result.0.views`).
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: z.ZodIssueCode.custom, path: issue.path, message: issue.message });
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: issue.path, message: issue.message });
     return z.NEVER;
   });
 }

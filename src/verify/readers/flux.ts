@@ -50,7 +50,9 @@ export function buildFlux(q: SumQuery, bucket: string): string {
 export function fluxReader(target: FluxTarget): StoredReader {
   // Loaded when a Flux reader is built: the daemon loads the verify job at start, and most sinks are read otherwise.
   const { InfluxDB } = createRequire(import.meta.url)('@influxdata/influxdb-client') as typeof InfluxClient;
-  const api = new InfluxDB({ url: target.url, token: target.token, timeout: target.timeoutMs ?? 30_000 }).getQueryApi(target.org);
+  const api = new InfluxDB({ url: target.url, token: target.token, timeout: target.timeoutMs ?? 30_000 }).getQueryApi(
+    target.org,
+  );
   return {
     kind: 'flux',
     async sums(q) {

@@ -27,14 +27,29 @@ export function readerFor(config: Pick<CollectorConfig, 'sink' | 'verify' | 'api
   const sink = config.sink as Record<string, string | undefined> & { type: string };
   const url = config.verify.url ?? sink.url;
   if (kind === undefined || url === undefined) {
-    throw new VerifyReadError(`sink.type ${sink.type}: verify reads the database back and needs an InfluxDB or VictoriaMetrics sink`);
+    throw new VerifyReadError(
+      `sink.type ${sink.type}: verify reads the database back and needs an InfluxDB or VictoriaMetrics sink`,
+    );
   }
   const timeoutMs = config.api.timeout;
   switch (kind) {
     case 'influxql':
-      return influxQlReader({ url, database: need(sink, 'database'), retentionPolicy: sink.retentionPolicy, username: sink.username, password: sink.password, timeoutMs });
+      return influxQlReader({
+        url,
+        database: need(sink, 'database'),
+        retentionPolicy: sink.retentionPolicy,
+        username: sink.username,
+        password: sink.password,
+        timeoutMs,
+      });
     case 'flux':
-      return fluxReader({ url, token: need(sink, 'token'), org: need(sink, 'org'), bucket: need(sink, 'bucket'), timeoutMs });
+      return fluxReader({
+        url,
+        token: need(sink, 'token'),
+        org: need(sink, 'org'),
+        bucket: need(sink, 'bucket'),
+        timeoutMs,
+      });
     case 'victoriametrics':
       return victoriaReader({ url, token: sink.token, timeoutMs });
   }

@@ -26,7 +26,9 @@ export function quoteString(value: string): string {
  * the provider's UTC days and hours), plus the count of the first field (the rounding bound of derived fields).
  */
 export function buildInfluxQl(q: SumQuery, target: Pick<InfluxQlTarget, 'database' | 'retentionPolicy'>): string {
-  const from = [target.database, target.retentionPolicy ?? '', q.measurement].map((p, i) => (i === 1 && p === '' ? '' : quoteIdent(p))).join('.');
+  const from = [target.database, target.retentionPolicy ?? '', q.measurement]
+    .map((p, i) => (i === 1 && p === '' ? '' : quoteIdent(p)))
+    .join('.');
   const sums = q.fields.map((f) => `sum(${quoteIdent(f)}) AS ${quoteIdent(f)}`);
   const accounts = q.accounts.map((a) => `${quoteIdent('account')} = ${quoteString(a)}`).join(' OR ');
   return (
@@ -38,7 +40,10 @@ export function buildInfluxQl(q: SumQuery, target: Pick<InfluxQlTarget, 'databas
 
 interface InfluxQlAnswer {
   error?: string;
-  results?: Array<{ error?: string; series?: Array<{ tags?: Record<string, string>; columns: string[]; values: unknown[][] }> }>;
+  results?: Array<{
+    error?: string;
+    series?: Array<{ tags?: Record<string, string>; columns: string[]; values: unknown[][] }>;
+  }>;
 }
 
 /** InfluxDB 1.x through `/query` (InfluxQL), credentials as basic auth so they never sit in a URL. */
@@ -62,7 +67,8 @@ export function influxQlReader(target: InfluxQlTarget): StoredReader {
           bodyTimeout: target.timeoutMs ?? 30_000,
         });
         const text = await res.body.text();
-        if (res.statusCode >= 300) throw new VerifyReadError(`InfluxDB /query answered HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+        if (res.statusCode >= 300)
+          throw new VerifyReadError(`InfluxDB /query answered HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
         answer = JSON.parse(text) as InfluxQlAnswer;
       } catch (err) {
         if (err instanceof VerifyReadError) throw err;

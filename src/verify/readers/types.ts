@@ -40,7 +40,14 @@ export interface StoredReader {
 }
 
 /** Adds `value` to the sum of `field` of one account and window (readers that aggregate client-side). */
-export function addTo(into: Map<string, StoredSum>, account: string, time: number, field: string, value: number, isCountField: boolean): void {
+export function addTo(
+  into: Map<string, StoredSum>,
+  account: string,
+  time: number,
+  field: string,
+  value: number,
+  isCountField: boolean,
+): void {
   const key = `${account}\u0000${time}`;
   let row = into.get(key);
   if (!row) into.set(key, (row = { account, time, values: {}, points: 0 }));

@@ -59,18 +59,29 @@ export function victoriaReader(target: VictoriaTarget): StoredReader {
         bodyTimeout: target.timeoutMs ?? 30_000,
       });
       const text = await res.body.text();
-      if (res.statusCode >= 300) throw new VerifyReadError(`VictoriaMetrics /api/v1/export answered HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+      if (res.statusCode >= 300)
+        throw new VerifyReadError(
+          `VictoriaMetrics /api/v1/export answered HTTP ${res.statusCode}: ${text.slice(0, 200)}`,
+        );
       return text
         .split('\n')
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as ExportLine);
     } catch (err) {
       if (err instanceof VerifyReadError) throw err;
-      throw new VerifyReadError(`VictoriaMetrics /api/v1/export of ${q.measurement}_${field} failed: ${(err as Error).message}`);
+      throw new VerifyReadError(
+        `VictoriaMetrics /api/v1/export of ${q.measurement}_${field} failed: ${(err as Error).message}`,
+      );
     }
   };
   /** `(series, time)` of every stored sample of `measurement`_`field` for `accounts` in [from, to). */
-  const storedSamples = async (measurement: string, field: string, accounts: string[], from: number, to: number): Promise<Set<string>> => {
+  const storedSamples = async (
+    measurement: string,
+    field: string,
+    accounts: string[],
+    from: number,
+    to: number,
+  ): Promise<Set<string>> => {
     const q = { measurement, fields: [field], from, to, windowMs: to - from, accounts };
     const keys = new Set<string>();
     for (const line of await exportField(q, field)) {
@@ -93,7 +104,11 @@ export function victoriaReader(target: VictoriaTarget): StoredReader {
         }
         for (const p of group) {
           const labels = Object.fromEntries(Object.entries(p.tags).map(([k, v]) => [k, tagText(v)]));
-          const fields = Object.fromEntries(Object.entries(p.fields).filter(([f]) => !byField.get(`${measurement}\u0000${f}`)!.has(sampleKey(labels, p.time))));
+          const fields = Object.fromEntries(
+            Object.entries(p.fields).filter(
+              ([f]) => !byField.get(`${measurement}\u0000${f}`)!.has(sampleKey(labels, p.time)),
+            ),
+          );
           if (Object.keys(fields).length > 0) out.push({ ...p, fields });
         }
       }
@@ -119,7 +134,10 @@ export function victoriaReader(target: VictoriaTarget): StoredReader {
       // written are all found, for at most SETTLE_MS (the re-check then reports what it sees).
       const deadline = Date.now() + SETTLE_MS;
       for (;;) {
-        await request(new URL('/internal/force_flush', target.url), { headers }).then((r) => r.body.dump(), () => undefined);
+        await request(new URL('/internal/force_flush', target.url), { headers }).then(
+          (r) => r.body.dump(),
+          () => undefined,
+        );
         if (written.length === 0 || (await this.unstored!(written)).length === 0 || Date.now() > deadline) return;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
