@@ -7,7 +7,7 @@
  * - RSS from /proc/<pid>/status every second: steady = median of the second half; peak; second-half slope.
  * - CPU from /proc/<pid>/stat (user + system) ÷ collected points the daemon confirmed (its /metrics counter
  *   points_written, without its own self-monitoring points).
- * Targets (issue 14 goal 3): steady ≤ 80 MB, peak ≤ 110 MB, flat second half, CPU ≤ 76 µs per point (380 ÷ 5).
+ * Targets: steady ≤ 80 MB, peak ≤ 110 MB, flat second half, CPU ≤ 76 µs per point (380 ÷ 5).
  *
  * Run: node bench/run.js daemon-soak [--quick]  (8 min; --quick 3 min; env BENCH_SOAK_SECONDS overrides).
  * env BENCH_CPU_PROF=<dir>: the daemon runs with --cpu-prof into <dir> (a .cpuprofile written when it stops);

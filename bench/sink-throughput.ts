@@ -11,7 +11,7 @@
  * bench/run.js). Each run is a child process against a fresh server, so peak RSS is its own. Runs alternate within a
  * pair (the order flips every pair); each ratio is the median of the per-pair ratios.
  * A 5xx (a loaded InfluxDB 1.x answers 500 timeout) is retried up to 5 times by every side, and counted per run.
- * Targets (issue 14): sink ≥ 1.0 × bare, ≥ 0.6 × raw, peak RSS ≤ 150 MB.
+ * Targets: sink ≥ 1.0 × bare, ≥ 0.6 × raw, peak RSS ≤ 150 MB.
  *
  * Run: node bench/run.js sink-throughput [--quick]; env BENCH_POINTS, BENCH_PAIRS (default 3), BENCH_KINDS (v2,v1),
  * BENCH_WRITERS, BENCH_BATCH, BENCH_IN_FLIGHT (our sink's and raw's; default: the sink's own default),

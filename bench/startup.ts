@@ -1,5 +1,5 @@
 /**
- * Start-up (issue 14 goal 5): how long the CLI takes before it is useful, against bare node doing the same.
+ * Start-up: how long the CLI takes before it is useful, against bare node doing the same.
  * - `--help`: wall time of `cdn-collector --help` (and `run --help`) to exit ÷ `node -e 0`.
  * - First API call: the time from spawning `cdn-collector api metrics / -q account=… -q start=… -q end=…` to its
  * request

@@ -15,7 +15,7 @@ export function sinkTarget(sink: CollectorConfig['sink']): string {
 }
 
 /**
- * The first thing `run` says, before any call (issue 13: a user must see within a second what it is doing): which
+ * The first thing `run` says, before any call (a user must see within a second what it is doing): which
  * file, which APIs, where points go, where state lives. No secrets: only names, URLs and paths.
  */
 export function startupFields(config: CollectorConfig, configPath: string): Record<string, unknown> {

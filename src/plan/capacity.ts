@@ -1,5 +1,5 @@
 /**
- * Whether the configured work fits the quotas (issue 14 §4): the calls each API needs per quota period in steady state
+ * Whether the configured work fits the quotas: the calls each API needs per quota period in steady state
  * — once caught up, every pass reads what became collectable since the one before — against the calls it may make.
  * Work that needs more never keeps up; `run` and `run --check` say so with these numbers.
  */

@@ -5,7 +5,7 @@ import type { SimReply } from './types.js';
 
 /**
  * `shapes: 'real'` (CLI `sim --real-shapes`): answers as public clients of the real service show it, where it differs
- * harmlessly from the specs' examples (issue 11 §2) — the statistic total echoes its filters as text (`"code": "200"`)
+ * harmlessly from the specs' examples — the statistic total echoes its filters as text (`"code": "200"`)
  * and its times without a zone; stream views echo `fields` as comma text and `limit` as text; the metrics API sends a
  * numeric `status`; every success body carries a key the specs do not list; DVR node ids are opaque hex strings.
  * The data are the same as in the default ("seed") shapes, so the collector must write the same points.

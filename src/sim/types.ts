@@ -48,7 +48,7 @@ export interface SimSettings {
   shapes: 'seed' | 'real';
   /**
    * Stream views with `granularity`: `buckets` (default; the shape is not shown, chosen like statistic v3 /times) or
-   * `flat`: `granularity` is checked but ignored, as public clients' flat grouped shape suggests (issue 11 §3).
+   * `flat`: `granularity` is checked but ignored, as public clients' flat grouped shape suggests.
    */
   streamstatShape: 'buckets' | 'flat';
   /** The description of every metrics 403 (the real text is not published; the spec's meaning column by default). */

@@ -24,7 +24,7 @@ export interface InfluxV1Options extends BatchingOptions {
 /**
  * Requests in flight unless configured. 4 gained nothing measurable over 2 on the shared 2-core bench machine (sink
  * ÷ sink, median 0.96 of 5 alternated pairs, load ~7), and a loaded 1.6.7 answered 500 timeout to 4 batches of 5,000
- * at once: 2 stays until a quieter machine shows a gain (issue 14 saw 1.7× for raw writes).
+ * at once: 2 stays until a quieter machine shows a gain .
  */
 export const DEFAULT_MAX_IN_FLIGHT_V1 = 2;
 

@@ -1,5 +1,5 @@
 /**
- * How many rows one response may carry (issue 14 §2: spans sized by the rows a call returns, not by a fixed day).
+ * How many rows one response may carry (spans sized by the rows a call returns, not by a fixed day).
  *
  * The statistic and stream view APIs put no limit on a call's time range (spec 002; the simulator refuses only more
  * than 50,000 buckets), so what bounds one call is the HTTP layer's body cap (src/http/body.ts, `api.maxBodyBytes`):

@@ -4,7 +4,7 @@ import { loadedModuleNames as loaded } from '../helpers/loaded-modules.js';
 import { useSimulator } from '../helpers/sim.js';
 
 /**
- * Start-up (issue 14 goal 5): help and argument errors load commander and the command definitions, not what a
+ * Start-up: help and argument errors load commander and the command definitions, not what a
  * command does. The simulator's flag grammar (sim/faults, sim/model/rng) is part of `sim`'s definition.
  */
 const HEAVY =

@@ -7,7 +7,7 @@ import { loadedModuleNames } from '../helpers/loaded-modules.js';
 import { useSimulator } from '../helpers/sim.js';
 
 /**
- * What `run` loads when it collects (issue 14 goal 3, a lean daemon): not the simulator, not verify's comparison and
+ * What `run` loads when it collects (a lean daemon): not the simulator, not verify's comparison and
  * readers' clients, not the online checks, not the tables and progress bars of other commands.
  */
 const NOT_FOR_RUN =

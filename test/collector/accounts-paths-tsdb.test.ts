@@ -14,7 +14,7 @@ const skip = serverSkipReason(INFLUXD_BIN);
 const TOKEN = 'discovering-token';
 
 /**
- * Issue 11 §4 end to end into a real InfluxDB 1.x: `accounts: auto` finds the token's accounts (and one granted later,
+ * End to end into a real InfluxDB 1.x: `accounts: auto` finds the token's accounts (and one granted later,
  * without a restart), and `paths` is collected per listed host. The database sums equal the simulator's endpoints.
  */
 describe.skipIf(skip)('discovered accounts and paths → InfluxDB', () => {

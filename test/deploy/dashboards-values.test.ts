@@ -23,7 +23,7 @@ const DAY_RANGE: PanelRange = { from: DAY_START, to: DAY_START + DAY, interval: 
 const HOURS = [0, 9, 17].map((h) => DAY_START + h * HOUR);
 
 /**
- * The values the dashboards show equal the simulator's own answers for the same period (issue 12 §4): the collector
+ * The values the dashboards show equal the simulator's own answers for the same period: the collector
  * fills InfluxDB 1.6.7 with a simulated day (the groupings of config/collector.docker.yaml), each panel's query runs
  * as Grafana would send it, and its value is held against the API's total for that account and period.
  */

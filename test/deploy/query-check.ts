@@ -3,7 +3,7 @@
  * the collector writes (with the given config, when a set of collected measurements is given), a subquery's outer
  * query may only use the subquery's columns and tags, the self-monitoring `kind` must be one the collector writes, with
  * the field that kind carries, and every function applied to a field must fit how the field aggregates (no sum of
- * unique users, no mean of a ratio: issue 12 §2).
+ * unique users, no mean of a ratio).
  */
 import type { Aggregate, MeasurementSchema } from '../../src/points.js';
 import { METRICS } from '../../src/telemetry/metrics.js';

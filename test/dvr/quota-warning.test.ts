@@ -39,7 +39,7 @@ function dvrConfig(baseUrl: string, token: string, n: number, extra: Record<stri
 const EXPECTED =
   'dvr: 102 snapshots/min needed, quota 60/min: each stream is read every 1m42s instead of every 1m (streams take turns)';
 
-/** Issue 14 §4: configured work that cannot fit a quota is said at start, with the numbers, not left to fall behind
+/** Configured work that cannot fit a quota is said at start, with the numbers, not left to fall behind
  * silently. */
 describe('DVR work over the quota, through a real process', () => {
   let sim: Simulator;

@@ -22,7 +22,7 @@ function observe(watch: ApiWatch, api: ApiName, outcome: unknown): void {
 }
 
 /**
- * The first-failure reporting behind `run` (issue 13 §2), one attempt at a time: the process tests
+ * The first-failure reporting behind `run`, one attempt at a time: the process tests
  * (run-feedback.test.ts) show it end to end; here, the run of failures after the first — a summary a minute, one
  * line on recovery — and the counts the `--once` verdict reads.
  */

@@ -18,7 +18,7 @@ function verdictOf(stdout: string, what: string): string | undefined {
   return new RegExp(`^  ${what}\\s+(ok|FAILED)\\s+(.*)$`, 'm').exec(stdout)?.slice(1).join(' ');
 }
 
-/** Issue 13 §2: `run --check --online` calls each enabled API once and tests the sink; `run --once --dry-run` prints
+/** `run --check --online` calls each enabled API once and tests the sink; `run --once --dry-run` prints
  * points. */
 describe('run --check --online and run --once --dry-run', () => {
   let sim: Simulator;

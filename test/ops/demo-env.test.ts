@@ -7,7 +7,7 @@ import { json, loopbackServer, type LoopbackServer } from '../helpers/loopback.j
 import { ensureBuilt } from './entry.js';
 
 /**
- * Issue 13 §1: the README's DVR section exports CDN_BASE_URL and CDN_TOKEN; a demo started later in that shell must
+ * The README's DVR section exports CDN_BASE_URL and CDN_TOKEN; a demo started later in that shell must
  * still talk only to its own simulator, never spend the real quota.
  */
 describe('demo ignores the API environment variables', () => {

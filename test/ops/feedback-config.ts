@@ -1,4 +1,4 @@
-/** Config files for the feedback tests (issue 13 §2): a collector pointed at whatever a test names. */
+/** Config files for the feedback tests: a collector pointed at whatever a test names. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -24,7 +24,7 @@ function logLines(stderr: string): LogLine[] {
 }
 
 /**
- * Issue 13 §2: `run` says at once what it is doing and reports the first failure of each API at once (a wrong base
+ * `run` says at once what it is doing and reports the first failure of each API at once (a wrong base
  * URL used to give ~5 minutes of silence while the limiter retried); `run --once` ends with a verdict and an exit code
  * that says which.
  */

@@ -8,7 +8,7 @@ import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, NOW } from './helpers.js';
 
 /**
- * Issue 12 §2: the simulator's data adds up exactly, as the README promises. For any range, granularity, time zone,
+ * The simulator's data adds up exactly, as the README promises. For any range, granularity, time zone,
  * grouping and filter: the buckets of /times/<g> add up to /<g> per group, the groups of /<g> to the total /, and the
  * cached bytes (round(traffic × cache_ratio), what the collector stores as cached_traffic) add up the same way.
  */

@@ -37,7 +37,7 @@ const statisticOnly = (groupings: string[], extra: Record<string, unknown> = {})
 });
 
 /**
- * Issue 11 §4: the `accounts` grouping carries several accounts' totals in one call. With two or more accounts the
+ * The `accounts` grouping carries several accounts' totals in one call. With two or more accounts the
  * totals are one job reading /times/accounts (1 call per span and page), planned as it is made, writing the same
  * cdn_traffic points as one /times?account=… job per account, under the same per-account checkpoints.
  */

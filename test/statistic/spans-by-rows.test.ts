@@ -9,7 +9,7 @@ import { useSimulator } from '../helpers/sim.js';
 /** Whole hours, long final. */
 const to = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
 
-/** Issue 14 §2: spans sized by the rows a call returns, so a range costs the calls its rows need, not one per day. */
+/** Spans sized by the rows a call returns, so a range costs the calls its rows need, not one per day. */
 describe('statistic spans sized by rows', () => {
   const s = useSimulator({ quotas: { statistic: null } });
   const jobsOf = (accounts: string[]) => buildJobs(configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts }));

@@ -15,7 +15,7 @@ import { rawGet } from './helpers.js';
 const FLAT_WARNING = 'stream view statistics answer without buckets';
 
 /**
- * Issue 11 §3: a service that ignores `granularity` (`streamstatShape: 'flat'`, CLI `sim --streamstat-flat`) answers
+ * A service that ignores `granularity` (`streamstatShape: 'flat'`, CLI `sim --streamstat-flat`) answers
  * the flat grouped shape for the whole window. The collector notices once, logs it, and reads one call per bucket:
  * the same cdn_views points as from a service that answers in buckets.
  */

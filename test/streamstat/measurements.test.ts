@@ -7,7 +7,7 @@ import {
 
 const byName = new Map(streamstatMeasurements.map((m) => [m.name, m]));
 
-describe('stream views measurements (issue 12 §2: one aggregation level each)', () => {
+describe('stream views measurements (one aggregation level each)', () => {
   it('lays out cdn_views, cdn_views_by_<grouping> and cdn_users_{hourly,daily}[_by_<grouping>]', () => {
     const groups = ['streams', 'stream_types', 'browsers', 'platforms'];
     const expected = [

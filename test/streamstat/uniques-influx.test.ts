@@ -52,7 +52,7 @@ async function recordingProxy(sim: Simulator): Promise<{ proxy: LoopbackServer; 
 }
 
 /**
- * Issue 12 §2: unique users are read at the period they are shown. A simulated day is collected into a real
+ * Unique users are read at the period they are shown. A simulated day is collected into a real
  * InfluxDB 1.6.7, from a service that answers in buckets and from one that answers flat: the stored hourly and daily
  * users are the simulator's own answers for each hour and the day, and the hours' users add up to more than the
  * day's (so summing them is wrong), while no views point carries users.

@@ -13,7 +13,7 @@ function usersOf(streams: readonly StreamRef[], grouping: ViewGrouping, from: nu
 }
 
 /**
- * The simulator counts unique users over the interval asked (issue 12 §2), as the real API does: a day's uniques are
+ * The simulator counts unique users over the interval asked, as the real API does: a day's uniques are
  * fewer than the sum of its hours' (a user watching in two hours counts once a day) and at least the largest hour's.
  */
 describe('simulated unique users over the interval asked', () => {

@@ -15,7 +15,7 @@ import { collectDay, driftOf, SCHEMA, verify, verifiedDay, verifyConfig } from '
 const skip = serverSkipReason(INFLUXD_BIN);
 
 /**
- * Issue 12 §3 on a real InfluxDB 1.6.7: a simulated day reconciles to zero drift; points deleted (InfluxQL DELETE)
+ * On a real InfluxDB 1.6.7: a simulated day reconciles to zero drift; points deleted (InfluxQL DELETE)
  * or altered (another value written at the same series and time) show as the drift they are; --repair re-collects
  * exactly those windows and the re-check is zero.
  */

@@ -14,7 +14,7 @@ import { collectDay, driftOf, verify, verifiedDay, verifyConfig } from './helper
 const skip = serverSkipReason(VICTORIA_BIN);
 
 /**
- * Issue 12 §3 on a real VictoriaMetrics (written through /api/v2/write, read back by /api/v1/export): zero drift for
+ * On a real VictoriaMetrics (written through /api/v2/write, read back by /api/v1/export): zero drift for
  * a collected day; deleted series (admin delete_series) are drift a repair restores; a second value at the same time
  * is drift a repair cannot undo there (VictoriaMetrics keeps every sample) and the re-check says so.
  */

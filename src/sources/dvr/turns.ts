@@ -1,5 +1,5 @@
 /**
- * Fair turns for DVR snapshots that do not fit the quota (issue 14 §4). The streams are read in one endless round
+ * Fair turns for DVR snapshots that do not fit the quota. The streams are read in one endless round
  * (config order); each interval reads the next ones, as many as the quota's budget per interval B = quota calls ×
  * interval ÷ quota period (fractional budgets alternate: interval k reads ⌊(k+1)·B⌋ − ⌊k·B⌋). A schedule that runs
  * every g intervals gives a pass the budget of those g intervals. Every stream gets its turn, the counts of any two

@@ -31,7 +31,7 @@ type FinalJob = Pick<CollectJob, 'key' | 'rule' | 'callsFor' | 'collect' | 'shar
  * final buckets early; it keeps no checkpoint, and the final read later overwrites its points (same series and time).
  *
  * Totals of several accounts (two or more configured, or `accounts: auto`) are ONE job reading `/times/accounts`,
- * which carries every account's totals in one call (issue 11 §4), instead of one `/times?account=…` job each. It
+ * which carries every account's totals in one call, instead of one `/times?account=…` job each. It
  * keeps each account's checkpoint under the key the single-account job used (`statistic/<account>/total`), so
  * switching between the two neither leaves a gap nor reads twice what every account has; a window that only some
  * accounts have is read for all and rewrites the others' points with the same values. An account that joins (found

@@ -2,7 +2,7 @@ import type { FieldSchema, MeasurementSchema } from '../../points.js';
 import type { StreamstatField, StreamstatGrouping } from '../../spec/streamstat.js';
 
 /**
- * Stream view statistics v2, one aggregation level per measurement (issue 12 §2): `cdn_views` holds one point per
+ * Stream view statistics v2, one aggregation level per measurement: `cdn_views` holds one point per
  * account and bucket, `cdn_views_by_<grouping>` one per group, so a query without a filter never counts a view twice.
  * Unique users do not add up over time or groups: they are read at the periods a dashboard shows (hour, day), each
  * from a call asking that period's buckets, into `cdn_users_hourly` / `cdn_users_daily` (and `_by_<grouping>`).
