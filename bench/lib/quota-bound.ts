@@ -4,7 +4,7 @@
  * - metrics: one 1–10 minute period per call (spec 001), so ⌈range ÷ 10 min⌉ per job (account × aggregate/by-resource);
  * - statistic (spec 002 A): a call may cover any range; `/times` pages its buckets (⌈buckets ÷ page size⌉), a grouped
  *   read pages the groups of each bucket (⌈groups ÷ page size⌉) and carries buckets × groups rows, which the body cap
- * bounds, and the memory bound of one answer with it (⌈rows ÷ rowsPerCall⌉, src/sources/row-budget.ts). Totals of two
+ * bounds, and the memory bound of one answer with it (⌈rows ÷ rowsPerCall⌉, src/paging/row-budget.ts). Totals of two
  * or more accounts are one `/times/accounts` job;
  * - streamstat (spec 002 B): the same, per account, grouping and series (views, each uniques period); the total is not
  *   paged (rows = buckets).
@@ -13,7 +13,7 @@
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/body.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import type { Span } from '../../src/sources/types.js';
-import { rowsPerCall } from '../../src/sources/row-budget.js';
+import { rowsPerCall } from '../../src/paging/row-budget.js';
 import { stepMs as statisticStepMs } from '../../src/sources/statistic/settings.js';
 import { stepMs as streamstatStepMs, uniquesStepMs } from '../../src/sources/streamstat/settings.js';
 import type { ApiName } from '../../src/spec/apis.js';

@@ -9,7 +9,7 @@ import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
 import { buildJobs, sourcesLearnt } from '../sources/registry.js';
 import { CheckpointStore } from '../state/checkpoints.js';
-import { PagingMemory } from '../state/paging-memory.js';
+import { PagingMemory } from '../paging/memory.js';
 import { QuotaJournal } from '../state/quota-journal.js';
 import { SetAsideStore } from '../state/set-aside.js';
 import { perApi } from '../spec/apis.js';

@@ -16,7 +16,7 @@ import { APIS, type ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { redact, toSearchParams, type Query } from './query.js';
-import { ServerPaging } from './server-paging.js';
+import { ServerPaging } from '../paging/server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
 import { classify } from '../failure.js';
 

@@ -1,9 +1,9 @@
-import type { ServerPaging } from '../http/server-paging.js';
+import type { ServerPaging } from '../paging/server-paging.js';
 import type { Logger } from '../log.js';
 import { DvrRecordingStore } from '../state/dvr-recordings.js';
 import type { ApiName } from '../spec/apis.js';
 import { SOURCES, type SourcesSettings } from './index.js';
-import { rowBudgets } from './row-budget.js';
+import { rowBudgets } from '../paging/row-budget.js';
 import { StreamstatShape } from './streamstat/shape.js';
 import type { CollectJob, JobContext } from './types.js';
 

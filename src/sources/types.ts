@@ -1,5 +1,5 @@
 import type { HttpClient } from '../http/client.js';
-import type { ServerPaging } from '../http/server-paging.js';
+import type { ServerPaging } from '../paging/server-paging.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
 import type { WindowRule } from '../plan/windows.js';

@@ -8,7 +8,7 @@ import type { Sink } from '../../src/sink/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { SetAsideStore } from '../../src/state/set-aside.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
-import { SINGLE_CALL } from '../../src/sources/paging.js';
+import { SINGLE_CALL } from '../../src/paging/walk.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 
 export const MIN = 60_000;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { walkPages, flatRows } from '../../src/sources/paging.js';
+import { walkPages, flatRows } from '../../src/paging/walk.js';
 import { buildJobs, sourcesLearnt } from '../../src/sources/registry.js';
 import { HOUR } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { noJobMatches, selects } from '../../src/plan/job-selection.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { metricsRule } from '../../src/plan/windows.js';
-import { SINGLE_CALL } from '../../src/sources/paging.js';
+import { SINGLE_CALL } from '../../src/paging/walk.js';
 import type { CollectJob } from '../../src/sources/types.js';
 
 const job = (key: string, extra: Partial<CollectJob> = {}): CollectJob => ({

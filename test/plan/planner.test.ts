@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pendingSpans } from '../../src/plan/pending.js';
 import { estimateDuration, planBackfill, type PendingSource } from '../../src/plan/planner.js';
 import { metricsRule, statisticRule, type WindowRule } from '../../src/plan/windows.js';
-import { GROUPED_CALLS, knownRowsCalls, SINGLE_CALL } from '../../src/sources/paging.js';
+import { GROUPED_CALLS, knownRowsCalls, SINGLE_CALL } from '../../src/paging/walk.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
 import type { ApiName } from '../../src/spec/apis.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';

@@ -7,9 +7,9 @@ import {
   groupedSpanBuckets,
   rowsPerCall,
   spanForRows,
-} from '../../src/sources/row-budget.js';
+} from '../../src/paging/row-budget.js';
 import { DAY, MINUTE } from '../../src/time.js';
-import { groupedCalls } from '../../src/sources/paging.js';
+import { groupedCalls } from '../../src/paging/walk.js';
 
 describe('row budget: spans sized by the rows a call returns', () => {
   it('the budget is the body cap in rows, at most MAX_ROWS_PER_CALL (memory of one parsed answer)', () => {

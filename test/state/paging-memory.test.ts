@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServerPaging } from '../../src/http/server-paging.js';
-import { PAGING_FILE, PagingMemory } from '../../src/state/paging-memory.js';
+import { ServerPaging } from '../../src/paging/server-paging.js';
+import { PAGING_FILE, PagingMemory } from '../../src/paging/memory.js';
 
 describe('PagingMemory: the largest page per API across restarts', () => {
   const dirs: string[] = [];

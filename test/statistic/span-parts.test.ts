@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Point } from '../../src/points.js';
-import { rowsPerCall } from '../../src/sources/row-budget.js';
+import { rowsPerCall } from '../../src/paging/row-budget.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
 import { useSimulator } from '../helpers/sim.js';

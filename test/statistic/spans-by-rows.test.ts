@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { buildJobs } from '../../src/sources/registry.js';
-import { bucketLimit, groupedSpanBuckets } from '../../src/sources/row-budget.js';
+import { bucketLimit, groupedSpanBuckets } from '../../src/paging/row-budget.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
 import { useSimulator } from '../helpers/sim.js';

@@ -50,7 +50,7 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     // Statistics: /times/accounts once, /times/<g> per account for resources, countries, codes. Stream views:
     // /accounts once, /<g> per account for streams, stream-types; uniques per account × (total, streams, stream-types)
     // × 2
-    // periods. A fresh client may read one more (empty) page where a page is as large as any seen (sources/paging.ts).
+    // periods. A fresh client may read one more (empty) page where a page is as large as any seen (paging/walk.ts).
     const least = { statistic: 1 + 3 * n, streamstat: 1 + 2 * n + 3 * 2 * n };
     for (const api of ['statistic', 'streamstat'] as const) {
       expect(after[api] - before[api], api).toBeGreaterThanOrEqual(least[api]);

@@ -1,7 +1,7 @@
 import { DvrRecordingStore } from '../../state/dvr-recordings.js';
 import { scheduleGapMs } from '../../config/schedule-gap.js';
 import { floorTo } from '../../time.js';
-import { SINGLE_CALL } from '../paging.js';
+import { SINGLE_CALL } from '../../paging/walk.js';
 import type { CollectJob } from '../types.js';
 import { DvrClient } from './client.js';
 import { dvrToPoints, type DvrPointOptions } from './points.js';

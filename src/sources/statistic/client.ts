@@ -3,7 +3,7 @@ import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { APIS } from '../../spec/apis.js';
-import { flatRows, largestBucket, pageParams, walkPages } from '../paging.js';
+import { flatRows, largestBucket, pageParams, walkPages } from '../../paging/walk.js';
 import { withoutUndefined } from '../params.js';
 import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {

@@ -3,8 +3,15 @@ import { provisionalSpans, statisticRule, type WindowRule } from '../../plan/win
 import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
 import type { StatisticClientOptions } from './client.js';
-import { collectPages, flatRows, forecastGroupedCalls, knownRowsCalls, largestBucket, pageParams } from '../paging.js';
-import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
+import {
+  collectPages,
+  flatRows,
+  forecastGroupedCalls,
+  knownRowsCalls,
+  largestBucket,
+  pageParams,
+} from '../../paging/walk.js';
+import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
 import type { CollectJob, JobContext, PointsHandOff, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';

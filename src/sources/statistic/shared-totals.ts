@@ -1,6 +1,6 @@
 import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
-import { largestBucket, pageParams, walkPages } from '../paging.js';
+import { largestBucket, pageParams, walkPages } from '../../paging/walk.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StatisticClient } from './client.js';
 import { timesGroupedToPoints } from './points.js';

@@ -4,7 +4,7 @@ import type { HttpClient } from '../../http/client.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
 import type { StreamstatGranularity, StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
-import { flatRows, pageParams, walkPages } from '../paging.js';
+import { flatRows, pageParams, walkPages } from '../../paging/walk.js';
 import { withoutUndefined } from '../params.js';
 import { buildStreamstatQuery, type StreamstatQuery } from './params.js';
 import {

@@ -1,7 +1,7 @@
 import { streamstatRule } from '../../plan/windows.js';
 import type { StreamstatGranularity } from '../../spec/streamstat.js';
 import type { CollectJob, JobContext } from '../types.js';
-import { groupedSpanBuckets, rowsPerCall, spanForRows } from '../row-budget.js';
+import { groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
 import { StreamstatClient } from './client.js';
 import { usersMeasurement, VIEWS_SERIES, type UniquesPeriod, type ViewsSeries } from './measurements.js';
 import { viewsCalls, readViews, type ViewsRead } from './read.js';

@@ -2,7 +2,7 @@ import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
-import type { ServerPaging } from '../../http/server-paging.js';
+import type { ServerPaging } from '../../paging/server-paging.js';
 import {
   collectPages,
   flatRows,
@@ -11,8 +11,8 @@ import {
   largestBucket,
   pageParams,
   SINGLE_CALL,
-} from '../paging.js';
-import { bucketLimit } from '../row-budget.js';
+} from '../../paging/walk.js';
+import { bucketLimit } from '../../paging/row-budget.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StreamstatClient } from './client.js';
 import { fieldsOf, type ViewsSeries } from './measurements.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ServerPaging } from '../http/server-paging.js';
+import type { ServerPaging } from './server-paging.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { loadStateFile, StateFile, type StateFormat } from './json-state.js';
+import { loadStateFile, StateFile, type StateFormat } from '../state/json-state.js';
 
 export const PAGING_FILE = 'paging.json';
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { HttpClient } from '../http/client.js';
-import type { ServerPaging } from '../http/server-paging.js';
+import type { ServerPaging } from './server-paging.js';
 import { PagingError } from '../http/errors.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
-import type { PointsHandOff, SpanCalls } from './types.js';
+import type { PointsHandOff, SpanCalls } from '../sources/types.js';
 
 /**
  * Rows (or rows per bucket) asked for per call by default (`api.pageSize`); the services' maximum limit is not shown

@@ -7,7 +7,7 @@ export const DEFAULT_MAX_PAGES = 200;
  * What paging has learned about the server behind one HttpClient (shared by its `withGate` copies): the largest page
  * — or, for bucketed answers, the largest bucket — each API has returned. The largest `limit` the APIs honour is not
  * shown in the spec; a page at least this large might have been cut by a server cap, a smaller one cannot have been
- * (see src/sources/paging.ts). Also carries the bound on pages per read and, when the operator states it
+ * (see src/paging/walk.ts). Also carries the bound on pages per read and, when the operator states it
  * (`api.serverMaxLimit`), the server's page cap: then a page shorter than it cannot have been capped.
  */
 export class ServerPaging {
@@ -36,7 +36,7 @@ export class ServerPaging {
     for (const listener of this.listeners) listener();
   }
 
-  /** Called on each new largest page or read's rows (src/state/paging-memory.ts keeps them across restarts). */
+  /** Called on each new largest page or read's rows (src/paging/memory.ts keeps them across restarts). */
   onChange(listener: () => void): void {
     this.listeners.push(listener);
   }

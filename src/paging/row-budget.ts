@@ -8,7 +8,7 @@
  * ⌈rows ÷ budget⌉ calls at least — the same as any other cut, without one call per day.
  */
 import { DEFAULT_MAX_BODY_BYTES } from '../http/body.js';
-import { DEFAULT_MAX_PAGES } from '../http/server-paging.js';
+import { DEFAULT_MAX_PAGES } from './server-paging.js';
 import type { ApiName } from '../spec/apis.js';
 
 /**
