@@ -20,26 +20,31 @@ export class LoginError extends CollectorError {
   }
 }
 
-/** The token file (`api.tokenFile`) cannot be read or is empty, and no earlier token from it is at hand. */
-export class TokenFileError extends CollectorError {
-  override name = 'TokenFileError';
-  override readonly code = 'CDN_ERR_TOKEN_FILE';
+/** A file holding a secret (a token, a password) cannot be read or its first line is empty. */
+abstract class SecretFileError extends CollectorError {
   constructor(
+    what: string,
     readonly path: string,
     readonly problem: string,
   ) {
-    super(`token file ${path}: ${problem}`);
+    super(`${what} ${path}: ${problem}`);
+  }
+}
+
+/** The token file (`api.tokenFile`) cannot be read or is empty, and no earlier token from it is at hand. */
+export class TokenFileError extends SecretFileError {
+  override name = 'TokenFileError';
+  override readonly code = 'CDN_ERR_TOKEN_FILE';
+  constructor(path: string, problem: string) {
+    super('token file', path, problem);
   }
 }
 
 /** The password file cannot be read or its first line is empty (a config error where the config names it). */
-export class PasswordFileError extends CollectorError {
+export class PasswordFileError extends SecretFileError {
   override name = 'PasswordFileError';
   override readonly code = 'CDN_ERR_PASSWORD_FILE';
-  constructor(
-    readonly path: string,
-    readonly problem: string,
-  ) {
-    super(`password file ${path}: ${problem}`);
+  constructor(path: string, problem: string) {
+    super('password file', path, problem);
   }
 }
