@@ -10,13 +10,13 @@ import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
-import { advanceWatermark, mergeSpan } from '../spans.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError } from './errors.js';
 import { isSpanFault } from '../failure.js';
 import { writeWithRetry } from './write-retry.js';
 import { RefusalReports } from '../telemetry/refusal-reports.js';
-import { builtInLagMs, collectableEnd } from '../plan/windows.js';
+import { JobState, spanText } from './job-state.js';
+
 import { LimiterClosedError } from '../limit/errors.js';
 
 export interface CollectorDeps {
@@ -62,14 +62,15 @@ export class Collector {
   private readonly running = new Map<string, RunningPass>();
   private stopping = false;
   private readonly aside: SetAsideStore;
+  /** Checkpoints, set-aside spans, lag and backlog of each job: what a pass leaves behind. */
+  private readonly state: JobState;
   /** Grows when accounts are discovered (addJobs); never shrinks while running. */
   private readonly jobList: CollectJob[] = [];
   private readonly refusals: RefusalReports;
-  /** When each job joined (start-up, its account's discovery): a job that never confirmed a span lags from then. */
-  private readonly joinedAt = new Map<string, number>();
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
+    this.state = new JobState({ ...deps, aside: this.aside, pending: (job) => this.pending(job) });
     this.refusals = new RefusalReports(deps.telemetry, deps.log, deps.clock, deps.deadLetterPath);
     this.addJobs(deps.jobs);
   }
@@ -82,12 +83,9 @@ export class Collector {
   addJobs(jobs: readonly CollectJob[]): CollectJob[] {
     const added: CollectJob[] = [];
     for (const job of jobs) {
-      if (this.joinedAt.has(job.key)) continue;
-      this.joinedAt.set(job.key, this.deps.clock.now());
+      if (!this.state.join(job)) continue;
       added.push(job);
       this.jobList.push(job);
-      this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
-      this.reportState(job); // listed by /healthz, /metrics and status from the start, not only after its first pass
     }
     return added;
   }
@@ -190,7 +188,7 @@ export class Collector {
       await settleWrite();
       if (failure || (!points && signal?.aborted)) break;
       if (!points) {
-        if (job.checkpointed && isSpanFault(collectError) && (await this.setAside(job, span, collectError))) {
+        if (job.checkpointed && isSpanFault(collectError) && (await this.state.setAside(job, span, collectError))) {
           result.setAside++;
           continue;
         }
@@ -230,14 +228,11 @@ export class Collector {
   private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<number> {
     const refused = await this.writePoints(points, job.key);
     if (job.checkpointed) {
-      await this.confirm(job, span);
+      await this.state.confirm(job, span);
       this.reportLag(job);
     }
     this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
-    if (job.checkpointed && (await this.aside.resolve(job.key, span)) > 0) {
-      this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
-      this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
-    }
+    await this.state.resolved(job, span);
     return refused;
   }
 
@@ -253,95 +248,24 @@ export class Collector {
     return this.refusals.written(result, points, job);
   }
 
-  /**
-   * Persists a confirmed span. A checkpoint that cannot be written (full disk, read-only mount) leaves the span pending
-   * — its points are rewritten, idempotently, on a later pass — and turns /healthz 503 until a checkpoint is written.
-   */
-  private async confirm(job: CollectJob, span: Span): Promise<void> {
-    try {
-      await Promise.all([job.key, ...(job.sharedKeys?.(span) ?? [])].map((key) => this.deps.store.confirm(key, span)));
-    } catch (err) {
-      this.deps.telemetry.condition(
-        CHECKPOINT_CONDITION,
-        `checkpoint of ${job.key} not written: ${describeError(err)}`,
-      );
-      throw err;
-    }
-    this.deps.telemetry.condition(CHECKPOINT_CONDITION, undefined);
-  }
-
-  /**
-   * Sets `span` aside (see SetAsideStore) and reports it; false when the job's list is full, and then the failure
-   * ends the pass like a transient one: the job stops advancing rather than drop or skip data.
-   */
-  private async setAside(job: CollectJob, span: Span, err: unknown): Promise<boolean> {
-    const reason = describeError(err);
-    const entry = await this.aside.add(job.key, span, reason);
-    const { log, telemetry } = this.deps;
-    if (!entry) {
-      log.error(
-        { job: job.key, span: spanText(span), reason },
-        'set-aside list of the job is full: the job stops advancing',
-      );
-      return false;
-    }
-    telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
-    const nextRetryAt = new Date(entry.nextRetryAt).toISOString();
-    log.warn(
-      { job: job.key, span: spanText(span), reason, attempts: entry.attempts, nextRetryAt },
-      'span set aside; later spans go on',
-    );
-    return true;
-  }
-
-  /**
-   * Now minus the end of the contiguous prefix of spans that are confirmed or set aside; 0 for snapshot jobs. The
-   * checkpoint's watermark itself stops at a set-aside span (it is not collected); lag measures how far collection is
-   * behind, and set-aside spans are reported on their own (spans_set_aside, /healthz setAside, `status`). A job that
-   * has handled no span yet lags from the start of the first window that fell due after it joined: as far behind as a
-   * job that was caught up then, so a job that never collects turns unhealthy like one that stopped.
-   */
+  /** How far behind `job` is (JobState.lagMs). */
   lagMs(job: CollectJob): number {
-    if (!job.checkpointed) return 0;
-    const now = this.deps.clock.now();
-    const handled = this.aside
-      .list(job.key)
-      .reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
-    const joined = this.joinedAt.get(job.key) ?? now;
-    const reached = advanceWatermark(handled, this.deps.store.watermark(job.key)) ?? collectableEnd(job.rule, joined);
-    return Math.max(0, now - reached);
+    return this.state.lagMs(job);
   }
 
-  /**
-   * Hands the job's lag to telemetry, the one place /healthz, /metrics and the daemon's report for `status` read it
-   * from (it grows with time between reports): at start, after each confirmed span and pass, and once a minute.
-   */
+  /** Hands the job's lag to telemetry (after a confirmed span). */
   reportLag(job: CollectJob): void {
-    this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
+    this.state.reportLag(job);
   }
 
-  /**
-   * The one count of a job's state that every surface reads (status, /healthz, /metrics, the cdn_collector points):
-   * its lag, and its backlog — the windows still missing of a checkpointed job (0 for the others, which read the
-   * newest window only). Counted when a job joins, after each pass and by the daemon once a minute; the lag also
-   * after each confirmed span.
-   */
+  /** The one count of a job's state that every surface reads: lag and backlog (JobState.report). */
   reportState(job: CollectJob): void {
-    this.reportLag(job);
-    this.deps.telemetry.jobBacklog(job.key, job.checkpointed ? this.pending(job).length : 0);
+    this.state.report(job);
   }
 
-  /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction); logs each. */
-  async compactSetAside(job: CollectJob, before: number): Promise<void> {
-    const dropped = await this.aside.dropBefore(job.key, before);
-    if (dropped.length === 0) return;
-    this.deps.telemetry.spansSetAside(job.key, this.aside.list(job.key).length);
-    for (const e of dropped) {
-      this.deps.log.warn(
-        { job: job.key, span: spanText(e), reason: e.reason },
-        'set-aside span abandoned: older than the horizon',
-      );
-    }
+  /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction). */
+  compactSetAside(job: CollectJob, before: number): Promise<void> {
+    return this.state.compactSetAside(job, before);
   }
 
   /** Graceful stop: no new spans start; in-flight spans finish and are confirmed. */
@@ -383,11 +307,4 @@ function noop(): void {}
 function tally(result: PassResult, points: readonly Point[], refused: number): void {
   if (refused > 0) result.refused = (result.refused ?? 0) + refused;
   result.points += points.length;
-}
-
-/** The /healthz condition of checkpoint writes (the quota journal reports its own: `state:quota-journal`). */
-export const CHECKPOINT_CONDITION = 'state:checkpoints';
-
-export function spanText(span: Span): string {
-  return `${new Date(span.from).toISOString()}/${new Date(span.to).toISOString()}`;
 }

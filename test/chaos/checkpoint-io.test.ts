@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHECKPOINT_CONDITION } from '../../src/collector/collector.js';
+import { CHECKPOINT_CONDITION } from '../../src/collector/job-state.js';
 import { fileNameOf } from '../../src/state/checkpoint-file.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
 import { fakeCollector, MIN, T0 } from '../helpers/fake-job.js';
