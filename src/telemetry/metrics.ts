@@ -65,7 +65,7 @@ export const METRICS = {
     field: 'lag_seconds',
     fieldType: 'float',
     unit: 's',
-    help: 'Now minus the job watermark (end of its contiguous collected prefix); grows while a job makes no progress',
+    help: "Now minus the end of the job's contiguous handled history (confirmed or set aside); a job that confirmed nothing lags from the first window due after it joined",
   },
   job_overdue: {
     type: 'gauge',
@@ -83,7 +83,7 @@ export const METRICS = {
     field: 'windows',
     fieldType: 'integer',
     unit: 'windows',
-    help: 'Windows of the job still to collect or backfill (within the backfill horizon)',
+    help: 'Windows a checkpointed job still lacks between its origin and the newest collectable window (within the horizon)',
   },
   spans_set_aside: {
     type: 'gauge',
