@@ -6,6 +6,7 @@ import { LoginError } from './errors.js';
 import { isCredentialRefusal, loginUrl, requestLogin, type LoginAnswer, type LoginRequest } from './login-request.js';
 import type { AuthEvent, TokenProvider } from './provider.js';
 import type { TokenRefusal } from './refusal.js';
+import { BAN_AFTER_REFUSALS, BAN_MS, LOGINS_PER_MINUTE } from '../spec/login.js';
 
 export interface LoginOptions extends Omit<LoginRequest, 'password'> {
   /** The password now: a password file is read again when logins stopped on refused credentials. */
@@ -31,10 +32,7 @@ export const DEFAULT_LOGIN_BACKOFF: BackoffOptions = { baseMs: 5_000, capMs: 5 *
 export const MAX_CREDENTIAL_REFUSALS = 3;
 
 /** Once stopped on refused credentials, the next login waits this long unless the password changes: twice the ban. */
-export const CREDENTIALS_PAUSE_MS = 6 * HOUR;
-
-/** The service allows 20 logins a minute per client. */
-export const LOGINS_PER_MINUTE = 20;
+export const CREDENTIALS_PAUSE_MS = 2 * BAN_MS;
 
 /**
  * A token refused within this long of its login is not renewed again: a fresh token refused means no access, not
@@ -145,7 +143,8 @@ export class LoginTokenProvider implements TokenProvider {
     this.retryAt = now + retryInMs;
     const problem = stopped
       ? `${answer.problem}; the credentials were refused ${this.refusals} times in a row, so logins stop until the ` +
-        `password changes or ${CREDENTIALS_PAUSE_MS / HOUR} h have passed (7 wrong passwords ban the account for 3 h)`
+        `password changes or ${CREDENTIALS_PAUSE_MS / HOUR} h have passed (${BAN_AFTER_REFUSALS} wrong passwords ban the ` +
+        `account for ${BAN_MS / HOUR} h)`
       : answer.problem;
     this.lastError = new LoginError(loginUrl(this.options.baseUrl), problem, answer.status, retryInMs);
     this.options.onEvent?.({ type: 'failed', source: 'login', error: this.lastError, retryInMs, stopped });

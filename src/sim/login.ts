@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { HOUR, MINUTE } from '../time.js';
-import { LOGIN_LIFETIME_MS } from '../spec/login.js';
+import { MINUTE } from '../time.js';
+import { BAN_AFTER_REFUSALS, BAN_MS, LOGIN_LIFETIME_MS, LOGINS_PER_MINUTE } from '../spec/login.js';
 import type { TokenGrant } from './auth.js';
 import type { SimReply } from './types.js';
 
@@ -12,12 +12,6 @@ export interface SimLogin {
   /** A login while the user's last token lives hands that token back, with the time it has left. */
   reuseTokens?: boolean;
 }
-
-/** Wrong passwords in a row that ban the account, and for how long (the simulator's clock). */
-export const BAN_AFTER_REFUSALS = 7;
-export const BAN_MS = 3 * HOUR;
-/** Logins admitted per minute (any outcome). */
-export const LOGINS_PER_MINUTE = 20;
 
 type Issue = (token: string, grant: Omit<TokenGrant, 'accounts'>) => void;
 

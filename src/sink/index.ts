@@ -12,8 +12,8 @@ export interface CommonSinkConfig {
   batchSize?: number;
   /** Requests in flight at once (default 2; the file sink always 1). */
   maxInFlight?: number;
-  /** Where permanently rejected lines go (default `./state/dead-letters.jsonl`, as in the config schema). */
-  deadLetterPath?: string;
+  /** Where permanently rejected lines go (the config's `output.deadLetterPath`, by default in `state.dir`). */
+  deadLetterPath: string;
   /** Deadline of one request (default 30 s). */
   timeoutMs?: number;
   precision?: Precision;
@@ -40,11 +40,9 @@ export type SinkConfig = CommonSinkConfig &
     | ({ type: 'file' } & Specific<FileSinkOptions>)
   );
 
-export const DEFAULT_DEAD_LETTER_PATH = './state/dead-letters.jsonl';
-
 export function createSink(config: SinkConfig): Sink {
   const { telemetry, deadLetterPath, overwrites: _overwrites, ...rest } = config;
-  const common = { ...rest, observer: telemetry, deadLetterPath: deadLetterPath ?? DEFAULT_DEAD_LETTER_PATH };
+  const common = { ...rest, observer: telemetry, deadLetterPath };
   switch (common.type) {
     case 'influx-v2':
       return createInfluxV2Sink(common);

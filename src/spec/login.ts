@@ -1,3 +1,5 @@
+import { HOUR } from '../time.js';
+
 /**
  * The login that issues tokens. The API specs do not show it ("Obtaining the token: not shown"); the vendor's OAuth
  * page (and its white-label copies) and the public clients of this API family show
@@ -19,3 +21,8 @@ export const LOGIN_LIFETIME_MS = 21_599_000;
 export const LOGIN_BODY_FORMATS = ['form', 'json'] as const;
 export type LoginBodyFormat = (typeof LOGIN_BODY_FORMATS)[number];
 export const DEFAULT_LOGIN_BODY: LoginBodyFormat = 'form';
+
+/** The service's rules around the login: wrong passwords in a row that ban the account, for how long, and its rate. */
+export const BAN_AFTER_REFUSALS = 7;
+export const BAN_MS = 3 * HOUR;
+export const LOGINS_PER_MINUTE = 20;

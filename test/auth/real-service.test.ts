@@ -9,7 +9,7 @@ import { passwordFileReader } from '../../src/auth/password-file.js';
 import { ManualClock } from '../../src/clock.js';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
-import { BAN_AFTER_REFUSALS } from '../../src/sim/login.js';
+import { BAN_AFTER_REFUSALS } from '../../src/spec/login.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { LOGIN_PATH } from '../../src/spec/login.js';
