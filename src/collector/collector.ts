@@ -4,20 +4,17 @@ import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
 import { onceConfirmed, pendingSpans } from '../plan/pending.js';
-import type { Point } from '../points.js';
-import { SinkError } from '../sink/errors.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { describeError } from './errors.js';
-import { isSpanFault } from '../failure.js';
-import { writeWithRetry } from './write-retry.js';
 import { RefusalReports } from '../telemetry/refusal-reports.js';
-import { JobState, spanText } from './job-state.js';
+import { JobState } from './job-state.js';
+import { type PassResult, runPass } from './pass.js';
+import type { OutputDeps } from './span-output.js';
 
-import { LimiterClosedError } from '../limit/errors.js';
+export type { PassResult } from './pass.js';
 
 export interface CollectorDeps {
   jobs: CollectJob[];
@@ -40,18 +37,6 @@ export interface CollectorDeps {
   deadLetterPath?: string;
 }
 
-export interface PassResult {
-  key: string;
-  spans: number;
-  points: number;
-  /** Spans that failed for a permanent reason in this pass and were set aside (the pass went on after them). */
-  setAside: number;
-  /** Points the database refused for good in the job's writes (dead-lettered). */
-  refused?: number;
-  /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
-  error?: string;
-}
-
 /**
  * Runs jobs: for each, the spans between its origin and the newest collectable window that are not confirmed yet —
  * live windows and gaps alike — oldest first. Records before state: a span is confirmed only after the sink confirmed
@@ -62,16 +47,26 @@ export class Collector {
   private readonly running = new Map<string, RunningPass>();
   private stopping = false;
   private readonly aside: SetAsideStore;
-  /** Checkpoints, set-aside spans, lag and backlog of each job: what a pass leaves behind. */
-  private readonly state: JobState;
+  /**
+   * Checkpoints, set-aside spans, lag and backlog of each job: what passes leave behind, and the one count of it that
+   * status, /healthz, /metrics and the points read (JobState.report).
+   */
+  readonly state: JobState;
   /** Grows when accounts are discovered (addJobs); never shrinks while running. */
   private readonly jobList: CollectJob[] = [];
-  private readonly refusals: RefusalReports;
+  /** Where every pass's points go and what confirms them (SpanOutput). */
+  private readonly output: OutputDeps;
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
     this.state = new JobState({ ...deps, aside: this.aside, pending: (job) => this.pending(job) });
-    this.refusals = new RefusalReports(deps.telemetry, deps.log, deps.clock, deps.deadLetterPath);
+    this.output = {
+      ...deps,
+      state: this.state,
+      refusals: new RefusalReports(deps.telemetry, deps.log, deps.clock, deps.deadLetterPath),
+      sinkRetryMs: deps.sinkRetryMs ?? 60_000,
+      stopping: () => this.stopping,
+    };
     this.addJobs(deps.jobs);
   }
 
@@ -155,117 +150,14 @@ export class Collector {
     return pendingSpans(job, onceConfirmed({ ...this.deps, aside: this.aside }, confirmedToo), now, range);
   }
 
-  /**
-   * Fetches span n+1 while span n is being written: API and database latencies overlap instead of adding up. Writes
-   * and checkpoint confirmations stay in span order (a write starts once the previous one is confirmed), so a job holds
-   * at most two spans' points; a read of several pages hands each page's points over to be written before it reads on
-   * (the span's checkpoint still waits for the last), so it holds one answer's, not its span's. A span that fails for a
-   * permanent reason (isSpanFault) is set aside and the pass goes on; any other failure ends the pass, and its span and
-   * all later ones stay missing.
-   */
-  private async passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
+  /** A pass of `job` (pass.ts): its pending spans through a client gated at `priority`, into the sink. */
+  private passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const { range, onSpan, shouldStop, signal } = how;
-    const result: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     // The signal takes the pass's calls out of the limiter's queue (and its retries) the moment it aborts.
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority, signal ? { signal } : {}));
-    let writing: { span: Span; done: Promise<void> } | undefined;
-    let failure: { span: Span; err: unknown; writing?: true } | undefined;
-    const settleWrite = async (): Promise<void> => {
-      if (!writing) return;
-      const { span, done } = writing;
-      writing = undefined;
-      await done.catch((err: unknown) => (failure ??= { span, err, writing: true }));
-    };
-    for (const span of this.pending(job, range)) {
-      // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
-      if (this.stopping || shouldStop?.() || signal?.aborted) break;
-      let collectError: unknown;
-      const writePart = async (part: Point[]) => tally(result, part, await this.writePoints(part, job.key));
-      const points = await job.collect(span, http, writePart).catch((err: unknown) => {
-        collectError = err;
-        return undefined;
-      });
-      await settleWrite();
-      if (failure || (!points && signal?.aborted)) break;
-      if (!points) {
-        if (job.checkpointed && isSpanFault(collectError) && (await this.state.setAside(job, span, collectError))) {
-          result.setAside++;
-          continue;
-        }
-        failure = { span, err: collectError };
-        break;
-      }
-      const done = this.writeSpan(job, span, points).then((refused) => {
-        tally(result, points, refused);
-        result.spans++;
-        onSpan?.(span);
-      });
-      done.catch(() => {}); // observed by settleWrite
-      writing = { span, done };
-    }
-    await settleWrite();
-    if (failure && signal?.aborted) failure = undefined; // its calls were dropped by the abort: stopped, not failed
-    if (failure) {
-      result.error = describeError(failure.err);
-      this.deps.telemetry.jobFailed(job.key, result.error);
-      // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
-      const stopped = this.stopping && failure.err instanceof LimiterClosedError;
-      // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
-      const quiet = stopped || (failure.writing && failure.err instanceof SinkError);
-      const fields = { job: job.key, span: spanText(failure.span), err: result.error };
-      this.deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
-    } else {
-      this.deps.telemetry.jobRecovered(job.key);
-    }
-    this.reportState(job);
-    return result;
-  }
-
-  /**
-   * Records first, state after: the checkpoint moves only once the sink has confirmed the span's points; refused ones
-   * (dead-lettered, reported) confirm it too, as rewriting them cannot succeed (docs/faults.md). Returns them.
-   */
-  private async writeSpan(job: CollectJob, span: Span, points: Point[]): Promise<number> {
-    const refused = await this.writePoints(points, job.key);
-    if (job.checkpointed) {
-      await this.state.confirm(job, span);
-      this.reportLag(job);
-    }
-    this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
-    await this.state.resolved(job, span);
-    return refused;
-  }
-
-  /** Writes through a database outage (writeWithRetry); `job` names whose points these are, for the logs. */
-  private async writePoints(points: readonly Point[], job: string): Promise<number> {
-    const result = await writeWithRetry(this.deps.sink, points, {
-      clock: this.deps.clock,
-      deadlineMs: this.deps.sinkRetryMs ?? 60_000,
-      stopping: () => this.stopping,
-      // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
-      onRetry: (err, waitMs) => this.deps.log.debug({ job, err: err.message, waitMs }, 'write failed; retrying'),
-    });
-    return this.refusals.written(result, points, job);
-  }
-
-  /** How far behind `job` is (JobState.lagMs). */
-  lagMs(job: CollectJob): number {
-    return this.state.lagMs(job);
-  }
-
-  /** Hands the job's lag to telemetry (after a confirmed span). */
-  reportLag(job: CollectJob): void {
-    this.state.reportLag(job);
-  }
-
-  /** The one count of a job's state that every surface reads: lag and backlog (JobState.report). */
-  reportState(job: CollectJob): void {
-    this.state.report(job);
-  }
-
-  /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction). */
-  compactSetAside(job: CollectJob, before: number): Promise<void> {
-    return this.state.compactSetAside(job, before);
+    // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
+    const stopped = () => this.stopping || shouldStop?.() === true || signal?.aborted === true;
+    return runPass(job, { spans: this.pending(job, range), http, stopped, signal, onSpan }, this.output);
   }
 
   /** Graceful stop: no new spans start; in-flight spans finish and are confirmed. */
@@ -302,9 +194,3 @@ function sameRange(a: Span | undefined, b: Span | undefined): boolean {
 }
 
 function noop(): void {}
-
-/** Counts points the sink confirmed into the pass's result, and those of them it refused. */
-function tally(result: PassResult, points: readonly Point[], refused: number): void {
-  if (refused > 0) result.refused = (result.refused ?? 0) + refused;
-  result.points += points.length;
-}

@@ -96,12 +96,12 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
-    rt.collector.reportState(job);
+    rt.collector.state.report(job);
     if (job.checkpointed) {
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.
       const horizon = rt.clock.now() - rt.config.state.horizon;
       await rt.store.compact(job.key, horizon);
-      await rt.collector.compactSetAside(job, horizon);
+      await rt.collector.state.compactSetAside(job, horizon);
     }
   }
   try {

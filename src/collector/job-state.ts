@@ -39,8 +39,9 @@ export class JobState {
   }
 
   /**
-   * Persists a confirmed span. A checkpoint that cannot be written (full disk, read-only mount) leaves the span pending
-   * — its points are rewritten, idempotently, on a later pass — and turns /healthz 503 until a checkpoint is written.
+   * Persists a confirmed span and reports the job's lag. A checkpoint that cannot be written (full disk, read-only
+   * mount) leaves the span pending — its points are rewritten, idempotently, on a later pass — and turns /healthz 503
+   * until a checkpoint is written.
    */
   async confirm(job: CollectJob, span: Span): Promise<void> {
     try {
@@ -53,6 +54,17 @@ export class JobState {
       throw err;
     }
     this.deps.telemetry.condition(CHECKPOINT_CONDITION, undefined);
+    this.reportLag(job);
+  }
+
+  /**
+   * A pass of `job` ended, on `error` or well: the job's last error (status) and failure count, then its lag and
+   * backlog (report).
+   */
+  passEnded(job: CollectJob, error: string | undefined): void {
+    if (error === undefined) this.deps.telemetry.jobRecovered(job.key);
+    else this.deps.telemetry.jobFailed(job.key, error);
+    this.report(job);
   }
 
   /**

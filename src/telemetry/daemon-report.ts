@@ -26,13 +26,13 @@ export class DaemonReporter {
   }
 }
 
-/** Lag and backlog as telemetry holds them (Collector.reportState): the figures /healthz and /metrics show. */
+/** Lag and backlog as telemetry holds them (JobState.report): the figures /healthz and /metrics show. */
 function daemonStatus(rt: Runtime, now: number): DaemonStatus {
   const errors = rt.telemetry.lastErrors();
   const jobs: DaemonStatus['jobs'] = {};
   for (const job of rt.collector.jobs) {
     jobs[job.key] = {
-      lagMs: rt.telemetry.lagMs(job.key) ?? rt.collector.lagMs(job),
+      lagMs: rt.telemetry.lagMs(job.key) ?? rt.collector.state.lagMs(job),
       backlog: rt.telemetry.backlog(job.key) ?? 0,
       ...(errors[job.key] ? { lastError: errors[job.key] } : {}),
     };

@@ -153,7 +153,7 @@ export class Telemetry {
     this.backlogs.set(job, windows);
   }
 
-  /** The windows `job` lacks, as last counted (Collector.reportState); what status, /metrics and the points show. */
+  /** The windows `job` lacks, as last counted (JobState.report); what status, /metrics and the points show. */
   backlog(job: string): number | undefined {
     return this.backlogs.get(job);
   }

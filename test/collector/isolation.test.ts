@@ -116,7 +116,7 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
       return job;
     }, WAIT);
     expect(status.watermark).toBeNull();
-    // Backlog too: one count (Collector.reportState) behind status and /metrics, for both jobs, once the daemon's
+    // Backlog too: one count (JobState.report) behind status and /metrics, for both jobs, once the daemon's
     // report (rewritten every second) was written after the last pass.
     const report = await vi.waitFor(async () => {
       const read = await gatherStatus(config);

@@ -123,7 +123,7 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)(
       rt = await runtimeFor(configFor(sim, { type: 'file', path: out }, { accounts: sim.accounts.slice(0, 1), jobs }));
       const results = await rt.collector.tick();
       expect(results.filter((r) => r.error)).toEqual([]);
-      for (const job of rt.collector.jobs) rt.telemetry.jobLag(job.key, rt.collector.lagMs(job) ?? 0);
+      for (const job of rt.collector.jobs) rt.telemetry.jobLag(job.key, rt.collector.state.lagMs(job) ?? 0);
       server = await startTelemetryServer({ telemetry: rt.telemetry, port: 0, maxLagMs: 2 * HOUR });
     }, 120_000);
 

@@ -1,0 +1,90 @@
+import type { HttpClient } from '../http/client.js';
+import { LimiterClosedError } from '../limit/errors.js';
+import { isSpanFault } from '../failure.js';
+import type { Point } from '../points.js';
+import { SinkError } from '../sink/errors.js';
+import type { CollectJob, Span } from '../sources/types.js';
+import { describeError } from './errors.js';
+import { spanText } from './job-state.js';
+import { type OutputDeps, SpanOutput } from './span-output.js';
+
+export interface PassResult {
+  key: string;
+  spans: number;
+  points: number;
+  /** Spans that failed for a permanent reason in this pass and were set aside (the pass went on after them). */
+  setAside: number;
+  /** Points the database refused for good in the job's writes (dead-lettered). */
+  refused?: number;
+  /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
+  error?: string;
+}
+
+/** One pass of one job: its spans, the client its calls go through, and what stops it early. */
+export interface PassInput {
+  spans: readonly Span[];
+  /** The quota-gated client (the pass's priority, and its abort signal, which drops its queued calls). */
+  http: HttpClient;
+  /** Asked before each span: a backfill's Ctrl-C, the collector's graceful stop. */
+  stopped: () => boolean;
+  signal?: AbortSignal | undefined;
+  onSpan?: ((span: Span) => void) | undefined;
+}
+
+/**
+ * One pass of one job, as Telegraf's gather → accumulator → output: the job gathers each span's points through the
+ * quota-gated client (`job.collect`), and the SpanOutput writes them in span order and confirms each span once its
+ * points are written. Span n+1 is gathered while span n is written, so API and database latencies overlap. A span that
+ * fails for a permanent reason (isSpanFault) is set aside and the pass goes on; any other failure ends the pass, and
+ * its span and all later ones stay missing, collected again by the next pass.
+ */
+export async function runPass(job: CollectJob, input: PassInput, deps: OutputDeps): Promise<PassResult> {
+  const { spans, http, stopped, signal, onSpan } = input;
+  const output = new SpanOutput(job, deps, onSpan);
+  let setAside = 0;
+  let failure: { span: Span; err: unknown } | undefined;
+  for (const span of spans) {
+    if (stopped()) break;
+    const gathered = await gather(job, span, http, output.part);
+    await output.settle();
+    if (output.failure || (gathered.failed && signal?.aborted)) break;
+    if (!gathered.failed) {
+      output.add(span, gathered.points);
+      continue;
+    }
+    if (job.checkpointed && isSpanFault(gathered.err) && (await deps.state.setAside(job, span, gathered.err))) {
+      setAside++;
+      continue;
+    }
+    failure = { span, err: gathered.err };
+    break;
+  }
+  await output.settle();
+  failure = output.failure ?? failure;
+  if (failure && signal?.aborted) failure = undefined; // its calls were dropped by the abort: stopped, not failed
+  const { counts } = output;
+  const result: PassResult = { key: job.key, spans: counts.spans, points: counts.points, setAside };
+  if (counts.refused > 0) result.refused = counts.refused;
+  if (failure) {
+    result.error = describeError(failure.err);
+    // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
+    // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
+    const quiet =
+      (deps.stopping() && failure.err instanceof LimiterClosedError) ||
+      (failure === output.failure && failure.err instanceof SinkError);
+    const fields = { job: job.key, span: spanText(failure.span), err: result.error };
+    deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
+  }
+  deps.state.passEnded(job, result.error);
+  return result;
+}
+
+type Gathered = { failed: false; points: Point[] } | { failed: true; err: unknown };
+
+/** The job reads one span through `http`, handing over the parts of a read of several pages as it goes. */
+async function gather(job: CollectJob, span: Span, http: HttpClient, part: (p: Point[]) => Promise<void>) {
+  return job.collect(span, http, part).then(
+    (points): Gathered => ({ failed: false, points }),
+    (err: unknown): Gathered => ({ failed: true, err }),
+  );
+}

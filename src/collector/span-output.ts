@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Point } from '../points.js';
+import type { Sink } from '../sink/types.js';
+import type { CollectJob, Span } from '../sources/types.js';
+import type { RefusalReports } from '../telemetry/refusal-reports.js';
+import type { JobState } from './job-state.js';
+import { spanText } from './job-state.js';
+import { writeWithRetry } from './write-retry.js';
+
+/** Where a pass's points go, and what confirms them: the same for every pass of a collector. */
+export interface OutputDeps {
+  sink: Sink;
+  state: JobState;
+  refusals: RefusalReports;
+  clock: Clock;
+  log: Logger;
+  /** How long a span's write is retried through a database outage before the pass gives up. */
+  sinkRetryMs: number;
+  /** A graceful stop: a write in an outage gives up at once. */
+  stopping: () => boolean;
+}
+
+/** What one pass of a job wrote: spans confirmed, points written, refused ones among them. */
+export interface OutputCounts {
+  spans: number;
+  points: number;
+  refused: number;
+}
+
+/**
+ * The accumulator and output of one pass of one job: takes the points the job gathers, writes them in span order, and
+ * confirms a span only once the sink has confirmed its points (records before state). One span is written while the
+ * next is gathered; a span's write starts once the previous span is confirmed, so a job holds at most two spans'
+ * points (one answer's, where a read of several pages hands each page over as it comes).
+ */
+export class SpanOutput {
+  readonly counts: OutputCounts = { spans: 0, points: 0, refused: 0 };
+  /** The write that ended the pass: its span stays missing. */
+  failure: { span: Span; err: unknown } | undefined;
+  private writing: { span: Span; done: Promise<void> } | undefined;
+
+  constructor(
+    private readonly job: CollectJob,
+    private readonly deps: OutputDeps,
+    private readonly onSpan?: (span: Span) => void,
+  ) {}
+
+  /** A part of a span's points handed over while the span is read on (PointsHandOff): written before it reads on. */
+  readonly part = async (points: Point[]): Promise<void> => {
+    this.count(points, await this.write(points));
+  };
+
+  /** The rest of `span`'s points: written after the span before it, then the span is confirmed. */
+  add(span: Span, points: Point[]): void {
+    const done = this.writeSpan(span, points);
+    done.catch(() => {}); // observed by settle()
+    this.writing = { span, done };
+  }
+
+  /** Waits for the span being written; a failed write becomes the pass's `failure`. */
+  async settle(): Promise<void> {
+    if (!this.writing) return;
+    const { span, done } = this.writing;
+    this.writing = undefined;
+    await done.catch((err: unknown) => (this.failure ??= { span, err }));
+  }
+
+  private async writeSpan(span: Span, points: Point[]): Promise<void> {
+    const refused = await this.write(points);
+    const { job } = this;
+    if (job.checkpointed) await this.deps.state.confirm(job, span);
+    this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
+    await this.deps.state.resolved(job, span);
+    this.count(points, refused);
+    this.counts.spans++;
+    this.onSpan?.(span);
+  }
+
+  /** Writes through a database outage (writeWithRetry); returns how many points the database refused for good. */
+  private async write(points: readonly Point[]): Promise<number> {
+    const { sink, clock, sinkRetryMs, stopping, log, refusals } = this.deps;
+    const job = this.job.key;
+    const result = await writeWithRetry(sink, points, {
+      clock,
+      deadlineMs: sinkRetryMs,
+      stopping,
+      // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
+      onRetry: (err, waitMs) => log.debug({ job, err: err.message, waitMs }, 'write failed; retrying'),
+    });
+    return refusals.written(result, points, job);
+  }
+
+  private count(points: readonly Point[], refused: number): void {
+    this.counts.points += points.length;
+    this.counts.refused += refused;
+  }
+}
