@@ -1,4 +1,4 @@
-import { systemClock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { executeBackfill } from '../backfill/backfill.js';
 import { handOverBackfill } from '../backfill/client.js';
 import { planSummary } from '../backfill/server.js';
@@ -62,7 +62,8 @@ interface BackfillResult {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function backfillAction(o: BackfillOptions): Promise<void> {
-  const range = { from: o.from, to: o.to ?? Date.now() };
+  const clock = systemClock;
+  const range = { from: o.from, to: o.to ?? clock.now() };
   if (range.from >= range.to) throw new CliError('--from must be before --to', EXIT_USAGE);
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
@@ -71,17 +72,17 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   const notes = describeCuts(
     buildJobs(config).filter((job) => selects(o.jobs ?? [], job)),
     range,
-    Date.now(),
+    clock.now(),
   );
-  await warnOfRetention(config, range.from);
+  await warnOfRetention(config, range.from, clock.now());
   const stop = onInterrupt(resume);
   try {
     let rt: Runtime;
     try {
-      rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+      rt = await createRuntime(config, clock, log, { shard: o.shard });
     } catch (err) {
       if (errorCodeOf(err) !== 'CDN_ERR_STATE_LOCKED') throw err;
-      return await besideDaemon(config, o, range, notes, stop, log);
+      return await besideDaemon(config, o, range, notes, stop, log, clock);
     }
     try {
       await standalone(rt, o, range, notes, stop, log);
@@ -145,15 +146,15 @@ async function standalone(
   if (plan.jobs.length === 0) throw new CliError(noJobMatches(o.jobs ?? [], rt.collector.jobs), EXIT_USAGE);
   const summary = planSummary(plan);
   if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
-  const startedAt = Date.now();
+  const startedAt = rt.clock.now();
   stop.onStop(() => void stopCollecting(rt));
-  const progress = startProgress(summary, rt.config, startedAt, log);
+  const progress = startProgress(summary, rt.config, rt.clock, startedAt, log);
   const callsBefore = apiCalls(rt);
   let first = true;
   const outcome = await executeBackfill(rt.collector, plan, {
     shouldStop: stop.requested,
     onSpan: (job, span) => {
-      progress.spanDone(job.api, job.callsFor(span).least, first ? Date.now() - startedAt : undefined);
+      progress.spanDone(job.api, job.callsFor(span).least, first ? rt.clock.now() - startedAt : undefined);
       first = false;
     },
   });
@@ -178,7 +179,7 @@ async function standalone(
       spans: outcome.spans,
       plannedSpans: plan.spans,
       points: outcome.points,
-      durationSec: (Date.now() - startedAt) / 1000,
+      durationSec: (rt.clock.now() - startedAt) / 1000,
       calls,
       failed: outcome.failed,
       setAside: outcome.setAside,
@@ -198,6 +199,7 @@ async function besideDaemon(
   notes: string[],
   stop: BackfillStop,
   log: Logger,
+  clock: Clock,
 ) {
   if (!o.json)
     process.stderr.write(
@@ -205,7 +207,7 @@ async function besideDaemon(
     );
   stop.onStop(() => process.stderr.write('asking the daemon to cancel the backfill: its calls waiting for quota go\n'));
   stop.leftOnQuit('the daemon was asked to cancel the backfill and ends it itself (`cdn-collector status` shows it)');
-  const startedAt = Date.now();
+  const startedAt = clock.now();
   let progress: BackfillProgress | undefined;
   let eta: BackfillEta | undefined;
   const seen: Partial<Record<ApiName, number>> = {};
@@ -213,13 +215,14 @@ async function besideDaemon(
     config.state.dir,
     { from: range.from, to: range.to, jobs: o.jobs ?? [], dryRun: o.dryRun === true },
     {
+      clock,
       cancelled: stop.requested,
       onStatus: (s) => {
         if (o.dryRun || s.state === 'planned') return;
-        progress ??= startProgress(s.plan, config, startedAt, log, (e) => (eta = e));
+        progress ??= startProgress(s.plan, config, clock, startedAt, log, (e) => (eta = e));
         for (const [api, n] of Object.entries(s.calls) as Array<[ApiName, number]>) {
           const delta = n - (seen[api] ?? 0);
-          if (delta > 0) eta?.completed(api, delta, Date.now());
+          if (delta > 0) eta?.completed(api, delta, clock.now());
           seen[api] = n;
         }
         progress.setDone(s.spansDone);
@@ -239,7 +242,7 @@ async function besideDaemon(
       spans: status.spansDone,
       plannedSpans: status.plan.spans,
       points: status.points,
-      durationSec: (Date.now() - startedAt) / 1000,
+      durationSec: (clock.now() - startedAt) / 1000,
       calls: status.calls,
       failed: status.failed,
       setAside: status.setAside,
@@ -262,6 +265,7 @@ function noJobMatchesBeside(prefixes: readonly string[], config: CollectorConfig
 function startProgress(
   plan: Plan,
   config: CollectorConfig,
+  clock: Clock,
   startedAt: number,
   log: Logger,
   onEta?: (eta: BackfillEta) => void,
@@ -271,7 +275,7 @@ function startProgress(
   return new BackfillProgress({
     total: plan.spans,
     eta,
-    now: () => Date.now(),
+    now: () => clock.now(),
     tty: Boolean(process.stderr.isTTY),
     log,
   });
@@ -289,9 +293,9 @@ function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
  * Before a backfill starts: a warning when the range reaches further back than the target keeps points (they would be
  * refused), or a note when its retention cannot be read (a VictoriaMetrics target has no buckets API).
  */
-async function warnOfRetention(config: CollectorConfig, from: number): Promise<void> {
+async function warnOfRetention(config: CollectorConfig, from: number, now: number): Promise<void> {
   try {
-    const warning = retentionWarning(await readRetention(config.sink), from, Date.now());
+    const warning = retentionWarning(await readRetention(config.sink), from, now);
     if (warning) process.stderr.write(`warning: ${warning}\n`);
   } catch (err) {
     process.stderr.write(`note: the retention of the sink was not checked: ${(err as Error).message}\n`);
