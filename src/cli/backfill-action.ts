@@ -1,9 +1,9 @@
-import { systemClock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { executeBackfill } from '../backfill/backfill.js';
 import { handOverBackfill } from '../backfill/client.js';
 import { planSummary } from '../backfill/server.js';
 import { describeCuts } from '../backfill/cuts.js';
-import { BackfillEta, formatDuration } from '../backfill/eta.js';
+import { BackfillEta } from '../backfill/eta.js';
 import { BackfillProgress } from './backfill-progress.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
 import { stopCollecting } from '../collector/stop.js';
@@ -12,7 +12,6 @@ import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import type { Shard } from '../config/shard.js';
 import { errorCodeOf } from '../errors.js';
-import { EXIT_POINTS_REFUSED } from './verdict.js';
 import { readRetention, retentionWarning } from '../sink/retention.js';
 import { createLogger, type Logger } from '../log.js';
 import { noJobMatches, selects } from '../plan/job-selection.js';
@@ -20,8 +19,9 @@ import { planBackfill } from '../plan/planner.js';
 import { buildJobs } from '../sources/registry.js';
 import type { ApiName } from '../spec/apis.js';
 import type { BackfillStatus } from '../backfill/requests.js';
-import { CliError, EXIT_FAILURE, EXIT_USAGE } from './common.js';
-import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
+import { CliError, EXIT_USAGE } from './common.js';
+import { onInterrupt, type BackfillStop } from './backfill-stop.js';
+import { finish } from './backfill-result.js';
 import { applyShard } from './apply-shard.js';
 import { printPlan, quotasOf } from './backfill-plan.js';
 
@@ -39,30 +39,11 @@ export interface BackfillOptions {
 
 type Plan = BackfillStatus['plan'];
 
-/** What a backfill did: the summary line, and `--json`. */
-interface BackfillResult {
-  /** `daemon`: handed to the daemon holding the state directory; `standalone`: run in this process. */
-  mode: 'standalone' | 'daemon';
-  state: 'done' | 'incomplete' | 'cancelled';
-  from: string;
-  to: string;
-  spans: number;
-  plannedSpans: number;
-  points: number;
-  durationSec: number;
-  /** Calls per API: counted (standalone) or the plan's cost of the spans done (daemon: its live calls are apart). */
-  calls: Partial<Record<ApiName, number>>;
-  failed: string[];
-  setAside: number;
-  /** Points the database refused for good (dead letters). */
-  refused: number;
-  notes: string[];
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function backfillAction(o: BackfillOptions): Promise<void> {
-  const range = { from: o.from, to: o.to ?? Date.now() };
+  const clock = systemClock;
+  const range = { from: o.from, to: o.to ?? clock.now() };
   if (range.from >= range.to) throw new CliError('--from must be before --to', EXIT_USAGE);
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
@@ -71,17 +52,17 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   const notes = describeCuts(
     buildJobs(config).filter((job) => selects(o.jobs ?? [], job)),
     range,
-    Date.now(),
+    clock.now(),
   );
-  await warnOfRetention(config, range.from);
+  await warnOfRetention(config, range.from, clock.now());
   const stop = onInterrupt(resume);
   try {
     let rt: Runtime;
     try {
-      rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+      rt = await createRuntime(config, clock, log, { shard: o.shard });
     } catch (err) {
       if (errorCodeOf(err) !== 'CDN_ERR_STATE_LOCKED') throw err;
-      return await besideDaemon(config, o, range, notes, stop, log);
+      return await besideDaemon(config, o, range, notes, stop, log, clock);
     }
     try {
       await standalone(rt, o, range, notes, stop, log);
@@ -91,45 +72,6 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   } finally {
     stop.dispose();
   }
-}
-
-interface BackfillStop {
-  requested: () => boolean;
-  /** The signal that stopped the backfill. */
-  signal: () => StopSignal | undefined;
-  /** Runs at the stop (once set): the standalone backfill drops the calls still waiting for quota. */
-  onStop: (run: () => void) => void;
-  /** What a second signal, which quits at once, leaves undone (said before the exit). */
-  leftOnQuit: (text: string) => void;
-  dispose: () => void;
-  resume: string;
-}
-
-/**
- * The first stop signal (Ctrl-C, SIGTERM, a closed terminal) stops after the spans under way (they are confirmed) and
- * says how to resume; a second one a moment later quits at once (signals.ts).
- */
-function onInterrupt(resume: string): BackfillStop {
-  let stoppedBy: StopSignal | undefined;
-  let atStop = () => {};
-  let left = 'the spans under way are abandoned (not confirmed: a rerun collects them)';
-  const dispose = onStopSignal({
-    stop: (signal) => {
-      stoppedBy = signal;
-      const now = `(${signal}; Ctrl-C again to quit now)`;
-      process.stderr.write(`\nstopping after the spans under way ${now}. Resume with:\n  ${resume}\n`);
-      atStop();
-    },
-    quit: (signal) => process.stderr.write(`quitting now (${signal}): ${left}. Resume with:\n  ${resume}\n`),
-  });
-  return {
-    requested: () => stoppedBy !== undefined,
-    signal: () => stoppedBy,
-    onStop: (run) => (atStop = run),
-    leftOnQuit: (text) => (left = text),
-    dispose,
-    resume,
-  };
 }
 
 async function standalone(
@@ -145,15 +87,15 @@ async function standalone(
   if (plan.jobs.length === 0) throw new CliError(noJobMatches(o.jobs ?? [], rt.collector.jobs), EXIT_USAGE);
   const summary = planSummary(plan);
   if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
-  const startedAt = Date.now();
+  const startedAt = rt.clock.now();
   stop.onStop(() => void stopCollecting(rt));
-  const progress = startProgress(summary, rt.config, startedAt, log);
+  const progress = startProgress(summary, rt.config, rt.clock, startedAt, log);
   const callsBefore = apiCalls(rt);
   let first = true;
   const outcome = await executeBackfill(rt.collector, plan, {
     shouldStop: stop.requested,
     onSpan: (job, span) => {
-      progress.spanDone(job.api, job.callsFor(span).least, first ? Date.now() - startedAt : undefined);
+      progress.spanDone(job.api, job.callsFor(span).least, first ? rt.clock.now() - startedAt : undefined);
       first = false;
     },
   });
@@ -178,7 +120,7 @@ async function standalone(
       spans: outcome.spans,
       plannedSpans: plan.spans,
       points: outcome.points,
-      durationSec: (Date.now() - startedAt) / 1000,
+      durationSec: (rt.clock.now() - startedAt) / 1000,
       calls,
       failed: outcome.failed,
       setAside: outcome.setAside,
@@ -198,6 +140,7 @@ async function besideDaemon(
   notes: string[],
   stop: BackfillStop,
   log: Logger,
+  clock: Clock,
 ) {
   if (!o.json)
     process.stderr.write(
@@ -205,7 +148,7 @@ async function besideDaemon(
     );
   stop.onStop(() => process.stderr.write('asking the daemon to cancel the backfill: its calls waiting for quota go\n'));
   stop.leftOnQuit('the daemon was asked to cancel the backfill and ends it itself (`cdn-collector status` shows it)');
-  const startedAt = Date.now();
+  const startedAt = clock.now();
   let progress: BackfillProgress | undefined;
   let eta: BackfillEta | undefined;
   const seen: Partial<Record<ApiName, number>> = {};
@@ -213,13 +156,14 @@ async function besideDaemon(
     config.state.dir,
     { from: range.from, to: range.to, jobs: o.jobs ?? [], dryRun: o.dryRun === true },
     {
+      clock,
       cancelled: stop.requested,
       onStatus: (s) => {
         if (o.dryRun || s.state === 'planned') return;
-        progress ??= startProgress(s.plan, config, startedAt, log, (e) => (eta = e));
+        progress ??= startProgress(s.plan, config, clock, startedAt, log, (e) => (eta = e));
         for (const [api, n] of Object.entries(s.calls) as Array<[ApiName, number]>) {
           const delta = n - (seen[api] ?? 0);
-          if (delta > 0) eta?.completed(api, delta, Date.now());
+          if (delta > 0) eta?.completed(api, delta, clock.now());
           seen[api] = n;
         }
         progress.setDone(s.spansDone);
@@ -239,7 +183,7 @@ async function besideDaemon(
       spans: status.spansDone,
       plannedSpans: status.plan.spans,
       points: status.points,
-      durationSec: (Date.now() - startedAt) / 1000,
+      durationSec: (clock.now() - startedAt) / 1000,
       calls: status.calls,
       failed: status.failed,
       setAside: status.setAside,
@@ -262,6 +206,7 @@ function noJobMatchesBeside(prefixes: readonly string[], config: CollectorConfig
 function startProgress(
   plan: Plan,
   config: CollectorConfig,
+  clock: Clock,
   startedAt: number,
   log: Logger,
   onEta?: (eta: BackfillEta) => void,
@@ -271,7 +216,7 @@ function startProgress(
   return new BackfillProgress({
     total: plan.spans,
     eta,
-    now: () => Date.now(),
+    now: () => clock.now(),
     tty: Boolean(process.stderr.isTTY),
     log,
   });
@@ -289,56 +234,11 @@ function apiCalls(rt: Runtime): Partial<Record<ApiName, number>> {
  * Before a backfill starts: a warning when the range reaches further back than the target keeps points (they would be
  * refused), or a note when its retention cannot be read (a VictoriaMetrics target has no buckets API).
  */
-async function warnOfRetention(config: CollectorConfig, from: number): Promise<void> {
+async function warnOfRetention(config: CollectorConfig, from: number, now: number): Promise<void> {
   try {
-    const warning = retentionWarning(await readRetention(config.sink), from, Date.now());
+    const warning = retentionWarning(await readRetention(config.sink), from, now);
     if (warning) process.stderr.write(`warning: ${warning}\n`);
   } catch (err) {
     process.stderr.write(`note: the retention of the sink was not checked: ${(err as Error).message}\n`);
-  }
-}
-
-/**
- * The summary (or JSON), then an error exit when the backfill did not complete or points were refused; stopped by a
- * signal, the line that resumes it and 128 + the signal's number.
- */
-function finish(result: BackfillResult, json: boolean, stop: BackfillStop, refusalsNamed: string): void {
-  if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else {
-    const calls =
-      Object.entries(result.calls)
-        .map(([api, n]) => `${api} ${n}`)
-        .join(', ') || 'none';
-    process.stderr.write(
-      `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points` +
-        `${result.refused > 0 ? ` (${result.refused} points refused by the database)` : ''} in ${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
-    );
-    for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
-    if (result.plannedSpans === 0)
-      process.stderr.write('0 spans: every window in the range is collected already, or cut by the notes above\n');
-  }
-  const { resume } = stop;
-  const signal = stop.signal();
-  if (result.state === 'cancelled') {
-    const by = signal ? ` by ${signal}` : '';
-    process.stderr.write(`backfill stopped${by}: the spans collected are checkpointed; resume with: ${resume}\n`);
-    process.exitCode = signal ? stoppedExitCode(signal) : EXIT_FAILURE;
-    return;
-  }
-  if (result.failed.length > 0)
-    throw new CliError(`backfill incomplete; rerun to resume (${resume}). Failed jobs: ${result.failed.join(', ')}`);
-  if (result.setAside > 0) {
-    throw new CliError(
-      `backfill incomplete: ${result.setAside} span(s) failed for a permanent reason and were set aside ` +
-        '(`cdn-collector status` lists them with the reason); they are retried from 10 minutes up to every 6 hours',
-    );
-  }
-  if (result.refused > 0) {
-    process.stderr.write(
-      `error: backfill: ${result.refused} points refused by the database for good, kept as dead letters ` +
-        `(${refusalsNamed}); their spans count as collected: replay the dead letters once fixed\n`,
-    );
-    process.exitCode = EXIT_POINTS_REFUSED;
-    return;
   }
 }

@@ -25,8 +25,10 @@ import { onStopSignal, stoppedExitCode, type StopSignal } from './signals.js';
 const DEMO_PERIOD_MS = 2000;
 
 export async function demoAction(o: DemoOptions): Promise<void> {
+  const clock = systemClock;
   mkdirSync(o.dataDir, { recursive: true });
   const sim = await startSimulator({
+    clock,
     seed: o.seed,
     quotas: scaledQuotas(DEMO_PERIOD_MS),
   });
@@ -45,12 +47,13 @@ export async function demoAction(o: DemoOptions): Promise<void> {
   );
   checkConfig(config);
   const log = createLogger(config.log);
-  const rt = await createRuntime(config, systemClock, log);
+  const rt = await createRuntime(config, clock, log);
   process.stdout.write(
     `Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`,
   );
 
-  const range = { from: Date.now() - o.hours * HOUR, to: Date.now() };
+  const now = rt.clock.now();
+  const range = { from: now - o.hours * HOUR, to: now };
   const plan = planBackfill(rt.collector, range);
   // A stop during the backfill keeps what it confirmed and skips the live part; during the live part it is the end.
   let stoppedBy: StopSignal | undefined;

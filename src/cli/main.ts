@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { systemClock } from '../clock.js';
 import { CollectorError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { apiCommand } from './api.js';
@@ -19,7 +20,7 @@ import { verifyCommand } from './verify.js';
 // Secrets never reach the terminal, whatever quotes them (an error repeating a server's answer, a config value).
 redactWritesOnFirstUse(process, 'stdout', endQuietlyWhenUnread);
 redactWritesOnFirstUse(process, 'stderr');
-handleStopSignals();
+handleStopSignals(systemClock);
 
 const program = new Command('cdn-collector')
   .description('Collects CDN analytics (metrics, statistics, stream views, DVR) into InfluxDB')

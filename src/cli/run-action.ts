@@ -32,11 +32,12 @@ export interface RunOptions {
 export async function runAction(o: RunOptions): Promise<void> {
   if (o.online && !o.check) throw new CliError('--online goes with --check', EXIT_USAGE);
   if (o.dryRun && !o.once) throw new CliError('--dry-run goes with --once', EXIT_USAGE);
+  const clock = systemClock;
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
   const source = o.config ?? 'configuration from the environment';
   if (o.check && o.online) {
-    for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
+    for (const line of overQuotaLines(config, clock.now())) process.stdout.write(`warning: ${line}\n`);
     const { runOnlineCheck } = await import('./check-online.js'); // the daemon does not load the checks
     process.exitCode = await runOnlineCheck(config, source, o.shard);
     return;
@@ -47,7 +48,7 @@ export async function runAction(o: RunOptions): Promise<void> {
       : '';
     process.stdout.write(`${source}: valid${scope}\n`);
     // Valid but too much work for a quota: a warning (exit 0), the config runs, just slower than configured.
-    for (const line of overQuotaLines(config, Date.now())) process.stdout.write(`warning: ${line}\n`);
+    for (const line of overQuotaLines(config, clock.now())) process.stdout.write(`warning: ${line}\n`);
     return;
   }
   if (o.dryRun) {
@@ -58,9 +59,9 @@ export async function runAction(o: RunOptions): Promise<void> {
   const log = createLogger(config.log);
   // Before anything that may wait: within a second the user sees what this run is doing.
   log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
-  const demand = configDemand(config, systemClock.now());
+  const demand = configDemand(config, clock.now());
   for (const d of overQuota(demand)) log.warn(demandLine(d));
-  const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+  const rt = await createRuntime(config, clock, log, { shard: o.shard });
   for (const d of demand) rt.telemetry.quotaDemand(d.api, d.ratio);
   if (o.once) return once(rt, log);
   let health: TelemetryServer | undefined;

@@ -1,3 +1,5 @@
+import { intervalClock, type Clock } from '../clock.js';
+
 /** A second signal within this long of the first is a copy of the same keypress, not a request to hurry. */
 export const SAME_KEYPRESS_MS = 1000;
 
@@ -41,18 +43,20 @@ export function onStopSignal(stop: GracefulStop): () => void {
  *   which forwards it. That copy is ignored; a signal later than SAME_KEYPRESS_MS quits at once (128 + its number).
  * - With no graceful stop registered, a signal exits at once with 128 + its number: nothing needs finishing.
  * State locks held by the process are released on any exit (state/lock.ts).
+ * `clock` times the copy of a keypress (an interval: the system clock is read monotonically).
  */
-export function handleStopSignals(): void {
+export function handleStopSignals(clock: Clock): void {
+  const interval = intervalClock(clock);
   let stoppingSince: number | undefined;
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
       if (signal === 'SIGHUP' && current?.hangup) return current.hangup();
       if (!current) process.exit(stoppedExitCode(signal));
       if (stoppingSince === undefined) {
-        stoppingSince = Date.now();
+        stoppingSince = interval.now();
         return current.stop(signal);
       }
-      if (Date.now() - stoppingSince <= SAME_KEYPRESS_MS) return;
+      if (interval.now() - stoppingSince <= SAME_KEYPRESS_MS) return;
       current.quit?.(signal);
       process.exit(stoppedExitCode(signal));
     });

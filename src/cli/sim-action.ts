@@ -8,6 +8,7 @@ import { onStopSignal } from './signals.js';
 
 export async function simAction(o: OptionValues): Promise<void> {
   const speed = o.clockSpeed as number | undefined;
+  const clock = systemClock;
   if ((o.username === undefined) !== (o.password === undefined))
     throw new CliError('--username and --password go together', EXIT_USAGE);
   if ((o.tokenLifetime !== undefined || o.reuseTokens) && o.username === undefined) {
@@ -33,7 +34,7 @@ export async function simAction(o: OptionValues): Promise<void> {
         world: { accounts: o.accounts, resourcesPerAccount: o.resources, streamsPerAccount: o.streams, nodes: o.nodes },
         quotas: o.quota,
         faults: o.fault ?? {},
-        clock: speed ? new ScaledClock(Date.now(), speed) : systemClock,
+        clock: speed ? new ScaledClock(clock.now(), speed) : clock,
         settings: {
           ...(o.failingNode ? { failingDvrNodes: o.failingNode } : {}),
           ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { systemClock } from '../clock.js';
 import { formatDuration } from '../backfill/eta.js';
 import { gatherStatus, type StatusReport } from './status-report.js';
 import { loadConfigFile } from '../config/loader.js';
@@ -6,7 +7,7 @@ import { loadConfigFile } from '../config/loader.js';
 // What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.
 
 export async function statusAction(o: { config?: string; json?: boolean }): Promise<void> {
-  const report = await gatherStatus(loadConfigFile(o.config));
+  const report = await gatherStatus(loadConfigFile(o.config), systemClock.now());
   if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (process.stdout.isTTY) process.stdout.write(renderTable(report));
   else process.stdout.write(renderText(report));

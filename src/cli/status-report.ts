@@ -5,6 +5,7 @@
  * the watermark and quota use read from the quota journal.
  */
 import { hostname } from 'node:os';
+import { systemClock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { buildJobs } from '../sources/registry.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
@@ -54,7 +55,7 @@ export interface JobStatus {
   lastError: { error: string; at: string } | null;
 }
 
-export async function gatherStatus(config: CollectorConfig, now = Date.now()): Promise<StatusReport> {
+export async function gatherStatus(config: CollectorConfig, now = systemClock.now()): Promise<StatusReport> {
   const dir = config.state.dir;
   const snapshot = await readStateSnapshot(dir, now);
   const reported = await readDaemonStatus(dir);

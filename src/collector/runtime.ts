@@ -110,6 +110,7 @@ export async function createRuntime(
     maxBodyBytes: config.api.maxBodyBytes,
     maxBodyBytesPerApi: config.api.maxBodyBytesPerApi,
     maxPages: config.api.maxPages,
+    clock,
     ...(config.api.serverMaxLimit !== undefined ? { serverMaxLimit: config.api.serverMaxLimit } : {}),
   });
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.

@@ -19,6 +19,8 @@ import { redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from '../paging/server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
 import { classify } from '../failure.js';
+import { systemClock, type Clock } from '../clock.js';
+import { parseRetryAfter } from './retry-after.js';
 
 /** Where the token travels; only APIs whose descriptor allows it (the statistics APIs) take it in the query. */
 export type TokenPlacement = 'header' | 'query';
@@ -47,6 +49,8 @@ export interface HttpClientOptions {
   /** The largest `limit` the server honours, when known (`api.serverMaxLimit`): paged reads need no capped-page check.
    * */
   serverMaxLimit?: number;
+  /** What a Retry-After date is measured against: the clock of the limiter that waits it out (default: system). */
+  clock?: Clock;
 }
 
 export type Gate = <R>(api: ApiName, send: () => Promise<R>) => Promise<R>;
@@ -99,6 +103,7 @@ export class HttpClient {
   private readonly gate: Gate | undefined;
   private readonly maxBodyBytes: number;
   private readonly maxBodyBytesPerApi: Partial<Record<ApiName, number>>;
+  private readonly clock: Clock;
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -117,6 +122,7 @@ export class HttpClient {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxBodyBytesPerApi = options.maxBodyBytesPerApi ?? {};
     this.paging = new ServerPaging(options.maxPages, options.serverMaxLimit);
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Same connection pool, token and settings, another gate (e.g. the same limiter at a lower priority). */
@@ -240,7 +246,7 @@ export class HttpClient {
         status,
         body: parsed.ok ? parsed.value : redact(text, token),
         request: info,
-        retryAfterSec: parseRetryAfter(responseHeaders['retry-after']),
+        retryAfterSec: parseRetryAfter(responseHeaders['retry-after'], this.clock.now()),
       });
     }
     const failed = list?.failure;
@@ -270,19 +276,6 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   } catch {
     return { ok: false };
   }
-}
-
-/**
- * Retry-After (RFC 9110): delay-seconds (digits) or an HTTP-date (which names a weekday or month). Anything else —
- * "-5", "1e9", "soon" — is ignored rather than guessed at (Date.parse reads "-5" as a year). Huge values are capped
- * by the limiter (api.maxRetryAfter).
- */
-export function parseRetryAfter(value: string | undefined): number | undefined {
-  const text = value?.trim() ?? '';
-  if (/^\d+$/.test(text)) return Number(text);
-  if (!/[a-z]{3}/i.test(text)) return undefined;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }
 
 function errorCode(err: unknown): string | undefined {

@@ -1,14 +1,14 @@
 import { intervalClock, systemClock, type Clock } from '../clock.js';
-import { errorCodeOf, type ErrorCode } from '../errors.js';
-import { classify, retried, type Failure } from '../failure.js';
-import { ApiError } from '../http/errors.js';
+import { classify, type Failure } from '../failure.js';
 import type { ApiName } from '../spec/apis.js';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';
 import { sleeperFor, sleepUntil } from './sleep.js';
 import type { CallJournal, LimiterEvent, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
 import { WaiterQueue, type Waiter } from './waiters.js';
+import { retryWait, type RetryPolicy } from './retry-wait.js';
+import { describeError, describeOutcome, settle } from './outcome.js';
 
 export interface LimiterOptions {
   /** Time source; the system clock is replaced by its monotonic twin, so a wall-clock step never moves a window. */
@@ -46,8 +46,6 @@ export interface LimiterSnapshot {
   nextSlotInMs: number;
 }
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
 /**
  * The one gate to an API for a token: an exact sliding-window quota (see SlidingWindow for the proof), priorities,
  * retries with backoff within a deadline, and graceful shutdown. Every attempt takes a slot, because a failed call
@@ -58,10 +56,8 @@ export class Limiter {
   private readonly queue = new WaiterQueue();
   private readonly clock: Clock;
   private readonly sleep: Sleeper;
-  private readonly backoff: BackoffOptions;
+  private readonly retryPolicy: RetryPolicy;
   private readonly deadlineMs: number;
-  private readonly maxRetryAfterMs: number;
-  private readonly random: () => number;
   private readonly onEvent: ((event: LimiterEvent) => void) | undefined;
   private readonly journal: CallJournal | undefined;
   private readonly closing = new AbortController();
@@ -79,10 +75,13 @@ export class Limiter {
     this.window = new SlidingWindow(quota, options.marginMs ?? 50, options.maxConcurrent ?? Number.POSITIVE_INFINITY);
     this.clock = intervalClock(options.clock ?? systemClock);
     this.sleep = options.sleep ?? sleeperFor(this.clock);
-    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.retryPolicy = {
+      backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+      maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
+      random: options.random ?? Math.random,
+      periodMs: quota?.periodMs,
+    };
     this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
-    this.random = options.random ?? Math.random;
     this.onEvent = options.onEvent;
     this.journal = options.journal;
     const history = this.journal?.history(api, this.clock);
@@ -110,9 +109,8 @@ export class Limiter {
 
   /**
    * Sends `send()` once a slot is free, retrying what src/failure.ts classes as transient or quota with backoff until
-   * the deadline;
-   * then, or on a non-retryable error, the last error is thrown. 429: waits at least Retry-After and holds every
-   * call of this API until then. Throws LimiterClosedError once close() was called.
+   * the deadline; then, or on a non-retryable error, the last error is thrown. 429: waits at least Retry-After and
+   * holds every call of this API until then. Throws LimiterClosedError once close() was called.
    */
   async run<T>(send: () => Promise<T>, options: RunOptions = {}): Promise<T> {
     if (!this.accepting) throw new LimiterClosedError(this.api);
@@ -168,7 +166,7 @@ export class Limiter {
       // Classified once: every watcher of the attempts reads the same verdict from the event.
       const failure = classify(outcome.error);
       this.emit({ type: 'call', attempt, ...describeOutcome(outcome), error: outcome.error, failure });
-      const waitMs = this.retryWait(outcome.error, failure, attempt, now);
+      const waitMs = this.waitBeforeRetry(outcome.error, failure, attempt, now);
       if (waitMs === undefined) throw this.giveUp(outcome.error, attempt, 'final');
       if (now + waitMs >= deadlineAt) throw this.giveUp(outcome.error, attempt, 'deadline', waitMs);
       this.emit({ type: 'retry', attempt, waitMs, ...describeOutcome(outcome) });
@@ -176,27 +174,16 @@ export class Limiter {
     }
   }
 
-  /** How long to wait before the next attempt, or undefined when the error is final. */
-  private retryWait(err: unknown, failure: Failure, attempt: number, now: number): number | undefined {
-    if (!retried(failure.class)) return undefined;
-    let waitMs = backoffDelay(attempt, this.backoff, this.random);
-    const requestedMs = failure.waitMs;
-    // An absurd Retry-After or a far-future date would otherwise stop the API until restart.
-    const serverWaitMs = requestedMs === undefined ? undefined : Math.min(requestedMs, this.maxRetryAfterMs);
-    if (requestedMs !== undefined && requestedMs > this.maxRetryAfterMs) {
-      const waitMs = this.maxRetryAfterMs;
-      this.emit({ type: 'retry-after-capped', attempt, ...describeError(err), waitMs, requestedMs });
+  /** How long to wait before the next attempt (retryWait decides), or undefined when the error is final. */
+  private waitBeforeRetry(err: unknown, failure: Failure, attempt: number, now: number): number | undefined {
+    const wait = retryWait(failure, attempt, this.retryPolicy);
+    if (wait?.capped) this.emit({ type: 'retry-after-capped', attempt, ...describeError(err), ...wait.capped });
+    if (wait?.blockMs !== undefined) {
+      // Another client on the token, a restart: the window counts as full until the server lets us in again.
+      this.window.blockUntil(now + wait.blockMs);
+      this.emit({ type: 'throttled', attempt, status: 429, waitMs: wait.blockMs });
     }
-    if (serverWaitMs !== undefined) waitMs = Math.max(waitMs, serverWaitMs);
-    if (failure.class === 'quota') {
-      // Our count was off (another client on the token, a restart): consider the window full until the server
-      // lets us in again; without Retry-After, for a whole period.
-      const blockMs = serverWaitMs ?? this.quota?.periodMs ?? waitMs;
-      this.window.blockUntil(now + blockMs);
-      this.emit({ type: 'throttled', attempt, status: 429, waitMs: blockMs });
-      waitMs = Math.max(waitMs, blockMs);
-    }
-    return waitMs;
+    return wait?.waitMs;
   }
 
   private async pause(until: number, lastError: unknown, signal: AbortSignal | undefined): Promise<void> {
@@ -310,26 +297,4 @@ export class Limiter {
       // Telemetry must never break a call.
     }
   }
-}
-
-async function settle<T>(send: () => Promise<T>): Promise<Outcome<T>> {
-  try {
-    return { ok: true, value: await send() };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
-/** Status (when an HTTP response came back) and error code of an attempt, for events. */
-function describeOutcome(outcome: Outcome<unknown>): { status?: number; code?: ErrorCode } {
-  if (outcome.ok) {
-    const v = outcome.value as { status?: unknown } | null;
-    return typeof v === 'object' && v !== null && typeof v.status === 'number' ? { status: v.status } : {};
-  }
-  return describeError(outcome.error);
-}
-
-function describeError(err: unknown): { status?: number; code: ErrorCode } {
-  const code = errorCodeOf(err);
-  return err instanceof ApiError ? { status: err.status, code } : { code };
 }

@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { systemClock, type Clock } from '../clock.js';
 import { syncDirectory } from './durable-file.js';
 import { StateLockedError } from './errors.js';
 
@@ -21,6 +22,11 @@ const STALE_AFTER = 3;
 export interface LockOptions {
   /** Tests shorten it; the staleness limit scales with it. */
   heartbeatMs?: number;
+  /**
+   * Stamps the lock's refreshes and measures another's age against them (tests). Callers keep the default, the
+   * system's: every process sharing the directory, on any host, must read file times on the same clock.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -57,6 +63,7 @@ export class StateLock {
   private constructor(
     readonly path: string,
     private readonly owner: LockOwner,
+    private readonly clock: Clock,
     heartbeatMs: number,
   ) {
     this.heartbeat = setInterval(() => void this.touch(), heartbeatMs);
@@ -65,13 +72,14 @@ export class StateLock {
 
   static async acquire(dir: string, opts: LockOptions = {}): Promise<StateLock> {
     const heartbeatMs = opts.heartbeatMs ?? LOCK_HEARTBEAT_MS;
+    const clock = opts.clock ?? systemClock;
     const path = resolve(join(dir, 'state.lock'));
     if (heldHere.has(path)) throw new StateLockedError(path, undefined);
     const owner: LockOwner = {
       pid: process.pid,
       host: hostname(),
       nonce: randomUUID(),
-      since: new Date().toISOString(),
+      since: new Date(clock.now()).toISOString(),
     };
     const temp = `${path}.${process.pid}.new`;
     await writeFile(temp, `${JSON.stringify(owner)}\n`);
@@ -83,12 +91,12 @@ export class StateLock {
           heldHere.set(path, owner.nonce);
           if (!exitHookInstalled) process.once('exit', releaseHeldLocksOnExit);
           exitHookInstalled = true;
-          return new StateLock(path, owner, heartbeatMs);
+          return new StateLock(path, owner, clock, heartbeatMs);
         }
         const existing = await readIfExists(path);
         if (existing === undefined) continue;
         const other = parseOwner(existing);
-        if (other && isAlive(other, await ageMs(path), heartbeatMs * STALE_AFTER))
+        if (other && isAlive(other, await ageMs(path, clock), heartbeatMs * STALE_AFTER))
           throw new StateLockedError(path, other.pid);
         await removeIfUnchanged(path, existing);
       }
@@ -109,7 +117,7 @@ export class StateLock {
   private async touch(): Promise<void> {
     try {
       if (await this.isOurs()) {
-        const now = new Date();
+        const now = new Date(this.clock.now());
         await utimes(this.path, now, now);
       }
     } catch {
@@ -124,9 +132,9 @@ export class StateLock {
 }
 
 /** Milliseconds since the lock file was last refreshed (0 if it vanished meanwhile: the next round decides). */
-async function ageMs(path: string): Promise<number> {
+async function ageMs(path: string, clock: Clock): Promise<number> {
   try {
-    return Math.max(0, Date.now() - (await stat(path)).mtimeMs);
+    return Math.max(0, clock.now() - (await stat(path)).mtimeMs);
   } catch {
     return 0;
   }

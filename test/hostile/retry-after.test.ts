@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../src/http/client.js';
+import { parseRetryAfter } from '../../src/http/retry-after.js';
 import { apiError, scriptedSend, virtualLimiter } from '../limit/helpers.js';
 
 const QUOTA = { calls: 5, periodMs: 60_000 };
@@ -35,7 +35,8 @@ describe('hostile Retry-After', () => {
   });
 
   it('an HTTP-date far in the future is capped the same way', async () => {
-    const retryAfterSec = parseRetryAfter(new Date(Date.now() + 365 * 86_400_000).toUTCString());
+    const now = Date.parse('2024-03-01T12:00:00Z');
+    const retryAfterSec = parseRetryAfter(new Date(now + 365 * 86_400_000).toUTCString(), now);
     expect(retryAfterSec).toBeGreaterThan(364 * 86_400);
     const { vt, limiter, events } = virtualLimiter(QUOTA, { deadlineMs: 10 * MINUTE });
     const { attempts, send } = scriptedSend(vt, [apiError(429, retryAfterSec)]);
@@ -46,7 +47,7 @@ describe('hostile Retry-After', () => {
   });
 
   it.each(['-5', '-1', '1e9', 'soon', '12abc', ''])('a garbage value (%j) is ignored, not read as a date', (value) => {
-    expect(parseRetryAfter(value)).toBeUndefined();
+    expect(parseRetryAfter(value, 0)).toBeUndefined();
   });
 
   it('a negative or non-finite value that reaches the limiter counts as absent', async () => {
@@ -62,8 +63,10 @@ describe('hostile Retry-After', () => {
       expect(await firstRetryAfter(bad), String(bad)).toBe(absent);
   });
 
-  it('valid values still parse: seconds and an HTTP-date', () => {
-    expect(parseRetryAfter('120')).toBe(120);
-    expect(parseRetryAfter(new Date(Date.now() - 1000).toUTCString())).toBe(0);
+  it('valid values still parse: seconds and an HTTP-date, which is measured from the `now` given', () => {
+    const now = Date.parse('2024-03-01T12:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120);
+    expect(parseRetryAfter(new Date(now + 90_000).toUTCString(), now)).toBe(90);
+    expect(parseRetryAfter(new Date(now - 1000).toUTCString(), now)).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { StateLockedError } from '../../src/state/errors.js';
 import { LOCK_HEARTBEAT_MS, StateLock } from '../../src/state/lock.js';
@@ -80,6 +81,31 @@ describe('state.lock', () => {
     const store = await CheckpointStore.open(dir);
     expect(JSON.parse(await readFile(lockPath(), 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
     await store.close();
+  });
+
+  it("measures another host's lock against its clock: stale by it although just written", async () => {
+    await writeFile(lockPath(), lockOf(1, 'old-container-id'));
+    const { mtimeMs } = await stat(lockPath());
+    const lock = await StateLock.acquire(dir, { clock: new ManualClock(mtimeMs + 3 * LOCK_HEARTBEAT_MS + 1000) });
+    expect(JSON.parse(await readFile(lockPath(), 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+    await lock.release();
+  });
+
+  it("measures another host's lock against its clock: fresh by it although written long ago", async () => {
+    await writeFile(lockPath(), lockOf(1, 'some-other-host'));
+    const past = new Date('2024-03-01T12:00:00Z');
+    await utimes(lockPath(), past, past);
+    const clock = new ManualClock(past.getTime() + LOCK_HEARTBEAT_MS);
+    await expect(StateLock.acquire(dir, { clock })).rejects.toThrow(StateLockedError);
+    expect(await readFile(lockPath(), 'utf8')).toBe(lockOf(1, 'some-other-host'));
+  });
+
+  it('the owner stamps its refreshes with its clock', async () => {
+    const at = Date.parse('2024-03-01T12:00:00Z');
+    const lock = await StateLock.acquire(dir, { heartbeatMs: 20, clock: new ManualClock(at) });
+    await vi.waitFor(async () => expect((await stat(lockPath())).mtimeMs).toBe(at));
+    expect(JSON.parse(await readFile(lockPath(), 'utf8'))).toMatchObject({ since: '2024-03-01T12:00:00.000Z' });
+    await lock.release();
   });
 
   it('the owner refreshes its lock, so another host never sees it stale while it lives', async () => {

@@ -1,3 +1,4 @@
+import { intervalClock, systemClock, type Clock } from '../../clock.js';
 import { request } from '../../http/undici.js';
 import { tagText, type Point } from '../../points.js';
 import { floorTo } from '../../time.js';
@@ -13,6 +14,11 @@ export interface VictoriaTarget {
   /** Sent as a bearer token when set (vmauth and similar proxies); VictoriaMetrics itself ignores it. */
   token?: string | undefined;
   timeoutMs?: number;
+  /**
+   * What the wait for a repair's samples is measured on (tests). Callers keep the default, the system's: the server
+   * flushes in real time, so a scaled or manual clock would cut the wait short or never end it.
+   */
+  clock?: Clock;
 }
 
 /** A label value inside a regex alternative of a series selector: regex metacharacters, then the quoting, escaped. */
@@ -46,6 +52,7 @@ interface ExportLine {
  */
 export function victoriaReader(target: VictoriaTarget): StoredReader {
   const headers: Record<string, string> = target.token ? { authorization: `Bearer ${target.token}` } : {};
+  const clock = intervalClock(target.clock ?? systemClock);
   const exportField = async (q: SumQuery, field: string): Promise<ExportLine[]> => {
     const params = new URLSearchParams({
       'match[]': victoriaSelector(q.measurement, field, q.accounts),
@@ -132,13 +139,13 @@ export function victoriaReader(target: VictoriaTarget): StoredReader {
       // Ingested rows become searchable once an in-memory buffer is flushed (about a second), and a series written
       // again after delete_series only once its new index entries are: ask for the flush, then wait until the samples
       // written are all found, for at most SETTLE_MS (the re-check then reports what it sees).
-      const deadline = Date.now() + SETTLE_MS;
+      const deadline = clock.now() + SETTLE_MS;
       for (;;) {
         await request(new URL('/internal/force_flush', target.url), { headers }).then(
           (r) => r.body.dump(),
           () => undefined,
         );
-        if (written.length === 0 || (await this.unstored!(written)).length === 0 || Date.now() > deadline) return;
+        if (written.length === 0 || (await this.unstored!(written)).length === 0 || clock.now() > deadline) return;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     },
