@@ -86,7 +86,9 @@ export function renderSchemaDocument(schema: SchemaInput): string {
     '  lacks between its origin and the newest collectable window (0 for jobs that read only the newest window).',
     '  An API is *failing since* its first failed call (429 and an answered 4xx are not failures) with no call served',
     '  after it (`telemetry/failing.ts`): `/healthz` names it after `http.apiFailingAfter`; refusals of the token',
-    '  at once (after one renewal where the token can be renewed).',
+    '  at once (after one renewal where the token can be renewed). The sink is *failing since* its first failed write',
+    '  with no write answered after it (lines confirmed or refused; a write that sends nothing tells nothing), one',
+    '  record that its log lines, `/healthz` (after `http.sinkFailingAfter`) and `/metrics` all read.',
     '',
     renderSchemaMarkdown(schema),
   ].join('\n');

@@ -21,7 +21,7 @@ import { reportJournalEvent, reportLimiterEvent } from '../telemetry/limiter-rep
 import { tokenProviderFor } from '../auth/from-config.js';
 import { reportAuthEvent } from '../telemetry/auth-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
-import { FailureRuns } from '../telemetry/failure-runs.js';
+import { FailureLines } from '../telemetry/failure-lines.js';
 import { watchedSink } from '../telemetry/sink-watch.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
@@ -84,10 +84,10 @@ export async function createRuntime(
       { problem },
       'set-aside list unreadable; its spans are collected again and set aside anew if they still fail',
     );
-  // The APIs' calls and the sink's writes report their runs of failures alike: first at once, a summary a minute.
-  const failures = new FailureRuns(log, clock);
+  // The APIs' calls and the sink's writes log their runs of failures alike: first at once, a summary a minute.
+  const failureLines = new FailureLines(log, clock);
   const limiterListeners = new Set<(event: LimiterEvent) => void>();
-  const watch = new ApiWatch(log, clock, tokens.source, failures);
+  const watch = new ApiWatch(log, clock, tokens.source, failureLines);
   // The limiter's events are the one stream of attempts: telemetry, the API watch's lines and progress read it.
   const limiters = new LimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),
@@ -117,7 +117,9 @@ export async function createRuntime(
   const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) =>
     log.warn({ problem }, 'paging memory'),
   );
-  const sink = watchedSink(createSink({ ...config.sink, ...config.output, telemetry }), config.sink, failures);
+  // The sink's run of failed writes is telemetry's (/healthz, /metrics); its log lines read that one record.
+  const unwatched = createSink({ ...config.sink, ...config.output, telemetry });
+  const sink = watchedSink(unwatched, config.sink, telemetry, failureLines);
   const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging };
   const collector = new Collector({
     jobs: buildJobs(config, learnt),

@@ -281,7 +281,6 @@ export class BatchingSink implements Sink {
     for (let i = this.ready.length - 1; i >= 0; i--) if (this.ready[i]!.count === 0) this.ready.splice(i, 1);
     // Freed space lets other writers go on, and a writer of a failed ticket must learn it instead of waiting on.
     this.wakeWriters();
-    failed.forEach(() => this.observer?.writeFailed());
   }
 
   private countWritten(batch: LineBatch<Ticket>, from: number, to: number): void {

@@ -17,7 +17,7 @@ export interface CommonSinkConfig {
   /** Deadline of one request (default 30 s). */
   timeoutMs?: number;
   precision?: Precision;
-  /** Counts written/rejected points and failed writes (e.g. Telemetry). */
+  /** Counts written and rejected points (e.g. Telemetry). */
   telemetry?: SinkObserver;
   /** Schema for field types (default SCHEMA); tests pass their own. */
   schema?: ReadonlyMap<string, MeasurementSchema>;

@@ -44,11 +44,13 @@ export type Precision = 's' | 'ms' | 'ns';
  */
 export type BackslashDialect = 'verbatim' | 'escaped';
 
-/** Receives the sink's counts (Telemetry satisfies it); optional. */
+/**
+ * Receives the sink's counts of lines (Telemetry satisfies it); optional. Failed writes are not among them: the
+ * runtime's watched sink (telemetry/sink-watch.ts) records each write's outcome, once, for every reader.
+ */
 export interface SinkObserver {
   pointsWritten(measurement: string, count: number): void;
   deadLetters(count?: number): void;
   /** Lines the database refused for good (also counted by deadLetters), by cause. */
   pointsRefused?(cause: string, count: number): void;
-  writeFailed(): void;
 }

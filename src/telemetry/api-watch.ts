@@ -5,9 +5,10 @@ import { ApiError, NetworkError } from '../http/errors.js';
 import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import type { ApiName } from '../spec/apis.js';
-import { FailureRuns, type Failing } from './failure-runs.js';
+import { FailureTracker } from './failing.js';
+import { FailureLines, type Failing } from './failure-lines.js';
 
-export { FAILURE_SUMMARY_MS } from './failure-runs.js';
+export { FAILURE_SUMMARY_MS } from './failure-lines.js';
 
 /** What every attempt of this process cost: the `--once` verdict and the online check read it. */
 export interface CallTally {
@@ -22,17 +23,19 @@ export interface CallTally {
  * else at warn — with the API, the endpoint and the reason (ENOTFOUND, HTTP 401…):
  * the limiter retries network errors for up to its deadline (minutes) with backoff, and a wrong base URL or token
  * would otherwise be silent that long. Retries go on per the limiter's policy; while they fail, one summary line a
- * minute; when the API answers again, one line says so (FailureRuns, shared with the sink's writes).
+ * minute; when the API answers again, one line says so (FailureLines, worded as the sink's writes are).
  */
 export class ApiWatch {
   private readonly tallies = new Map<ApiName, CallTally>();
+  /** The runs of failures these lines tell: quota waits and token renewals are not failures here. */
+  private readonly runs = new FailureTracker();
 
   constructor(
     private readonly log: Logger,
-    clock: Clock,
+    private readonly clock: Clock,
     /** The configured token source, named when a refusal is the operator's to fix. */
     private readonly tokenSource = 'api.token (CDN_TOKEN)',
-    private readonly runs = new FailureRuns(log, clock),
+    private readonly lines = new FailureLines(log, clock),
   ) {}
 
   /** One limiter event: each `call` is an attempt that succeeded or failed (with its error, classified). */
@@ -66,7 +69,7 @@ export class ApiWatch {
 
   private succeeded(api: ApiName): void {
     this.count(api);
-    this.runs.succeeded(watched(api));
+    this.lines.succeeded(watched(api), this.runs.succeeded(api));
   }
 
   private failed(api: ApiName, err: unknown, failure: Failure): void {
@@ -83,7 +86,8 @@ export class ApiWatch {
       this.log.info({ api, endpoint, reason }, `${api} API refused the token; renewing it and retrying the call once`);
       return;
     }
-    this.runs.failed(watched(api), { endpoint, reason, code: errorCodeOf(err) }, () => ({
+    const run = this.runs.failed(api, this.clock.now(), reason);
+    this.lines.failed(watched(api), run, { endpoint, reason, code: errorCodeOf(err) }, () => ({
       // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
       level: failure.operator ? 'error' : 'warn',
       msg:

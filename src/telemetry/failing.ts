@@ -5,8 +5,8 @@ import type { FailureKind } from './outcome.js';
 export interface FailingSince {
   since: number;
   failures: number;
-  /** The last outcome: an HTTP status or a failure kind (APIs), or undefined (the sink). */
-  last: number | FailureKind | undefined;
+  /** The last outcome: an HTTP status or a failure kind (APIs); the reason of the last failed write (the sink). */
+  last: number | string | undefined;
   /** 401/403 answers among the failures. */
   refusals: number;
   /** The first failure that was not a 429: for a caller that waits out quotas, when failing began. */
@@ -15,23 +15,28 @@ export interface FailingSince {
 
 /**
  * Failures of named dependencies (an API, the sink) since each last worked: the one record of what is failing, read
- * by /healthz and by `verify`'s give-up. A success forgets them: health asks "has every call failed for this long",
- * not "did any fail".
+ * by /healthz, /metrics and `verify`'s give-up, and for the sink by its log lines too (sink-watch.ts). A success
+ * forgets them: health asks "has every call failed for this long", not "did any fail".
  */
 export class FailureTracker {
   private readonly failing = new Map<string, FailingSince>();
 
-  failed(name: string, now: number, last?: number | FailureKind): void {
+  /** A failure of `name`: starts its run or counts in it. Returns the run. */
+  failed(name: string, now: number, last?: number | string): Readonly<FailingSince> {
     let entry = this.failing.get(name);
     if (entry) entry.failures++;
     else this.failing.set(name, (entry = { since: now, failures: 1, last, refusals: 0, failedSince: undefined }));
     entry.last = last;
-    if (last !== undefined && isRefusal(last)) entry.refusals++;
+    if (typeof last === 'number' && isRefusal(last)) entry.refusals++;
     if (last !== 429) entry.failedSince ??= now;
+    return entry;
   }
 
-  succeeded(name: string): void {
+  /** `name` worked: ends its run of failures. Returns the run it ended, if there was one. */
+  succeeded(name: string): Readonly<FailingSince> | undefined {
+    const entry = this.failing.get(name);
     this.failing.delete(name);
+    return entry;
   }
 
   get(name: string): FailingSince | undefined {

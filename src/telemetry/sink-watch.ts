@@ -1,29 +1,39 @@
 import type { CollectorConfig } from '../config/schema.js';
 import { withoutUserinfo } from '../secrets.js';
 import { SinkError } from '../sink/errors.js';
-import type { Sink } from '../sink/types.js';
+import type { Sink, WriteResult } from '../sink/types.js';
 import { causeCode, classify, TRANSIENT_NETWORK_CODES } from '../failure.js';
-import type { Failing, FailureRuns } from './failure-runs.js';
+import type { Failing, FailureLines } from './failure-lines.js';
+import type { Telemetry } from './telemetry.js';
+
+/** Where the sink's run of failed writes is kept: the one record /healthz and /metrics read too. */
+export type SinkFailureRecord = Pick<Telemetry, 'sinkWriteFailed' | 'sinkWriteAnswered'>;
 
 /**
- * `sink` with every write reported to `runs`, as the APIs' calls are (ApiWatch): the first failed write of a run
- * logged at once with its fix — at error level when it needs an operator (nothing listens, no such database,
- * credentials refused) —, a summary a minute while writes fail, one line when a write succeeds again. The callers'
- * retries (writeWithRetry, the next pass) add no lines of their own.
+ * `sink` with every write's outcome recorded in `record` and told by `lines` from that record, as the APIs' calls are
+ * (ApiWatch): the first failed write of a run logged at once with its fix — at error level when it needs an operator
+ * (nothing listens, no such database, credentials refused) —, a summary a minute while writes fail, one line at the
+ * write that ends the run. So the log names the start and count /healthz names, and both end at the same write. The
+ * callers' retries (writeWithRetry, the next pass) add no lines of their own.
  */
-export function watchedSink(sink: Sink, config: CollectorConfig['sink'], runs: FailureRuns): Sink {
+export function watchedSink(
+  sink: Sink,
+  config: CollectorConfig['sink'],
+  record: SinkFailureRecord,
+  lines: FailureLines,
+): Sink {
   const who: Failing = { label: `sink ${sink.name}`, fields: { sink: sink.name } };
   return {
     name: sink.name,
     async write(points) {
       try {
         const result = await sink.write(points);
-        runs.succeeded(who);
+        if (answered(result)) lines.succeeded(who, record.sinkWriteAnswered());
         return result;
       } catch (err) {
         if (err instanceof SinkError) {
           const reason = sinkFailureReason(err);
-          runs.failed(who, { reason }, () => ({
+          lines.failed(who, record.sinkWriteFailed(reason), { reason }, () => ({
             level: classify(err).operator ? 'error' : 'warn',
             msg: `${who.label} write failed: ${reason}${sinkFix(err, config)}; retried, a summary a minute meanwhile`,
           }));
@@ -34,6 +44,14 @@ export function watchedSink(sink: Sink, config: CollectorConfig['sink'], runs: F
     flush: () => sink.flush(),
     close: () => sink.close(),
   };
+}
+
+/**
+ * The database answered the write: it confirmed lines or refused them (as an API's answered 4xx, not a failure). A
+ * write that sent nothing (no points, or none the encoder could write) tells nothing of the database.
+ */
+function answered(result: WriteResult): boolean {
+  return result.written > 0 || result.refusals !== undefined;
 }
 
 /** HTTP status, system code (ECONNREFUSED) or the error's own text: what the lines call the reason. */

@@ -91,7 +91,6 @@ export class Telemetry {
 
   pointsWritten(measurement: string, count: number): void {
     this.count('points_written', { measurement_name: measurement }, count);
-    this.sinkFailures.succeeded('sink');
   }
 
   deadLetters(count = 1): void {
@@ -109,9 +108,18 @@ export class Telemetry {
     return total;
   }
 
-  writeFailed(): void {
+  /**
+   * A write failed (`reason` as the log words it: `HTTP 500`, `ECONNREFUSED`): counted, and the sink's run of failures
+   * goes on (returned): the one record of the sink failing, which /healthz, /metrics and the log's lines read.
+   */
+  sinkWriteFailed(reason: string) {
     this.count('write_failures', {});
-    this.sinkFailures.failed('sink', this.clock.now());
+    return this.sinkFailures.failed('sink', this.clock.now(), reason);
+  }
+
+  /** The database answered a write (confirmed or refused its lines): the sink's run of failures ends (returned). */
+  sinkWriteAnswered() {
+    return this.sinkFailures.succeeded('sink');
   }
 
   /** A pass of `job` ended early on `error` (the job's last error for `status`, until a pass of it ends well). */

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/clock.js';
 import { Collector } from '../../src/collector/collector.js';
 import { createRuntime } from '../../src/collector/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
-import { FailureRuns, FAILURE_SUMMARY_MS } from '../../src/telemetry/failure-runs.js';
+import { FailureLines, FAILURE_SUMMARY_MS } from '../../src/telemetry/failure-lines.js';
 import { watchedSink } from '../../src/telemetry/sink-watch.js';
 import type { HttpClient } from '../../src/http/client.js';
 import type { LimiterSet } from '../../src/limit/index.js';
@@ -52,10 +52,11 @@ describe('sink failures in the log', () => {
     const { log, text } = capturedLogger();
     const schema = testSchema({ m: { v: 'float' } });
     const influx = createInfluxV1Sink({ url, database: 'cdn', deadLetterPath: join(dir, 'dead.jsonl'), schema });
-    const sink = watchedSink(influx, { type: 'influx-v1', url, database: 'cdn' } as never, new FailureRuns(log, clock));
+    const telemetry = new Telemetry({ clock });
+    const config = { type: 'influx-v1', url, database: 'cdn' } as never;
+    const sink = watchedSink(influx, config, telemetry, new FailureLines(log, clock));
     const store = await CheckpointStore.open(join(dir, 'state'));
     cleanups.push(() => store.close());
-    const telemetry = new Telemetry({ clock });
     const job = fakeJob(() => 1);
     const collector = new Collector({
       jobs: [job],

@@ -217,7 +217,7 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)(
       rt.telemetry.condition('auth', 'login refused');
       rt.telemetry.spansSetAside(metricsJob, 2);
       rt.telemetry.deadLetters(3);
-      rt.telemetry.writeFailed();
+      rt.telemetry.sinkWriteFailed('HTTP 500');
       await scrape(t0 + 10 * 60);
       await scrape(t0 + 15 * 60);
       expect(await firing(t0 + 15 * 60)).toEqual(

@@ -42,7 +42,6 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('refusals of a real
     const observer = {
       pointsWritten() {},
       deadLetters() {},
-      writeFailed() {},
       pointsRefused: (cause: string, n: number) => (refusedByCause[cause] = (refusedByCause[cause] ?? 0) + n),
     };
     const created = createSink({

@@ -77,18 +77,24 @@ describe('failing APIs and sink in /healthz', () => {
     expect(telemetry.apiFailingSince('statistic')).toBeUndefined();
   });
 
-  it('a sink whose writes all failed for sinkFailingAfter is unhealthy until a write is confirmed', () => {
+  it('a sink whose writes all failed for sinkFailingAfter is unhealthy until the database answers a write', () => {
     const { clock, telemetry, health } = setup();
-    telemetry.writeFailed();
+    expect(telemetry.sinkWriteFailed('ECONNREFUSED')).toMatchObject({ since: T0, failures: 1 });
     clock.advance(29_000);
-    telemetry.writeFailed();
+    telemetry.sinkWriteFailed('HTTP 500');
     expect(health().status).toBe('ok');
     clock.advance(1_000);
     expect(health().reasons).toEqual({
       sink: 'every write failed for 30 s (2 failed writes since 2026-01-01T00:00:00.000Z)',
     });
+    // Lines confirmed by a request of a write that failed as a whole do not end the run: the write is what counts.
     telemetry.pointsWritten('cdn_metrics', 5);
+    expect(health().reasons).toEqual({
+      sink: 'every write failed for 30 s (2 failed writes since 2026-01-01T00:00:00.000Z)',
+    });
+    expect(telemetry.sinkWriteAnswered()).toMatchObject({ since: T0, failures: 2, last: 'HTTP 500' });
     expect(health().status).toBe('ok');
+    expect(telemetry.sinkWriteAnswered()).toBeUndefined(); // no run left to end
   });
 });
 

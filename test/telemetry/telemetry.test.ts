@@ -20,7 +20,7 @@ function busyTelemetry(clock = new ManualClock(T0)) {
   t.pointsWritten('cdn_traffic', 1200);
   t.pointsWritten('cdn_traffic', 34);
   t.deadLetters(2);
-  t.writeFailed();
+  t.sinkWriteFailed('ECONNREFUSED');
   t.jobFailed(HOSTILE_JOB);
   t.jobLag('metrics/acme', 61_500);
   t.jobBacklog('metrics/acme', 17);
