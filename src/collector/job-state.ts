@@ -39,11 +39,13 @@ export class JobState {
   }
 
   /**
-   * Persists a confirmed span and reports the job's lag. A checkpoint that cannot be written (full disk, read-only
-   * mount) leaves the span pending — its points are rewritten, idempotently, on a later pass — and turns /healthz 503
-   * until a checkpoint is written.
+   * A span of a checkpointed job is collected: its checkpoint is written (for every key it was read for), a set-aside
+   * entry of it leaves the list, and the job's lag is reported. A checkpoint that cannot be written (full disk,
+   * read-only mount) leaves the span pending — its points are rewritten, idempotently, on a later pass — and turns
+   * /healthz 503 until a checkpoint is written.
    */
-  async confirm(job: CollectJob, span: Span): Promise<void> {
+  async collected(job: CollectJob, span: Span): Promise<void> {
+    if (!job.checkpointed) return;
     try {
       await Promise.all([job.key, ...(job.sharedKeys?.(span) ?? [])].map((key) => this.deps.store.confirm(key, span)));
     } catch (err) {
@@ -54,6 +56,10 @@ export class JobState {
       throw err;
     }
     this.deps.telemetry.condition(CHECKPOINT_CONDITION, undefined);
+    if ((await this.deps.aside.resolve(job.key, span)) > 0) {
+      this.deps.telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
+      this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
+    }
     this.reportLag(job);
   }
 
@@ -139,13 +145,6 @@ export class JobState {
         'set-aside span abandoned: older than the horizon',
       );
     }
-  }
-
-  /** A span written: one that was set aside leaves the list. */
-  async resolved(job: CollectJob, span: Span): Promise<void> {
-    if (!job.checkpointed || (await this.deps.aside.resolve(job.key, span)) === 0) return;
-    this.deps.telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
-    this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
   }
 }
 

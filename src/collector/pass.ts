@@ -45,7 +45,10 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   let failure: { span: Span; err: unknown } | undefined;
   for (const span of spans) {
     if (stopped()) break;
-    const gathered = await gather(job, span, http, output.part);
+    const gathered = await job.collect(span, http, output.part).then(
+      (points): Gathered => ({ failed: false, points }),
+      (err: unknown): Gathered => ({ failed: true, err }),
+    );
     await output.settle();
     if (output.failure || (gathered.failed && signal?.aborted)) break;
     if (!gathered.failed) {
@@ -79,12 +82,5 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   return result;
 }
 
+/** A span's points as the job gathered them, or why it could not. */
 type Gathered = { failed: false; points: Point[] } | { failed: true; err: unknown };
-
-/** The job reads one span through `http`, handing over the parts of a read of several pages as it goes. */
-async function gather(job: CollectJob, span: Span, http: HttpClient, part: (p: Point[]) => Promise<void>) {
-  return job.collect(span, http, part).then(
-    (points): Gathered => ({ failed: false, points }),
-    (err: unknown): Gathered => ({ failed: true, err }),
-  );
-}

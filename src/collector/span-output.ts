@@ -68,10 +68,8 @@ export class SpanOutput {
 
   private async writeSpan(span: Span, points: Point[]): Promise<void> {
     const refused = await this.write(points);
-    const { job } = this;
-    if (job.checkpointed) await this.deps.state.confirm(job, span);
-    this.deps.log.debug({ job: job.key, span: spanText(span), points: points.length }, 'span confirmed');
-    await this.deps.state.resolved(job, span);
+    await this.deps.state.collected(this.job, span);
+    this.deps.log.debug({ job: this.job.key, span: spanText(span), points: points.length }, 'span confirmed');
     this.count(points, refused);
     this.counts.spans++;
     this.onSpan?.(span);
