@@ -15,10 +15,11 @@ export const UNEXPECTED_CODE = 'CDN_ERR_UNEXPECTED' satisfies ErrorCode;
  * user may repeat a token into any string), so no subclass can leak one by accident. Each subclass sets its own `code`.
  */
 export class CollectorError extends Error {
-  override name = 'CollectorError';
   readonly code: ErrorCode = 'CDN_ERR';
   constructor(message?: string, options?: ErrorOptions) {
     super(redactSecrets(message ?? ''), options);
+    // Named by its class, so no subclass spells its name a second time.
+    this.name = new.target.name;
   }
 }
 
@@ -29,7 +30,6 @@ export function errorCodeOf(err: unknown): ErrorCode {
 
 /** A parameter broke a rule of the spec; raised before any request is made. */
 export class ParameterError extends CollectorError {
-  override name = 'ParameterError';
   override readonly code = 'CDN_ERR_PARAMETER';
   constructor(
     readonly parameter: string,

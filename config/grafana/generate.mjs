@@ -19,6 +19,40 @@ const ACC = `"account" =~ /^$account$/`;
 const T = '$timeFilter';
 const BY_TIME = 'GROUP BY time($__interval)';
 
+/** `, "<tag>"` for each tag of `by`: the end of a GROUP BY that gives one series per value. */
+const groupTags = (by) => by.map((t) => `, "${t}"`).join('');
+/** A legend naming each series by its values of the tags `by`. */
+const tagAlias = (by) => by.map((t) => `$tag_${t}`).join(' ');
+
+/** `select` per interval of the range, from the rows of measurement `from` that `where` keeps; a series per `by`. */
+const perInterval = (select, from, by, where = ACC, fill = 'none') =>
+  `SELECT ${select} FROM "${from}" WHERE ${where} AND ${T} ${BY_TIME}${groupTags(by)} fill(${fill})`;
+
+/**
+ * A time series panel of one perInterval query (`where` and `fill` as there), its series named by their tags unless
+ * `alias` names them otherwise.
+ */
+const series = (title, select, from, by, w, opts, { where, fill, alias = tagAlias(by) } = {}) =>
+  panel('timeseries', title, [q(perInterval(select, from, by, where, fill), alias)], w, opts);
+
+/** A table panel of one query. */
+const table = (title, query, w, opts) => panel('table', title, [q(query, '', true)], w, opts);
+
+/** The `$top` values of `tag` by the sum of `field` over the range. */
+const topBy = (field, tag, from) =>
+  `SELECT top("${field}", "${tag}", $top) AS "${field}" FROM ` +
+  `(SELECT sum("${field}") AS "${field}" FROM "${from}" WHERE ${ACC} AND ${T} GROUP BY "${tag}")`;
+
+/** The same aggregate of a field at the edge and at the origin, as two columns `edge` and `origin`. */
+const edgeAndOrigin = (agg, field) => `${agg}("edge_${field}") AS "edge", ${agg}("origin_${field}") AS "origin"`;
+
+/** Sums of the counters `<prefix>_status_<code>`, one column per code. */
+const statusSums = (prefix, codes) => codes.map((c) => `sum("${prefix}_status_${c}") AS "${c}"`).join(', ');
+const CLASSES = ['2xx', '3xx', '4xx', '5xx'];
+
+/** `select` over the whole range from the selected accounts' rows of measurement `from`. */
+const overRange = (select, from) => `SELECT ${select} FROM "${from}" WHERE ${ACC} AND ${T}`;
+
 // ---- dashboards --------------------------------------------------------------------------------------------------
 
 /** Cache ratio weighted by traffic (sum ÷ sum), never the mean of per-bucket ratios. */
@@ -30,79 +64,40 @@ const traffic = dashboard(
   'Bandwidth, traffic, hits, cache ratio and status classes per account (metrics API: cdn_metrics; statistics API: cdn_traffic, final about an hour late).',
   [accountVar],
   [
-    panel('stat', 'Traffic', [q(`SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, {
-      unit: 'bytes',
-      calc: 'sum',
-    }),
-    panel('stat', 'Hits', [q(`SELECT sum("hits") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, { calc: 'sum' }),
-    panel('stat', 'Cache ratio', [q(`SELECT ${CACHE_RATIO} FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, {
+    panel('stat', 'Traffic', [q(overRange('sum("traffic")', 'cdn_traffic'))], 6, { unit: 'bytes', calc: 'sum' }),
+    panel('stat', 'Hits', [q(overRange('sum("hits")', 'cdn_traffic'))], 6, { calc: 'sum' }),
+    panel('stat', 'Cache ratio', [q(overRange(CACHE_RATIO, 'cdn_traffic'))], 6, {
       unit: 'percentunit',
       decimals: 1,
       description: 'Cached bytes ÷ bytes over the whole range (weighted by traffic).',
     }),
-    panel('stat', 'Peak bandwidth', [q(`SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T}`)], 6, {
-      unit: 'bps',
-    }),
-    panel(
-      'timeseries',
+    panel('stat', 'Peak bandwidth', [q(overRange('max("bandwidth_peak")', 'cdn_traffic'))], 6, { unit: 'bps' }),
+    series(
       'Bandwidth: edge vs origin (window averages)',
-      [
-        q(
-          `SELECT mean("edge_bandwidth_avg") AS "edge", mean("origin_bandwidth_avg") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account $col',
-        ),
-      ],
+      edgeAndOrigin('mean', 'bandwidth_avg'),
+      'cdn_metrics',
+      ['account'],
       12,
       { unit: 'bps', interval: '10m' },
+      { alias: '$tag_account $col' },
     ),
-    panel(
-      'timeseries',
+    series(
       'Requests: edge vs origin',
-      [
-        q(
-          `SELECT sum("edge_requests_total") AS "edge", sum("origin_requests_total") AS "origin" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account $col',
-        ),
-      ],
+      edgeAndOrigin('sum', 'requests_total'),
+      'cdn_metrics',
+      ['account'],
       12,
       { interval: '10m' },
+      { alias: '$tag_account $col' },
     ),
-    panel(
-      'timeseries',
-      'Traffic',
-      [
-        q(
-          `SELECT sum("traffic") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account',
-        ),
-      ],
-      12,
-      { unit: 'bytes', interval: '5m', stack: true },
-    ),
-    panel(
-      'timeseries',
-      'Hits',
-      [
-        q(
-          `SELECT sum("hits") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account',
-        ),
-      ],
-      12,
-      { interval: '5m', stack: true },
-    ),
+    series('Traffic', 'sum("traffic")', 'cdn_traffic', ['account'], 12, { unit: 'bytes', interval: '5m', stack: true }),
+    series('Hits', 'sum("hits")', 'cdn_traffic', ['account'], 12, { interval: '5m', stack: true }),
     panel(
       'timeseries',
       'Cache ratio',
       [
-        q(
-          `SELECT ${CACHE_RATIO} FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account statistics',
-        ),
-        q(
-          `SELECT mean("edge_hit_ratio") FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account metrics',
-        ),
+        q(perInterval(CACHE_RATIO, 'cdn_traffic', ['account']), '$tag_account statistics'),
+        q(perInterval('mean("edge_hit_ratio")', 'cdn_metrics', ['account']), '$tag_account metrics'),
       ],
       12,
       {
@@ -112,29 +107,15 @@ const traffic = dashboard(
           "statistics: cached bytes ÷ bytes per interval; metrics: mean of the windows' hit ratios (the API gives no byte total to weigh them).",
       },
     ),
-    panel(
-      'timeseries',
-      'Peak bandwidth',
-      [
-        q(
-          `SELECT max("bandwidth_peak") FROM "cdn_traffic" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account',
-        ),
-      ],
-      12,
-      { unit: 'bps', interval: '5m' },
-    ),
-    panel(
-      'timeseries',
+    series('Peak bandwidth', 'max("bandwidth_peak")', 'cdn_traffic', ['account'], 12, { unit: 'bps', interval: '5m' }),
+    series(
       'Edge status classes',
-      [
-        q(
-          `SELECT sum("edge_status_2xx") AS "2xx", sum("edge_status_3xx") AS "3xx", sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`,
-          '$col',
-        ),
-      ],
+      statusSums('edge', CLASSES),
+      'cdn_metrics',
+      [],
       24,
       { interval: '10m', stack: true },
+      { alias: '$col' },
     ),
   ],
 );
@@ -151,7 +132,9 @@ const topVar = {
   current: { selected: true, text: '10', value: '10' },
   options: ['5', '10', '20', '50'].map((v) => ({ selected: v === '10', text: v, value: v })),
 };
-const RES = `"resource_name" =~ /^$resource$/`;
+/** The selected accounts and resources. */
+const RES = { where: `${ACC} AND "resource_name" =~ /^$resource$/` };
+const BY_RESOURCE = ['resource_name'];
 
 const resources = dashboard(
   'cdn-resources',
@@ -159,95 +142,62 @@ const resources = dashboard(
   'Per resource: top N by traffic and hits (statistics grouping resources: cdn_traffic_by_resources), bandwidth, hit ratio and errors (metrics per resource).',
   [accountVar, resourceVar, topVar],
   [
-    panel(
-      'table',
-      'Top resources by traffic',
-      [
-        q(
-          `SELECT top("traffic", "resource_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`,
-          '',
-          true,
-        ),
-      ],
-      12,
-      { unit: 'bytes', sortBy: 'traffic' },
-    ),
-    panel(
-      'table',
-      'Top resources by hits',
-      [
-        q(
-          `SELECT top("hits", "resource_name", $top) AS "hits" FROM (SELECT sum("hits") AS "hits" FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${T} GROUP BY "resource_name")`,
-          '',
-          true,
-        ),
-      ],
-      12,
-      { sortBy: 'hits' },
-    ),
-    panel(
-      'timeseries',
+    table('Top resources by traffic', topBy('traffic', 'resource_name', 'cdn_traffic_by_resources'), 12, {
+      unit: 'bytes',
+      sortBy: 'traffic',
+    }),
+    table('Top resources by hits', topBy('hits', 'resource_name', 'cdn_traffic_by_resources'), 12, { sortBy: 'hits' }),
+    series(
       'Edge bandwidth per resource (window averages)',
-      [
-        q(
-          `SELECT mean("edge_bandwidth_avg") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
-          '$tag_resource_name',
-        ),
-      ],
+      'mean("edge_bandwidth_avg")',
+      'cdn_metrics_resource',
+      BY_RESOURCE,
       12,
       { unit: 'bps', interval: '10m' },
+      RES,
     ),
-    panel(
-      'timeseries',
+    series(
       'Traffic per resource',
-      [
-        q(
-          `SELECT sum("traffic") FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
-          '$tag_resource_name',
-        ),
-      ],
+      'sum("traffic")',
+      'cdn_traffic_by_resources',
+      BY_RESOURCE,
       12,
       { unit: 'bytes', interval: '5m', stack: true },
+      RES,
     ),
     panel(
       'timeseries',
       'Cache ratio per resource',
       [
         q(
-          `SELECT ${CACHE_RATIO} FROM "cdn_traffic_by_resources" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          perInterval(CACHE_RATIO, 'cdn_traffic_by_resources', BY_RESOURCE, RES.where),
           '$tag_resource_name statistics',
         ),
         q(
-          `SELECT mean("edge_hit_ratio") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
+          perInterval('mean("edge_hit_ratio")', 'cdn_metrics_resource', BY_RESOURCE, RES.where),
           '$tag_resource_name metrics',
         ),
       ],
       12,
       { unit: 'percentunit', interval: '10m' },
     ),
-    panel(
-      'timeseries',
+    series(
       'Edge 4xx and 5xx per resource',
-      [
-        q(
-          `SELECT sum("edge_status_4xx") AS "4xx", sum("edge_status_5xx") AS "5xx" FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
-          '$tag_resource_name $col',
-        ),
-      ],
+      statusSums('edge', ['4xx', '5xx']),
+      'cdn_metrics_resource',
+      BY_RESOURCE,
       12,
       { interval: '10m' },
+      { ...RES, alias: '$tag_resource_name $col' },
     ),
-    panel(
-      'timeseries',
+    series(
       'Origin requests per resource',
-      [
-        q(
-          `SELECT sum("origin_requests_total") FROM "cdn_metrics_resource" WHERE ${ACC} AND ${RES} AND ${T} ${BY_TIME}, "resource_name" fill(none)`,
-          '$tag_resource_name',
-        ),
-      ],
+      'sum("origin_requests_total")',
+      'cdn_metrics_resource',
+      BY_RESOURCE,
       24,
       { interval: '10m', stack: true },
+      RES,
     ),
   ],
 );
@@ -261,74 +211,42 @@ const geography = dashboard(
   'Traffic and hits by country and region (statistics groupings countries and regions: cdn_traffic_by_countries, cdn_traffic_by_regions).',
   [accountVar, { ...topVar }],
   [
-    panel(
-      'table',
+    table(
       'Countries',
-      [
-        q(
-          `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${CACHE_RATIO} AS "cache ratio" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country", "country_name"`,
-          '',
-          true,
-        ),
-      ],
+      `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${CACHE_RATIO} AS "cache ratio" ` +
+        `FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country", "country_name"`,
       12,
       { sortBy: 'traffic', h: 10 },
     ),
-    panel(
-      'table',
+    table(
       'Regions',
-      [
-        q(
-          `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`,
-          '',
-          true,
-        ),
-      ],
+      `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits" FROM "cdn_traffic_by_regions" ` +
+        `WHERE ${ACC} AND ${T} GROUP BY "country", "region", "region_name"`,
       12,
       { sortBy: 'traffic', h: 10, noValue: NEEDS_REGIONS },
     ),
-    panel(
-      'table',
-      'Top countries by traffic',
-      [
-        q(
-          `SELECT top("traffic", "country_name", $top) AS "traffic" FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} GROUP BY "country_name")`,
-          '',
-          true,
-        ),
-      ],
-      8,
-      { unit: 'bytes', sortBy: 'traffic' },
-    ),
-    panel(
-      'timeseries',
-      'Traffic by country',
-      [
-        q(
-          `SELECT sum("traffic") FROM "cdn_traffic_by_countries" WHERE ${ACC} AND ${T} ${BY_TIME}, "country_name" fill(none)`,
-          '$tag_country_name',
-        ),
-      ],
-      16,
-      { unit: 'bytes', interval: '5m', stack: true },
-    ),
-    panel(
-      'timeseries',
-      'Hits by region',
-      [
-        q(
-          `SELECT sum("hits") FROM "cdn_traffic_by_regions" WHERE ${ACC} AND ${T} ${BY_TIME}, "country", "region_name" fill(none)`,
-          '$tag_country $tag_region_name',
-        ),
-      ],
-      24,
-      { interval: '5m', stack: true, noValue: NEEDS_REGIONS },
-    ),
+    table('Top countries by traffic', topBy('traffic', 'country_name', 'cdn_traffic_by_countries'), 8, {
+      unit: 'bytes',
+      sortBy: 'traffic',
+    }),
+    series('Traffic by country', 'sum("traffic")', 'cdn_traffic_by_countries', ['country_name'], 16, {
+      unit: 'bytes',
+      interval: '5m',
+      stack: true,
+    }),
+    series('Hits by region', 'sum("hits")', 'cdn_traffic_by_regions', ['country', 'region_name'], 24, {
+      interval: '5m',
+      stack: true,
+      noValue: NEEDS_REGIONS,
+    }),
   ],
 );
 
 /** Share of edge responses that were 5xx (the alert rule "5xx share" uses the same ratio). */
 const EDGE_5XX_SHARE = `sum("edge_status_5xx") / sum("edge_requests_total")`;
+/** Share of the `side`'s (edge, origin) responses that were 4xx or 5xx. */
+const errorRatio = (side) => `(sum("${side}_status_4xx") + sum("${side}_status_5xx")) / sum("${side}_requests_total")`;
+const PERCENT = { unit: 'percentunit', decimals: 2 };
 
 const statusCodes = dashboard(
   'cdn-status-codes',
@@ -336,83 +254,35 @@ const statusCodes = dashboard(
   'HTTP response codes: hits per code (statistics grouping codes: cdn_traffic_by_codes) and edge/origin status counters (metrics).',
   [accountVar],
   [
-    panel(
-      'stat',
-      'Edge error ratio (4xx + 5xx)',
-      [
-        q(
-          `SELECT (sum("edge_status_4xx") + sum("edge_status_5xx")) / sum("edge_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`,
-        ),
-      ],
-      6,
-      { unit: 'percentunit', decimals: 2 },
-    ),
-    panel('stat', 'Edge 5xx share', [q(`SELECT ${EDGE_5XX_SHARE} FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, {
-      unit: 'percentunit',
-      decimals: 2,
-    }),
-    panel(
-      'stat',
-      'Origin error ratio (4xx + 5xx)',
-      [
-        q(
-          `SELECT (sum("origin_status_4xx") + sum("origin_status_5xx")) / sum("origin_requests_total") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`,
-        ),
-      ],
-      6,
-      { unit: 'percentunit', decimals: 2 },
-    ),
-    panel('stat', 'Edge 5xx', [q(`SELECT sum("edge_status_5xx") FROM "cdn_metrics" WHERE ${ACC} AND ${T}`)], 6, {
-      calc: 'sum',
-    }),
-    panel(
-      'timeseries',
-      'Hits by HTTP code',
-      [
-        q(
-          `SELECT sum("hits") FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} ${BY_TIME}, "code" fill(none)`,
-          '$tag_code',
-        ),
-      ],
-      12,
-      { interval: '5m', stack: true },
-    ),
-    panel(
-      'table',
+    panel('stat', 'Edge error ratio (4xx + 5xx)', [q(overRange(errorRatio('edge'), 'cdn_metrics'))], 6, PERCENT),
+    panel('stat', 'Edge 5xx share', [q(overRange(EDGE_5XX_SHARE, 'cdn_metrics'))], 6, PERCENT),
+    panel('stat', 'Origin error ratio (4xx + 5xx)', [q(overRange(errorRatio('origin'), 'cdn_metrics'))], 6, PERCENT),
+    panel('stat', 'Edge 5xx', [q(overRange('sum("edge_status_5xx")', 'cdn_metrics'))], 6, { calc: 'sum' }),
+    series('Hits by HTTP code', 'sum("hits")', 'cdn_traffic_by_codes', ['code'], 12, { interval: '5m', stack: true }),
+    table(
       'Hits per code',
-      [
-        q(
-          `SELECT sum("hits") AS "hits", sum("traffic") AS "traffic" FROM "cdn_traffic_by_codes" WHERE ${ACC} AND ${T} GROUP BY "code"`,
-          '',
-          true,
-        ),
-      ],
+      `SELECT sum("hits") AS "hits", sum("traffic") AS "traffic" FROM "cdn_traffic_by_codes" ` +
+        `WHERE ${ACC} AND ${T} GROUP BY "code"`,
       12,
       { sortBy: 'hits' },
     ),
-    panel(
-      'timeseries',
+    series(
       'Edge responses by status',
-      [
-        q(
-          `SELECT sum("edge_status_200") AS "200", sum("edge_status_206") AS "206", sum("edge_status_304") AS "304", sum("edge_status_403") AS "403", sum("edge_status_404") AS "404", sum("edge_status_500") AS "500", sum("edge_status_502") AS "502", sum("edge_status_503") AS "503", sum("edge_status_504") AS "504" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`,
-          '$col',
-        ),
-      ],
+      statusSums('edge', ['200', '206', '304', '403', '404', '500', '502', '503', '504']),
+      'cdn_metrics',
+      [],
       12,
       { interval: '10m' },
+      { alias: '$col' },
     ),
-    panel(
-      'timeseries',
+    series(
       'Origin status classes',
-      [
-        q(
-          `SELECT sum("origin_status_2xx") AS "2xx", sum("origin_status_3xx") AS "3xx", sum("origin_status_4xx") AS "4xx", sum("origin_status_5xx") AS "5xx" FROM "cdn_metrics" WHERE ${ACC} AND ${T} ${BY_TIME} fill(none)`,
-          '$col',
-        ),
-      ],
+      statusSums('origin', CLASSES),
+      'cdn_metrics',
+      [],
       12,
       { interval: '10m', stack: true },
+      { alias: '$col' },
     ),
   ],
 );
@@ -432,13 +302,18 @@ const DAILY_NOTE =
 
 /** Unique users of one period, read from the series counted over that period: never summed across buckets. */
 const users = (measurement, period, by) =>
-  `SELECT last("unique_users") FROM "${measurement}" WHERE ${ACC}${by.includes('stream') ? ` AND ${STREAM}` : ''} AND ${T} GROUP BY time(${period})${by.map((t) => `, "${t}"`).join('')} fill(none)`;
+  `SELECT last("unique_users") FROM "${measurement}" WHERE ${ACC}${by.includes('stream') ? ` AND ${STREAM}` : ''} ` +
+  `AND ${T} GROUP BY time(${period})${groupTags(by)} fill(none)`;
 
 const dailyUsers = (title, measurement, by) =>
-  panel('timeseries', title, [q(users(measurement, '1d', by), by.map((t) => `$tag_${t}`).join(' '))], 12, {
+  panel('timeseries', title, [q(users(measurement, '1d', by), tagAlias(by))], 12, {
     ...DAILY,
     description: DAILY_NOTE,
   });
+
+/** The selected accounts and streams, a series per both. */
+const BY_STREAM = ['account', 'stream'];
+const STREAMS = { where: `${ACC} AND ${STREAM}` };
 
 const audience = dashboard(
   'cdn-streams',
@@ -446,8 +321,8 @@ const audience = dashboard(
   'Views and peak simultaneous views (cdn_views, cdn_views_by_<grouping>) and unique users per hour and per day (cdn_users_hourly, cdn_users_daily: counted by the API over that period, never added up).',
   [accountVar, streamVar],
   [
-    panel('stat', 'Views', [q(`SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8, { calc: 'sum' }),
-    panel('stat', 'Peak simultaneous views', [q(`SELECT max("views_max") FROM "cdn_views" WHERE ${ACC} AND ${T}`)], 8),
+    panel('stat', 'Views', [q(overRange('sum("views")', 'cdn_views'))], 8, { calc: 'sum' }),
+    panel('stat', 'Peak simultaneous views', [q(overRange('max("views_max")', 'cdn_views'))], 8),
     panel(
       'stat',
       'Unique users, latest day',
@@ -460,18 +335,7 @@ const audience = dashboard(
           DAILY_NOTE,
       },
     ),
-    panel(
-      'timeseries',
-      'Views',
-      [
-        q(
-          `SELECT sum("views") FROM "cdn_views" WHERE ${ACC} AND ${T} ${BY_TIME}, "account" fill(none)`,
-          '$tag_account',
-        ),
-      ],
-      12,
-      { interval: '5m' },
-    ),
+    series('Views', 'sum("views")', 'cdn_views', ['account'], 12, { interval: '5m' }),
     panel(
       'timeseries',
       'Unique users per hour',
@@ -483,49 +347,39 @@ const audience = dashboard(
       },
     ),
     dailyUsers('Unique users per day', 'cdn_users_daily', ['account']),
-    panel(
-      'timeseries',
+    series(
       'Peak simultaneous views by stream type',
-      [
-        q(
-          `SELECT max("views_max") FROM "cdn_views_by_stream_types" WHERE ${ACC} AND ${T} ${BY_TIME}, "stream_type" fill(none)`,
-          '$tag_stream_type',
-        ),
-      ],
+      'max("views_max")',
+      'cdn_views_by_stream_types',
+      ['stream_type'],
       12,
       { interval: '5m' },
     ),
-    panel(
-      'timeseries',
+    series(
       'Peak simultaneous views by stream',
-      [
-        q(
-          `SELECT max("views_max") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`,
-          '$tag_account $tag_stream',
-        ),
-      ],
+      'max("views_max")',
+      'cdn_views_by_streams',
+      BY_STREAM,
       12,
       { interval: '5m' },
+      STREAMS,
     ),
-    panel(
-      'timeseries',
+    series(
       'Views by stream',
-      [
-        q(
-          `SELECT sum("views") FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} ${BY_TIME}, "account", "stream" fill(none)`,
-          '$tag_account $tag_stream',
-        ),
-      ],
+      'sum("views")',
+      'cdn_views_by_streams',
+      BY_STREAM,
       12,
       { interval: '5m', stack: true },
+      STREAMS,
     ),
     panel(
       'timeseries',
       'Unique users per hour by stream',
-      [q(users('cdn_users_hourly_by_streams', '1h', ['account', 'stream']), '$tag_account $tag_stream')],
+      [q(users('cdn_users_hourly_by_streams', '1h', BY_STREAM), tagAlias(BY_STREAM))],
       12,
     ),
-    dailyUsers('Unique users per day by stream', 'cdn_users_daily_by_streams', ['account', 'stream']),
+    dailyUsers('Unique users per day by stream', 'cdn_users_daily_by_streams', BY_STREAM),
     panel(
       'timeseries',
       'Unique users per hour by stream type',
@@ -533,16 +387,10 @@ const audience = dashboard(
       12,
     ),
     dailyUsers('Unique users per day by stream type', 'cdn_users_daily_by_stream_types', ['account', 'stream_type']),
-    panel(
-      'table',
+    table(
       'Streams',
-      [
-        q(
-          `SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous" FROM "cdn_views_by_streams" WHERE ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`,
-          '',
-          true,
-        ),
-      ],
+      `SELECT sum("views") AS "views", max("views_max") AS "peak simultaneous" FROM "cdn_views_by_streams" ` +
+        `WHERE ${ACC} AND ${STREAM} AND ${T} GROUP BY "account", "stream"`,
       24,
       { sortBy: 'views' },
     ),
@@ -559,72 +407,38 @@ const DVR = `${ACC} AND ${STREAM} AND "host" =~ /^$host$/`;
  */
 const DVR_RANGES_NOW = `SELECT "starts_at", "ends_at", "length_seconds", "seen_at" FROM "cdn_dvr_range" WHERE ${DVR} AND "seen_at" > \${__to:date:seconds} - 60 GROUP BY "account", "stream", "host"`;
 
+/** The last snapshot's `field` per interval, a series per stream and node; a state shows until it changes. */
+const perNode = (type, title, field, w, opts) =>
+  panel(
+    type,
+    title,
+    [
+      q(
+        perInterval(
+          `last("${field}")`,
+          'cdn_dvr',
+          ['stream', 'host'],
+          DVR,
+          type === 'state-timeline' ? 'previous' : 'none',
+        ),
+        '$tag_stream @ $tag_host',
+      ),
+    ],
+    w,
+    { interval: '1m', ...opts },
+  );
+
 const dvr = dashboard(
   'cdn-dvr',
   'DVR',
   'Network DVR per stream and node: alive, enabled, recorded duration, depth, and the recorded periods now (cdn_dvr snapshots, cdn_dvr_range: one row per recording).',
   [accountVar, dvrStreamVar, hostVar],
   [
-    panel(
-      'state-timeline',
-      'Alive per node',
-      [
-        q(
-          `SELECT last("is_alive") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`,
-          '$tag_stream @ $tag_host',
-        ),
-      ],
-      12,
-      { interval: '1m' },
-    ),
-    panel(
-      'state-timeline',
-      'DVR enabled per node',
-      [
-        q(
-          `SELECT last("enabled") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(previous)`,
-          '$tag_stream @ $tag_host',
-        ),
-      ],
-      12,
-      { interval: '1m' },
-    ),
-    panel(
-      'timeseries',
-      'Recorded duration per node',
-      [
-        q(
-          `SELECT last("recorded_seconds") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`,
-          '$tag_stream @ $tag_host',
-        ),
-      ],
-      12,
-      { unit: 's', interval: '1m' },
-    ),
-    panel(
-      'timeseries',
-      'Recorded periods per node',
-      [
-        q(
-          `SELECT last("ranges") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`,
-          '$tag_stream @ $tag_host',
-        ),
-      ],
-      12,
-      { interval: '1m' },
-    ),
-    panel(
-      'timeseries',
-      'DVR depth (window)',
-      [
-        q(
-          `SELECT last("window") FROM "cdn_dvr" WHERE ${DVR} AND ${T} ${BY_TIME}, "stream", "host" fill(none)`,
-          '$tag_stream @ $tag_host',
-        ),
-      ],
-      8,
-      { unit: 's', interval: '1m' },
-    ),
+    perNode('state-timeline', 'Alive per node', 'is_alive', 12),
+    perNode('state-timeline', 'DVR enabled per node', 'enabled', 12),
+    perNode('timeseries', 'Recorded duration per node', 'recorded_seconds', 12, { unit: 's' }),
+    perNode('timeseries', 'Recorded periods per node', 'ranges', 12),
+    perNode('timeseries', 'DVR depth (window)', 'window', 8, { unit: 's' }),
     panel('table', 'Recorded periods now (time = first seen start)', [q(DVR_RANGES_NOW, '', true)], 16, {
       description:
         'The recordings the latest DVR snapshot listed (seen_at within a snapshot interval of the range end); starts_at/ends_at in unix seconds.',
@@ -641,9 +455,9 @@ const API = `"api" =~ /^$api$/`;
 const JOB = `"job" =~ /^$job$/`;
 /** Counters are cumulative since process start: the increase per interval survives restarts. */
 const increase = (kind, by, where = '') =>
-  `SELECT non_negative_difference(last("total")) FROM "cdn_collector" WHERE "kind" = '${kind}'${where} AND ${T} ${BY_TIME}${by.map((t) => `, "${t}"`).join('')} fill(none)`;
+  perInterval('non_negative_difference(last("total"))', 'cdn_collector', by, `"kind" = '${kind}'${where}`);
 const gauge = (kind, field, agg = 'last') =>
-  `SELECT ${agg}("${field}") FROM "cdn_collector" WHERE "kind" = '${kind}' AND ${JOB} AND ${T} ${BY_TIME}, "job" fill(none)`;
+  perInterval(`${agg}("${field}")`, 'cdn_collector', ['job'], `"kind" = '${kind}' AND ${JOB}`);
 
 /** Counter panels show increases: two snapshots, written a minute apart by a running collector. */
 const TWO_SNAPSHOTS = 'two self-monitoring snapshots a minute apart (a running collector writes one a minute)';
@@ -729,21 +543,18 @@ const collector = dashboard(
     panel('timeseries', 'Backfill remaining per job', [q(gauge('job_backlog', 'windows'), '$tag_job')], 12, {
       interval: '1m',
     }),
-    panel(
-      'timeseries',
+    series(
       'Reconciliation drift (stored − provider)',
-      [
-        q(
-          `SELECT last("drift") FROM "cdn_collector" WHERE "kind" = 'verify_drift' AND ${T} ${BY_TIME}, "measurement_name", "field_key", "account" fill(none)`,
-          '$tag_measurement_name $tag_field_key $tag_account',
-        ),
-      ],
+      'last("drift")',
+      'cdn_collector',
+      ['measurement_name', 'field_key', 'account'],
       12,
       {
         interval: '1m',
         noValue: 'No verify run in the range (cdn-collector verify, or the verify job)',
         description: "Written by the verify job/command: 0 when stored sums match the provider's totals.",
       },
+      { where: `"kind" = 'verify_drift'` },
     ),
     panel(
       'timeseries',

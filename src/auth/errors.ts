@@ -6,7 +6,6 @@ import { CollectorError } from '../errors.js';
  * again.
  */
 export class LoginError extends CollectorError {
-  override name = 'LoginError';
   override readonly code = 'CDN_ERR_LOGIN';
   constructor(
     readonly url: string,
@@ -33,7 +32,6 @@ abstract class SecretFileError extends CollectorError {
 
 /** The token file (`api.tokenFile`) cannot be read or is empty, and no earlier token from it is at hand. */
 export class TokenFileError extends SecretFileError {
-  override name = 'TokenFileError';
   override readonly code = 'CDN_ERR_TOKEN_FILE';
   constructor(path: string, problem: string) {
     super('token file', path, problem);
@@ -42,7 +40,6 @@ export class TokenFileError extends SecretFileError {
 
 /** The password file cannot be read or its first line is empty (a config error where the config names it). */
 export class PasswordFileError extends SecretFileError {
-  override name = 'PasswordFileError';
   override readonly code = 'CDN_ERR_PASSWORD_FILE';
   constructor(path: string, problem: string) {
     super('password file', path, problem);

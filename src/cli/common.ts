@@ -15,7 +15,6 @@ export const EXIT_FAILURE = 1;
  * (`CDN_ERR_USAGE`, exit 2) or a command that could not finish (`CDN_ERR_COMMAND`, exit 1).
  */
 export class CliError extends CollectorError {
-  override name = 'CliError';
   override readonly code: 'CDN_ERR_USAGE' | 'CDN_ERR_COMMAND';
   constructor(
     message: string,

@@ -23,7 +23,6 @@ export interface ConfigProblem {
  * is the first one's.
  */
 export class ConfigError extends CollectorError {
-  override name = 'ConfigError';
   override readonly code = 'CDN_ERR_CONFIG';
   readonly problems: ConfigProblem[];
   readonly field: string;

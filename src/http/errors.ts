@@ -19,7 +19,6 @@ export interface RequestInfo {
 
 /** The API answered with a non-2xx status. */
 export class ApiError extends CollectorError {
-  override name = 'ApiError';
   override readonly code = 'CDN_ERR_API';
   readonly status: number;
   /** The API's own `status` text (e.g. `Forbidden`), when the body had one. */
@@ -75,7 +74,6 @@ export class ApiError extends CollectorError {
 
 /** The connection failed (reset, refused, DNS) before a complete response arrived. */
 export class NetworkError extends CollectorError {
-  override name = 'NetworkError';
   override readonly code = 'CDN_ERR_NETWORK';
   constructor(
     readonly request: RequestInfo,
@@ -89,7 +87,6 @@ export class NetworkError extends CollectorError {
 
 /** No complete response within the configured timeout. */
 export class TimeoutError extends CollectorError {
-  override name = 'TimeoutError';
   override readonly code = 'CDN_ERR_TIMEOUT';
   constructor(
     readonly request: RequestInfo,
@@ -108,7 +105,6 @@ export type ResponseFormatKind = 'not-json' | 'schema';
 
 /** A 2xx response whose body is not JSON or does not match the API's schema. */
 export class ResponseFormatError extends CollectorError {
-  override name = 'ResponseFormatError';
   override readonly code = 'CDN_ERR_RESPONSE_FORMAT';
   readonly problem: string;
   readonly bodyExcerpt: string;
@@ -131,7 +127,6 @@ export class ResponseFormatError extends CollectorError {
  * same body; the span fails with this reason.
  */
 export class BodyTooLargeError extends CollectorError {
-  override name = 'BodyTooLargeError';
   override readonly code = 'CDN_ERR_BODY_TOO_LARGE';
   constructor(
     readonly request: RequestInfo,
@@ -157,7 +152,6 @@ export class BodyTooLargeError extends CollectorError {
  * call (`request`), which the client adds.
  */
 export class ContentEncodingError extends CollectorError {
-  override name = 'ContentEncodingError';
   override readonly code = 'CDN_ERR_CONTENT_ENCODING';
   constructor(
     readonly coding: string,
@@ -180,7 +174,6 @@ export class ContentEncodingError extends CollectorError {
  * read passed `api.maxPages`. Not retryable: the same server answers the same way; the span fails with this reason.
  */
 export class PagingError extends CollectorError {
-  override name = 'PagingError';
   override readonly code = 'CDN_ERR_PAGING';
   constructor(
     readonly api: ApiName,

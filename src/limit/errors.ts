@@ -3,7 +3,6 @@ import type { ApiName } from '../spec/apis.js';
 
 /** The limiter is shutting down: the call was queued (or waiting to retry) and will not be sent. */
 export class LimiterClosedError extends CollectorError {
-  override name = 'LimiterClosedError';
   override readonly code = 'CDN_ERR_LIMITER_CLOSED';
   constructor(
     readonly api: ApiName,
@@ -16,7 +15,6 @@ export class LimiterClosedError extends CollectorError {
 /** The call's deadline passed before it could be sent even once (with at least one attempt, its last error is thrown).
  * */
 export class LimiterDeadlineError extends CollectorError {
-  override name = 'LimiterDeadlineError';
   override readonly code = 'CDN_ERR_LIMITER_DEADLINE';
   constructor(
     readonly api: ApiName,

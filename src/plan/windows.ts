@@ -110,25 +110,19 @@ export function metricsRule(windowMinutes: number, delayMs = 0): WindowRule {
 }
 
 /**
- * Traffic statistics: buckets of `granularityMs` that are final only `lagMs` after they end; one call covers up to
- * `maxSpanMs` of buckets. See `bucketRule` for the accepted granularities.
+ * The rule of an API read in buckets: buckets of `granularityMs` that are final only `lagMs` (default: the API's)
+ * after they end; one call covers up to `maxSpanMs` of buckets. See `bucketRule` for the accepted granularities.
  */
-export function statisticRule(
-  granularityMs: number,
-  lagMs = STATISTIC_DEFAULT_LAG_MS,
-  maxSpanMs = DEFAULT_BUCKET_SPAN_MS,
-): WindowRule {
-  return bucketRule('statistic', granularityMs, lagMs, maxSpanMs);
+function bucketRuleOf(api: string, defaultLagMs: number) {
+  return (granularityMs: number, lagMs = defaultLagMs, maxSpanMs = DEFAULT_BUCKET_SPAN_MS): WindowRule =>
+    bucketRule(api, granularityMs, lagMs, maxSpanMs);
 }
 
+/** Traffic statistics (see `bucketRuleOf`). */
+export const statisticRule = bucketRuleOf('statistic', STATISTIC_DEFAULT_LAG_MS);
+
 /** Stream view statistics: the same shape as `statisticRule`, with its own default lag. */
-export function streamstatRule(
-  granularityMs: number,
-  lagMs = STREAMSTAT_DEFAULT_LAG_MS,
-  maxSpanMs = DEFAULT_BUCKET_SPAN_MS,
-): WindowRule {
-  return bucketRule('streamstat', granularityMs, lagMs, maxSpanMs);
-}
+export const streamstatRule = bucketRuleOf('streamstat', STREAMSTAT_DEFAULT_LAG_MS);
 
 /**
  * Buckets must divide a day (PT1M, PT5M, PT15M, PT1H, P1D…): only then do epoch-aligned windows coincide with the

@@ -7,7 +7,6 @@ import { CollectorError } from '../errors.js';
  * The message never holds credentials.
  */
 export class SinkError extends CollectorError {
-  override name = 'SinkError';
   override readonly code = 'CDN_ERR_SINK';
   constructor(
     readonly sink: string,
@@ -26,7 +25,6 @@ export class SinkError extends CollectorError {
  * code that produced it, not bad data, so it fails the write instead of being dead-lettered.
  */
 export class EncodeError extends CollectorError {
-  override name = 'EncodeError';
   override readonly code = 'CDN_ERR_SINK_ENCODE';
   constructor(
     readonly measurement: string,
@@ -39,7 +37,6 @@ export class EncodeError extends CollectorError {
 
 /** A value the target's line protocol cannot express exactly (e.g. a trailing backslash for InfluxDB 1.x). */
 export class UnrepresentableError extends CollectorError {
-  override name = 'UnrepresentableError';
   override readonly code = 'CDN_ERR_SINK_UNREPRESENTABLE';
   constructor(
     readonly part: string,
@@ -55,7 +52,6 @@ export class UnrepresentableError extends CollectorError {
  * int64. Bad data from the API, not a bug: the point is dead-lettered with this reason and the rest is written.
  */
 export class InvalidValueError extends CollectorError {
-  override name = 'InvalidValueError';
   override readonly code = 'CDN_ERR_INVALID_VALUE';
   constructor(
     readonly measurement: string,

@@ -5,7 +5,6 @@ import { CollectorError } from '../errors.js';
  * re-collect or skip history. One line: the CLI prints it as the whole error.
  */
 export class CheckpointCorruptError extends CollectorError {
-  override name = 'CheckpointCorruptError';
   override readonly code = 'CDN_ERR_STATE_CORRUPT';
   constructor(
     readonly path: string,
@@ -28,7 +27,6 @@ function oneLine(text: string): string {
 
 /** Another live process holds the state directory. */
 export class StateLockedError extends CollectorError {
-  override name = 'StateLockedError';
   override readonly code = 'CDN_ERR_STATE_LOCKED';
   constructor(
     readonly lockPath: string,
@@ -58,7 +56,6 @@ const IO_PROBLEMS: Record<string, string> = {
  * read-only mount, wrong permissions. One line naming the path, instead of a stack trace.
  */
 export class StateIoError extends CollectorError {
-  override name = 'StateIoError';
   override readonly code = 'CDN_ERR_STATE_IO';
   constructor(
     readonly path: string,

@@ -1,6 +1,7 @@
 import type { HttpClient } from '../http/client.js';
 import type { Point } from '../points.js';
 import type { ProviderRead } from './provider-read.js';
+import type { ApiName } from '../spec/apis.js';
 import type { StatisticGrouping } from '../spec/statistic.js';
 import type { StreamstatGrouping } from '../spec/streamstat.js';
 import { StatisticClient } from '../sources/statistic/client.js';
@@ -8,10 +9,15 @@ import { timesGroupedToPoints as statisticPoints } from '../sources/statistic/po
 import { StreamstatClient } from '../sources/streamstat/client.js';
 import { groupedToPoints as streamstatPoints } from '../sources/streamstat/points.js';
 import { DAY } from '../time.js';
-import type { VerifyPlan } from './plan.js';
+import { clientOptions, type VerifyPlan } from './plan.js';
 import { readUniques } from './uniques.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Points of `api` whose fields are summed per window of the plan, as the jobs `jobs(account)` wrote them. */
+function sums(api: ApiName, plan: VerifyPlan, jobs: ProviderRead['jobs'], points: Point[]): ProviderRead {
+  return { api, aggregate: 'sum', windowMs: plan.windowMs, jobs, points };
+}
 
 /**
  * Reads the provider's coarse totals for the plan, in the calls that cost least under the quotas:
@@ -29,12 +35,11 @@ export async function readProvider(http: HttpClient, plan: VerifyPlan): Promise<
   return reads;
 }
 
-async function readStatistic(
-  http: HttpClient,
-  plan: VerifyPlan,
-  s: NonNullable<VerifyPlan['statistic']>,
-): Promise<ProviderRead[]> {
-  const client = new StatisticClient(http, plan.language ? { language: plan.language } : {});
+/** The part of the plan that reads one API. */
+type ApiPlan<A extends 'statistic' | 'streamstat'> = NonNullable<VerifyPlan[A]>;
+
+async function readStatistic(http: HttpClient, plan: VerifyPlan, s: ApiPlan<'statistic'>): Promise<ProviderRead[]> {
+  const client = new StatisticClient(http, clientOptions(plan));
   const granularity = plan.windowMs === DAY ? 'P1D' : 'PT1H';
   const q = { start: plan.from, end: plan.to, granularity };
   const read = async (grouping: StatisticGrouping, filter: { account?: string; host?: string }): Promise<Point[]> => {
@@ -50,26 +55,16 @@ async function readStatistic(
   };
   const reads: ProviderRead[] = [];
   if (s.totals.length > 0) {
-    reads.push({
-      api: 'statistic',
-      aggregate: 'sum',
-      windowMs: plan.windowMs,
-      jobs: (account) => s.totals.map((g) => `statistic/${account}/${g}`),
-      points: await read('accounts', {}),
-    });
+    const jobs = (account: string) => s.totals.map((g) => `statistic/${account}/${g}`);
+    reads.push(sums('statistic', plan, jobs, await read('accounts', {})));
   }
   for (const account of plan.accounts) {
     for (const grouping of s.groupings) {
       const hosts = grouping === 'paths' ? (s.pathHosts[account] ?? []) : [undefined];
       for (const host of hosts) {
         const points = await read(grouping, host === undefined ? { account } : { account, host });
-        reads.push({
-          api: 'statistic',
-          aggregate: 'sum',
-          windowMs: plan.windowMs,
-          jobs: () => [`statistic/${account}/${grouping}${host === undefined ? '' : `/${host}`}`],
-          points,
-        });
+        const job = `statistic/${account}/${grouping}${host === undefined ? '' : `/${host}`}`;
+        reads.push(sums('statistic', plan, () => [job], points));
       }
     }
   }
@@ -87,12 +82,8 @@ function mergeBuckets<B extends { start: string; result: unknown[] }>(pages: B[]
   return [...byStart.values()];
 }
 
-async function readStreamstat(
-  http: HttpClient,
-  plan: VerifyPlan,
-  s: NonNullable<VerifyPlan['streamstat']>,
-): Promise<ProviderRead[]> {
-  const client = new StreamstatClient(http, plan.language ? { language: plan.language } : {});
+async function readStreamstat(http: HttpClient, plan: VerifyPlan, s: ApiPlan<'streamstat'>): Promise<ProviderRead[]> {
+  const client = new StreamstatClient(http, clientOptions(plan));
   const read = async (grouping: StreamstatGrouping, account: string | undefined): Promise<Point[]> => {
     const points: Point[] = [];
     for (let from = plan.from; from < plan.to; from += plan.windowMs) {
@@ -111,23 +102,12 @@ async function readStreamstat(
   };
   const reads: ProviderRead[] = [];
   if (s.totals.length > 0) {
-    reads.push({
-      api: 'streamstat',
-      aggregate: 'sum',
-      windowMs: plan.windowMs,
-      jobs: (account) => s.totals.map((g) => `streamstat/${account}/${g}`),
-      points: await read('accounts', undefined),
-    });
+    const jobs = (account: string) => s.totals.map((g) => `streamstat/${account}/${g}`);
+    reads.push(sums('streamstat', plan, jobs, await read('accounts', undefined)));
   }
   for (const account of plan.accounts) {
     for (const grouping of s.groupings) {
-      reads.push({
-        api: 'streamstat',
-        aggregate: 'sum',
-        windowMs: plan.windowMs,
-        jobs: () => [`streamstat/${account}/${grouping}`],
-        points: await read(grouping, account),
-      });
+      reads.push(sums('streamstat', plan, () => [`streamstat/${account}/${grouping}`], await read(grouping, account)));
     }
   }
   return reads;

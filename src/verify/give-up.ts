@@ -7,7 +7,6 @@ import type { ApiName } from '../spec/apis.js';
 
 /** An API kept failing for `verify.giveUpAfter`: the check cannot finish, and waiting on would spend the quota. */
 export class VerifyGaveUpError extends CollectorError {
-  override name = 'VerifyGaveUpError';
   override readonly code = 'CDN_ERR_VERIFY_GAVE_UP';
 }
 

@@ -30,6 +30,11 @@ export interface VerifyPlan {
   };
 }
 
+/** The options of an API client that reads for the plan: its language, when it names one. */
+export function clientOptions(plan: VerifyPlan): { language?: VerifyPlan['language'] } {
+  return plan.language ? { language: plan.language } : {};
+}
+
 /** The window of a range: whole days when it is made of days, else whole hours (anything else is refused). */
 export function windowOf(from: number, to: number): number | undefined {
   if (from % DAY === 0 && to % DAY === 0) return DAY;

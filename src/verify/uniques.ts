@@ -5,7 +5,7 @@ import { readViews } from '../sources/streamstat/read.js';
 import { uniquesStepMs } from '../sources/streamstat/settings.js';
 import { StreamstatShape } from '../sources/streamstat/shape.js';
 import type { ProviderRead } from './provider-read.js';
-import type { VerifyPlan } from './plan.js';
+import { clientOptions, type VerifyPlan } from './plan.js';
 
 /** The job key of a grouping's uniques of one period: `streamstat/acme/streams/users_hourly`. */
 function uniquesJobKey(account: string, grouping: string, period: UniquesPeriod): string {
@@ -21,7 +21,7 @@ function uniquesJobKey(account: string, grouping: string, period: UniquesPeriod)
 export async function readUniques(http: HttpClient, plan: VerifyPlan): Promise<ProviderRead[]> {
   const s = plan.streamstat;
   if (!s) return [];
-  const client = new StreamstatClient(http, plan.language ? { language: plan.language } : {});
+  const client = new StreamstatClient(http, clientOptions(plan));
   const shape = new StreamstatShape();
   const reads: ProviderRead[] = [];
   for (const period of s.uniques) {

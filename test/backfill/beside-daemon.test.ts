@@ -4,13 +4,14 @@
  * exceeded in any sliding window, and no window read twice (a recording proxy counts calls per account and window).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxInSlidingWindow } from '../../src/sim/stats.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import { backfillArgs } from '../helpers/cli.js';
+import { onlyJobs, writeSimConfig } from '../helpers/collector.js';
 import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
 import { ensureBuilt, ROOT, spawnEntry, waitFor, type Entry } from '../ops/entry.js';
 
@@ -66,22 +67,14 @@ describe('backfill beside a running daemon', () => {
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
       res.end(body);
     });
-    const config = {
+    configFile = writeSimConfig(dir, sim, {
       api: { baseUrl: proxy.url, token: sim.token, timeout: '5s' },
       accounts: sim.accounts.slice(0, 2),
       quotas: { metrics: { calls: QUOTA.calls, period: '2s' } },
-      jobs: {
-        metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' },
-        statistic: { enabled: false },
-        streamstat: { enabled: false },
-        dvr: { enabled: false },
-      },
-      sink: { type: 'file', path: join(dir, 'points.lp') },
+      jobs: onlyJobs({ metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' } }),
       output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
       state: { dir: join(dir, 'state'), initialLookback: '5m' },
-    };
-    configFile = join(dir, 'collector.yaml');
-    writeFileSync(configFile, stringify(config));
+    });
     daemon = spawnEntry(['run', '--config', configFile]);
     // The daemon is up once it reports its status for `status` and backfills.
     await waitFor(
@@ -158,16 +151,7 @@ describe('backfill beside a running daemon', () => {
     const now = Date.now();
     const from = Math.floor(now / MINUTE) * MINUTE - 40 * MINUTE;
     const to = from + 30 * MINUTE;
-    const run = await cli([
-      'backfill',
-      '--config',
-      configFile,
-      '--from',
-      new Date(from).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-      '--json',
-    ]);
+    const run = await cli(backfillArgs(configFile, from, to, '--json'));
     expect(run.code, `${run.output}\n${daemon.output()}`).toBe(0);
     const result = JSON.parse(run.stdout) as {
       mode: string;
@@ -200,16 +184,7 @@ describe('backfill beside a running daemon', () => {
     expect(backfilled.length).toBe(60);
 
     // A second backfill of the same range finds nothing left: the daemon's checkpoints hold it.
-    const again = await cli([
-      'backfill',
-      '--config',
-      configFile,
-      '--from',
-      new Date(from).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-      '--json',
-    ]);
+    const again = await cli(backfillArgs(configFile, from, to, '--json'));
     expect(again.code, again.output).toBe(0);
     const second = JSON.parse(again.stdout) as { plannedSpans: number };
     expect(second.plannedSpans).toBe(0);
@@ -219,15 +194,7 @@ describe('backfill beside a running daemon', () => {
   it('the daemon keeps reporting for status while it runs a handed-over backfill', async () => {
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 120 * MINUTE;
     const from = to - 30 * MINUTE;
-    const run = spawnEntry([
-      'backfill',
-      '--config',
-      configFile,
-      '--from',
-      new Date(from).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-    ]);
+    const run = spawnEntry(backfillArgs(configFile, from, to));
     const state = join(dir, 'state');
     const requests = join(state, 'backfill');
     const running = async () => {
@@ -256,16 +223,7 @@ describe('backfill beside a running daemon', () => {
   it('Ctrl-C on a handed-over backfill asks the daemon to stop after the spans under way and says how to resume', async () => {
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 80 * MINUTE;
     const from = to - 30 * MINUTE;
-    const args = [
-      'backfill',
-      '--config',
-      configFile,
-      '--from',
-      new Date(from).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-    ];
-    const run = spawnEntry(args);
+    const run = spawnEntry(backfillArgs(configFile, from, to));
     const requests = join(dir, 'state', 'backfill');
     await waitFor(
       'the daemon running the request',

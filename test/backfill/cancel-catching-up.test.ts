@@ -3,10 +3,9 @@
  * calls wait in the limiter's queue for as long as the catch-up lasts (minutes at the real quotas). The cancel must
  * drop them and end the backfill at once — while the catch-up still runs — and the command must say what happened.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../src/collector/daemon.js';
 import type { Runtime } from '../../src/collector/runtime.js';
@@ -15,7 +14,7 @@ import { loadConfigFile } from '../../src/config/loader.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { createLogger } from '../../src/log.js';
 import { HOUR } from '../../src/time.js';
-import { runtimeFor } from '../helpers/collector.js';
+import { onlyJobs, runtimeFor, writeSimConfig } from '../helpers/collector.js';
 import { runCli, waitForOutput } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
 import { ensureBuilt, waitFor } from '../ops/entry.js';
@@ -36,25 +35,14 @@ describe('Ctrl-C of a backfill handed to a daemon that is catching up', () => {
     ensureBuilt();
     const dir = mkdtempSync(join(tmpdir(), 'cancel-catching-up-'));
     const [behind, current] = s.sim.accounts as [string, string];
-    const configFile = join(dir, 'collector.yaml');
-    writeFileSync(
-      configFile,
-      stringify({
-        api: { baseUrl: s.sim.url, token: s.sim.token },
-        accounts: [behind, current],
-        quotas: { metrics: { calls: QUOTA.calls, period: '1s' } },
-        jobs: {
-          metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' },
-          statistic: { enabled: false },
-          streamstat: { enabled: false },
-          dvr: { enabled: false },
-        },
-        sink: { type: 'file', path: join(dir, 'out.lp') },
-        output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
-        state: { dir: join(dir, 'state'), initialLookback: '6h' },
-        log: { level: 'warn' },
-      }),
-    );
+    const configFile = writeSimConfig(dir, s.sim, {
+      accounts: [behind, current],
+      quotas: { metrics: { calls: QUOTA.calls, period: '1s' } },
+      jobs: onlyJobs({ metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' } }),
+      output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
+      state: { dir: join(dir, 'state'), initialLookback: '6h' },
+      log: { level: 'warn' },
+    });
     rt = await runtimeFor(loadConfigFile(configFile));
     // One account is caught up (its newest window confirmed), the other starts 6 hours back: its live calls fill the
     // quota for minutes, and every backfill call of the first waits behind them.
@@ -89,17 +77,7 @@ describe('Ctrl-C of a backfill handed to a daemon that is catching up', () => {
 
   it('a second Ctrl-C quits at once and says what it leaves undone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cancel-quit-'));
-    const configFile = join(dir, 'collector.yaml');
-    writeFileSync(
-      configFile,
-      stringify({
-        api: { baseUrl: s.sim.url, token: s.sim.token },
-        accounts: [s.sim.accounts[0]],
-        jobs: { statistic: { enabled: false }, streamstat: { enabled: false }, dvr: { enabled: false } },
-        sink: { type: 'file', path: join(dir, 'out.lp') },
-        state: { dir: join(dir, 'state') },
-      }),
-    );
+    const configFile = writeSimConfig(dir, s.sim, { accounts: [s.sim.accounts[0]], jobs: onlyJobs({ metrics: {} }) });
     // The state lock held by a process that takes no request: the command waits for an answer that never comes.
     const holder = await CheckpointStore.open(join(dir, 'state'));
     try {

@@ -14,7 +14,7 @@ import { StreamstatClient } from '../../src/sources/streamstat/client.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
-import { runCli } from '../helpers/cli.js';
+import { backfillArgs, runCli } from '../helpers/cli.js';
 import { finalHoursWithinOneDay } from '../helpers/ranges.js';
 import { confirmedMs, readCheckpoints, readDeadLetters, regressions, type Checkpoint } from '../helpers/state-files.js';
 
@@ -78,15 +78,7 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
         log: { level: 'warn' },
       }),
     );
-    const args = [
-      'backfill',
-      '--config',
-      config,
-      '--from',
-      new Date(from).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-    ];
+    const args = backfillArgs(config, from, to);
     const total = CHECKPOINTS * (to - from); // every checkpoint covers the whole range in the end
 
     let last = new Map<string, Checkpoint>();

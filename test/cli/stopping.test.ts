@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { scaledQuotas } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
-import { runCli, waitForOutput } from '../helpers/cli.js';
+import { backfillArgs, runCli, waitForOutput } from '../helpers/cli.js';
 import { writeSimConfig } from '../helpers/collector.js';
 import { useTakenPort } from '../helpers/loopback.js';
 import { useSimulator } from '../helpers/sim.js';
@@ -78,15 +78,7 @@ describe('a command stopped by a signal', () => {
         const dir = mkdtempSync(join(tmpdir(), 'stop-backfill-'));
         const config = writeSimConfig(dir, sim, { jobs: METRICS_ONLY });
         const to = Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE;
-        const args = [
-          'backfill',
-          '--config',
-          config,
-          '--from',
-          new Date(to - 60 * MINUTE).toISOString(),
-          '--to',
-          new Date(to).toISOString(),
-        ];
+        const args = backfillArgs(config, to - 60 * MINUTE, to);
         const run = runCli([...args, ...DEBUG_JSON], {}, { killAfterMs: 60_000 });
         await waitForOutput(run, 'stderr', /"msg":"span confirmed"/);
         run.child.kill('SIGTERM');

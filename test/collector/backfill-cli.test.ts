@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/time.js';
-import { runCli } from '../helpers/cli.js';
+import { backfillArgs, runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
 import { writeSimConfig } from '../helpers/collector.js';
 
@@ -16,17 +16,7 @@ describe('cdn-collector backfill (CLI)', () => {
 
   it('--dry-run prints the plan (calls per API, minimum duration under the quotas) and calls nothing', async () => {
     const before = s.sim.stats.apis.statistic.requests + s.sim.stats.apis.metrics.requests;
-    const r = await runCli([
-      'backfill',
-      '--config',
-      config(),
-      '--from',
-      new Date(from).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-      '--dry-run',
-      '--json',
-    ]).exited;
+    const r = await runCli(backfillArgs(config(), from, to, '--dry-run', '--json')).exited;
     expect(r.code, r.stderr).toBe(0);
     type Calls = Record<string, number>;
     type Plan = { calls: Calls; callsMost: Calls; pagingMayAdd: string[]; minimumDurationSec: number; jobs: unknown[] };

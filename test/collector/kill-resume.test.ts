@@ -11,7 +11,7 @@ import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { confirmedMs, readCheckpoints } from '../helpers/state-files.js';
-import { runCli } from '../helpers/cli.js';
+import { backfillArgs, runCli } from '../helpers/cli.js';
 import { FAST_QUOTAS } from '../helpers/collector.js';
 import {
   serverSkipReason,
@@ -52,16 +52,7 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
     await Promise.all([sim?.close(), vm?.stop()]);
   });
 
-  const backfill = () =>
-    runCli([
-      'backfill',
-      '--config',
-      configPath,
-      '--from',
-      new Date(from).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-    ]);
+  const backfill = () => runCli(backfillArgs(configPath, from, to));
 
   it('is killed twice, then completes with every window and exact totals', async () => {
     const stateDir = join(dir, 'state');

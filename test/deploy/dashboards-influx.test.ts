@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../src/config/loader.js';
 import { runBackfill } from '../../src/backfill/backfill.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
+import { loadDeployConfig } from '../helpers/deploy-config.js';
 import { INFLUXD_BIN, serverSkipReason } from '../helpers/servers.js';
 import { DATABASE, expandGrafana, fillInflux, type FilledInflux, type PanelRange } from './dashboards-fixture.js';
 
@@ -36,14 +36,7 @@ const MAY_BE_EMPTY = [
 describe.skipIf(skip)('dashboard queries on InfluxDB 1.6.7 filled by the collector', () => {
   let f: FilledInflux;
   let range: PanelRange;
-  const docker = loadConfigFile('config/collector.docker.yaml', {
-    CDN_BASE_URL: 'http://x',
-    CDN_TOKEN: 't',
-    CDN_ACCOUNTS: 'a',
-    INFLUX_TOKEN: 't',
-    INFLUX_ORG: 'o',
-    INFLUX_BUCKET: 'b',
-  });
+  const docker = loadDeployConfig('config/collector.docker.yaml');
 
   beforeAll(async () => {
     // Two hours of final statistics, then one live pass (DVR snapshots) and two self-monitoring snapshots two minutes

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { loadConfigFile } from '../../src/config/loader.js';
 import { SCHEMA } from '../../src/schema.js';
+import { loadDeployConfig } from '../helpers/deploy-config.js';
 import { checkQuery, type Collected } from './query-check.js';
 
 const GRAFANA = 'config/grafana';
@@ -58,15 +58,7 @@ function queriesOf(d: Dashboard): Array<{ where: string; query: string }> {
  * `<api measurement>_by_<grouping>` one only for a grouping the config collects (a panel on another stays empty).
  */
 function collectedBy(configFile: string): Collected {
-  const env = {
-    CDN_BASE_URL: 'http://sim:8080',
-    CDN_TOKEN: 't',
-    CDN_ACCOUNTS: 'a',
-    INFLUX_TOKEN: 't',
-    INFLUX_ORG: 'o',
-    INFLUX_BUCKET: 'b',
-  };
-  const config = loadConfigFile(configFile, env);
+  const config = loadDeployConfig(configFile);
   const grouped = (groupings: readonly string[]) => new Set(groupings.map((g) => g.replaceAll('-', '_')));
   const traffic = grouped(config.jobs.statistic.groupings);
   const views = grouped(config.jobs.streamstat.groupings);

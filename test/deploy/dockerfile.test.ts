@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { loadConfigFile } from '../../src/config/loader.js';
+import { loadDeployConfig } from '../helpers/deploy-config.js';
 
 /** One Dockerfile instruction: keyword upper-cased, arguments with line continuations joined. */
 interface Instruction {
@@ -34,15 +34,7 @@ function stages(all: Instruction[]): Instruction[][] {
 const DOCKERFILE = parseDockerfile(readFileSync('Dockerfile', 'utf8'));
 const STAGES = stages(DOCKERFILE);
 const RUNTIME = STAGES[STAGES.length - 1]!;
-const ENV = {
-  CDN_BASE_URL: 'http://sim:8080',
-  CDN_TOKEN: 't',
-  CDN_ACCOUNTS: 'a',
-  INFLUX_TOKEN: 't',
-  INFLUX_ORG: 'o',
-  INFLUX_BUCKET: 'b',
-};
-const DOCKER_CONFIG = loadConfigFile('config/collector.docker.yaml', ENV);
+const DOCKER_CONFIG = loadDeployConfig('config/collector.docker.yaml');
 const of = (op: string) => RUNTIME.filter((i) => i.op === op);
 
 describe('Dockerfile', () => {
@@ -93,10 +85,10 @@ describe('Dockerfile', () => {
     const port = /127\.0\.0\.1:(\d+)\/healthz/.exec(check)?.[1];
     expect(port).toBeDefined();
     expect(Number(port)).toBe(DOCKER_CONFIG.http.port);
-    expect(Number(port)).toBe(loadConfigFile('config/collector.sim.yaml', ENV).http.port);
+    expect(Number(port)).toBe(loadDeployConfig('config/collector.sim.yaml').http.port);
     // The default listener is loopback only: container configs must open it to the pod/compose network explicitly.
     expect(DOCKER_CONFIG.http.host).toBe('0.0.0.0');
-    expect(loadConfigFile('config/collector.sim.yaml', ENV).http.host).toBe('0.0.0.0');
+    expect(loadDeployConfig('config/collector.sim.yaml').http.host).toBe('0.0.0.0');
     expect(of('EXPOSE').map((i) => i.args)).toContain(port);
   });
 

@@ -46,6 +46,8 @@ async function dvr(args: string[], options: { env?: Record<string, string>; tty?
 }
 
 const node = (host: string) => rangesOf(f, 'acme', 'live/main', host);
+/** The arguments of `dvr delete` of acme's live/main on `host`, then `rest`. */
+const deleteOn = (host: string, ...rest: string[]) => ['delete', 'acme', 'live/main', '--host', host, ...rest];
 
 describe('dvr get', () => {
   it('--json prints the API body', async () => {
@@ -74,17 +76,7 @@ describe('dvr delete', () => {
   it('without --yes only shows, per node, the parts it would remove, and changes nothing', async () => {
     const before = { n1: await node('node-01'), n3: await node('node-03') };
     const last = before.n1.at(-1)!;
-    const run = await dvr([
-      'delete',
-      'acme',
-      'live/main',
-      '--host',
-      '*',
-      '--from',
-      String(T0 - 100),
-      '--to',
-      String(T0 + 100),
-    ]);
+    const run = await dvr(deleteOn('*', '--from', String(T0 - 100), '--to', String(T0 + 100)));
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report).toMatchObject({
@@ -116,18 +108,7 @@ describe('dvr delete', () => {
     const before = await node('node-01');
     const r = before[0]!;
     const from = new Date((r.from + 10) * 1000).toISOString();
-    const run = await dvr([
-      'delete',
-      'acme',
-      'live/main',
-      '--host',
-      'node-01',
-      '--from',
-      from,
-      '--duration',
-      '20',
-      '--yes',
-    ]);
+    const run = await dvr(deleteOn('node-01', '--from', from, '--duration', '20', '--yes'));
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       status: 'Completed',
@@ -159,18 +140,7 @@ describe('times are ISO 8601 or unix seconds, never guessed', () => {
   it('--from "yesterday 5" with --yes exits 2 naming --from, and deletes nothing', async () => {
     const before = await node('node-01');
     const now = String(Math.floor(f.clock.now() / 1000));
-    const run = await dvr([
-      'delete',
-      'acme',
-      'live/main',
-      '--host',
-      'node-01',
-      '--from',
-      'yesterday 5',
-      '--to',
-      now,
-      '--yes',
-    ]);
+    const run = await dvr(deleteOn('node-01', '--from', 'yesterday 5', '--to', now, '--yes'));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--from/);
     expect(await node('node-01')).toEqual(before);
@@ -180,18 +150,7 @@ describe('times are ISO 8601 or unix seconds, never guessed', () => {
     '--from %j exits 2',
     async (from) => {
       const requests = f.sim.stats.apis.dvr.requests;
-      const run = await dvr([
-        'delete',
-        'acme',
-        'live/main',
-        '--host',
-        'node-01',
-        '--from',
-        from,
-        '--duration',
-        '60',
-        '--yes',
-      ]);
+      const run = await dvr(deleteOn('node-01', '--from', from, '--duration', '60', '--yes'));
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/--from/);
       expect(f.sim.stats.apis.dvr.requests).toBe(requests);
@@ -199,14 +158,14 @@ describe('times are ISO 8601 or unix seconds, never guessed', () => {
   );
 
   it('relative times read as every time option reads them: yesterday is 00:00 UTC, plus 10m', async () => {
-    const args = ['delete', 'acme', 'live/main', '--host', '*', '--from', 'yesterday', '--to', 'yesterday+10m'];
+    const args = deleteOn('*', '--from', 'yesterday', '--to', 'yesterday+10m');
     const report = JSON.parse((await dvr(args)).stdout);
     expect(report.deletes.from).toMatch(/T00:00:00Z$/);
     expect(report.deletes.to_ts - report.deletes.from_ts).toBe(600);
   });
 
   it('the preview gives the cut as absolute times and the recorded seconds it removes', async () => {
-    const args = ['delete', 'acme', 'live/main', '--host', '*', '--from', String(T0 - 100), '--to', String(T0 + 100)];
+    const args = deleteOn('*', '--from', String(T0 - 100), '--to', String(T0 + 100));
     const report = JSON.parse((await dvr(args)).stdout);
     expect(report.deletes).toEqual({
       from_ts: T0 - 100,

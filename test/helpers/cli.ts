@@ -47,6 +47,12 @@ export function runCli(
   return { child, exited };
 }
 
+/** The arguments of `backfill` over [from, to) (epoch ms) with the config file `config`, then `extra`. */
+export function backfillArgs(config: string, from: number, to: number, ...extra: string[]): string[] {
+  const range = ['--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()];
+  return ['backfill', '--config', config, ...range, ...extra];
+}
+
 /** Resolves once `pattern` appears in what the child wrote to `stream` (rejects if it exits first). */
 export function waitForOutput(run: ChildRun, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void> {
   return new Promise((res, rej) => {

@@ -10,6 +10,7 @@ import type { CollectorConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { configQuotasOf, scaledQuotas } from '../../src/sim/quota.js';
 import type { Simulator } from '../../src/sim/server.js';
+import { perApi, type ApiName } from '../../src/spec/apis.js';
 
 /** Quota periods scaled down so that days of history backfill in seconds (same calls per period as the spec). */
 export const FAST_QUOTAS = scaledQuotas(1000);
@@ -61,4 +62,12 @@ export function writeSimConfig(dir: string, sim: Simulator, overrides: Record<st
   };
   writeFileSync(path, stringify(config));
   return path;
+}
+
+/**
+ * A config's `jobs` section that collects only the APIs given, with their settings, and disables every other one (a
+ * config collects every API it does not mention).
+ */
+export function onlyJobs(jobs: Partial<Record<ApiName, Record<string, unknown>>>): Record<string, unknown> {
+  return perApi((api) => jobs[api] ?? { enabled: false });
 }

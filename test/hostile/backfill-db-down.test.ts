@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/time.js';
 import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
-import { runCli } from '../helpers/cli.js';
+import { backfillArgs, runCli } from '../helpers/cli.js';
 import { useSimulator } from '../helpers/sim.js';
 import { writeSimConfig } from '../helpers/collector.js';
 
@@ -41,15 +41,7 @@ describe('backfill with the database refusing writes', () => {
       log: { level: 'error' },
     });
     const to = Math.floor((Date.now() - 2 * HOUR) / DAY) * DAY;
-    const r = await runCli([
-      'backfill',
-      '--config',
-      config,
-      '--from',
-      new Date(to - DAY).toISOString(),
-      '--to',
-      new Date(to).toISOString(),
-    ]).exited;
+    const r = await runCli(backfillArgs(config, to - DAY, to)).exited;
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/backfill incomplete.*statistic/);
     expect(existsSync(join(dir, 'state', 'state.lock'))).toBe(false);

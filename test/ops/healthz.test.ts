@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import { onlyJobs } from '../helpers/collector.js';
 import { freePort } from '../helpers/servers.js';
 import { ensureBuilt, spawnEntry, waitFor, type Entry } from './entry.js';
 
@@ -48,12 +49,7 @@ describe('the image entry command: bin/cdn-collector.js run --config FILE', () =
     const config = {
       api: { baseUrl: sim.url, token: sim.token, timeout: '2s' },
       accounts,
-      jobs: {
-        metrics: { window: '1m', delay: `${delayMs}ms`, byResource: false, schedule: '* * * * * *' },
-        statistic: { enabled: false },
-        streamstat: { enabled: false },
-        dvr: { enabled: false },
-      },
+      jobs: onlyJobs({ metrics: { window: '1m', delay: `${delayMs}ms`, byResource: false, schedule: '* * * * * *' } }),
       sink: { type: 'file', path: join(dir, 'points.lp') },
       output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
       state: { dir: join(dir, 'state'), initialLookback: '3m' },

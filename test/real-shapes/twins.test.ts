@@ -90,26 +90,20 @@ const viewsBucket = (views: unknown) => ({
   result: [{ start: '2019-08-01T11:00:00', end: '2019-08-01T11:30:00', views }],
 });
 
+/** The real statistics total with `fields` changed. */
+const totalWith = (fields: Record<string, unknown>) => ({ ...fixture.statisticTotal.real, ...fields });
+const VIEWS_NOT_NUMBER = /^result\.0\.views: Expected number/;
+
 describe('a value that becomes a point and does not fit is still an error naming the field', () => {
   const cases: Array<[string, ZodType<unknown, ZodTypeDef, unknown>, unknown, RegExp]> = [
-    [
-      'a count that is a word',
-      statisticTotalSchema,
-      { ...fixture.statisticTotal.real, hits: 'lots' },
-      /^hits: Expected number/,
-    ],
+    ['a count that is a word', statisticTotalSchema, totalWith({ hits: 'lots' }), /^hits: Expected number/],
     [
       'a count with a fraction in text',
       statisticTotalSchema,
-      { ...fixture.statisticTotal.real, traffic: '12.5' },
+      totalWith({ traffic: '12.5' }),
       /^traffic: Expected number/,
     ],
-    [
-      'an empty count',
-      statisticTotalSchema,
-      { ...fixture.statisticTotal.real, bandwidth: '' },
-      /^bandwidth: Expected number/,
-    ],
+    ['an empty count', statisticTotalSchema, totalWith({ bandwidth: '' }), /^bandwidth: Expected number/],
     [
       'a row code that is not a number',
       statisticTimesGroupedSchema,
@@ -122,16 +116,11 @@ describe('a value that becomes a point and does not fit is still an error naming
       { ...fixture.statisticTimesCodes.real, result: [{ start: 'x' }] },
       /^result\.0\.start: not an ISO 8601 time/,
     ],
-    [
-      'a time that is no time',
-      statisticTotalSchema,
-      { ...fixture.statisticTotal.real, start: 'yesterday' },
-      /^start: not an ISO 8601 time/,
-    ],
+    ['a time that is no time', statisticTotalSchema, totalWith({ start: 'yesterday' }), /^start: not an ISO 8601 time/],
     [
       'a ratio that is a word',
       statisticTotalSchema,
-      { ...fixture.statisticTotal.real, cache_ratio: 'high' },
+      totalWith({ cache_ratio: 'high' }),
       /^cache_ratio: Expected number/,
     ],
     [
@@ -144,14 +133,9 @@ describe('a value that becomes a point and does not fit is still an error naming
       'a streamstat count beyond 2^53 in text',
       streamstatTimesSchema,
       viewsBucket('90071992547409930'),
-      /^result\.0\.views: Expected number/,
+      VIEWS_NOT_NUMBER,
     ],
-    [
-      'a streamstat count with a sign and blank',
-      streamstatTimesSchema,
-      viewsBucket(' +5'),
-      /^result\.0\.views: Expected number/,
-    ],
+    ['a streamstat count with a sign and blank', streamstatTimesSchema, viewsBucket(' +5'), VIEWS_NOT_NUMBER],
     [
       'a DVR status that is not success',
       dvrGetResponseSchema,

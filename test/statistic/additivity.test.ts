@@ -5,7 +5,7 @@ import type { StatisticRow } from '../../src/sources/statistic/schemas.js';
 import { GROUPING_KEYS, type StatisticGrouping } from '../../src/spec/statistic.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { useSimulator } from '../helpers/sim.js';
-import { clientFor, newClock, NOW } from './helpers.js';
+import { clientFor, EVERY_GROUPING, FILTER_SETS, newClock, NOW } from './helpers.js';
 
 /**
  * The simulator's data adds up exactly, as the README promises. For any range, granularity, time zone,
@@ -25,25 +25,6 @@ const ZERO: Sums = { traffic: 0, hits: 0, cached: 0 };
 const keyOf = (g: StatisticGrouping, row: StatisticRow) =>
   GROUPING_KEYS[g].map((k) => String(row[k as keyof StatisticRow])).join('|');
 
-const GROUPINGS: StatisticGrouping[] = [
-  'customs',
-  'referrers',
-  'codes',
-  'regions',
-  'browsers',
-  'platforms',
-  'resources',
-  'hosts',
-  'paths',
-  'countries',
-  'accounts',
-];
-const FILTERS: Array<Partial<StatisticQuery>> = [
-  {},
-  { country: 'RU' },
-  { browser: 'Chrome', code: 200 },
-  { service: 'media' },
-];
 const GRANULARITIES = [
   { granularity: 'PT5M' },
   { granularity: 'PT15M', timezone: 'Asia/Kolkata' },
@@ -61,8 +42,8 @@ describe('the simulator adds up exactly (property)', () => {
     const range = fc.record({
       startMinute: fc.integer({ min: 0, max: 3 * 1440 }),
       minutes: fc.integer({ min: 1, max: 20 * 60 }),
-      g: fc.constantFrom(...GROUPINGS),
-      filters: fc.constantFrom(...FILTERS),
+      g: fc.constantFrom(...EVERY_GROUPING),
+      filters: fc.constantFrom(...FILTER_SETS),
       times: fc.constantFrom(...GRANULARITIES),
     });
     await fc.assert(

@@ -3,7 +3,7 @@ import { ParameterError } from '../../src/errors.js';
 import type { StatisticClient } from '../../src/sources/statistic/client.js';
 import type { StatisticQuery } from '../../src/sources/statistic/params.js';
 import { useSimulator } from '../helpers/sim.js';
-import { clientFor, newClock, WINDOW } from './helpers.js';
+import { clientFor, EVERY_GROUPING, newClock, WINDOW } from './helpers.js';
 
 const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null } });
 
@@ -119,20 +119,7 @@ describe('what the client sends', () => {
     );
     expect(total.body).toMatchObject({ start: WINDOW.start, end: WINDOW.end, account, code: 200 });
     expect(Object.keys(total.body).sort()).toEqual(['account', 'code', 'end', 'hits', 'start', 'traffic']);
-    const groupings = [
-      'customs',
-      'referrers',
-      'codes',
-      'regions',
-      'browsers',
-      'platforms',
-      'resources',
-      'hosts',
-      'paths',
-      'countries',
-      'accounts',
-    ] as const;
-    for (const g of groupings) {
+    for (const g of EVERY_GROUPING) {
       const extra: Partial<StatisticQuery> = g === 'hosts' ? { account } : g === 'paths' ? { account, host } : {};
       const grouped = await client.grouped(g, q({ ...extra, limit: 2, sort: '-traffic' }));
       expect(grouped.body.result.length, g).toBeGreaterThan(0);

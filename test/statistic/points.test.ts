@@ -18,7 +18,7 @@ import {
   statisticTotalSchema,
 } from '../../src/sources/statistic/schemas.js';
 import { useSimulator } from '../helpers/sim.js';
-import { clientFor, newClock, WINDOW } from './helpers.js';
+import { clientFor, EVERY_GROUPING, newClock, WINDOW } from './helpers.js';
 
 const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null } });
 const values = { traffic: 1000, hits: 10, cache_ratio: 0.25, bandwidth: 133 };
@@ -119,18 +119,7 @@ describe('cdn_traffic points', () => {
     expect(trafficMeasurement('countries')).toBe('cdn_traffic_by_countries');
     expect(statisticMeasurements.map((m) => m.name)).toEqual([
       'cdn_traffic',
-      ...[
-        'customs',
-        'referrers',
-        'codes',
-        'regions',
-        'browsers',
-        'platforms',
-        'resources',
-        'hosts',
-        'paths',
-        'countries',
-      ].map((g) => `cdn_traffic_by_${g}`),
+      ...EVERY_GROUPING.filter((g) => g !== 'accounts').map((g) => `cdn_traffic_by_${g}`),
     ]);
     for (const m of statisticMeasurements) {
       expect(m.tags, m.name).not.toHaveProperty('grouping');

@@ -38,6 +38,24 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     await Promise.all([sim?.close(), db?.stop()]);
   });
 
+  /**
+   * Adds `add` to the integer `field` of the first point of `measurement` that `where` selects, by writing another
+   * value at the same series and time (InfluxDB overwrites the point); returns the point's time.
+   */
+  async function alterFirstPoint(measurement: string, field: string, where: string, add: number): Promise<number> {
+    const [series] = await db.series(`SELECT ${field} FROM ${measurement} WHERE ${where} GROUP BY * LIMIT 1`, 'cdn');
+    const [time, value] = series!.values[0] as [number, number];
+    const tags = Object.entries(series!.tags!)
+      .map(([k, v]) => `${k}=${v.replace(/([ ,=])/g, '\\$1')}`)
+      .join(',');
+    const write = await fetch(`${db.url}/write?db=cdn&precision=ms`, {
+      method: 'POST',
+      body: `${measurement},${tags} ${field}=${value + add}i ${time}`,
+    });
+    expect(write.status).toBe(204);
+    return time;
+  }
+
   it('a collected day has zero drift, over every additive field of every configured measurement, for a handful of calls', async () => {
     const calls = () => ({
       statistic: sim.stats.apis.statistic.requests,
@@ -86,35 +104,10 @@ describe.skipIf(skip)('verify → InfluxDB 1.6.7', () => {
     expect(Number(deleted?.traffic)).toBeGreaterThan(0);
     await db.query(`DELETE FROM cdn_traffic WHERE account = '${account}' AND ${hour}`, 'cdn');
 
-    // Another value at the same series and time: InfluxDB overwrites the point.
-    const [series] = await db.series(
-      `SELECT views FROM cdn_views_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`,
-      'cdn',
-    );
-    const [time, views] = series!.values[0] as [number, number];
-    const tags = Object.entries(series!.tags!)
-      .map(([k, v]) => `${k}=${v.replace(/([ ,=])/g, '\\$1')}`)
-      .join(',');
-    const write = await fetch(`${db.url}/write?db=cdn&precision=ms`, {
-      method: 'POST',
-      body: `cdn_views_by_streams,${tags} views=${views + 1000}i ${time}`,
-    });
-    expect(write.status).toBe(204);
-
+    const accountHour = `account = '${account}' AND ${hour}`;
+    await alterFirstPoint('cdn_views_by_streams', 'views', accountHour, 1000);
     // Unique users are compared per bucket of their own period: one hourly count of one stream, altered.
-    const [users] = await db.series(
-      `SELECT unique_users FROM cdn_users_hourly_by_streams WHERE account = '${account}' AND ${hour} GROUP BY * LIMIT 1`,
-      'cdn',
-    );
-    const [usersAt, usersValue] = users!.values[0] as [number, number];
-    const usersTags = Object.entries(users!.tags!)
-      .map(([k, v]) => `${k}=${v.replace(/([ ,=])/g, '\\$1')}`)
-      .join(',');
-    const usersWrite = await fetch(`${db.url}/write?db=cdn&precision=ms`, {
-      method: 'POST',
-      body: `cdn_users_hourly_by_streams,${usersTags} unique_users=${usersValue + 5}i ${usersAt}`,
-    });
-    expect(usersWrite.status).toBe(204);
+    const usersAt = await alterFirstPoint('cdn_users_hourly_by_streams', 'unique_users', accountHour, 5);
 
     const { report } = await verify(config, day);
     const drift = driftOf(report.drift);

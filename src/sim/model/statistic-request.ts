@@ -14,6 +14,7 @@ import {
   type StatisticGrouping,
 } from '../../spec/statistic.js';
 import { MINUTE } from '../../time.js';
+import { SimReject } from '../error-body.js';
 import type { SimSettings } from '../types.js';
 import type { Language } from './statistic-dimensions.js';
 
@@ -35,9 +36,10 @@ export interface StatisticRequest {
 }
 
 /** A 400 with the text of table A's "Data" column. */
-export class StatisticReject {
-  readonly status = 400;
-  constructor(readonly text: string) {}
+export class StatisticReject extends SimReject {
+  constructor(text: string) {
+    super(400, text);
+  }
 }
 
 /** Times as the spec shows them: minute precision, `:00` seconds, optional `Z` or `±hh:mm` (a `+` must be %2B). */

@@ -1,8 +1,6 @@
 import { DateTime } from 'luxon';
 import { bucketSpans } from '../../spec/granularity.js';
-import { APIS } from '../../spec/apis.js';
 import { STATISTIC_KEYS, type StatisticGrouping, type StatisticKey } from '../../spec/statistic.js';
-import { errorBody } from '../error-body.js';
 import {
   dimensionRowKeys,
   DIMENSIONS,
@@ -29,7 +27,8 @@ import {
 import { visibleShare } from '../model/views.js';
 import { findResource, type SimResource } from '../model/world.js';
 import { pageOf, type PagingFault } from '../paging.js';
-import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
+import type { ApiRoute, SimContext } from '../types.js';
+import { languageRoute } from './language-route.js';
 
 /**
  * Traffic statistics v3 (spec 002, part A). Authentication (401s), the foreign-account check and the 5 calls/min quota
@@ -45,30 +44,13 @@ import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
  * - times are echoed and bucket bounds shown in the request's `timezone` (UTC: `Z`), buckets clipped to [start, end);
  * - `account` is null in grouped and /times envelopes when it was not sent; totals echo only sent filters.
  */
-export const statisticRoute: ApiRoute = {
+export const statisticRoute: ApiRoute = languageRoute({
   api: 'statistic',
-  prefix: APIS.statistic.prefix,
-  handle,
-};
-
-function handle(req: SimRequest, ctx: SimContext): SimReply {
-  const language = pickLanguage(req.query, req.headers);
-  if (language instanceof StatisticReject) return reject(language, 'en');
-  if (req.method !== 'GET') return { ...reject(new StatisticReject('method not allowed'), language), status: 405 };
-  const endpoint = parseEndpoint(req.path);
-  if (!endpoint) return reject(new StatisticReject('unknown path'), language);
-  const parsed = parseStatisticQuery(endpoint, req.query, ctx.settings);
-  if (parsed instanceof StatisticReject) return reject(parsed, language);
-  return {
-    status: 200,
-    body: respond(parsed, req.accounts, ctx, language, req.paging),
-    headers: { 'accept-language': language },
-  };
-}
-
-function reject(r: StatisticReject, language: Language): SimReply {
-  return { status: r.status, body: errorBody('statistic', 'error', r.text), headers: { 'accept-language': language } };
-}
+  language: (req) => pickLanguage(req.query, req.headers),
+  endpoint: (path) => parseEndpoint(path) ?? new StatisticReject('unknown path'),
+  request: (endpoint, req, ctx) => parseStatisticQuery(endpoint, req.query, ctx.settings),
+  respond: (r, req, ctx, language) => respond(r, req.accounts, ctx, language, req.paging),
+});
 
 function respond(
   r: StatisticRequest,

@@ -10,6 +10,7 @@ import {
   type StreamstatLanguage,
 } from '../../spec/streamstat.js';
 import type { ViewFilters } from '../model/views.js';
+import { SimReject } from '../error-body.js';
 import type { SimSettings } from '../types.js';
 
 /** A stream view statistics request the simulator accepted, in the simulator's terms. */
@@ -30,12 +31,7 @@ export interface StreamstatRequest {
 }
 
 /** Rejection with the text of table B's "Data" column (or the details of a 422). */
-export class StreamstatReject {
-  constructor(
-    readonly status: number,
-    readonly text: string,
-  ) {}
-}
+export class StreamstatReject extends SimReject {}
 
 const VALIDATION_FAIL = 'validation fail';
 const SINGLE_PARAMS = [

@@ -1,11 +1,10 @@
-import { APIS } from '../../spec/apis.js';
 import { bucketSpans } from '../../spec/granularity.js';
-import { streamstatGranularity, type StreamstatGrouping, type StreamstatLanguage } from '../../spec/streamstat.js';
+import { streamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
 import { formatMinuteUtc } from '../../time.js';
-import { errorBody } from '../error-body.js';
 import { visibleShare, viewsByGroup, type StreamRef, type ViewGrouping, type ViewValues } from '../model/views.js';
 import { pageOf, type PagingFault } from '../paging.js';
-import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
+import type { ApiRoute, SimContext } from '../types.js';
+import { languageRoute } from './language-route.js';
 import {
   parsePath,
   parseStreamstatQuery,
@@ -28,30 +27,13 @@ import {
  *   is checked, echoed and otherwise ignored (the flat shape for the whole window);
  * - `account` in the response is the account filter, or null when none was sent.
  */
-export const streamstatRoute: ApiRoute = {
+export const streamstatRoute: ApiRoute = languageRoute({
   api: 'streamstat',
-  prefix: APIS.streamstat.prefix,
-  handle,
-};
-
-function handle(req: SimRequest, ctx: SimContext): SimReply {
-  const language = pickLanguage(req.query, req.headers);
-  if (language instanceof StreamstatReject) return reject(language, 'en');
-  if (req.method !== 'GET') return reject(new StreamstatReject(405, 'method not allowed'), language);
-  const endpoint = parsePath(req.path);
-  if (!endpoint) return reject(new StreamstatReject(404, 'unknown path'), language);
-  const parsed = parseStreamstatQuery(endpoint, req.query, ctx.settings);
-  if (parsed instanceof StreamstatReject) return reject(parsed, language);
-  return {
-    status: 200,
-    body: respond(parsed, req.accounts, ctx, req.paging),
-    headers: { 'accept-language': language },
-  };
-}
-
-function reject(r: StreamstatReject, language: StreamstatLanguage): SimReply {
-  return { status: r.status, body: errorBody('streamstat', 'error', r.text), headers: { 'accept-language': language } };
-}
+  language: (req) => pickLanguage(req.query, req.headers),
+  endpoint: (path) => parsePath(path) ?? new StreamstatReject(404, 'unknown path'),
+  request: (endpoint, req, ctx) => parseStreamstatQuery(endpoint, req.query, ctx.settings),
+  respond: (r, req, ctx) => respond(r, req.accounts, ctx, req.paging),
+});
 
 function respond(
   r: StreamstatRequest,

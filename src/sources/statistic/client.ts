@@ -66,31 +66,34 @@ export class StatisticClient {
    * Every group of `/<grouping>`, page by page from `q.offset` (or 0), without trusting the server's paging
    * (see walkPages: capped pages are paged through, a repeated page or too many pages is a PagingError).
    */
-  async *pages(
-    grouping: StatisticGrouping,
-    q: StatisticQuery,
-    pageSize = DEFAULT_PAGE_SIZE,
-  ): AsyncGenerator<StatisticRow[]> {
-    checkPaging(q, pageSize);
-    const fetchPage = async (offset: number, limit: number) =>
-      (await this.grouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
-    const read = { api: 'statistic' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
-    for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
+  pages(grouping: StatisticGrouping, q: StatisticQuery, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StatisticRow[]> {
+    return this.walk(`/${grouping}`, (page) => this.grouped(grouping, page), flatRows, q, pageSize);
   }
 
   /**
    * Every group of `/times/<grouping>`: the limit applies inside each bucket, so pages continue until no bucket can
    * have more (see walkPages). Each yielded page holds the buckets with the groups of that page.
    */
-  async *timesPages(
+  timesPages(
     grouping: StatisticGrouping,
     q: StatisticQuery,
     pageSize = DEFAULT_PAGE_SIZE,
   ): AsyncGenerator<StatisticGroupedBucket[]> {
+    return this.walk(`/times/${grouping}`, (page) => this.timesGrouped(grouping, page), largestBucket, q, pageSize);
+  }
+
+  /** The pages of one endpoint from `q.offset` (or 0): `fetch` reads `q` with one page's offset and limit. */
+  private async *walk<R, P extends { result: R[] }>(
+    endpoint: string,
+    fetch: (q: StatisticQuery) => Promise<StatisticResponse<P>>,
+    rows: (page: P) => number,
+    q: StatisticQuery,
+    pageSize: number,
+  ): AsyncGenerator<R[]> {
     checkPaging(q, pageSize);
     const fetchPage = async (offset: number, limit: number) =>
-      (await this.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body;
-    const read = { api: 'statistic' as const, endpoint: `/times/${grouping}`, fetchPage, rows: largestBucket };
+      (await fetch({ ...q, ...pageParams(offset, limit) })).body;
+    const read = { api: 'statistic' as const, endpoint, fetchPage, rows };
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 

@@ -10,7 +10,6 @@ import type { StreamstatGranularity } from '../../spec/streamstat.js';
 
 /** A service answered a `granularity` request without buckets: its values cover the whole window, not each bucket. */
 export class UnbucketedAnswerError extends CollectorError {
-  override name = 'UnbucketedAnswerError';
   override readonly code = 'CDN_ERR_UNBUCKETED';
   constructor(readonly granularity: StreamstatGranularity) {
     super(`stream view statistics answered granularity=${granularity} without buckets`);

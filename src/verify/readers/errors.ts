@@ -6,6 +6,5 @@ import { CollectorError } from '../../errors.js';
  * them).
  */
 export class VerifyReadError extends CollectorError {
-  override name = 'VerifyReadError';
   override readonly code = 'CDN_ERR_VERIFY_READ';
 }
