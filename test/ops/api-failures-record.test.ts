@@ -4,23 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/collector/runtime.js';
-import { parseConfig } from '../../src/config/loader.js';
 import { ApiError } from '../../src/http/errors.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
-import { capturedLogger } from '../helpers/captured-log.js';
-import { T0 } from '../helpers/fake-job.js';
+import { capturedRuntime, configIn } from '../helpers/collector.js';
 import { json, loopbackServer } from '../helpers/loopback.js';
-
-interface Line {
-  level: number;
-  msg: string;
-  api?: string;
-  failedCalls?: number;
-  sinceMs?: number;
-  since?: string;
-}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -59,20 +46,12 @@ describe('one record of an API failing', () => {
     const nextRequest = (): Promise<Reply> =>
       arrived.length > 0 ? Promise.resolve(arrived.shift()!) : new Promise((resolve) => awaiting.push(resolve));
 
-    const config = parseConfig(
-      {
-        api: { baseUrl: api.url, token: 'api-record-token' },
-        accounts: ['acme'],
-        sink: { type: 'file', path: join(dir, 'points.lp') },
-        output: { deadLetterPath: join(dir, 'dead.jsonl') },
-        state: { dir: join(dir, 'state') },
-        http: { apiFailingAfter: '1m' },
-      },
-      {},
-    );
-    const clock = new ManualClock(T0);
-    const { log, text } = capturedLogger();
-    const rt = await createRuntime(config, clock, log);
+    const config = configIn(dir, {
+      api: { baseUrl: api.url, token: 'api-record-token' },
+      sink: { type: 'file', path: join(dir, 'points.lp') },
+      http: { apiFailingAfter: '1m' },
+    });
+    const { rt, clock, logLines } = await capturedRuntime(config);
     cleanups.push(() => rt.close());
     // First: a request left unanswered (a failed assertion) would hold the runtime's close until its timeout.
     cleanups.push(() => api.close());
@@ -84,12 +63,7 @@ describe('one record of an API failing', () => {
     });
     const http = rt.http.withGate(rt.limiters.gate('live'));
     const get = () => http.request({ api: 'metrics', method: 'GET', path: '/app/metrics/v1/', schema: z.unknown() });
-    const apiLines = () =>
-      text()
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Line)
-        .filter((l) => l.level >= 30 && l.api === 'metrics');
+    const apiLines = () => logLines().filter((l) => l.level >= 30 && l.api === 'metrics');
     const health = () => evaluateHealth(rt.telemetry, { maxLagMs: 3_600_000 });
     const iso = (ms: number) => new Date(ms).toISOString();
     const seconds = (ms: number) => Math.round(ms / 1000);
