@@ -87,7 +87,8 @@ export async function createRuntime(
   // The APIs' calls and the sink's writes log their runs of failures alike: first at once, a summary a minute.
   const failureLines = new FailureLines(log, clock);
   const limiterListeners = new Set<(event: LimiterEvent) => void>();
-  const watch = new ApiWatch(log, clock, tokens.source, failureLines);
+  // Each API's run of failures is telemetry's (/healthz, /metrics, verify's give-up); its log lines read that record.
+  const watch = new ApiWatch(log, clock, telemetry, tokens.source, failureLines);
   // The limiter's events are the one stream of attempts: telemetry, the API watch's lines and progress read it.
   const limiters = new LimiterSet(
     perApi((api) => ({ calls: config.quotas[api].calls, periodMs: config.quotas[api].period })),

@@ -194,7 +194,8 @@ export const configSchema = z
         apiFailingAfter: duration
           .default('5m')
           .describe(
-            '/healthz answers 503 when every call of an API failed for this long (401/403 after a token renewal: at once)',
+            '/healthz answers 503 when every call of an API failed for this long ' +
+              '(429s are waits, not failures; 401/403 after a token renewal: at once)',
           ),
         sinkFailingAfter: duration
           .default('2m')

@@ -5,8 +5,9 @@ import { ApiError, NetworkError } from '../http/errors.js';
 import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import type { ApiName } from '../spec/apis.js';
-import { FailureTracker } from './failing.js';
-import { FailureLines, type Failing } from './failure-lines.js';
+import { FailureLines, type Failing, type Run } from './failure-lines.js';
+import { callOutcome } from './outcome.js';
+import type { Telemetry } from './telemetry.js';
 
 export { FAILURE_SUMMARY_MS } from './failure-lines.js';
 
@@ -17,22 +18,28 @@ export interface CallTally {
   failures: number;
 }
 
+/** Where the APIs' runs of failures are kept: the one record /healthz, /metrics and `verify`'s give-up read too. */
+export type ApiFailureRecord = Pick<Telemetry, 'apiCall'>;
+
 /**
- * Watches every attempt sent to an API (the limiter's `call` events, so retries count) and reports the FIRST failure
- * of a run of failures at once — at error level when it needs an operator (no server at the address, 401/403/404),
- * else at warn — with the API, the endpoint and the reason (ENOTFOUND, HTTP 401…):
- * the limiter retries network errors for up to its deadline (minutes) with backoff, and a wrong base URL or token
- * would otherwise be silent that long. Retries go on per the limiter's policy; while they fail, one summary line a
- * minute; when the API answers again, one line says so (FailureLines, worded as the sink's writes are).
+ * Watches every attempt sent to an API (the limiter's `call` events, so retries count), records it in `record` and
+ * tells the API's run of failures from that record: its first failure at once — at error level when it needs an
+ * operator (no server at the address, 401/403), else at warn — with the API, the endpoint and the reason
+ * (ENOTFOUND, HTTP 401…): the limiter retries network errors for up to its deadline (minutes) with backoff, and a
+ * wrong base URL or token would otherwise be silent that long. Retries go on per the limiter's policy; while they
+ * fail, one summary line a minute; when the API answers again, one line says so (FailureLines, worded as the sink's
+ * writes are). So the log names the start and count /healthz names, and both end at the same call. What the log
+ * leaves out is a choice of lines, not another record: a 429 is a wait (no failure for either), and a refusal a
+ * token renewal is about to cure gets an info line; the run it starts is told if a failure follows, ended silently if
+ * the renewal cures it.
  */
 export class ApiWatch {
   private readonly tallies = new Map<ApiName, CallTally>();
-  /** The runs of failures these lines tell: quota waits and token renewals are not failures here. */
-  private readonly runs = new FailureTracker();
 
   constructor(
     private readonly log: Logger,
-    private readonly clock: Clock,
+    clock: Clock,
+    private readonly record: ApiFailureRecord,
     /** The configured token source, named when a refusal is the operator's to fix. */
     private readonly tokenSource = 'api.token (CDN_TOKEN)',
     private readonly lines = new FailureLines(log, clock),
@@ -41,8 +48,10 @@ export class ApiWatch {
   /** One limiter event: each `call` is an attempt that succeeded or failed (with its error, classified). */
   observe(event: LimiterEvent): void {
     if (event.type !== 'call') return;
-    if (event.failure) this.failed(event.api, event.error, event.failure);
-    else this.succeeded(event.api);
+    this.count(event.api, event.failure);
+    const effect = this.record.apiCall(event.api, callOutcome(event.status, event.code));
+    if (effect.kind === 'served') this.lines.succeeded(watched(event.api), effect.ended);
+    else if (effect.kind === 'failed') this.failed(event.api, event.error, event.failure, effect.run);
   }
 
   /** Calls per API so far (attempts, 429s among them, failures). */
@@ -60,36 +69,24 @@ export class ApiWatch {
     return sum;
   }
 
-  private count(api: ApiName): CallTally {
+  private count(api: ApiName, failure: Failure | undefined): void {
     let t = this.tallies.get(api);
     if (!t) this.tallies.set(api, (t = { calls: 0, quotaRejections: 0, failures: 0 }));
     t.calls++;
-    return t;
+    if (failure) t.failures++;
+    if (failure?.class === 'quota') t.quotaRejections++;
   }
 
-  private succeeded(api: ApiName): void {
-    this.count(api);
-    this.lines.succeeded(watched(api), this.runs.succeeded(api));
-  }
-
-  private failed(api: ApiName, err: unknown, failure: Failure): void {
-    const t = this.count(api);
-    t.failures++;
-    if (failure.class === 'quota') {
-      // The quota: the limiter waits as the server asks; not a failure of the API or of its settings.
-      t.quotaRejections++;
-      return;
-    }
+  private failed(api: ApiName, err: unknown, failure: Failure | undefined, run: Run): void {
     const { reason, endpoint } = describeFailure(err);
     if (err instanceof ApiError && err.tokenRenewal === 'renewing') {
       // The token died (or may have): a new one is fetched and the call retried; only an uncured refusal is reported.
       this.log.info({ api, endpoint, reason }, `${api} API refused the token; renewing it and retrying the call once`);
       return;
     }
-    const run = this.runs.failed(api, this.clock.now(), reason);
     this.lines.failed(watched(api), run, { endpoint, reason, code: errorCodeOf(err) }, () => ({
       // What an operator must fix (address, token) is an error; a 5xx or a timeout is often gone on the next try.
-      level: failure.operator ? 'error' : 'warn',
+      level: failure?.operator ? 'error' : 'warn',
       msg:
         `${api} API call failed: ${reason}${hintFor(err, failure, this.tokenSource)}; ` +
         "retried per the limiter's policy, a summary each minute while it fails",
@@ -116,12 +113,12 @@ function describeFailure(err: unknown): { reason: string; endpoint: string } {
 }
 
 /** What fixes a failure an operator must act on, naming the setting. */
-function hintFor(err: unknown, failure: Failure, tokenSource: string): string {
+function hintFor(err: unknown, failure: Failure | undefined, tokenSource: string): string {
   if (err instanceof NetworkError && err.causeCode === 'ENOTFOUND')
     return ' (host not found: check api.baseUrl / CDN_BASE_URL)';
   if (err instanceof NetworkError && err.causeCode === 'ECONNREFUSED')
     return ' (nothing listens there: check api.baseUrl / CDN_BASE_URL)';
-  if (err instanceof ApiError && failure.class === 'token') {
+  if (err instanceof ApiError && failure?.class === 'token') {
     if (err.tokenRenewal === 'renewed')
       return ` (refused again with a renewed token from ${tokenSource}: that account has no access to it)`;
     return ` (the token is refused: check ${tokenSource})`;

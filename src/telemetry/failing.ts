@@ -9,14 +9,22 @@ export interface FailingSince {
   last: number | string | undefined;
   /** 401/403 answers among the failures. */
   refusals: number;
-  /** The first failure that was not a 429: for a caller that waits out quotas, when failing began. */
-  failedSince: number | undefined;
 }
 
 /**
+ * What one call did to its API's run of failures (Telemetry.apiCall), for the lines that tell it (ApiWatch): counted
+ * in `run` (which it started when `run.failures` is 1), ended `ended` (none: nothing was failing), or neither (a 429,
+ * a wait the server asked for).
+ */
+export type CallEffect =
+  | { kind: 'failed'; run: Readonly<FailingSince> }
+  | { kind: 'served'; ended: Readonly<FailingSince> | undefined }
+  | { kind: 'wait' };
+
+/**
  * Failures of named dependencies (an API, the sink) since each last worked: the one record of what is failing, read
- * by /healthz, /metrics and `verify`'s give-up, and for the sink by its log lines too (sink-watch.ts). A success
- * forgets them: health asks "has every call failed for this long", not "did any fail".
+ * by /healthz, /metrics, `verify`'s give-up and the log's lines (api-watch.ts, sink-watch.ts). A success forgets
+ * them: health asks "has every call failed for this long", not "did any fail".
  */
 export class FailureTracker {
   private readonly failing = new Map<string, FailingSince>();
@@ -25,10 +33,9 @@ export class FailureTracker {
   failed(name: string, now: number, last?: number | string): Readonly<FailingSince> {
     let entry = this.failing.get(name);
     if (entry) entry.failures++;
-    else this.failing.set(name, (entry = { since: now, failures: 1, last, refusals: 0, failedSince: undefined }));
+    else this.failing.set(name, (entry = { since: now, failures: 1, last, refusals: 0 }));
     entry.last = last;
     if (typeof last === 'number' && isRefusal(last)) entry.refusals++;
-    if (last !== 429) entry.failedSince ??= now;
     return entry;
   }
 
@@ -50,7 +57,7 @@ export class FailureTracker {
 
 /** When failures become a /healthz condition (config `http.apiFailingAfter`, `http.sinkFailingAfter`). */
 export interface FailingLimits {
-  /** An API none of whose calls succeeded for this long (and at least MIN_FAILURES calls) is unhealthy. */
+  /** An API that failed every call but 429s for this long (and at least MIN_FAILURES calls) is unhealthy. */
   apiAfterMs: number;
   /** A sink none of whose writes succeeded for this long is unhealthy. */
   sinkAfterMs: number;
@@ -76,6 +83,11 @@ export const MIN_FAILURES = 3;
  */
 export function isServed(outcome: number | FailureKind): boolean {
   return typeof outcome === 'number' && (outcome < 400 || apiStatusClass(outcome).class === 'span');
+}
+
+/** The server's quota (429): a wait it asks for, neither a failure nor a served call. */
+export function isQuotaWait(outcome: number | FailureKind): boolean {
+  return typeof outcome === 'number' && apiStatusClass(outcome).class === 'quota';
 }
 
 /** A refusal of the credentials (401/403). */

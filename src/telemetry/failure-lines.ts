@@ -17,19 +17,20 @@ export interface Failing {
   fields: Record<string, unknown>;
 }
 
-/** What the lines read of a run of failures: since when, and how many (a FailureTracker entry). */
+/** What the lines read of a run of failures: since when, and how many (a FailureTracker entry, one object a run). */
 export type Run = Pick<FailingSince, 'since' | 'failures'>;
 
 /**
  * The lines of runs of failures of the dependencies of a process (each API, the sink), logged alike: a retry loop
- * would otherwise print a line per attempt, or nothing for minutes. The first failure of a run is logged at once,
+ * would otherwise print a line per attempt, or nothing for minutes. The first failure told of a run is logged at once,
  * worded by the caller (with the fix); while the failures go on, one summary line a minute; when a call works again,
- * one line. The runs are the caller's record (a FailureTracker), read here, not kept a second time: the sink's is the
- * one /healthz and /metrics read, so the log cannot tell another start or count.
+ * one line. Every line carries the run's start and count. The runs are telemetry's record (a FailureTracker), read
+ * here, not kept a second time, so the log cannot tell another start or count than /healthz and /metrics. The caller
+ * decides which failures to tell (not a refusal a token renewal is about to cure): a run ends silently if none was.
  */
 export class FailureLines {
-  /** When each run's last line was logged: when its next summary is due. */
-  private readonly linedAt = new Map<string, number>();
+  /** When each run's last line was logged (its next summary is due a minute later); absent: not told yet. */
+  private readonly linedAt = new WeakMap<Run, number>();
 
   constructor(
     private readonly log: Logger,
@@ -42,23 +43,23 @@ export class FailureLines {
    */
   failed(who: Failing, run: Run, detail: Record<string, unknown>, first: () => FirstFailure): void {
     const now = this.clock.now();
-    if (run.failures === 1) {
-      this.linedAt.set(who.label, now);
-      const line = first();
-      this.log[line.level]({ ...who.fields, ...detail }, line.msg);
-      return;
-    }
-    if (now - (this.linedAt.get(who.label) ?? run.since) < FAILURE_SUMMARY_MS) return;
-    this.linedAt.set(who.label, now);
-    const counts = { failedCalls: run.failures, sinceMs: now - run.since };
-    this.log.warn({ ...who.fields, ...detail, ...counts }, `${who.label} still failing`);
+    const linedAt = this.linedAt.get(run);
+    if (linedAt !== undefined && now - linedAt < FAILURE_SUMMARY_MS) return;
+    this.linedAt.set(run, now);
+    const fields = { ...who.fields, ...detail, ...counts(run, now) };
+    const line: FirstFailure = linedAt === undefined ? first() : { level: 'warn', msg: `${who.label} still failing` };
+    this.log[line.level](fields, line.msg);
   }
 
-  /** A call of `who` worked and ended `run` (none: nothing was failing, nothing to say). */
+  /** A call of `who` worked and ended `run` (none: nothing was failing; not told: nothing to say). */
   succeeded(who: Failing, run: Run | undefined): void {
-    this.linedAt.delete(who.label);
-    if (!run) return;
-    const counts = { failedCalls: run.failures, sinceMs: this.clock.now() - run.since };
-    this.log.info({ ...who.fields, ...counts }, `${who.label} answers again`);
+    if (!run || !this.linedAt.has(run)) return;
+    this.linedAt.delete(run);
+    this.log.info({ ...who.fields, ...counts(run, this.clock.now()) }, `${who.label} answers again`);
   }
+}
+
+/** A run as every line names it: failures so far, since when (as /healthz words it), and for how long. */
+function counts(run: Run, now: number) {
+  return { failedCalls: run.failures, since: new Date(run.since).toISOString(), sinceMs: now - run.since };
 }

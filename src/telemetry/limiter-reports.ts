@@ -2,21 +2,20 @@ import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import { ioProblem } from '../state/errors.js';
 import type { JournalEvent } from '../state/quota-journal.js';
-import { callOutcome } from './outcome.js';
 import type { Telemetry } from './telemetry.js';
 
 /** The /healthz condition set while the quota journal cannot be written. */
 export const JOURNAL_CONDITION = 'state:quota-journal';
 
 /**
- * Limiter events to telemetry and the log. Lines carry the API, status, error code and waits only — never an error's
- * message or body, which may quote a URL or a server's text.
+ * Limiter events to telemetry and the log (each attempt's outcome: ApiWatch). Lines carry the API, status, error code
+ * and waits only — never an error's message or body, which may quote a URL or a server's text.
  */
 export function reportLimiterEvent(telemetry: Telemetry, log: Logger, e: LimiterEvent): void {
   const fields = { api: e.api, attempt: e.attempt, status: e.status, code: e.code, waitMs: e.waitMs };
   switch (e.type) {
     case 'call':
-      telemetry.apiCall(e.api, callOutcome(e.status, e.code));
+      // Recorded in telemetry by the API watch (api-watch.ts), which tells the log's lines from that record.
       break;
     case 'retry':
       telemetry.apiRetry(e.api);

@@ -1,7 +1,8 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import type { FailureKind } from './outcome.js';
-import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isServed, type FailingLimits } from './failing.js';
+import type { CallEffect, FailingLimits } from './failing.js';
+import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isQuotaWait, isServed } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { collectorRegistry } from './prometheus.js';
 import type { Registry } from 'prom-client';
@@ -70,19 +71,22 @@ export class Telemetry {
   }
 
   /**
-   * One finished HTTP call: `outcome` is the HTTP status or a failure kind (see callOutcome). 429 also counts as
-   * throttled. A served call clears the API's failures; see failingConditions for when they make it unhealthy.
+   * One finished HTTP call (`outcome`: see callOutcome) and what it did to the API's run of failures, the one record
+   * every reader reads (failing.ts): a served call ends it, a failed one counts in it, a 429 (throttled) neither.
    */
-  apiCall(api: string, outcome: number | FailureKind): void {
+  apiCall(api: string, outcome: number | FailureKind): CallEffect {
     this.count('api_calls', { api, status: String(outcome) });
-    if (outcome === 429) this.count('api_throttled', { api });
-    if (isServed(outcome)) this.apiFailures.succeeded(api);
-    else this.apiFailures.failed(api, this.clock.now(), outcome);
+    if (isQuotaWait(outcome)) {
+      this.count('api_throttled', { api });
+      return { kind: 'wait' };
+    }
+    if (isServed(outcome)) return { kind: 'served', ended: this.apiFailures.succeeded(api) };
+    return { kind: 'failed', run: this.apiFailures.failed(api, this.clock.now(), outcome) };
   }
 
   /** When `api` began failing every call (429s are waits, not failures); undefined while it serves. */
   apiFailingSince(api: string): number | undefined {
-    return this.apiFailures.get(api)?.failedSince;
+    return this.apiFailures.get(api)?.since;
   }
 
   apiRetry(api: string): void {

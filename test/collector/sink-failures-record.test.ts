@@ -2,21 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/collector/runtime.js';
-import { parseConfig } from '../../src/config/loader.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
-import { capturedLogger } from '../helpers/captured-log.js';
-import { T0 } from '../helpers/fake-job.js';
+import { capturedRuntime, configIn } from '../helpers/collector.js';
 import { loopbackServer } from '../helpers/loopback.js';
-
-interface Line {
-  level: number;
-  msg: string;
-  reason?: string;
-  failedCalls?: number;
-  sinceMs?: number;
-}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -51,29 +39,17 @@ describe('one record of the sink failing', () => {
       });
     });
     cleanups.push(() => db.close());
-    const config = parseConfig(
-      {
-        api: { baseUrl: 'http://127.0.0.1:9', token: 'sink-record-token' },
-        accounts: ['acme'],
-        sink: { type: 'influx-v1', url: db.url, database: 'cdn' },
-        // One line per request: a write of two points is two requests, which can end differently.
-        output: { deadLetterPath: join(dir, 'dead.jsonl'), batchSize: 1 },
-        state: { dir: join(dir, 'state') },
-        http: { sinkFailingAfter: '2m' },
-      },
-      {},
-    );
-    const clock = new ManualClock(T0);
-    const { log, text } = capturedLogger();
-    const rt = await createRuntime(config, clock, log);
+    const config = configIn(dir, {
+      api: { baseUrl: 'http://127.0.0.1:9', token: 'sink-record-token' },
+      sink: { type: 'influx-v1', url: db.url, database: 'cdn' },
+      // One line per request: a write of two points is two requests, which can end differently.
+      output: { deadLetterPath: join(dir, 'dead.jsonl'), batchSize: 1 },
+      http: { sinkFailingAfter: '2m' },
+    });
+    const { rt, clock, logLines } = await capturedRuntime(config);
     cleanups.push(() => rt.close());
     const [a, b] = rt.telemetry.toPoints();
-    const sinkLines = () =>
-      text()
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Line)
-        .filter((l) => l.level >= 30 && l.msg.startsWith('sink '));
+    const sinkLines = () => logLines().filter((l) => l.level >= 30 && l.msg.startsWith('sink '));
     const health = () => evaluateHealth(rt.telemetry, { maxLagMs: 3_600_000 });
     const metrics = () => rt.telemetry.prometheus();
     const iso = (ms: number) => new Date(ms).toISOString();

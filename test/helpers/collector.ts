@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { Clock } from '../../src/clock.js';
+import { ManualClock, type Clock } from '../../src/clock.js';
 import { createRuntime, type Runtime } from '../../src/collector/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
@@ -11,6 +11,8 @@ import { createLogger } from '../../src/log.js';
 import { configQuotasOf, scaledQuotas } from '../../src/sim/quota.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { perApi, type ApiName } from '../../src/spec/apis.js';
+import { capturedLogger } from './captured-log.js';
+import { T0 } from './fake-job.js';
 
 /** Quota periods scaled down so that days of history backfill in seconds (same calls per period as the spec). */
 export const FAST_QUOTAS = scaledQuotas(1000);
@@ -38,6 +40,36 @@ export function configFor(
   );
   checkConfig(config);
   return config;
+}
+
+/** A validated config of account acme, its state and dead letters in `dir`; `sections` add the rest or replace. */
+export function configIn(dir: string, sections: Record<string, unknown>): CollectorConfig {
+  const base = {
+    accounts: ['acme'],
+    output: { deadLetterPath: join(dir, 'dead.jsonl') },
+    state: { dir: join(dir, 'state') },
+  };
+  return parseConfig({ ...base, ...sections }, {});
+}
+
+/** A line of a captured log: its level, message and fields. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A runtime of `config` on a ManualClock at T0 whose log is captured: `logLines()` are its lines so far, parsed. */
+export async function capturedRuntime(config: CollectorConfig) {
+  const clock = new ManualClock(T0);
+  const { log, text } = capturedLogger();
+  const rt = await createRuntime(config, clock, log);
+  const logLines = () =>
+    text()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LogLine);
+  return { rt, clock, logLines };
 }
 
 export async function runtimeFor(config: CollectorConfig, clock?: Clock): Promise<Runtime> {

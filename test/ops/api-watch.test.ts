@@ -3,8 +3,12 @@ import { ManualClock } from '../../src/clock.js';
 import { ApiWatch, FAILURE_SUMMARY_MS } from '../../src/telemetry/api-watch.js';
 import { classify } from '../../src/failure.js';
 import { ApiError, NetworkError } from '../../src/http/errors.js';
+import { describeError } from '../../src/limit/outcome.js';
 import type { ApiName } from '../../src/spec/apis.js';
+import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { evaluateHealth } from '../../src/telemetry/health.js';
 import { capturedLogger } from '../helpers/captured-log.js';
+import { T0 } from '../helpers/fake-job.js';
 
 const request = { api: 'metrics' as const, method: 'GET', url: 'http://cdn.invalid/app/metrics/v1/?account=a' };
 
@@ -13,12 +17,19 @@ interface Line {
   msg: string;
   api?: string;
   failedCalls?: number;
+  since?: string;
 }
 
-/** One attempt of `api` as the limiter reports it: a `call` event, with the error and its class when it failed. */
+/**
+ * One attempt of `api` as the limiter reports it: a `call` event with its status, and the error, its code and its
+ * class when it failed.
+ */
 function observe(watch: ApiWatch, api: ApiName, outcome: unknown): void {
-  const failed = outcome instanceof Error ? { error: outcome, failure: classify(outcome) } : {};
-  watch.observe({ type: 'call', api, attempt: 1, ...failed });
+  const described =
+    outcome instanceof Error
+      ? { ...describeError(outcome), error: outcome, failure: classify(outcome) }
+      : { status: (outcome as { status: number }).status };
+  watch.observe({ type: 'call', api, attempt: 1, ...described });
 }
 
 /**
@@ -30,7 +41,8 @@ describe('ApiWatch', () => {
   function watched() {
     const clock = new ManualClock(0);
     const { log, text } = capturedLogger();
-    const watch = new ApiWatch(log, clock);
+    const telemetry = new Telemetry({ clock });
+    const watch = new ApiWatch(log, clock, telemetry);
     const lines = () =>
       text()
         .trim()
@@ -38,7 +50,7 @@ describe('ApiWatch', () => {
         .filter(Boolean)
         .map((l) => JSON.parse(l) as Line);
     const attempt = async (outcome: unknown) => observe(watch, 'metrics', outcome);
-    return { clock, watch, lines, attempt };
+    return { clock, watch, telemetry, lines, attempt };
   }
 
   it('reports the first failure at once, then one summary a minute, then the recovery', async () => {
@@ -66,7 +78,7 @@ describe('ApiWatch', () => {
   it('a refusal a renewal is about to cure is an info line; an uncured one is an error naming the token source', async () => {
     const clock = new ManualClock(0);
     const { log, text } = capturedLogger();
-    const watch = new ApiWatch(log, clock, 'the login of api.username (CDN_USERNAME)');
+    const watch = new ApiWatch(log, clock, new Telemetry({ clock }), 'the login of api.username (CDN_USERNAME)');
     const refused = (renewal: 'renewing' | 'renewed' | undefined) => {
       const err = new ApiError({
         status: 403,
@@ -89,6 +101,56 @@ describe('ApiWatch', () => {
       msg: expect.stringContaining('renewed token from the login of api.username (CDN_USERNAME)'),
     });
     expect(text()).not.toContain('api.token');
+  });
+
+  it('a cured refusal ends its run unsaid; an uncured one is told from the first refusal, as /healthz is', async () => {
+    const clock = new ManualClock(T0);
+    const { log, text } = capturedLogger();
+    const telemetry = new Telemetry({ clock, failing: { refusalsToFail: 2 } });
+    const watch = new ApiWatch(log, clock, telemetry);
+    const health = () => evaluateHealth(telemetry, { maxLagMs: 3_600_000 });
+    const lines = () =>
+      text()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Line);
+    const refused = (renewal: 'renewing' | 'renewed') => {
+      const err = new ApiError({ status: 401, body: { description: 'Token expired' }, request });
+      err.tokenRenewal = renewal;
+      observe(watch, 'metrics', err);
+    };
+    refused('renewing');
+    observe(watch, 'metrics', { status: 200 }); // cured: no failure was told, so no recovery either
+    expect(lines().map((l) => l.level)).toEqual([30]);
+    expect(telemetry.apiFailingSince('metrics')).toBeUndefined();
+
+    clock.advance(60_000);
+    const since = clock.now();
+    refused('renewing');
+    clock.advance(2_000);
+    refused('renewed');
+    expect(lines().slice(1)).toEqual([
+      expect.objectContaining({ level: 30, msg: expect.stringContaining('renewing it') }),
+      expect.objectContaining({ level: 50, msg: expect.stringContaining('renewed token'), failedCalls: 2 }),
+    ]);
+    expect(lines()[2]!.since).toBe(new Date(since).toISOString());
+    expect(health().reasons?.['api:metrics']).toMatch(
+      new RegExp(`^every call refused with 401 since ${new Date(since).toISOString()} \\(2 calls\\)`),
+    );
+  });
+
+  it('a 404 is answered, the span set aside: it ends a run of failures and starts none', async () => {
+    const { telemetry, lines, attempt } = watched();
+    const gone = new ApiError({ status: 404, body: { message: 'stream not found' }, request });
+    await attempt(gone);
+    expect(lines()).toEqual([]);
+    await attempt(new ApiError({ status: 500, body: {}, request }));
+    await attempt(gone);
+    expect(lines()).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringContaining('HTTP 500'), failedCalls: 1 }),
+      expect.objectContaining({ level: 30, msg: 'metrics API answers again', failedCalls: 1 }),
+    ]);
+    expect(telemetry.apiFailingSince('metrics')).toBeUndefined();
   });
 
   it('a 5xx or a reset is a warning; a 429 is not a failure of the API; calls and 429s are counted', async () => {

@@ -77,6 +77,23 @@ describe('failing APIs and sink in /healthz', () => {
     expect(telemetry.apiFailingSince('statistic')).toBeUndefined();
   });
 
+  it('429s are waits: a run of them alone is not failing; among failures they neither count nor end the run', () => {
+    const { clock, telemetry, health } = setup();
+    for (let i = 0; i < 5; i++) {
+      telemetry.apiCall('statistic', 429);
+      clock.advance(30_000);
+    }
+    expect(health().status).toBe('ok');
+    const since = clock.now();
+    telemetry.apiCall('statistic', 500);
+    clock.advance(30_000);
+    for (const outcome of [429, 503, 429, 'timeout'] as const) telemetry.apiCall('statistic', outcome);
+    clock.advance(30_000);
+    expect(health().reasons).toEqual({
+      'api:statistic': `every call failed for 60 s (3 calls since ${new Date(since).toISOString()}, last: timeout)`,
+    });
+  });
+
   it('a sink whose writes all failed for sinkFailingAfter is unhealthy until the database answers a write', () => {
     const { clock, telemetry, health } = setup();
     expect(telemetry.sinkWriteFailed('ECONNREFUSED')).toMatchObject({ since: T0, failures: 1 });
