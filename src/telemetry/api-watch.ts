@@ -11,6 +11,9 @@ import type { Telemetry } from './telemetry.js';
 
 export { FAILURE_SUMMARY_MS } from './failure-lines.js';
 
+/** While answers of an API are "not found", their error line is repeated this often. */
+export const NOT_FOUND_LINE_EVERY_MS = 10 * 60_000;
+
 /** What every attempt of this process cost: the `--once` verdict and the online check read it. */
 export interface CallTally {
   calls: number;
@@ -36,9 +39,12 @@ export type ApiFailureRecord = Pick<Telemetry, 'apiCall'>;
 export class ApiWatch {
   private readonly tallies = new Map<ApiName, CallTally>();
 
+  /** When each API's last "not found" line was written (a deleted stream answers 404 at every pass). */
+  private readonly notFoundLinedAt = new Map<ApiName, number>();
+
   constructor(
     private readonly log: Logger,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly record: ApiFailureRecord,
     /** The configured token source, named when a refusal is the operator's to fix. */
     private readonly tokenSource = 'api.token (CDN_TOKEN)',
@@ -50,8 +56,28 @@ export class ApiWatch {
     if (event.type !== 'call') return;
     this.count(event.api, event.failure);
     const effect = this.record.apiCall(event.api, callOutcome(event.status, event.code));
-    if (effect.kind === 'served') this.lines.succeeded(watched(event.api), effect.ended);
-    else if (effect.kind === 'failed') this.failed(event.api, event.error, event.failure, effect.run);
+    if (effect.kind === 'served') {
+      this.lines.succeeded(watched(event.api), effect.ended);
+      if (event.failure?.operator) this.notFound(event.api, event.error);
+    } else if (effect.kind === 'failed') this.failed(event.api, event.error, event.failure, effect.run);
+  }
+
+  /**
+   * An answered refusal an operator must look at (404: a wrong base URL path, an account or stream that is gone). Not a
+   * failure of the API (it answers), so no run; but the only sign of a wrong path would otherwise be spans set aside
+   * one by one: an error line at once, then at most one every NOT_FOUND_LINE_EVERY_MS per API.
+   */
+  private notFound(api: ApiName, err: unknown): void {
+    const now = this.clock.now();
+    const linedAt = this.notFoundLinedAt.get(api);
+    if (linedAt !== undefined && now - linedAt < NOT_FOUND_LINE_EVERY_MS) return;
+    this.notFoundLinedAt.set(api, now);
+    const { reason, endpoint } = describeFailure(err);
+    this.log.error(
+      { api, endpoint, reason, code: errorCodeOf(err) },
+      `${api} API answered ${reason} (not found): check api.baseUrl / CDN_BASE_URL and the configured accounts and ` +
+        'streams; what it asked for is not collected while this lasts',
+    );
   }
 
   /** Calls per API so far (attempts, 429s among them, failures). */

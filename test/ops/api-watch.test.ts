@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ApiWatch, FAILURE_SUMMARY_MS } from '../../src/telemetry/api-watch.js';
+import { ApiWatch, FAILURE_SUMMARY_MS, NOT_FOUND_LINE_EVERY_MS } from '../../src/telemetry/api-watch.js';
 import { classify } from '../../src/failure.js';
 import { ApiError, NetworkError } from '../../src/http/errors.js';
 import { describeError } from '../../src/limit/outcome.js';
@@ -143,14 +143,33 @@ describe('ApiWatch', () => {
     const { telemetry, lines, attempt } = watched();
     const gone = new ApiError({ status: 404, body: { message: 'stream not found' }, request });
     await attempt(gone);
-    expect(lines()).toEqual([]);
+    const notFound = expect.objectContaining({
+      level: 50,
+      msg: expect.stringMatching(/^metrics API answered HTTP 404/),
+    });
+    expect(lines()).toEqual([notFound]);
     await attempt(new ApiError({ status: 500, body: {}, request }));
     await attempt(gone);
     expect(lines()).toEqual([
+      notFound,
       expect.objectContaining({ level: 40, msg: expect.stringContaining('HTTP 500'), failedCalls: 1 }),
       expect.objectContaining({ level: 30, msg: 'metrics API answers again', failedCalls: 1 }),
     ]);
     expect(telemetry.apiFailingSince('metrics')).toBeUndefined();
+  });
+
+  it('a 404 at every pass (a deleted stream, a wrong path) is one error line per 10 minutes, not one per call', async () => {
+    const { clock, lines, attempt } = watched();
+    const gone = new ApiError({ status: 404, body: { message: 'stream not found' }, request });
+    for (let i = 0; i < 10; i++) {
+      await attempt(gone);
+      clock.advance(59_000);
+    }
+    expect(lines()).toHaveLength(1);
+    clock.advance(NOT_FOUND_LINE_EVERY_MS);
+    await attempt(gone);
+    expect(lines()).toHaveLength(2);
+    expect(lines()[1]).toMatchObject({ level: 50, api: 'metrics', reason: 'HTTP 404' });
   });
 
   it('a 5xx or a reset is a warning; a 429 is not a failure of the API; calls and 429s are counted', async () => {
