@@ -158,7 +158,7 @@ describe('ApiWatch', () => {
     expect(telemetry.apiFailingSince('metrics')).toBeUndefined();
   });
 
-  it('a 404 at every pass (a deleted stream, a wrong path) is one error line per 10 minutes, not one per call', async () => {
+  it('a 404 at every pass (a deleted stream, a wrong path) is one error line per 10 minutes', async () => {
     const { clock, lines, attempt } = watched();
     const gone = new ApiError({ status: 404, body: { message: 'stream not found' }, request });
     for (let i = 0; i < 10; i++) {
