@@ -7,8 +7,15 @@ import { defineConfig } from 'vitest/config';
  * `integration` (the simulator, real InfluxDB and VictoriaMetrics, the CLI as a child process). A test file is
  * integration when it reaches for any of those; everything else is unit. `npm test` runs both.
  */
-const INTEGRATION =
-  /startSimulator|useSimulator|runCli|node:child_process|helpers\/(servers|cli|docker|loaded-modules|sim|loopback)|createServer|startDaemon|createRuntime|runtimeFor|testcontainers|\.listen\(|node:net|HttpClient\(/;
+const INTEGRATION = new RegExp(
+  [
+    /startSimulator|useSimulator|runCli|node:child_process/,
+    /helpers\/(servers|cli|docker|loaded-modules|sim|loopback)/,
+    /createServer|startDaemon|createRuntime|runtimeFor|testcontainers|\.listen\(|node:net|HttpClient\(/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+);
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -86,7 +86,8 @@ const loads: Array<[number, number, number]> = [loadAverage()];
 const started = Date.now();
 let scraped: Scrape = { points: 0, selfPoints: 0, heapUsedMb: 0, heapTotalMb: 0 };
 console.log(
-  `daemon soak: cdn-collector run (${NODE_FLAGS.join(' ')}), ${RESOURCES} resources, ${STREAMS} streams, ${SECONDS} s real time`,
+  `daemon soak: cdn-collector run (${NODE_FLAGS.join(' ')}), ${RESOURCES} resources, ${STREAMS} streams, ` +
+    `${SECONDS} s real time`,
 );
 try {
   while (Date.now() - started < SECONDS * 1000) {
@@ -101,7 +102,8 @@ try {
     if (samples.length % 60 === 0) {
       loads.push(loadAverage());
       console.log(
-        `  ${samples.length} s: RSS ${rss.toFixed(1)} MB (heap ${scraped.heapUsedMb.toFixed(1)} used of ${scraped.heapTotalMb.toFixed(1)}), CPU ${cpu.toFixed(1)} s, ${scraped.points} points`,
+        `  ${samples.length} s: RSS ${rss.toFixed(1)} MB (heap ${scraped.heapUsedMb.toFixed(1)} used of ` +
+          `${scraped.heapTotalMb.toFixed(1)}), CPU ${cpu.toFixed(1)} s, ${scraped.points} points`,
       );
     }
   }
@@ -133,10 +135,13 @@ const pointsPerMin = (last.points / last.t) * 60;
 const everyMinute = samples.filter((_, i) => (i + 1) % 60 === 0);
 console.log(`  RSS (MB) by minute: ${everyMinute.map((s) => s.rssMb.toFixed(0)).join(', ')}`);
 console.log(
-  `  steady RSS ${steadyRss.toFixed(1)} MB (median of the second half; heap ${steadyHeapUsed.toFixed(1)} used of ${steadyHeapTotal.toFixed(1)}), peak ${peakRss.toFixed(1)} MB, slope ${slopeMbPerMin.toFixed(2)} MB/min`,
+  `  steady RSS ${steadyRss.toFixed(1)} MB (median of the second half; heap ${steadyHeapUsed.toFixed(1)} used of ` +
+    `${steadyHeapTotal.toFixed(1)}), peak ${peakRss.toFixed(1)} MB, slope ${slopeMbPerMin.toFixed(2)} MB/min`,
 );
 console.log(
-  `  ${last.points} collected points (${pointsPerMin.toFixed(0)}/min; + ${last.selfPoints} self-monitoring), CPU ${last.cpuS.toFixed(1)} s: ${cpuUsPerPoint.toFixed(0)} µs/point; second half ${secondPoints} points, ${secondCpuUsPerPoint.toFixed(0)} µs/point`,
+  `  ${last.points} collected points (${pointsPerMin.toFixed(0)}/min; + ${last.selfPoints} self-monitoring), ` +
+    `CPU ${last.cpuS.toFixed(1)} s: ${cpuUsPerPoint.toFixed(0)} µs/point; second half ${secondPoints} points, ` +
+    `${secondCpuUsPerPoint.toFixed(0)} µs/point`,
 );
 console.log(`  load average (1 min) by minute: ${loads.map((l) => l[0].toFixed(2)).join(', ')}`);
 report(

@@ -128,7 +128,9 @@ async function scenario(label: string, api: Record<string, unknown>, range: { fr
     );
     for (const [a, f] of entries) {
       console.log(
-        `  ${a.padEnd(10)} planned ${f.planned}, made ${f.made} (paging +${f.made - f.planned}), bound ${f.bound}, made ÷ bound ${f.madePerBound}, 429s ${f.status429}, max in window ${f.maxInWindow}, ideal ${(f.idealMs / 1000).toFixed(1)} s`,
+        `  ${a.padEnd(10)} planned ${f.planned}, made ${f.made} (paging +${f.made - f.planned}), bound ${f.bound}, ` +
+          `made ÷ bound ${f.madePerBound}, 429s ${f.status429}, max in window ${f.maxInWindow}, ` +
+          `ideal ${(f.idealMs / 1000).toFixed(1)} s`,
       );
     }
     console.log(`  wall ${(wallMs / 1000).toFixed(1)} s; binding API ${binding}`);

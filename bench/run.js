@@ -79,7 +79,8 @@ function printSummary(benches) {
     for (const t of r.targets ?? []) {
       const ratio = t.ratio === undefined ? '' : `  ÷ ${t.ratio}`;
       console.log(
-        `  ${t.met ? 'ok    ' : 'MISSED'} ${t.name}: ${t.value}${t.unit ?? ''} (${t.kind === 'max' ? '≤' : '≥'} ${t.limit}${t.unit ?? ''})${ratio}`,
+        `  ${t.met ? 'ok    ' : 'MISSED'} ${t.name}: ${t.value}${t.unit ?? ''} (${t.kind === 'max' ? '≤' : '≥'} ` +
+          `${t.limit}${t.unit ?? ''})${ratio}`,
       );
     }
   }

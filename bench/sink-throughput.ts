@@ -156,8 +156,14 @@ async function benchKind(kind: Kind, total: number, pairs: number) {
     for (const role of order) pair[role] = await measure(kind, role, total);
     runs.push(pair);
     const r = (a: Role, b: Role) => (pair[a].pointsPerSec / pair[b].pointsPerSec).toFixed(2);
+    const perRole = ROLES.map((role) => {
+      const m = pair[role];
+      const retries = m.retries ? ` (${m.retries} retries)` : '';
+      return `${role} ${Math.round(m.pointsPerSec)}/s ${m.peakRssMb.toFixed(0)} MB${retries}`;
+    });
     console.log(
-      `  ${kind} pair ${p + 1}: ${ROLES.map((role) => `${role} ${Math.round(pair[role].pointsPerSec)}/s ${pair[role].peakRssMb.toFixed(0)} MB${pair[role].retries ? ` (${pair[role].retries} retries)` : ''}`).join(', ')}; sink÷bare ${r('sink', 'bare')}, sink÷raw ${r('sink', 'raw')}, default÷bare ${r('sink-default', 'bare')}`,
+      `  ${kind} pair ${p + 1}: ${perRole.join(', ')}; ` +
+        `sink÷bare ${r('sink', 'bare')}, sink÷raw ${r('sink', 'raw')}, default÷bare ${r('sink-default', 'bare')}`,
     );
   }
   const loadAfter = load();
@@ -173,7 +179,8 @@ async function benchKind(kind: Kind, total: number, pairs: number) {
   ) as Record<Role, { pointsPerSec: number; peakRssMb: number }>;
   for (const role of ROLES)
     console.log(
-      `  ${kind} ${role.padEnd(12)} → ${server}: ${String(summary[role].pointsPerSec).padStart(7)} points/s (median), peak RSS ${summary[role].peakRssMb} MB (max)`,
+      `  ${kind} ${role.padEnd(12)} → ${server}: ${String(summary[role].pointsPerSec).padStart(7)} points/s ` +
+        `(median), peak RSS ${summary[role].peakRssMb} MB (max)`,
     );
   const ratios = {
     sinkOverBare: round(ratio('sink', 'bare')),
@@ -182,7 +189,8 @@ async function benchKind(kind: Kind, total: number, pairs: number) {
     sinkDefaultOverSink: round(ratio('sink-default', 'sink')),
   };
   console.log(
-    `  ${kind} medians of ${pairs} pairs: ${JSON.stringify(ratios)}; load average before ${loadBefore}, after ${loadAfter}`,
+    `  ${kind} medians of ${pairs} pairs: ${JSON.stringify(ratios)}; load average before ${loadBefore}, ` +
+      `after ${loadAfter}`,
   );
   const figures = {
     server,
@@ -210,7 +218,8 @@ async function main(): Promise<void> {
   const pairs = envNumber('BENCH_PAIRS') ?? 3;
   const kinds = (process.env.BENCH_KINDS ?? 'v2,v1').split(',') as Kind[];
   console.log(
-    `sink throughput: ${total} points, ${WRITERS} writers, batch ${BATCH}, ${pairs} pairs; node flags: ${process.execArgv.join(' ') || '(none)'}; sink-default drops ${SHIPPED_FLAGS.join(' ') || '(none)'}`,
+    `sink throughput: ${total} points, ${WRITERS} writers, batch ${BATCH}, ${pairs} pairs; node flags: ` +
+      `${process.execArgv.join(' ') || '(none)'}; sink-default drops ${SHIPPED_FLAGS.join(' ') || '(none)'}`,
   );
   const figures: Record<string, unknown> = {
     points: total,

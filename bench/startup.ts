@@ -40,7 +40,8 @@ const hookDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
 const CPU_HOOK = join(hookDir, 'cpu-at-exit.cjs');
 writeFileSync(
   CPU_HOOK,
-  "process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeSync(3, String((u.user + u.system) / 1000)); });\n",
+  "process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeSync(3, " +
+    'String((u.user + u.system) / 1000)); });\n',
 );
 
 const sim = await startSimProcess();
@@ -85,7 +86,8 @@ const query = { account, start: minute(Date.now() - 70 * 60_000), end: minute(Da
 const path = `/app/metrics/v1/?${new URLSearchParams(query).toString()}`;
 const bareFetch = [
   '-e',
-  "fetch(process.argv[1], { headers: { 'cdn-auth-token': process.argv[2] } }).then((r) => r.text()).then((t) => process.stdout.write(t))",
+  "fetch(process.argv[1], { headers: { 'cdn-auth-token': process.argv[2] } }).then((r) => r.text()).then((t) => " +
+    'process.stdout.write(t))',
   `${relayUrl}${path}`,
   sim.token,
 ];
@@ -145,16 +147,21 @@ const figures = {
 };
 const cpuRatio = (f: { bare: number; cli: number }) => `${f.cli} / ${f.bare} ms = ${round(f.cli / f.bare)}`;
 console.log(
-  `  ${PAIRS} pairs; load average ${figures.loadAverage.before.join(' ')} → ${figures.loadAverage.after.join(' ')}; node flags: ${figures.nodeFlags || '(none)'}`,
+  `  ${PAIRS} pairs; load average ${figures.loadAverage.before.join(' ')} → ${figures.loadAverage.after.join(' ')}; ` +
+    `node flags: ${figures.nodeFlags || '(none)'}`,
 );
 console.log(
-  `  --help ${figures.helpMs.cli} ms vs node -e 0 ${figures.helpMs.bare} ms; run --help ${figures.runHelpMs.cli} ms vs ${figures.runHelpMs.bare} ms`,
+  `  --help ${figures.helpMs.cli} ms vs node -e 0 ${figures.helpMs.bare} ms; run --help ${figures.runHelpMs.cli} ms ` +
+    `vs ${figures.runHelpMs.bare} ms`,
 );
 console.log(
-  `  api first call arrives at ${figures.firstCallArrivalMs.cli} ms vs bare fetch ${figures.firstCallArrivalMs.bare} ms (exit ${figures.firstCallExitMs.cli} vs ${figures.firstCallExitMs.bare} ms)`,
+  `  api first call arrives at ${figures.firstCallArrivalMs.cli} ms ` +
+    `vs bare fetch ${figures.firstCallArrivalMs.bare} ms ` +
+    `(exit ${figures.firstCallExitMs.cli} vs ${figures.firstCallExitMs.bare} ms)`,
 );
 console.log(
-  `  CPU time: --help ${cpuRatio(figures.cpuMs.help)}; run --help ${cpuRatio(figures.cpuMs.runHelp)}; api (to exit) ${cpuRatio(figures.cpuMs.firstCall)}`,
+  `  CPU time: --help ${cpuRatio(figures.cpuMs.help)}; run --help ${cpuRatio(figures.cpuMs.runHelp)}; ` +
+    `api (to exit) ${cpuRatio(figures.cpuMs.firstCall)}`,
 );
 report('startup', figures, [
   target('--help ÷ node -e 0', figures.helpMs.cli / figures.helpMs.bare, 'max', 1.5),

@@ -29,7 +29,8 @@ function renderMeasurement(m: MeasurementSchema): string {
     ...Object.entries(m.tags).map(([name, meaning]) => `| tag | \`${name}\` | string | — | — | ${cell(meaning)} |`),
     ...Object.entries(m.fields).map(
       ([name, f]) =>
-        `| field | \`${name}\` | ${f.type}${f.nonNegative ? ' ≥ 0' : ''} | ${cell(f.unit ?? '—')} | ${cell(aggregateText(f.aggregate))} | ${cell(f.description)} |`,
+        `| field | \`${name}\` | ${f.type}${f.nonNegative ? ' ≥ 0' : ''} | ${cell(f.unit ?? '—')} | ` +
+        `${cell(aggregateText(f.aggregate))} | ${cell(f.description)} |`,
     ),
   ];
   const query = m.query === undefined ? [] : ['', 'Query it so:', '', '```sql', m.query, '```'];
@@ -62,10 +63,13 @@ export function renderSchemaDocument(schema: SchemaInput): string {
     '',
     `Measurements: ${names.join(', ')}.`,
     '',
-    `- **Tags** are strings. An empty tag value (e.g. an empty region name) is written as \`${EMPTY_TAG}\`: InfluxDB drops`,
+    '- **Tags** are strings. ' +
+      `An empty tag value (e.g. an empty region name) is written as \`${EMPTY_TAG}\`: InfluxDB drops`,
     '  empty tags, which would silently merge that series into another one. A value that itself reads like the',
-    `  placeholder gets one more pair of parentheses, so it never merges with an empty one: \`${EMPTY_TAG}\` is written as`,
-    `  \`(${EMPTY_TAG})\`, \`(${EMPTY_TAG})\` as \`((${EMPTY_TAG}))\`. Reading back: \`${EMPTY_TAG}\` alone means empty; otherwise strip one`,
+    '  placeholder gets one more pair of parentheses, so it never merges with an empty one: ' +
+      `\`${EMPTY_TAG}\` is written as`,
+    `  \`(${EMPTY_TAG})\`, \`(${EMPTY_TAG})\` as \`((${EMPTY_TAG}))\`. ` +
+      `Reading back: \`${EMPTY_TAG}\` alone means empty; otherwise strip one`,
     '  pair of parentheses from a value of the form `(…(empty)…)`.',
     '- **Timestamps** are the start of the window or bucket the values describe (UTC), never',
     '  the time the collector ran; re-collecting a window overwrites the same points instead of duplicating them.',

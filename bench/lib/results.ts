@@ -41,7 +41,10 @@ export function met(t: Target): boolean {
 export function describeTarget(t: Target): string {
   const sign = t.kind === 'max' ? '≤' : '≥';
   const ratio = t.limit === 0 ? '' : `; ÷ target ${(t.value / t.limit).toFixed(3)}`;
-  return `${t.name}: ${round(t.value)}${t.unit ?? ''} (target ${sign} ${round(t.limit)}${t.unit ?? ''}${ratio}) ${met(t) ? 'ok' : 'MISSED'}`;
+  return (
+    `${t.name}: ${round(t.value)}${t.unit ?? ''} (target ${sign} ${round(t.limit)}${t.unit ?? ''}${ratio}) ` +
+    `${met(t) ? 'ok' : 'MISSED'}`
+  );
 }
 
 export function machine(): Record<string, unknown> {

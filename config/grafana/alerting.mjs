@@ -49,7 +49,9 @@ function rule(uid, title, queries, when, opts) {
 const KIND = (kind) => `"kind" = '${kind}'`;
 /** Increase of a self-monitoring counter over the range, per `by`, surviving restarts (counters restart at 0). */
 const increase = (kind, by, extra = '') =>
-  `SELECT sum("d") FROM (SELECT non_negative_difference(last("total")) AS "d" FROM "cdn_collector" WHERE ${KIND(kind)}${extra} AND $timeFilter GROUP BY time(1m), "instance"${by.map((t) => `, "${t}"`).join('')}) GROUP BY ${by.map((t) => `"${t}"`).join(', ')}`;
+  `SELECT sum("d") FROM (SELECT non_negative_difference(last("total")) AS "d" FROM "cdn_collector" ` +
+  `WHERE ${KIND(kind)}${extra} AND $timeFilter GROUP BY time(1m), "instance"${by.map((t) => `, "${t}"`).join('')}) ` +
+  `GROUP BY ${by.map((t) => `"${t}"`).join(', ')}`;
 
 export const collectorRules = [
   rule(
@@ -58,7 +60,8 @@ export const collectorRules = [
     [
       [
         'A',
-        `SELECT max("overdue_seconds") FROM "cdn_collector" WHERE ${KIND('job_overdue')} AND $timeFilter GROUP BY "job"`,
+        `SELECT max("overdue_seconds") FROM "cdn_collector" WHERE ${KIND('job_overdue')} AND $timeFilter ` +
+          `GROUP BY "job"`,
         10 * MIN,
       ],
     ],
@@ -67,7 +70,9 @@ export const collectorRules = [
       for: '10m',
       noData: 'Alerting',
       summary:
-        'A collection job is more than 30 min behind what could be collected by now (its lag beyond its delay plus one window: statistics are an hour late and daily unique users a day late by design), or the collector writes no self-monitoring at all',
+        'A collection job is more than 30 min behind what could be collected by now (its lag beyond its delay plus ' +
+        'one window: statistics are an hour late and daily unique users a day late by design), ' +
+        'or the collector writes no self-monitoring at all',
     },
   ),
   rule(
@@ -78,7 +83,8 @@ export const collectorRules = [
     {
       for: '0s',
       summary:
-        'The provider answered 429 Too Many Requests: the quota of this token is spent (shared with another client, or config quotas too high)',
+        'The provider answered 429 Too Many Requests: the quota of this token is spent (shared with another client, ' +
+        'or config quotas too high)',
     },
   ),
   rule(
@@ -87,7 +93,8 @@ export const collectorRules = [
     [
       [
         'A',
-        `SELECT last("active") FROM "cdn_collector" WHERE ${KIND('unhealthy')} AND "condition" = 'auth' AND $timeFilter GROUP BY "instance"`,
+        `SELECT last("active") FROM "cdn_collector" WHERE ${KIND('unhealthy')} AND "condition" = 'auth' ` +
+          `AND $timeFilter GROUP BY "instance"`,
         5 * MIN,
       ],
     ],
@@ -116,7 +123,8 @@ export const collectorRules = [
     [
       [
         'A',
-        `SELECT last("drift") FROM "cdn_collector" WHERE ${KIND('verify_drift')} AND $timeFilter GROUP BY "measurement_name", "field_key", "account"`,
+        `SELECT last("drift") FROM "cdn_collector" WHERE ${KIND('verify_drift')} AND $timeFilter ` +
+          `GROUP BY "measurement_name", "field_key", "account"`,
         2 * 24 * HOUR,
       ],
     ],
@@ -124,7 +132,8 @@ export const collectorRules = [
     {
       for: '0s',
       summary:
-        "The reconciliation (verify) found stored sums that differ from the provider's totals; `cdn-collector verify --repair` re-collects them",
+        "The reconciliation (verify) found stored sums that differ from the provider's totals; " +
+        '`cdn-collector verify --repair` re-collects them',
     },
   ),
   rule(
@@ -149,7 +158,8 @@ export const dataRules = [
     [
       [
         'A',
-        `SELECT sum("edge_status_5xx") / sum("edge_requests_total") FROM "cdn_metrics" WHERE $timeFilter GROUP BY "account"`,
+        `SELECT sum("edge_status_5xx") / sum("edge_requests_total") FROM "cdn_metrics" WHERE $timeFilter ` +
+          `GROUP BY "account"`,
         30 * MIN,
       ],
     ],
@@ -193,7 +203,8 @@ export const dataRules = [
       ],
       [
         'B',
-        `SELECT count("recorded_seconds") FROM "cdn_dvr" WHERE "is_alive" = true AND "enabled" = true AND $timeFilter GROUP BY "account", "stream", "host"`,
+        `SELECT count("recorded_seconds") FROM "cdn_dvr" WHERE "is_alive" = true AND "enabled" = true ` +
+          `AND $timeFilter GROUP BY "account", "stream", "host"`,
         5 * MIN,
       ],
     ],

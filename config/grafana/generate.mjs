@@ -61,7 +61,8 @@ const CACHE_RATIO = `sum("cached_traffic") / sum("traffic")`;
 const traffic = dashboard(
   'cdn-traffic',
   'CDN traffic overview',
-  'Bandwidth, traffic, hits, cache ratio and status classes per account (metrics API: cdn_metrics; statistics API: cdn_traffic, final about an hour late).',
+  'Bandwidth, traffic, hits, cache ratio and status classes per account (metrics API: cdn_metrics; statistics API: ' +
+    'cdn_traffic, final about an hour late).',
   [accountVar],
   [
     panel('stat', 'Traffic', [q(overRange('sum("traffic")', 'cdn_traffic'))], 6, { unit: 'bytes', calc: 'sum' }),
@@ -104,7 +105,8 @@ const traffic = dashboard(
         unit: 'percentunit',
         interval: '10m',
         description:
-          "statistics: cached bytes ÷ bytes per interval; metrics: mean of the windows' hit ratios (the API gives no byte total to weigh them).",
+          "statistics: cached bytes ÷ bytes per interval; metrics: mean of the windows' hit ratios (the API gives no " +
+          'byte total to weigh them).',
       },
     ),
     series('Peak bandwidth', 'max("bandwidth_peak")', 'cdn_traffic', ['account'], 12, { unit: 'bps', interval: '5m' }),
@@ -139,7 +141,8 @@ const BY_RESOURCE = ['resource_name'];
 const resources = dashboard(
   'cdn-resources',
   'CDN resources',
-  'Per resource: top N by traffic and hits (statistics grouping resources: cdn_traffic_by_resources), bandwidth, hit ratio and errors (metrics per resource).',
+  'Per resource: top N by traffic and hits (statistics grouping resources: cdn_traffic_by_resources), bandwidth, ' +
+    'hit ratio and errors (metrics per resource).',
   [accountVar, resourceVar, topVar],
   [
     table('Top resources by traffic', topBy('traffic', 'resource_name', 'cdn_traffic_by_resources'), 12, {
@@ -208,7 +211,8 @@ const NEEDS_REGIONS =
 const geography = dashboard(
   'cdn-geography',
   'CDN geography',
-  'Traffic and hits by country and region (statistics groupings countries and regions: cdn_traffic_by_countries, cdn_traffic_by_regions).',
+  'Traffic and hits by country and region (statistics groupings countries and regions: cdn_traffic_by_countries, ' +
+    'cdn_traffic_by_regions).',
   [accountVar, { ...topVar }],
   [
     table(
@@ -251,7 +255,8 @@ const PERCENT = { unit: 'percentunit', decimals: 2 };
 const statusCodes = dashboard(
   'cdn-status-codes',
   'CDN status codes',
-  'HTTP response codes: hits per code (statistics grouping codes: cdn_traffic_by_codes) and edge/origin status counters (metrics).',
+  'HTTP response codes: hits per code (statistics grouping codes: cdn_traffic_by_codes) and edge/origin status ' +
+    'counters (metrics).',
   [accountVar],
   [
     panel('stat', 'Edge error ratio (4xx + 5xx)', [q(overRange(errorRatio('edge'), 'cdn_metrics'))], 6, PERCENT),
@@ -318,7 +323,8 @@ const STREAMS = { where: `${ACC} AND ${STREAM}` };
 const audience = dashboard(
   'cdn-streams',
   'Stream audience',
-  'Views and peak simultaneous views (cdn_views, cdn_views_by_<grouping>) and unique users per hour and per day (cdn_users_hourly, cdn_users_daily: counted by the API over that period, never added up).',
+  'Views and peak simultaneous views (cdn_views, cdn_views_by_<grouping>) and unique users per hour and per day ' +
+    '(cdn_users_hourly, cdn_users_daily: counted by the API over that period, never added up).',
   [accountVar, streamVar],
   [
     panel('stat', 'Views', [q(overRange('sum("views")', 'cdn_views'))], 8, { calc: 'sum' }),
@@ -343,7 +349,8 @@ const audience = dashboard(
       12,
       {
         description:
-          'Users counted by the API over each hour: hours do not add up to a day (one user is counted in every hour they watched).',
+          'Users counted by the API over each hour: hours do not add up to a day (one user is counted in every hour ' +
+          'they watched).',
       },
     ),
     dailyUsers('Unique users per day', 'cdn_users_daily', ['account']),
@@ -405,7 +412,9 @@ const DVR = `${ACC} AND ${STREAM} AND "host" =~ /^$host$/`;
  * snapshot of the dashboard's end; 60 = jobs.dvr.interval) with the dashboard's filters; the test holds them equal.
  * No $timeFilter: a row's time is when the recording started, which may be long before the range shown.
  */
-const DVR_RANGES_NOW = `SELECT "starts_at", "ends_at", "length_seconds", "seen_at" FROM "cdn_dvr_range" WHERE ${DVR} AND "seen_at" > \${__to:date:seconds} - 60 GROUP BY "account", "stream", "host"`;
+const DVR_RANGES_NOW =
+  `SELECT "starts_at", "ends_at", "length_seconds", "seen_at" FROM "cdn_dvr_range" WHERE ${DVR} ` +
+  `AND "seen_at" > \${__to:date:seconds} - 60 GROUP BY "account", "stream", "host"`;
 
 /** The last snapshot's `field` per interval, a series per stream and node; a state shows until it changes. */
 const perNode = (type, title, field, w, opts) =>
@@ -431,7 +440,8 @@ const perNode = (type, title, field, w, opts) =>
 const dvr = dashboard(
   'cdn-dvr',
   'DVR',
-  'Network DVR per stream and node: alive, enabled, recorded duration, depth, and the recorded periods now (cdn_dvr snapshots, cdn_dvr_range: one row per recording).',
+  'Network DVR per stream and node: alive, enabled, recorded duration, depth, and the recorded periods now (cdn_dvr ' +
+    'snapshots, cdn_dvr_range: one row per recording).',
   [accountVar, dvrStreamVar, hostVar],
   [
     perNode('state-timeline', 'Alive per node', 'is_alive', 12),
@@ -441,7 +451,8 @@ const dvr = dashboard(
     perNode('timeseries', 'DVR depth (window)', 'window', 8, { unit: 's' }),
     panel('table', 'Recorded periods now (time = first seen start)', [q(DVR_RANGES_NOW, '', true)], 16, {
       description:
-        'The recordings the latest DVR snapshot listed (seen_at within a snapshot interval of the range end); starts_at/ends_at in unix seconds.',
+        'The recordings the latest DVR snapshot listed (seen_at within a snapshot interval of the range end); ' +
+        'starts_at/ends_at in unix seconds.',
       noValue:
         "No DVR snapshot in the range's last minute: the collector is stopped, or watches no stream " +
         '(jobs.dvr.streams)',
@@ -466,7 +477,8 @@ const noneOr = (what) => ({ noValue: `No ${what} recorded (or not yet ${TWO_SNAP
 const collector = dashboard(
   'cdn-collector-health',
   'Collector health',
-  'cdn-collector watching itself (cdn_collector, written once a minute; also on /metrics): calls and 429s per API, retries, errors, lag, checkpoint age, backlog, dead letters.',
+  'cdn-collector watching itself (cdn_collector, written once a minute; also on /metrics): calls and 429s per API, ' +
+    'retries, errors, lag, checkpoint age, backlog, dead letters.',
   [apiVar, jobVar],
   [
     panel(
@@ -476,7 +488,8 @@ const collector = dashboard(
       6,
       {
         description:
-          'Lines the database rejected permanently since the collector started; kept in the dead-letter file on the state volume.',
+          'Lines the database rejected permanently since the collector started; kept in the dead-letter file on the ' +
+          'state volume.',
       },
     ),
     panel(
@@ -491,7 +504,8 @@ const collector = dashboard(
       'Backfill remaining (windows)',
       [
         q(
-          `SELECT sum("last") FROM (SELECT last("windows") FROM "cdn_collector" WHERE "kind" = 'job_backlog' AND ${JOB} AND ${T} GROUP BY "job")`,
+          `SELECT sum("last") FROM (SELECT last("windows") FROM "cdn_collector" WHERE "kind" = 'job_backlog' ` +
+            `AND ${JOB} AND ${T} GROUP BY "job")`,
         ),
       ],
       6,

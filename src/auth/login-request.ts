@@ -71,7 +71,8 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
     text = read.text;
   } catch (err) {
     const e = err as { name?: string; code?: string; cause?: { code?: string } };
-    if (err instanceof CollectorError) return { ok: false, problem: redactSecrets(err.message) }; // e.g. an unknown coding
+    // A CollectorError already says what went wrong, e.g. an unknown coding.
+    if (err instanceof CollectorError) return { ok: false, problem: redactSecrets(err.message) };
     return {
       ok: false,
       problem:

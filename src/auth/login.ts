@@ -143,8 +143,8 @@ export class LoginTokenProvider implements TokenProvider {
     this.retryAt = now + retryInMs;
     const problem = stopped
       ? `${answer.problem}; the credentials were refused ${this.refusals} times in a row, so logins stop until the ` +
-        `password changes or ${CREDENTIALS_PAUSE_MS / HOUR} h have passed (${BAN_AFTER_REFUSALS} wrong passwords ban the ` +
-        `account for ${BAN_MS / HOUR} h)`
+        `password changes or ${CREDENTIALS_PAUSE_MS / HOUR} h have passed ` +
+        `(${BAN_AFTER_REFUSALS} wrong passwords ban the account for ${BAN_MS / HOUR} h)`
       : answer.problem;
     this.lastError = new LoginError(loginUrl(this.options.baseUrl), problem, answer.status, retryInMs);
     this.options.onEvent?.({ type: 'failed', source: 'login', error: this.lastError, retryInMs, stopped });

@@ -30,18 +30,21 @@ export function describeCuts(jobs: readonly CollectJob[], range: Span, now: numb
     const fromStart = floorTo(range.from, stepMs);
     if (fromStart !== range.from) {
       out.add(
-        `--from ${iso(range.from)} falls inside a ${step} window of ${job.api}: its whole window from ${iso(fromStart)} is collected`,
+        `--from ${iso(range.from)} falls inside a ${step} window of ${job.api}: its whole window from ` +
+          `${iso(fromStart)} is collected`,
       );
     }
     const newest = collectableEnd(job.rule, now);
     if (range.to > newest) {
       out.add(
-        `--to ${iso(range.to)} is past the newest final ${step} window of ${job.api} (windows are read ${formatDuration(delayMs)} after they end): collection ends at ${iso(newest)}`,
+        `--to ${iso(range.to)} is past the newest final ${step} window of ${job.api} (windows are read ` +
+          `${formatDuration(delayMs)} after they end): collection ends at ${iso(newest)}`,
       );
     } else if (floorTo(range.to, stepMs) !== range.to) {
       const end = floorTo(range.to, stepMs);
       out.add(
-        `--to ${iso(range.to)} cuts the ${step} window ${iso(end)}–${iso(end + stepMs)} of ${job.api}: it is not collected (windows are read whole); collection ends at ${iso(end)}`,
+        `--to ${iso(range.to)} cuts the ${step} window ${iso(end)}–${iso(end + stepMs)} of ${job.api}: it is not ` +
+          `collected (windows are read whole); collection ends at ${iso(end)}`,
       );
     }
   }

@@ -14,7 +14,8 @@ export function applyShard(config: CollectorConfig, shard: Shard | undefined): C
   // Discovered accounts are narrowed as they are found (src/collector/discovery.ts).
   if (narrowed.accounts.length === 0 && config.accounts !== 'auto') {
     throw new CliError(
-      `${SHARD_OPTION} ${shard.index}/${shard.count}: none of the ${config.accounts.length} configured accounts hashes to this shard; use fewer shards or explicit account lists`,
+      `${SHARD_OPTION} ${shard.index}/${shard.count}: none of the ${config.accounts.length} configured accounts ` +
+        `hashes to this shard; use fewer shards or explicit account lists`,
       EXIT_USAGE,
     );
   }

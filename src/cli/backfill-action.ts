@@ -48,7 +48,9 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
   const log = createLogger(config.log);
-  const resume = `cdn-collector backfill${o.config === undefined ? '' : ` --config ${o.config}`} --from ${iso(range.from)} --to ${iso(range.to)}${(o.jobs ?? []).map((j) => ` --jobs ${j}`).join('')}`;
+  const resume =
+    `cdn-collector backfill${o.config === undefined ? '' : ` --config ${o.config}`} --from ` +
+    `${iso(range.from)} --to ${iso(range.to)}${(o.jobs ?? []).map((j) => ` --jobs ${j}`).join('')}`;
   const notes = describeCuts(
     buildJobs(config).filter((job) => selects(o.jobs ?? [], job)),
     range,

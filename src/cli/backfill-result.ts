@@ -38,7 +38,8 @@ export function finish(result: BackfillResult, json: boolean, stop: BackfillStop
         .join(', ') || 'none';
     process.stderr.write(
       `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points` +
-        `${result.refused > 0 ? ` (${result.refused} points refused by the database)` : ''} in ${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
+        `${result.refused > 0 ? ` (${result.refused} points refused by the database)` : ''} in ` +
+        `${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
     );
     for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
     if (result.plannedSpans === 0)

@@ -27,7 +27,8 @@ export function backfillCommand(): Command {
     .addHelpText(
       'after',
       configHelp('incomplete: some spans failed or were set aside (rerun to resume)', 'complete (or --dry-run)', [
-        `${EXIT_POINTS_REFUSED}  complete, but the database refused points for good (dead letters; the message says the fix)`,
+        `${EXIT_POINTS_REFUSED}  complete, but the database refused points for good (dead letters; the message says ` +
+          `the fix)`,
       ]),
     )
     .action(async (o: BackfillOptions) => (await import('./backfill-action.js')).backfillAction(o));

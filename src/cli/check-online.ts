@@ -24,7 +24,8 @@ export async function runOnlineCheck(
   shard: Shard | undefined,
 ): Promise<number> {
   process.stdout.write(
-    `${configPath}: valid; checking ${withoutUserinfo(config.api.baseUrl)} and the sink (${sinkTarget(config.sink)})…\n`,
+    `${configPath}: valid; checking ${withoutUserinfo(config.api.baseUrl)} and the sink ` +
+      `(${sinkTarget(config.sink)})…\n`,
   );
   // The verdicts say it all; the runtime's own first-failure lines would repeat them.
   const rt = await createRuntime(config, systemClock, createLogger('fatal'), { shard });
@@ -66,7 +67,8 @@ export async function printPoints(config: CollectorConfig, shard: Shard | undefi
     await rt.discovery?.refresh();
     const jobs = rt.collector.jobs;
     process.stderr.write(
-      `dry run: reading the newest window of ${jobs.length} jobs, within the quotas (a small quota makes it wait its turn)…\n`,
+      `dry run: reading the newest window of ${jobs.length} jobs, within the quotas (a small quota makes it wait its ` +
+        `turn)…\n`,
     );
     const planned: Partial<Record<ApiName, number>> = {};
     for (const job of jobs) planned[job.api] = (planned[job.api] ?? 0) + 1; // the newest window: one call at least
@@ -94,7 +96,8 @@ export async function printPoints(config: CollectorConfig, shard: Shard | undefi
   }
   const jobs = rt.collector.jobs.length;
   process.stderr.write(
-    `dry run: ${jobs - failed} of ${jobs} jobs answered, ${points} points printed; nothing written, no checkpoint changed\n`,
+    `dry run: ${jobs - failed} of ${jobs} jobs answered, ${points} points printed; nothing written, no checkpoint ` +
+      `changed\n`,
   );
   return failed === 0 ? 0 : EXIT_WINDOWS_FAILED;
 }

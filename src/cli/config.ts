@@ -14,7 +14,8 @@ interface ConfigOptions {
 export function configCommand(): Command {
   return new Command('config')
     .description(
-      'Configuration tools: the effective configuration, the field reference (docs/configuration.md), how accounts split into shards',
+      'Configuration tools: the effective configuration, the field reference (docs/configuration.md), how accounts ' +
+        'split into shards',
     )
     .option(
       '--print',

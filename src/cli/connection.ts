@@ -12,7 +12,8 @@ export const TOKEN_ARGUMENT_WARNING =
   'warning: --token is visible to other users of this machine (ps); prefer CDN_TOKEN or --token-file <path>\n';
 
 const SOURCES_TEXT =
-  'set CDN_TOKEN, pass --token-file <path>, or log in with --username (CDN_USERNAME) and CDN_PASSWORD or --password-file (CDN_PASSWORD_FILE)';
+  'set CDN_TOKEN, pass --token-file <path>, or log in with --username (CDN_USERNAME) and CDN_PASSWORD or ' +
+  '--password-file (CDN_PASSWORD_FILE)';
 
 /**
  * `--base-url`, else `CDN_BASE_URL`; and the same three token sources as `run`: a token (`--token-file`, `--token`

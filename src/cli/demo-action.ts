@@ -49,7 +49,8 @@ export async function demoAction(o: DemoOptions): Promise<void> {
   const log = createLogger(config.log);
   const rt = await createRuntime(config, clock, log);
   process.stdout.write(
-    `Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ${sinkTarget(config.sink)}\n`,
+    `Simulator at ${sim.url} (quota periods scaled to ${DEMO_PERIOD_MS / 1000} s); writing to ` +
+      `${sinkTarget(config.sink)}\n`,
   );
 
   const now = rt.clock.now();
@@ -144,7 +145,8 @@ function printSummary(rt: Runtime, sim: Simulator, range: Span, where: DemoWhere
       ([api, s]) => `    ${api.padEnd(22)} ${s.requests} (429 from quota: ${s.quotaRejections})`,
     ),
     `  missing windows: ${missing}${cause === undefined ? '' : ` — ${cause}`}`,
-    `  points refused by the database: ${rt.telemetry.refusedPoints()}${rt.telemetry.refusedPoints() > 0 ? ` (dead letters: ${rt.config.output.deadLetterPath})` : ''}`,
+    `  points refused by the database: ${rt.telemetry.refusedPoints()}` +
+      `${rt.telemetry.refusedPoints() > 0 ? ` (dead letters: ${rt.config.output.deadLetterPath})` : ''}`,
     `  data: ${where.sink}`,
     `  state: ${join(where.dataDir, 'state')} (checkpoints: a demo with this --data-dir collects only what they lack)`,
   ];

@@ -44,7 +44,8 @@ export async function runAction(o: RunOptions): Promise<void> {
   }
   if (o.check) {
     const scope = o.shard
-      ? ` (shard ${o.shard.index}/${o.shard.count}: ${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})`
+      ? ` (shard ${o.shard.index}/${o.shard.count}: ` +
+        `${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})`
       : '';
     process.stdout.write(`${source}: valid${scope}\n`);
     // Valid but too much work for a quota: a warning (exit 0), the config runs, just slower than configured.

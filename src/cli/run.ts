@@ -12,7 +12,8 @@ const EXIT_CODES_HELP = configHelp(
     `${EXIT_WINDOWS_FAILED}  --once: some windows failed (API or sink down, token refused): they stay pending;`,
     '   when the sink is the cause (no such database…), a line `once: cause: …` follows with the fix;',
     '   --once --dry-run: some job did not answer',
-    `${EXIT_POINTS_REFUSED}  --once: points refused by the database for good (field type conflict, beyond the retention`,
+    `${EXIT_POINTS_REFUSED}  --once: points refused by the database for good ` +
+      '(field type conflict, beyond the retention',
     '   policy): kept as dead letters, the error line says the fix',
   ],
   // The daemon's stop is its normal end; --once is stopped as the daemon stops, and says what it left.
@@ -34,7 +35,8 @@ export function runCommand(): Command {
       )
       .option(
         '--online',
-        'with --check: also call each enabled API once and test a write to the sink; a verdict per API and sink (exit 0 all ok, 1 some failed)',
+        'with --check: also call each enabled API once and test a write to the sink; a verdict per API and sink ' +
+          '(exit 0 all ok, 1 some failed)',
       )
       .option(
         '--once',
@@ -42,7 +44,8 @@ export function runCommand(): Command {
       )
       .option(
         '--dry-run',
-        'with --once: read the newest window of every job and print its points as line protocol on stdout; writes nothing, changes no checkpoint',
+        'with --once: read the newest window of every job and print its points as line protocol on stdout; writes ' +
+          'nothing, changes no checkpoint',
       )
       .addOption(shardOption())
       .addHelpText('after', EXIT_CODES_HELP)

@@ -10,7 +10,10 @@ export function sinkTarget(sink: CollectorConfig['sink']): string {
     case 'influx-v2':
       return `influx-v2: ${withoutUserinfo(sink.url)} bucket ${sink.bucket} (org ${sink.org})`;
     case 'influx-v1':
-      return `influx-v1: ${withoutUserinfo(sink.url)} database ${sink.database}${sink.retentionPolicy ? ` rp ${sink.retentionPolicy}` : ''}`;
+      return (
+        `influx-v1: ${withoutUserinfo(sink.url)} database ` +
+        `${sink.database}${sink.retentionPolicy ? ` rp ${sink.retentionPolicy}` : ''}`
+      );
   }
 }
 

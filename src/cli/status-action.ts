@@ -33,7 +33,8 @@ function renderText(r: StatusReport): string {
     for (const e of job.setAside)
       lines.push(`  ${e.from}/${e.to}  attempts ${e.attempts}, next retry ${e.nextRetryAt}: ${e.reason}`);
     lines.push(
-      `  lag ${seconds(job.lagSeconds)}, backlog ${job.backlog ?? '—'} windows${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`,
+      `  lag ${seconds(job.lagSeconds)}, backlog ${job.backlog ?? '—'} ` +
+        `windows${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`,
     );
   }
   for (const a of r.apis) lines.push(`api ${a.api}: ${quotaText(a)}`);

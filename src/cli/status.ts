@@ -4,8 +4,9 @@ import { configFileOption } from './common.js';
 export function statusCommand(): Command {
   return new Command('status')
     .description(
-      'Per job: watermark, lag, backlog, set-aside spans (reason, next retry), last error; per API: quota use; backfills ' +
-        'handed to the daemon. Takes no lock, so it works while the daemon runs. A table on a terminal; plain lines otherwise',
+      'Per job: watermark, lag, backlog, set-aside spans (reason, next retry), last error; per API: quota use; ' +
+        'backfills handed to the daemon. Takes no lock, so it works while the daemon runs. A table on a terminal; ' +
+        'plain lines otherwise',
     )
     .addOption(configFileOption())
     .option('--json', 'print JSON')

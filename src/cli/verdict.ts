@@ -49,8 +49,8 @@ export function verdictLine(v: OnceVerdict): string {
   const failedJobs = v.failedJobs > 0 ? ` in ${v.failedJobs} job${v.failedJobs === 1 ? '' : 's'}` : '';
   const refused = v.refused > 0 ? `, ${v.refused} points refused by the database (dead letters)` : '';
   return (
-    `once: ${verdictWord(v)}: ${v.collected} windows collected, ${v.setAside} set aside, ${v.failed} failed${failedJobs}; ` +
-    `${v.points} points${refused}; ${v.calls} calls, ${v.quotaRejections} answered 429`
+    `once: ${verdictWord(v)}: ${v.collected} windows collected, ${v.setAside} set aside, ` +
+    `${v.failed} failed${failedJobs}; ${v.points} points${refused}; ${v.calls} calls, ${v.quotaRejections} answered 429`
   );
 }
 

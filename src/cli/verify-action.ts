@@ -74,7 +74,10 @@ function toJson(r: VerifyReport) {
 function lines(drift: readonly SeriesCheck[]): string[] {
   return drift.map((c) => {
     const rel = c.relative === null ? 'n/a' : `${(c.relative * 100).toFixed(4)} %`;
-    return `  ${c.measurement}.${c.field} account=${c.account} ${iso(c.time)}: expected ${c.expected}, stored ${c.stored}, difference ${c.difference} (${rel})`;
+    return (
+      `  ${c.measurement}.${c.field} account=${c.account} ${iso(c.time)}: expected ${c.expected}, stored ` +
+      `${c.stored}, difference ${c.difference} (${rel})`
+    );
   });
 }
 

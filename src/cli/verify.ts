@@ -22,7 +22,8 @@ export interface VerifyOptions {
 export function verifyCommand(): Command {
   return new Command('verify')
     .description(
-      'Reconcile: compare the sums stored in the database with the provider totals per account, grouping and day (or hour)',
+      'Reconcile: compare the sums stored in the database with the provider totals per account, grouping and day (or ' +
+        'hour)',
     )
     .addOption(configFileOption())
     .requiredOption('--from <time>', 'start, a whole day or hour (a time: see Times below)', parseTimeOption('--from'))

@@ -20,7 +20,9 @@ function checkCredentials(
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: [given[1] ?? 'token'],
-      message: `exactly one of api.token (CDN_TOKEN), api.tokenFile (CDN_TOKEN_FILE), api.username (CDN_USERNAME) must be set; ${found}`,
+      message:
+        `exactly one of api.token (CDN_TOKEN), api.tokenFile (CDN_TOKEN_FILE), ` +
+        `api.username (CDN_USERNAME) must be set; ${found}`,
     });
     return;
   }
@@ -29,7 +31,9 @@ function checkCredentials(
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: [passwords[1] ?? 'password'],
-      message: `a login needs exactly one of api.password (CDN_PASSWORD), api.passwordFile (CDN_PASSWORD_FILE); ${passwords.length === 0 ? 'none is set' : 'both are set'}`,
+      message:
+        `a login needs exactly one of api.password (CDN_PASSWORD), api.passwordFile (CDN_PASSWORD_FILE); ` +
+        `${passwords.length === 0 ? 'none is set' : 'both are set'}`,
     });
   } else if (api.username === undefined && passwords.length > 0) {
     ctx.addIssue({
@@ -53,14 +57,16 @@ export const apiSchema = z
       .min(1)
       .optional()
       .describe(
-        'file whose first line is the token (env CDN_TOKEN_FILE), re-read when it changes and when a call is refused: for secret managers and sidecars',
+        'file whose first line is the token (env CDN_TOKEN_FILE), re-read when it changes and when a call is ' +
+          'refused: for secret managers and sidecars',
       ),
     username: z
       .string()
       .min(1)
       .optional()
       .describe(
-        'account user name for the login POST {baseUrl}/app/oauth/v1/token/ (env CDN_USERNAME): tokens are fetched and renewed before they expire',
+        'account user name for the login POST {baseUrl}/app/oauth/v1/token/ (env CDN_USERNAME): ' +
+          'tokens are fetched and renewed before they expire',
       ),
     password: z
       .string()
@@ -76,7 +82,9 @@ export const apiSchema = z
       .enum(LOGIN_BODY_FORMATS)
       .default(DEFAULT_LOGIN_BODY)
       .describe(
-        "how the login sends the credentials: a form (application/x-www-form-urlencoded, as the vendor's OAuth page and every public client send it; the service answers a JSON body 400) or a JSON object",
+        'how the login sends the credentials: a form (application/x-www-form-urlencoded, ' +
+          "as the vendor's OAuth page and every public client send it; the service answers a JSON body 400) or a " +
+          'JSON object',
       ),
     renewAfter: z
       .number()
@@ -98,7 +106,9 @@ export const apiSchema = z
       .enum(['en', 'ru'])
       .optional()
       .describe(
-        'language of the statistics APIs; unset: not sent, the service default (English), except that the groupings with names (regions, countries) always send one (en when unset), so their name tags never change with a server default',
+        'language of the statistics APIs; unset: not sent, the service default (English), ' +
+          'except that the groupings with names (regions, countries) always send one (en when unset), ' +
+          'so their name tags never change with a server default',
       ),
     pageSize: z
       .number()
@@ -106,7 +116,8 @@ export const apiSchema = z
       .min(1)
       .default(1000)
       .describe(
-        'rows (or rows per bucket) asked for per call of the paged statistics endpoints (`limit`); the maximum is not shown, a server that caps lower is paged through',
+        'rows (or rows per bucket) asked for per call of the paged statistics endpoints (`limit`); ' +
+          'the maximum is not shown, a server that caps lower is paged through',
       ),
     serverMaxLimit: z
       .number()
@@ -114,7 +125,11 @@ export const apiSchema = z
       .min(1)
       .optional()
       .describe(
-        'the largest `limit` the statistics servers honour, when the operator knows it (the spec does not show it); unset: unknown, so a short page as large as any the server returned is checked with one more call (it may be a capped one). Set: `limit` never exceeds it, a page shorter than min(pageSize, serverMaxLimit) ends the read without that call, and a page of exactly serverMaxLimit rows is still followed by the next page',
+        'the largest `limit` the statistics servers honour, when the operator knows it (the spec does not show it); ' +
+          'unset: unknown, so a short page as large as any the server returned is checked with one more call (it may ' +
+          'be a capped one). Set: `limit` never exceeds it, a page shorter than min(pageSize, ' +
+          'serverMaxLimit) ends the read without that call, and a page of exactly serverMaxLimit rows is still ' +
+          'followed by the next page',
       ),
     // A server's Retry-After of days (or a far-future date) would otherwise stop that API until restart.
     maxRetryAfter: duration

@@ -51,7 +51,8 @@ function substitute(text: string, env: Env, problem: (message: string) => void):
     const name = end < 0 ? undefined : text.slice(from, end);
     if (name === undefined || !NAME.test(name)) {
       problem(
-        `${end < 0 ? 'unclosed ${' : `\${${name}} is not a variable name`}: write \${NAME} (letters, digits, _), or $\${ for a literal \${`,
+        `${end < 0 ? 'unclosed ${' : `\${${name}} is not a variable name`}: write \${NAME} (letters, digits, _), or ` +
+          `$\${ for a literal \${`,
       );
     } else if (env[name] === undefined) {
       problem(`\${${name}}: environment variable ${name} is not set`);

@@ -43,7 +43,9 @@ export class ConfigError extends CollectorError {
 /** What a missing section needs, when its fields can come from the environment. */
 const MISSING_SECTION: Record<string, string> = {
   api: 'required: an api section, or CDN_BASE_URL and CDN_TOKEN (or CDN_TOKEN_FILE, or CDN_USERNAME with CDN_PASSWORD)',
-  sink: 'required: a sink section, or INFLUX_URL with INFLUX_TOKEN, INFLUX_ORG, INFLUX_BUCKET (InfluxDB 2.x) or with INFLUX_DATABASE (InfluxDB 1.x)',
+  sink:
+    'required: a sink section, or INFLUX_URL with INFLUX_TOKEN, INFLUX_ORG, INFLUX_BUCKET (InfluxDB 2.x) or with ' +
+    'INFLUX_DATABASE (InfluxDB 1.x)',
 };
 
 /**

@@ -86,7 +86,10 @@ function typeName(node: ZodTypeAny, path: string): string {
     return `${node._def.minLength ? 'non-empty ' : ''}list of ${of}`;
   }
   if (node instanceof z.ZodRecord) {
-    return `map of ${typeName(unwrap(node._def.keyType as ZodTypeAny).inner, path)} → ${typeName(unwrap(node._def.valueType as ZodTypeAny).inner, path)}`;
+    return (
+      `map of ${typeName(unwrap(node._def.keyType as ZodTypeAny).inner, path)} → ` +
+      `${typeName(unwrap(node._def.valueType as ZodTypeAny).inner, path)}`
+    );
   }
   if (node instanceof z.ZodObject) return `object (see \`${path}\`)`;
   if (node instanceof z.ZodUnion) {
@@ -207,7 +210,10 @@ function renderSection(section: SectionDoc): string {
   const heading = `## ${title}${section.variant ? ` with \`${section.variant}\`` : ''}`;
   const rows = section.fields.map((f) => {
     const dflt = f.default !== undefined ? `\`${f.default}\`` : f.required ? '**required**' : '— (unset)';
-    return `| \`${f.path}\` | ${cell(f.type)} | ${cell(dflt)} | ${f.env ? `\`${f.env}\`` : '—'} | ${cell(f.description) || '—'} |`;
+    return (
+      `| \`${f.path}\` | ${cell(f.type)} | ${cell(dflt)} | ${f.env ? `\`${f.env}\`` : '—'} | ` +
+      `${cell(f.description) || '—'} |`
+    );
   });
   return [
     heading,
@@ -255,9 +261,11 @@ export function renderConfigReference(sections: SectionDoc[] = configReference()
     '  or `api.passwordFile`). See the README, "Authentication". The login is `POST {baseUrl}/app/oauth/v1/token/`',
     "  with a form body `username=…&password=…`, as the vendor's OAuth page (its curl example) and every public client",
     "  of this API family send it; the service reads the body as a form and answers a JSON body 400. Its answer's",
-    '  `lifetime` is the time left (ms). Seven wrong passwords ban the account for 3 hours: three refusals in a row stop',
+    '  `lifetime` is the time left (ms). ' +
+      'Seven wrong passwords ban the account for 3 hours: three refusals in a row stop',
     '  the logins until the password (file) changes or 6 hours pass.',
-    '- **Sharding** is not part of the file: `run` and `backfill` take `--shard i/n` (env `CDN_SHARD`), which keeps the',
+    '- **Sharding** is not part of the file: ' +
+      '`run` and `backfill` take `--shard i/n` (env `CDN_SHARD`), which keeps the',
     '  accounts whose FNV-1a hash mod n is i. See docs/scaling.md.',
     '',
     sections.map(renderSection).join('\n\n'),

@@ -47,7 +47,8 @@ function checkOverwrites(config: CollectorConfig): void {
   if (config.output.overwrites === false && config.jobs.statistic.provisional) {
     throw new ConfigError(
       'jobs.statistic.provisional',
-      'must be false with output.overwrites: false: the database would keep the provisional value next to the final one',
+      'must be false with output.overwrites: false: the database would keep the provisional value next to the final ' +
+        'one',
     );
   }
 }

@@ -46,7 +46,8 @@ const gzipMinBytes = z
   .min(0)
   .default(DEFAULT_GZIP_MIN_BYTES)
   .describe(
-    'write bodies smaller than this many bytes go uncompressed (a daemon pass writes a few KB: gzip costs more than it saves)',
+    'write bodies smaller than this many bytes go uncompressed (a daemon pass writes a few KB: gzip costs more than ' +
+      'it saves)',
   );
 
 /** The dead-letter file's name in state.dir when output.deadLetterPath is unset. */
@@ -68,7 +69,10 @@ export const configSchema = z
           .min(1),
       ])
       .describe(
-        "accounts this instance collects (split accounts across instances to scale out), or auto: the token's active accounts, read at start and every jobs.statistic.discovery from GET /app/inventory/v1/accounts/ (outside every quota), or where that answers 404 from the statistics /accounts grouping (accounts with traffic in the last day, on the statistic quota)",
+        "accounts this instance collects (split accounts across instances to scale out), or auto: the token's active " +
+          'accounts, read at start and every jobs.statistic.discovery from GET /app/inventory/v1/accounts/ (outside ' +
+          'every quota), or where that answers 404 from the statistics /accounts grouping (accounts with traffic in ' +
+          'the last day, on the statistic quota)',
       ),
     quotas: z
       .object(perApi((_, descriptor) => quotaOf(descriptor)))
@@ -127,13 +131,16 @@ export const configSchema = z
           .min(1)
           .optional()
           .describe(
-            `permanently rejected lines; unset: ${DEAD_LETTER_FILE} in state.dir. A relative path is relative to the working directory, as state.dir is`,
+            `permanently rejected lines; unset: ${DEAD_LETTER_FILE} in state.dir. A relative path is relative to the ` +
+              `working directory, as state.dir is`,
           ),
         overwrites: z
           .boolean()
           .default(true)
           .describe(
-            'whether the database replaces a point of the same series and time (InfluxDB); false for VictoriaMetrics, which keeps every sample: then nothing that rewrites a point with a new value is written (docs/deploy.md)',
+            'whether the database replaces a point of the same series and time (InfluxDB); false for ' +
+              'VictoriaMetrics, which keeps every sample: then nothing that rewrites a point with a new value is ' +
+              'written (docs/deploy.md)',
           ),
       })
       .strict()
@@ -189,7 +196,8 @@ export const configSchema = z
         maxLag: duration
           .default('2h')
           .describe(
-            '/healthz answers 503 when a job lags more than this beyond the lag it has by design (its delay plus one window: a daily job is a day and its lag behind when caught up)',
+            '/healthz answers 503 when a job lags more than this beyond the lag it has by design (its delay plus one ' +
+              'window: a daily job is a day and its lag behind when caught up)',
           ),
         apiFailingAfter: duration
           .default('5m')
@@ -204,7 +212,8 @@ export const configSchema = z
           .record(z.string().min(1), duration)
           .default({})
           .describe(
-            'per-job lag limits replacing maxLag, by job key, taken as written (the lag the job has by design included), e.g. statistic/acme/countries: 3h',
+            'per-job lag limits replacing maxLag, by job key, taken as written (the lag the job has by design ' +
+              'included), e.g. statistic/acme/countries: 3h',
           ),
       })
       .strict()

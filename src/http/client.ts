@@ -183,7 +183,9 @@ export class HttpClient {
     const info: RequestInfo = {
       api: spec.api,
       method: spec.method,
-      url: `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
+      url:
+        `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}` +
+        `${useQueryToken ? `${safeQs ? '&' : '?'}${TOKEN_QUERY}=***` : ''}`,
     };
     const headers: Record<string, string> = {
       accept: 'application/json',

@@ -90,12 +90,19 @@ export function overQuota(demands: readonly ApiDemand[]): ApiDemand[] {
  */
 export function demandLine(d: ApiDemand): string {
   const per = `/${periodText(d.quota.periodMs)}`;
-  const needed = `${formatCount(d.needed)} ${d.snapshots ? 'snapshots' : 'calls'}${per} needed, quota ${d.quota.calls}${per}`;
+  const unit = d.snapshots ? 'snapshots' : 'calls';
+  const needed = `${formatCount(d.needed)} ${unit}${per} needed, quota ${d.quota.calls}${per}`;
   if (d.snapshots) {
     const stretched = Math.round(d.snapshots.intervalMs * d.ratio);
-    return `${d.api}: ${needed}: each stream is read every ${durationWords(stretched)} instead of every ${durationWords(d.snapshots.intervalMs)} (streams take turns)`;
+    return (
+      `${d.api}: ${needed}: each stream is read every ${durationWords(stretched)} instead of every ` +
+      `${durationWords(d.snapshots.intervalMs)} (streams take turns)`
+    );
   }
-  return `${d.api}: ${needed}: collection falls behind further at every pass (${formatCount(d.ratio)}× the quota); fewer jobs, wider windows or a higher quota would fit`;
+  return (
+    `${d.api}: ${needed}: collection falls behind further at every pass (${formatCount(d.ratio)}× the quota); ` +
+    `fewer jobs, wider windows or a higher quota would fit`
+  );
 }
 
 function periodText(ms: number): string {

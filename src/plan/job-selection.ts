@@ -33,5 +33,8 @@ export function noJobMatches(prefixes: readonly string[], jobs: readonly Collect
   const more = keys.length > LISTED_KEYS ? ` and ${keys.length - LISTED_KEYS} more` : '';
   const given = prefixes.join(', ');
   const what = prefixes.length === 1 ? 'it' : 'any of them';
-  return `--jobs ${given}: no job key starts with ${what}; ${keys.length === 0 ? 'no job is configured' : `the keys are: ${listed}${more}`}`;
+  return (
+    `--jobs ${given}: no job key starts with ${what}; ` +
+    `${keys.length === 0 ? 'no job is configured' : `the keys are: ${listed}${more}`}`
+  );
 }

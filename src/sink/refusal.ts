@@ -43,8 +43,9 @@ export function refusalFix(reason: string): string {
   }
   if (cause === 'beyond-retention') {
     return (
-      'the points are older than the retention policy of the target (InfluxDB 1.x: ALTER RETENTION POLICY … DURATION …; ' +
-      "2.x: the bucket's retention): lengthen it, or collect/backfill no further back; then replay the dead letters"
+      'the points are older than the retention policy of the target ' +
+      "(InfluxDB 1.x: ALTER RETENTION POLICY … DURATION …; 2.x: the bucket's retention): " +
+      'lengthen it, or collect/backfill no further back; then replay the dead letters'
     );
   }
   return 'the database refused the lines for good: see the reason and the dead-letter file';

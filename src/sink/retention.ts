@@ -54,7 +54,8 @@ async function readV1(sink: Extract<RetentionTarget, { type: 'influx-v1' }>): Pr
   const policy = rows.find((r) => (sink.retentionPolicy ? r.name === sink.retentionPolicy : r.default === true));
   if (!policy)
     throw new Error(
-      `database "${sink.database}" has no retention policy ${sink.retentionPolicy ? `"${sink.retentionPolicy}"` : 'marked default'}`,
+      `database "${sink.database}" has no retention policy ` +
+        `${sink.retentionPolicy ? `"${sink.retentionPolicy}"` : 'marked default'}`,
     );
   const durationMs = goDurationMs(String(policy.duration));
   return {
@@ -127,8 +128,8 @@ export function retentionWarning(retention: Retention | undefined, from: number,
   const keptFrom = new Date(now - retention.durationMs).toISOString();
   return (
     `the range starts before what the ${retention.target} keeps (${formatHours(retention.durationMs)}): points older ` +
-    `than ${keptFrom} will be refused ("points beyond retention policy") and dead-lettered; lengthen the retention, or ` +
-    `backfill from ${keptFrom}`
+    `than ${keptFrom} will be refused ("points beyond retention policy") and dead-lettered; ` +
+    `lengthen the retention, or backfill from ${keptFrom}`
   );
 }
 

@@ -33,7 +33,8 @@ export class StateLockedError extends CollectorError {
     readonly ownerPid: number | undefined,
   ) {
     super(
-      `state directory is in use: ${lockPath} is held by ${ownerPid === undefined ? 'this process' : `live process ${ownerPid}`}; ` +
+      `state directory is in use: ${lockPath} is held by ` +
+        `${ownerPid === undefined ? 'this process' : `live process ${ownerPid}`}; ` +
         'stop the other instance or point state.dir elsewhere',
     );
   }

@@ -35,7 +35,8 @@ export function reportAuthEvent(telemetry: Telemetry, log: Logger, e: AuthEvent)
   if (e.stopped) {
     log.error(
       fields,
-      'login stopped: the service refused the credentials; fix api.username / api.password (CDN_USERNAME, CDN_PASSWORD) or the password file, which is read again before each try',
+      'login stopped: the service refused the credentials; fix api.username / api.password (CDN_USERNAME, ' +
+        'CDN_PASSWORD) or the password file, which is read again before each try',
     );
   } else {
     log.warn(fields, 'no API token');

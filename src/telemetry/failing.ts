@@ -107,15 +107,19 @@ export function failingConditions(
     const refused = f.refusals;
     if (refused >= limits.refusalsToFail) {
       out[`api:${api}`] =
-        `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is wrong, expired or lacks rights`;
+        `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is ` +
+        `wrong, expired or lacks rights`;
     } else if (now - f.since >= limits.apiAfterMs && f.failures >= MIN_FAILURES) {
       out[`api:${api}`] =
-        `every call failed for ${seconds(now - f.since)} (${plural(f.failures, 'call')} since ${iso(f.since)}, last: ${String(f.last)})`;
+        `every call failed for ${seconds(now - f.since)} (${plural(f.failures, 'call')} since ${iso(f.since)}, last: ` +
+        `${String(f.last)})`;
     }
   }
   const s = sink.get('sink');
   if (s && now - s.since >= limits.sinkAfterMs) {
-    out.sink = `every write failed for ${seconds(now - s.since)} (${plural(s.failures, 'failed write')} since ${iso(s.since)})`;
+    out.sink =
+      `every write failed for ${seconds(now - s.since)} (${plural(s.failures, 'failed write')} since ` +
+      `${iso(s.since)})`;
   }
   return out;
 }

@@ -7,7 +7,8 @@ const TAG_MEANINGS: Record<string, string> = {
   api: `API called: ${API_NAMES.join(', ')} (api_* kinds, quota_demand)`,
   status: 'HTTP status, or error kind: timeout, network, bad_response, error (api_calls)',
   measurement_name:
-    'measurement the points went to (points_written), or that was reconciled (verify_drift); not `measurement`, an InfluxQL keyword',
+    'measurement the points went to (points_written), or that was reconciled (verify_drift); not `measurement`, an ' +
+    'InfluxQL keyword',
   job:
     'collection job key, e.g. statistic/ACCOUNT/countries (job_*, spans_set_aside, checkpoint_age); ' +
     "on /metrics the label collector_job, as `job` is Prometheus' scrape target",
@@ -44,7 +45,8 @@ export const collectorMeasurements: MeasurementSchema[] = [
   {
     name: METRIC_PREFIX,
     description:
-      'The collector watching itself: calls, retries, throttling, points written, dead letters, write failures, per-job lag, backlog and checkpoint age',
+      'The collector watching itself: calls, retries, throttling, points written, dead letters, write failures, ' +
+      'per-job lag, backlog and checkpoint age',
     source: 'the collector process (also served as Prometheus text on /metrics)',
     tags: TAG_MEANINGS,
     fields: fieldsOf(),

@@ -65,7 +65,9 @@ export const METRICS = {
     field: 'lag_seconds',
     fieldType: 'float',
     unit: 's',
-    help: "Now minus the end of the job's contiguous handled history (confirmed or set aside); a job that confirmed nothing lags from the first window due after it joined",
+    help:
+      "Now minus the end of the job's contiguous handled history (confirmed or set aside); a job that confirmed " +
+      'nothing lags from the first window due after it joined',
   },
   job_overdue: {
     type: 'gauge',
@@ -74,7 +76,9 @@ export const METRICS = {
     field: 'overdue_seconds',
     fieldType: 'float',
     unit: 's',
-    help: 'Lag beyond what the job has by design when caught up (its delay plus one window; a daily job is a day behind): one budget fits every job',
+    help:
+      'Lag beyond what the job has by design when caught up (its delay plus one window; a daily job is a day ' +
+      'behind): one budget fits every job',
   },
   job_backlog: {
     type: 'gauge',
@@ -83,7 +87,9 @@ export const METRICS = {
     field: 'windows',
     fieldType: 'integer',
     unit: 'windows',
-    help: 'Windows a checkpointed job still lacks between its origin and the newest collectable window (within the horizon)',
+    help:
+      'Windows a checkpointed job still lacks between its origin and the newest collectable window (within the ' +
+      'horizon)',
   },
   spans_set_aside: {
     type: 'gauge',
@@ -119,7 +125,10 @@ export const METRICS = {
     field: 'drift',
     fieldType: 'float',
     unit: 'field unit (stored − provider)',
-    help: 'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per measurement (measurement_name), field (field_key: `measurement` and `field` are InfluxQL keywords) and account; 0 when it matched',
+    help:
+      'Last reconciliation (verify): stored sum minus the provider total over the drifting windows, per ' +
+      'measurement (measurement_name), field (field_key: `measurement` and `field` are InfluxQL keywords) and ' +
+      'account; 0 when it matched',
   },
   quota_demand: {
     type: 'gauge',
@@ -128,7 +137,9 @@ export const METRICS = {
     field: 'ratio',
     fieldType: 'float',
     unit: 'calls needed ÷ calls allowed per quota period',
-    help: 'Steady-state calls the configured jobs need per quota period over the quota, by API (at start); above 1 the API cannot keep up (DVR streams then take turns)',
+    help:
+      'Steady-state calls the configured jobs need per quota period over the quota, by API (at start); above 1 ' +
+      'the API cannot keep up (DVR streams then take turns)',
   },
   verify_last_run: {
     type: 'gauge',

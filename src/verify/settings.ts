@@ -17,7 +17,8 @@ export const schema = z
     schedule: cronSchedule
       .default('40 3 * * *')
       .describe(
-        'node-cron expression: when the daemon verifies (default daily at 03:40, after the last buckets of yesterday are final)',
+        'node-cron expression: when the daemon verifies (default daily at 03:40, after the last buckets of yesterday ' +
+          'are final)',
       ),
     days: z
       .number()
@@ -34,7 +35,8 @@ export const schema = z
       .enum(['auto', 'influxql', 'flux', 'victoriametrics'])
       .default('auto')
       .describe(
-        'how the database is read back; auto: influx-v1 → InfluxQL, influx-v2 with backslashes: escaped → VictoriaMetrics, other influx-v2 → Flux',
+        'how the database is read back; auto: influx-v1 → InfluxQL, influx-v2 with backslashes: escaped → ' +
+          'VictoriaMetrics, other influx-v2 → Flux',
       ),
     giveUpAfter: duration
       .default('2m')

@@ -103,7 +103,7 @@ describe('a failed login', () => {
   });
   afterAll(() => sim.close());
 
-  it('fails the pass with a LoginError, marks /healthz unhealthy, and clears once a login after the backoff works', async () => {
+  it('fails the pass with a LoginError, marks /healthz unhealthy, clears once a later login works', async () => {
     const logs = capturedLogger();
     const rt = await createRuntime(loginConfig(sim, PASSWORD), clock, logs.log);
     try {

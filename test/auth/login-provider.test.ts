@@ -61,31 +61,34 @@ describe('login token provider', () => {
     expect(logins()).toBe(2);
   });
 
-  it('a failed login is a LoginError naming the login, with backoff before the next try, reported for /healthz', async () => {
-    const { tokens, clock, events, logins } = provider((n) =>
-      n <= 2
-        ? { ok: false, status: 401, problem: 'HTTP 401: invalid credentials' }
-        : { ok: true, token: 'token-after-all', lifetimeMs: HOUR, lifetimeAssumed: false },
-    );
-    const err = await tokens.current().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(LoginError);
-    expect(err).toMatchObject({ code: 'CDN_ERR_LOGIN', status: 401, retryInMs: 1000 });
-    expect((err as Error).message).toBe(
-      'login POST https://cdn.example/app/oauth/v1/token/ failed: HTTP 401: invalid credentials',
-    );
-    // Within the backoff no login is tried: the same error at once.
-    await expect(tokens.current()).rejects.toBe(err);
-    expect(logins()).toBe(1);
-    clock.advance(1000);
-    const second = await tokens.current().catch((e: unknown) => e);
-    expect(second).toMatchObject({ retryInMs: 1000 }); // max(base, jittered 0.5 × 2 s)
-    clock.advance(999);
-    await expect(tokens.current()).rejects.toBe(second);
-    clock.advance(1);
-    expect(await tokens.current()).toBe('token-after-all');
-    expect(logins()).toBe(3);
-    expect(events.map((e) => e.type)).toEqual(['failed', 'failed', 'obtained']);
-  });
+  it(
+    'a failed login is a LoginError naming the login, ' + 'with backoff before the next try, reported for /healthz',
+    async () => {
+      const { tokens, clock, events, logins } = provider((n) =>
+        n <= 2
+          ? { ok: false, status: 401, problem: 'HTTP 401: invalid credentials' }
+          : { ok: true, token: 'token-after-all', lifetimeMs: HOUR, lifetimeAssumed: false },
+      );
+      const err = await tokens.current().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LoginError);
+      expect(err).toMatchObject({ code: 'CDN_ERR_LOGIN', status: 401, retryInMs: 1000 });
+      expect((err as Error).message).toBe(
+        'login POST https://cdn.example/app/oauth/v1/token/ failed: HTTP 401: invalid credentials',
+      );
+      // Within the backoff no login is tried: the same error at once.
+      await expect(tokens.current()).rejects.toBe(err);
+      expect(logins()).toBe(1);
+      clock.advance(1000);
+      const second = await tokens.current().catch((e: unknown) => e);
+      expect(second).toMatchObject({ retryInMs: 1000 }); // max(base, jittered 0.5 × 2 s)
+      clock.advance(999);
+      await expect(tokens.current()).rejects.toBe(second);
+      clock.advance(1);
+      expect(await tokens.current()).toBe('token-after-all');
+      expect(logins()).toBe(3);
+      expect(events.map((e) => e.type)).toEqual(['failed', 'failed', 'obtained']);
+    },
+  );
 
   it('while renewal fails, the previous token is used until it expires', async () => {
     const { tokens, clock } = provider((n) =>

@@ -119,79 +119,89 @@ describe('the collector against the real login', () => {
     expect(parsed.api.loginBody).toBe('form');
   });
 
-  it('a metrics 403 with a text no spec publishes renews the token once and retries; a fresh token refused is no access', async () => {
-    const clock = new ManualClock(T0);
-    const s = await simWith(clock);
-    const tokens = new LoginTokenProvider({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
-    const http = new HttpClient({ baseUrl: s.url, token: tokens });
-    try {
-      expect((await metricsGet(http, s)).status).toBe(200);
-      clock.advance(30 * MINUTE);
-      s.expireLoginTokens(); // the service restarted: every token is dead, the refusal text says nothing of it
-      expect((await metricsGet(http, s)).status).toBe(200);
-      expect(s.logins).toBe(2);
-      expect(s.stats.apis.metrics.byStatus[403]).toBe(1);
-      // An account the (fresh) token may not read: refused once per call, no login storm.
-      for (let i = 0; i < 5; i++) {
-        const err = await metricsGet(http, s, 'not-my-account').catch((e: unknown) => e);
-        expect(err).toBeInstanceOf(ApiError);
-        expect(err).toMatchObject({ status: 403 });
-      }
-      expect(s.logins).toBe(2);
-    } finally {
-      await http.close();
-    }
-  });
-
-  it('a login that hands back the live token is no renewal: never a call with a dead token, no login storm', async () => {
-    const clock = new ManualClock(T0);
-    const lifetime = 10 * MINUTE;
-    const s = await simWith(clock, { login: { ...LOGIN, reuseTokens: true, tokenLifetimeMs: lifetime } });
-    const tokens = new LoginTokenProvider({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
-    const http = new HttpClient({ baseUrl: s.url, token: tokens });
-    try {
-      for (let t = 0; t < 6 * lifetime; t += 20_000) {
+  it(
+    'a metrics 403 with a text no spec publishes renews the token once and retries; ' +
+      'a fresh token refused is no access',
+    async () => {
+      const clock = new ManualClock(T0);
+      const s = await simWith(clock);
+      const tokens = new LoginTokenProvider({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
+      const http = new HttpClient({ baseUrl: s.url, token: tokens });
+      try {
         expect((await metricsGet(http, s)).status).toBe(200);
-        clock.advance(20_000);
+        clock.advance(30 * MINUTE);
+        s.expireLoginTokens(); // the service restarted: every token is dead, the refusal text says nothing of it
+        expect((await metricsGet(http, s)).status).toBe(200);
+        expect(s.logins).toBe(2);
+        expect(s.stats.apis.metrics.byStatus[403]).toBe(1);
+        // An account the (fresh) token may not read: refused once per call, no login storm.
+        for (let i = 0; i < 5; i++) {
+          const err = await metricsGet(http, s, 'not-my-account').catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(ApiError);
+          expect(err).toMatchObject({ status: 403 });
+        }
+        expect(s.logins).toBe(2);
+      } finally {
+        await http.close();
       }
-      expect(s.stats.apis.metrics.byStatus[403] ?? 0).toBe(0);
-      // One login per token issued plus one renewal at 80 % that hands the live token back.
-      expect(s.logins).toBeLessThanOrEqual(2 * 6 + 1);
-    } finally {
-      await http.close();
-    }
-  });
+    },
+  );
 
-  it('a wrong password makes fewer than 7 logins in any 3 hours, and a corrected password file resumes at once', async () => {
-    const clock = new ManualClock(T0);
-    const s = await simWith(clock);
-    const dir = mkdtempSync(join(tmpdir(), 'pw-'));
-    const file = join(dir, 'password');
-    writeFileSync(file, 'a typo\n');
-    const tokens = new LoginTokenProvider({
-      baseUrl: s.url,
-      username: LOGIN.username,
-      password: passwordFileReader(file),
-      bodyFormat: 'form',
-      timeoutMs: 5000,
-      clock,
-      random: () => 1,
-    });
-    const refusedAt: number[] = [];
-    for (let t = 0; t < 12 * HOUR; t += 10_000) {
-      const before = s.loginService!.refused;
-      await tokens.current().catch(() => undefined);
-      if (s.loginService!.refused > before) refusedAt.push(clock.now());
-      clock.advance(10_000);
-    }
-    const worstThreeHours = Math.max(
-      ...refusedAt.map((at) => refusedAt.filter((x) => x >= at && x < at + 3 * HOUR).length),
-    );
-    expect(worstThreeHours).toBeLessThan(BAN_AFTER_REFUSALS);
-    expect(s.loginService!.banned(clock.now())).toBe(false);
-    writeFileSync(file, `${LOGIN.password}\n`);
-    expect(await tokens.current()).toMatch(/^sim-login-/);
-  });
+  it(
+    'a login that hands back the live token is no renewal: ' + 'never a call with a dead token, no login storm',
+    async () => {
+      const clock = new ManualClock(T0);
+      const lifetime = 10 * MINUTE;
+      const s = await simWith(clock, { login: { ...LOGIN, reuseTokens: true, tokenLifetimeMs: lifetime } });
+      const tokens = new LoginTokenProvider({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
+      const http = new HttpClient({ baseUrl: s.url, token: tokens });
+      try {
+        for (let t = 0; t < 6 * lifetime; t += 20_000) {
+          expect((await metricsGet(http, s)).status).toBe(200);
+          clock.advance(20_000);
+        }
+        expect(s.stats.apis.metrics.byStatus[403] ?? 0).toBe(0);
+        // One login per token issued plus one renewal at 80 % that hands the live token back.
+        expect(s.logins).toBeLessThanOrEqual(2 * 6 + 1);
+      } finally {
+        await http.close();
+      }
+    },
+  );
+
+  it(
+    'a wrong password makes fewer than 7 logins in any 3 hours, ' + 'and a corrected password file resumes at once',
+    async () => {
+      const clock = new ManualClock(T0);
+      const s = await simWith(clock);
+      const dir = mkdtempSync(join(tmpdir(), 'pw-'));
+      const file = join(dir, 'password');
+      writeFileSync(file, 'a typo\n');
+      const tokens = new LoginTokenProvider({
+        baseUrl: s.url,
+        username: LOGIN.username,
+        password: passwordFileReader(file),
+        bodyFormat: 'form',
+        timeoutMs: 5000,
+        clock,
+        random: () => 1,
+      });
+      const refusedAt: number[] = [];
+      for (let t = 0; t < 12 * HOUR; t += 10_000) {
+        const before = s.loginService!.refused;
+        await tokens.current().catch(() => undefined);
+        if (s.loginService!.refused > before) refusedAt.push(clock.now());
+        clock.advance(10_000);
+      }
+      const worstThreeHours = Math.max(
+        ...refusedAt.map((at) => refusedAt.filter((x) => x >= at && x < at + 3 * HOUR).length),
+      );
+      expect(worstThreeHours).toBeLessThan(BAN_AFTER_REFUSALS);
+      expect(s.loginService!.banned(clock.now())).toBe(false);
+      writeFileSync(file, `${LOGIN.password}\n`);
+      expect(await tokens.current()).toMatch(/^sim-login-/);
+    },
+  );
 
   it('never sends more than 20 logins a minute, however many refusals ask for one', async () => {
     const clock = new ManualClock(T0);
@@ -217,7 +227,7 @@ describe('the collector against the real login', () => {
 });
 
 describe('accounts: auto', () => {
-  it('reads the inventory (active accounts only, no statistic call) and falls back to the statistics grouping on 404', async () => {
+  it('reads the inventory (active accounts only, no statistic call); on 404, the statistics grouping', async () => {
     const { readAccounts } = await import('../../src/sources/accounts.js');
     const clock = new ManualClock(T0);
     const s = await simWith(clock);

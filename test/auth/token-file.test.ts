@@ -32,7 +32,7 @@ describe('token file provider', () => {
     expect(await tokens.renew('third-token-value')).toBe('third-token-value'); // same token: the caller does not retry
   });
 
-  it('keeps the last token while the file is briefly empty; without one, a TokenFileError naming the file', async () => {
+  it('keeps the last token while the file is briefly empty; without one, a TokenFileError naming it', async () => {
     const { path, tokens, events } = tokenFile('first-token-value');
     await tokens.current();
     writeFileSync(path, '');

@@ -147,7 +147,7 @@ describe('backfill beside a running daemon', () => {
     expect(tty).toMatch(new RegExp(`│ ${keys[0]!.replace('/', '\\/')} +│ \\d{4}-`));
   }, 60_000);
 
-  it('runs the backfill in the daemon: within the quota, no 429, no window read twice, checkpoints shared', async () => {
+  it('runs the backfill in the daemon: within quota, no 429, no window read twice, checkpoints shared', async () => {
     const now = Date.now();
     const from = Math.floor(now / MINUTE) * MINUTE - 40 * MINUTE;
     const to = from + 30 * MINUTE;
@@ -220,7 +220,7 @@ describe('backfill beside a running daemon', () => {
     expect(await run.exited, run.output()).toBe(130);
   }, 90_000);
 
-  it('Ctrl-C on a handed-over backfill asks the daemon to stop after the spans under way and says how to resume', async () => {
+  it('Ctrl-C on a handed-over backfill: the daemon stops after the spans under way; says how to resume', async () => {
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 80 * MINUTE;
     const from = to - 30 * MINUTE;
     const run = spawnEntry(backfillArgs(configFile, from, to));

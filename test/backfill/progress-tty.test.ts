@@ -62,7 +62,7 @@ describe('backfill progress on a terminal', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows the ETA of the plan under the quota while waiting, then the summary with points, duration and calls', async () => {
+  it('shows the plan ETA under the quota while waiting, then the summary with points, duration, calls', async () => {
     const from = new Date(to - 20 * MINUTE).toISOString();
     const { code, out } = await inPty(
       `node bin/cdn-collector.js backfill --config ${configFile} --from ${from} --to ${new Date(to).toISOString()}`,
@@ -82,7 +82,7 @@ describe('backfill progress on a terminal', () => {
     expect(out).toMatch(/backfill done: 20\/20 spans, \d+ points in \d+s; calls: metrics 20/);
   }, 90_000);
 
-  it('Ctrl-C stops after the spans under way and prints the command that resumes; that command finishes the rest', async () => {
+  it('Ctrl-C stops after the spans under way, prints the command that resumes; it finishes the rest', async () => {
     const from = new Date(to - 60 * MINUTE).toISOString();
     const until = new Date(to - 30 * MINUTE).toISOString();
     const stateDir = join(dir, 'state');
@@ -117,7 +117,8 @@ describe('backfill progress on a terminal', () => {
 
   it('states why a --to inside a window yields 0 spans', async () => {
     const { code, out } = await inPty(
-      `node bin/cdn-collector.js backfill --config ${configFile} --from ${new Date(to - 5 * MINUTE).toISOString()} --to ${new Date(to - 4.5 * MINUTE).toISOString()} --dry-run`,
+      `node bin/cdn-collector.js backfill --config ${configFile} --from ${new Date(to - 5 * MINUTE).toISOString()} ` +
+        `--to ${new Date(to - 4.5 * MINUTE).toISOString()} --dry-run`,
     );
     expect(code, out).toBe(0);
     expect(out).toMatch(/0 spans in 1 jobs/);

@@ -41,7 +41,7 @@ describe('the quota journal cannot be written (full disk, read-only state dir)',
     expect(new QuotaJournal(dir, { clock: vt }).history('statistic', vt).completedAt).toHaveLength(4);
   });
 
-  it('a full disk (injected ENOSPC) is reported once while it lasts; the file catches up when space is back', async () => {
+  it('a full disk (injected ENOSPC) is reported once as it lasts; the file catches up when space is back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qj-io-'));
     const vt = new VirtualTime();
     let full = true;

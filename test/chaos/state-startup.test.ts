@@ -29,15 +29,19 @@ function expectOneLineError(stderr: string, ...parts: string[]): void {
 }
 
 describe('an unusable state directory at start-up', () => {
-  it('a state dir under a regular file (ENOTDIR, as unwritable as read-only for root) is refused by the config check: one line naming state.dir, exit 2', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'state-startup-'));
-    writeFileSync(join(dir, 'plain-file'), '');
-    const { code, stderr } = await backfillWithState(dir, join(dir, 'plain-file', 'state'));
-    expect(code).toBe(2);
-    const lines = stderr.trim().split('\n');
-    expect(lines, stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^error: config state\.dir: /);
-  });
+  it(
+    'a state dir under a regular file (ENOTDIR, as unwritable as read-only for root) ' +
+      'is refused by the config check: one line naming state.dir, exit 2',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'state-startup-'));
+      writeFileSync(join(dir, 'plain-file'), '');
+      const { code, stderr } = await backfillWithState(dir, join(dir, 'plain-file', 'state'));
+      expect(code).toBe(2);
+      const lines = stderr.trim().split('\n');
+      expect(lines, stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/^error: config state\.dir: /);
+    },
+  );
 
   it('a quota journal that cannot be read (a directory in its place) is a one-line error naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'state-startup-'));

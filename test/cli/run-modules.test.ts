@@ -10,8 +10,16 @@ import { useSimulator } from '../helpers/sim.js';
  * What `run` loads when it collects (a lean daemon): not the simulator, not verify's comparison and
  * readers' clients, not the online checks, not the tables and progress bars of other commands.
  */
-const NOT_FOR_RUN =
-  /^(@influxdata\/.*|cli-table3|cli-progress)$|^dist\/sim\/(?!faults\.js$|model\/rng\.js$)|^dist\/verify\/(run|verify|repair|compare|plan)\.js$|^dist\/cli\/(check-online|probe|sink-probe)\.js$/;
+const NOT_FOR_RUN = new RegExp(
+  [
+    /^(@influxdata\/.*|cli-table3|cli-progress)$/,
+    /^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/,
+    /^dist\/verify\/(run|verify|repair|compare|plan)\.js$/,
+    /^dist\/cli\/(check-online|probe|sink-probe)\.js$/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+);
 
 describe('what `run --once` loads (a real process with a module-loader hook)', () => {
   const s = useSimulator();

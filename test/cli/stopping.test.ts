@@ -86,7 +86,8 @@ describe('a command stopped by a signal', () => {
         expect(r.code, r.stderr).toBe(143);
         expect(r.stderr).toMatch(/backfill cancelled: [1-9]\d*\/60 spans/);
         expect(r.stderr).toContain(
-          `backfill stopped by SIGTERM: the spans collected are checkpointed; resume with: cdn-collector ${args.join(' ')}`,
+          'backfill stopped by SIGTERM: the spans collected are checkpointed; ' +
+            `resume with: cdn-collector ${args.join(' ')}`,
         );
         expect(existsSync(lockOf(dir)), 'state.lock released').toBe(false);
       }),
@@ -149,7 +150,8 @@ describe('the daemon', () => {
         .exited;
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toBe(
-        `error: http.port ${port} (--listen, CDN_LISTEN, or the config file): address 127.0.0.1:${port} is already in use\n`,
+        `error: http.port ${port} (--listen, CDN_LISTEN, or the config file): ` +
+          `address 127.0.0.1:${port} is already in use\n`,
       );
       expect(existsSync(lockOf(dir))).toBe(false);
     }, 60_000);

@@ -95,7 +95,7 @@ describe.skipIf(skip)('discovered accounts and paths → InfluxDB', () => {
     }
   });
 
-  it('stores paths with their host tag; the totals per host equal the simulator /paths totals for that host', async () => {
+  it('stores paths with their host tag; per-host totals equal the simulator /paths totals for that host', async () => {
     const tagged = await db.query(`SHOW TAG VALUES FROM cdn_traffic_by_paths WITH KEY = host`, 'cdn');
     expect(tagged.map((r) => r.value).sort()).toEqual(Object.values(hostsOf).flat().sort());
     for (const account of ['acme', 'globex', 'initech']) {

@@ -18,7 +18,7 @@ async function failingForever() {
 }
 
 describe('the lag of a job that has confirmed nothing', () => {
-  it('runs from the first window due after the job joined, through failed passes, and turns /healthz lagging', async () => {
+  it('runs from the first window due after the job joined, through failed passes; /healthz turns lagging', async () => {
     const { collector, job, telemetry, clock, close } = await failingForever();
     const joined = clock.now() - 30_000; // the collector was made at the minute; the next window starts there
     expect(collector.state.lagMs(job)).toBe(30_000);

@@ -60,7 +60,7 @@ async function setup(writeGates: Array<ReturnType<typeof deferred>>) {
 }
 
 describe('a pass overlaps fetching with writing, in span order', () => {
-  it('fetches the next span while the previous write is unconfirmed; writes and confirmations keep span order', async () => {
+  it('fetches the next span while the last write is unconfirmed; writes and confirmations keep order', async () => {
     const gates = [deferred(), deferred(), deferred()];
     const { collector, job, store, events, range } = await setup(gates);
     const pass = collector.runOnce(job, 'backfill', range);
@@ -103,7 +103,7 @@ describe('a pass overlaps fetching with writing, in span order', () => {
 });
 
 describe('runOnce: one pass at a time per job', () => {
-  it('an equal request shares the running pass; another range or priority waits for it, then runs its own', async () => {
+  it('an equal request shares the running pass; another range or priority waits, then runs its own', async () => {
     const gates = Array.from({ length: 10 }, () => deferred());
     const { collector, job, events, range } = await setup(gates);
     const first = collector.runOnce(job, 'backfill', range);
@@ -121,7 +121,7 @@ describe('runOnce: one pass at a time per job', () => {
 });
 
 describe('pending spans as of a time', () => {
-  it('counts only windows collectable at the given time, so a report on a planned range ignores newer windows', async () => {
+  it('counts only windows collectable at the given time: a report on a planned range ignores newer ones', async () => {
     const { collector, job } = await setup([]);
     const range = { from: T0, to: T0 + 10 * MIN };
     expect(collector.pending(job, range)).toHaveLength(10);

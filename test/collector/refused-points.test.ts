@@ -81,17 +81,19 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
   }
 
   it(
-    'run --once into a field of another type: POINTS REFUSED, exit 5, an error line naming the field and the fix; status lists them',
+    'run --once into a field of another type: POINTS REFUSED, exit 5, an error line naming the field and the fix; ' +
+      'status lists them',
     async () => {
       await db.query('CREATE DATABASE typed');
       await conflictingField('typed', [Date.now(), Date.now() - HOUR]);
       const cfg = cliConfig('typed');
       const exit = await runCli(['run', '--config', cfg.path, '--once'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
       expect(exit.code, exit.stdout + exit.stderr).toBe(5);
-      const verdict =
-        /^once: POINTS REFUSED: [1-9]\d* windows collected, 0 set aside, 0 failed; (\d+) points, (\d+) points refused by the database \(dead letters\);/m.exec(
-          exit.stdout,
-        );
+      const verdict = new RegExp(
+        /^once: POINTS REFUSED: [1-9]\d* windows collected, 0 set aside, 0 failed; /.source +
+          /(\d+) points, (\d+) points refused by the database \(dead letters\);/.source,
+        'm',
+      ).exec(exit.stdout);
       expect(verdict, exit.stdout).not.toBeNull();
       expect(Number(verdict![2])).toBe(Number(verdict![1]));
       const errors = logLines(exit.stderr).filter((l) => l.level === 50);
@@ -102,7 +104,10 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
         deadLetters: cfg.deadLetters,
       });
       expect(errors[0]!.msg).toMatch(
-        /^points refused by the database \(field-type-conflict\), kept as dead letters: cdn_metrics\.edge_requests_total is stored as string .*the collector writes integer/,
+        new RegExp(
+          /^points refused by the database \(field-type-conflict\), kept as dead letters: /.source +
+            /cdn_metrics\.edge_requests_total is stored as string .*the collector writes integer/.source,
+        ),
       );
       expect(
         await db.query("SELECT count(edge_requests_total) FROM cdn_metrics WHERE account != 'other'", 'typed'),
@@ -111,7 +116,8 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
       const status = await runCli(['status', '--config', cfg.path], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
       expect(status.stdout).toMatch(
         new RegExp(
-          `^points refused \\(field-type-conflict\\): ${verdict![2]} from \\S+ to \\S+, last: .*field type conflict.*; fix: cdn_metrics\\.edge_requests_total is stored as string`,
+          `^points refused \\(field-type-conflict\\): ${verdict![2]} from \\S+ to \\S+, ` +
+            'last: .*field type conflict.*; fix: cdn_metrics\\.edge_requests_total is stored as string',
           'm',
         ),
       );
@@ -120,7 +126,8 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
   );
 
   it(
-    'backfill 4 h into a 1 h retention policy: warned before it starts, the refused count in the summary, exit 5; the range counts as collected',
+    'backfill 4 h into a 1 h retention policy: warned before it starts, the refused count in the summary, exit 5; ' +
+      'the range counts as collected',
     async () => {
       await db.query('CREATE DATABASE short');
       await db.query('CREATE RETENTION POLICY "hour" ON "short" DURATION 1h REPLICATION 1 DEFAULT');
@@ -147,7 +154,11 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
       const stored = await db.query('SELECT count(edge_requests_total) FROM cdn_metrics', 'short');
       expect(stored[0]?.count).toBe(points - refused);
       expect(exit.stderr).toMatch(
-        /"cause":"beyond-retention"[^\n]*points refused by the database \(beyond-retention\), kept as dead letters: [^\n]*ALTER RETENTION POLICY/,
+        new RegExp(
+          /"cause":"beyond-retention"[^\n]*/.source +
+            /points refused by the database \(beyond-retention\), kept as dead letters: [^\n]*ALTER RETENTION POLICY/
+              .source,
+        ),
       );
       expect(exit.stderr).toMatch(
         /^error: backfill: \d+ points refused by the database for good, kept as dead letters/m,
@@ -178,31 +189,40 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('points the databas
     });
     afterAll(async () => rt?.close());
 
-    it('/healthz is 503 with sink:refused naming the fix while they continue, /metrics counts them; a clean write of the measurement clears it', async () => {
-      const job = rt.collector.jobs.find((j) => j.api === 'metrics')!;
-      const end = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
-      const refused = await rt.collector.runOnce(job, 'backfill', { from: end - HOUR, to: end });
-      expect(refused).toMatchObject({ spans: 6, refused: refused.points });
-      expect(rt.collector.pending(job, { from: end - HOUR, to: end })).toEqual([]);
-      const server = await startTelemetryServer({ telemetry: rt.telemetry, port: 0, maxLagMs: 24 * HOUR });
-      try {
-        const health = await request(`${server.url}/healthz`);
-        const body = (await health.body.json()) as { reasons?: Record<string, string> };
-        expect(health.statusCode).toBe(503);
-        expect(body.reasons?.[REFUSED_CONDITION]).toMatch(
-          /^cdn_metrics: \d+ points? refused \(field-type-conflict\).*fix: cdn_metrics\.edge_requests_total is stored as string/,
-        );
-        const metrics = await (await request(`${server.url}/metrics`)).body.text();
-        expect(metrics).toContain(`cdn_collector_points_refused_total{cause="field-type-conflict"} ${refused.points}`);
+    it(
+      '/healthz is 503 with sink:refused naming the fix while they continue, ' +
+        '/metrics counts them; a clean write of the measurement clears it',
+      async () => {
+        const job = rt.collector.jobs.find((j) => j.api === 'metrics')!;
+        const end = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
+        const refused = await rt.collector.runOnce(job, 'backfill', { from: end - HOUR, to: end });
+        expect(refused).toMatchObject({ spans: 6, refused: refused.points });
+        expect(rt.collector.pending(job, { from: end - HOUR, to: end })).toEqual([]);
+        const server = await startTelemetryServer({ telemetry: rt.telemetry, port: 0, maxLagMs: 24 * HOUR });
+        try {
+          const health = await request(`${server.url}/healthz`);
+          const body = (await health.body.json()) as { reasons?: Record<string, string> };
+          expect(health.statusCode).toBe(503);
+          expect(body.reasons?.[REFUSED_CONDITION]).toMatch(
+            new RegExp(
+              /^cdn_metrics: \d+ points? refused \(field-type-conflict\)/.source +
+                /.*fix: cdn_metrics\.edge_requests_total is stored as string/.source,
+            ),
+          );
+          const metrics = await (await request(`${server.url}/metrics`)).body.text();
+          expect(metrics).toContain(
+            `cdn_collector_points_refused_total{cause="field-type-conflict"} ${refused.points}`,
+          );
 
-        await db.query('DROP MEASUREMENT cdn_metrics', 'daemon');
-        const clean = await rt.collector.runOnce(job, 'backfill', { from: end - 2 * HOUR, to: end - HOUR });
-        expect(clean).toMatchObject({ spans: 6 });
-        expect(clean.refused).toBeUndefined();
-        expect(rt.telemetry.activeConditions()).not.toHaveProperty(REFUSED_CONDITION);
-      } finally {
-        await server.close();
-      }
-    });
+          await db.query('DROP MEASUREMENT cdn_metrics', 'daemon');
+          const clean = await rt.collector.runOnce(job, 'backfill', { from: end - 2 * HOUR, to: end - HOUR });
+          expect(clean).toMatchObject({ spans: 6 });
+          expect(clean.refused).toBeUndefined();
+          expect(rt.telemetry.activeConditions()).not.toHaveProperty(REFUSED_CONDITION);
+        } finally {
+          await server.close();
+        }
+      },
+    );
   });
 });

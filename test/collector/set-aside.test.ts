@@ -78,18 +78,21 @@ describe('set-aside spans and the job', () => {
     await t.close();
   });
 
-  it('a job whose every span fails stops advancing at the cap instead of growing the list or dropping spans', async () => {
-    const lookback = MAX_SET_ASIDE_PER_JOB + 10;
-    const t = await setup(() => new ApiError({ status: 400, body: {}, request }), lookback);
-    const result = await t.collector.runOnce(t.job, 'live');
-    expect(result).toMatchObject({ spans: 0, setAside: MAX_SET_ASIDE_PER_JOB });
-    expect(result.error).toMatch(/HTTP 400/);
-    expect(t.aside.list(t.job.key)).toHaveLength(MAX_SET_ASIDE_PER_JOB);
-    // The rest stays pending (collected, or set aside once room frees up); the next pass spends one call and stops.
-    expect(t.collector.pending(t.job)).toHaveLength(10);
-    const calls = t.calls.length;
-    await t.collector.runOnce(t.job, 'live');
-    expect(t.calls.length).toBe(calls + 1);
-    await t.close();
-  });
+  it(
+    'a job whose every span fails stops advancing at the ' + 'cap instead of growing the list or dropping spans',
+    async () => {
+      const lookback = MAX_SET_ASIDE_PER_JOB + 10;
+      const t = await setup(() => new ApiError({ status: 400, body: {}, request }), lookback);
+      const result = await t.collector.runOnce(t.job, 'live');
+      expect(result).toMatchObject({ spans: 0, setAside: MAX_SET_ASIDE_PER_JOB });
+      expect(result.error).toMatch(/HTTP 400/);
+      expect(t.aside.list(t.job.key)).toHaveLength(MAX_SET_ASIDE_PER_JOB);
+      // The rest stays pending (collected, or set aside once room frees up); the next pass spends one call and stops.
+      expect(t.collector.pending(t.job)).toHaveLength(10);
+      const calls = t.calls.length;
+      await t.collector.runOnce(t.job, 'live');
+      expect(t.calls.length).toBe(calls + 1);
+      await t.close();
+    },
+  );
 });

@@ -19,7 +19,8 @@ describe('run --once verdict with points refused', () => {
   it('every window collected but points refused: POINTS REFUSED, the count, exit 5', () => {
     const v = onceVerdict([ok], () => 0, calls, 48);
     expect(verdictLine(v)).toBe(
-      'once: POINTS REFUSED: 24 windows collected, 0 set aside, 0 failed; 48 points, 48 points refused by the database (dead letters); 7 calls, 0 answered 429',
+      'once: POINTS REFUSED: 24 windows collected, 0 set aside, 0 failed; 48 points, 48 points refused by the ' +
+        'database (dead letters); 7 calls, 0 answered 429',
     );
     expect(verdictExitCode(v)).toBe(EXIT_POINTS_REFUSED);
   });

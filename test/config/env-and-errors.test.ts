@@ -70,9 +70,11 @@ describe('configuration from the environment alone', () => {
 describe('configuration errors', () => {
   it('lists every problem at once, each naming the field and the variable that would set it', () => {
     expect(problemsOf({}, {})).toEqual([
-      'api: required: an api section, or CDN_BASE_URL and CDN_TOKEN (or CDN_TOKEN_FILE, or CDN_USERNAME with CDN_PASSWORD)',
+      'api: required: an api section, ' +
+        'or CDN_BASE_URL and CDN_TOKEN (or CDN_TOKEN_FILE, or CDN_USERNAME with CDN_PASSWORD)',
       'accounts: required (set CDN_ACCOUNTS)',
-      'sink: required: a sink section, or INFLUX_URL with INFLUX_TOKEN, INFLUX_ORG, INFLUX_BUCKET (InfluxDB 2.x) or with INFLUX_DATABASE (InfluxDB 1.x)',
+      'sink: required: a sink section, or INFLUX_URL with INFLUX_TOKEN, INFLUX_ORG, INFLUX_BUCKET (InfluxDB 2.x) or ' +
+        'with INFLUX_DATABASE (InfluxDB 1.x)',
     ]);
     expect(problemsOf({ api: { token: 'secret-token-123' }, sink: { type: 'influx-v2' } })).toEqual([
       'api.baseUrl: required (set CDN_BASE_URL)',
@@ -86,7 +88,8 @@ describe('configuration errors', () => {
 
   it('one message carries them all, one per line', () => {
     expect(() => parseConfig({ ...minimal, accounts: undefined, api: { ...minimal.api, timeout: 30 } }, {})).toThrow(
-      'config: 2 problems\n  api.timeout: 30 has no unit: write 30s (or ms, m, h, d)\n  accounts: required (set CDN_ACCOUNTS)',
+      'config: 2 problems\n  api.timeout: 30 has no unit: write 30s (or ms, m, h, d)\n' +
+        '  accounts: required (set CDN_ACCOUNTS)',
     );
   });
 

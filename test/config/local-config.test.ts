@@ -30,7 +30,7 @@ describe('config/collector.local.yaml: the README daemon block against the simul
     for (const stream of config.jobs.dvr.streams) expect(s.sim.streams).toContainEqual(stream);
   });
 
-  it('passes run --check --online against it (the port moved by CDN_BASE_URL only), writing under the working directory', async () => {
+  it('passes run --check --online against it (port moved by CDN_BASE_URL only), writing under the cwd', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'local-config-'));
     const env = {
       ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_)/.test(k))),

@@ -42,7 +42,7 @@ const rules = provisioning.groups.flatMap((g) => g.rules);
 const influxQueries = (r: Rule) => r.data.filter((d) => d.datasourceUid === DATASOURCE_UID);
 
 describe('Grafana alert rules (file provisioning)', () => {
-  it('are valid provisioning: apiVersion 1, groups in a folder with an interval, rules whose condition is one of their queries', () => {
+  it('are valid provisioning: apiVersion 1, groups in a folder with an interval, conditions among the queries', () => {
     expect(provisioning.apiVersion).toBe(1);
     const datasource = readFileSync('config/grafana/provisioning/datasources/influxdb.yaml', 'utf8');
     expect(datasource).toContain(`uid: ${DATASOURCE_UID}`);
@@ -190,7 +190,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
       expect(Math.min(...behind.map((s) => Number(s.values[0]![1])))).toBeLessThanOrEqual(60);
     });
 
-    it("the 5xx share a rule evaluates = the metrics API's 5xx ÷ requests of the same half hour, per account", async () => {
+    it("the 5xx share a rule evaluates = the metrics API's 5xx ÷ requests of that half hour, per account", async () => {
       const query = String(influxQueries(byUid('cdn-edge-5xx-share'))[0]!.model.query);
       const from = to - 30 * MINUTE;
       const shown = await f.db.series(
@@ -223,42 +223,52 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
       }
     });
 
-    it('fire on injected faults: 5xx share, cache-ratio drop, a live stream that stopped recording, auth, spans set aside, lag, drift', async () => {
-      const s = Math.floor(Date.now() / 1000);
-      const minute = s - (s % 60);
-      await write([
-        `cdn_metrics,account=broken edge_status_5xx=50i,edge_requests_total=1000i ${minute - 600}`,
-        ...[6, 5, 3].map(
-          (d) =>
-            `cdn_traffic,account=broken,service=all traffic=1000i,cached_traffic=900i,hits=1i,cache_ratio=0.9,bandwidth_peak=1i ${to / 1000 - d * 86_400}`,
-        ),
-        `cdn_traffic,account=broken,service=all traffic=1000i,cached_traffic=300i,hits=1i,cache_ratio=0.3,bandwidth_peak=1i ${to / 1000 - 3600}`,
-        `cdn_dvr,account=broken,host=node-9,stream=live is_alive=true,enabled=true,recorded_seconds=600i,window=3600i,ranges=1i ${minute}`,
-        `cdn_dvr_range,account=broken,host=node-9,stream=live starts_at=${minute - 1800}i,ends_at=${minute - 1200}i,length_seconds=600i,seen_at=${minute}i ${minute - 1800}`,
-        `cdn_collector,account=broken,field_key=hits,kind=verify_drift,measurement_name=cdn_traffic drift=-42 ${minute}`,
-        `cdn_collector,account=fine,field_key=hits,kind=verify_drift,measurement_name=cdn_traffic drift=0 ${minute}`,
-      ]);
-      f.rt.telemetry.condition('auth', 'login refused');
-      const job = f.rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
-      f.rt.telemetry.spansSetAside(job, 2);
-      f.rt.telemetry.jobLag(job, 2 * HOUR);
-      // A daily job 23 h behind is caught up (a day and its delay behind by design): not stale.
-      f.rt.telemetry.jobLag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
-      await f.rt.sink.write(f.rt.telemetry.toPoints(Date.now()));
-      await f.rt.sink.flush();
+    it(
+      'fire on injected faults: 5xx share, cache-ratio drop, ' +
+        'a live stream that stopped recording, auth, spans set aside, lag, drift',
+      async () => {
+        const s = Math.floor(Date.now() / 1000);
+        const minute = s - (s % 60);
+        await write([
+          `cdn_metrics,account=broken edge_status_5xx=50i,edge_requests_total=1000i ${minute - 600}`,
+          ...[6, 5, 3].map(
+            (d) =>
+              `cdn_traffic,account=broken,service=all ` +
+              `traffic=1000i,cached_traffic=900i,hits=1i,cache_ratio=0.9,bandwidth_peak=1i ${to / 1000 - d * 86_400}`,
+          ),
+          `cdn_traffic,account=broken,service=all ` +
+            `traffic=1000i,cached_traffic=300i,hits=1i,cache_ratio=0.3,bandwidth_peak=1i ${to / 1000 - 3600}`,
+          `cdn_dvr,account=broken,host=node-9,stream=live ` +
+            `is_alive=true,enabled=true,recorded_seconds=600i,window=3600i,ranges=1i ${minute}`,
+          `cdn_dvr_range,account=broken,host=node-9,stream=live ` +
+            `starts_at=${minute - 1800}i,ends_at=${minute - 1200}i,length_seconds=600i,seen_at=${minute}i ` +
+            `${minute - 1800}`,
+          `cdn_collector,account=broken,field_key=hits,kind=verify_drift,measurement_name=cdn_traffic ` +
+            `drift=-42 ${minute}`,
+          `cdn_collector,account=fine,field_key=hits,kind=verify_drift,measurement_name=cdn_traffic drift=0 ${minute}`,
+        ]);
+        f.rt.telemetry.condition('auth', 'login refused');
+        const job = f.rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
+        f.rt.telemetry.spansSetAside(job, 2);
+        f.rt.telemetry.jobLag(job, 2 * HOUR);
+        // A daily job 23 h behind is caught up (a day and its delay behind by design): not stale.
+        f.rt.telemetry.jobLag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
+        await f.rt.sink.write(f.rt.telemetry.toPoints(Date.now()));
+        await f.rt.sink.flush();
 
-      const at = Date.now();
-      expect(await evaluate(f, byUid('cdn-edge-5xx-share'), at)).toEqual([JSON.stringify({ account: 'broken' })]);
-      expect(await evaluate(f, byUid('cdn-cache-ratio-drop'), at)).toEqual([JSON.stringify({ account: 'broken' })]);
-      expect(await evaluate(f, byUid('cdn-dvr-recording-stopped'), at)).toEqual([
-        JSON.stringify({ account: 'broken', host: 'node-9', stream: 'live' }),
-      ]);
-      expect(await evaluate(f, byUid('cdn-auth-failing'), at)).toHaveLength(1);
-      expect(await evaluate(f, byUid('cdn-spans-set-aside'), at)).toEqual([JSON.stringify({ job })]);
-      expect(await evaluate(f, byUid('cdn-data-stale'), at)).toEqual([JSON.stringify({ job })]);
-      expect(await evaluate(f, byUid('cdn-reconciliation-drift'), at)).toEqual([
-        JSON.stringify({ account: 'broken', field_key: 'hits', measurement_name: 'cdn_traffic' }),
-      ]);
-    });
+        const at = Date.now();
+        expect(await evaluate(f, byUid('cdn-edge-5xx-share'), at)).toEqual([JSON.stringify({ account: 'broken' })]);
+        expect(await evaluate(f, byUid('cdn-cache-ratio-drop'), at)).toEqual([JSON.stringify({ account: 'broken' })]);
+        expect(await evaluate(f, byUid('cdn-dvr-recording-stopped'), at)).toEqual([
+          JSON.stringify({ account: 'broken', host: 'node-9', stream: 'live' }),
+        ]);
+        expect(await evaluate(f, byUid('cdn-auth-failing'), at)).toHaveLength(1);
+        expect(await evaluate(f, byUid('cdn-spans-set-aside'), at)).toEqual([JSON.stringify({ job })]);
+        expect(await evaluate(f, byUid('cdn-data-stale'), at)).toEqual([JSON.stringify({ job })]);
+        expect(await evaluate(f, byUid('cdn-reconciliation-drift'), at)).toEqual([
+          JSON.stringify({ account: 'broken', field_key: 'hits', measurement_name: 'cdn_traffic' }),
+        ]);
+      },
+    );
   },
 );

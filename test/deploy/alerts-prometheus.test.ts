@@ -172,7 +172,7 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)(
       return out.sort();
     }
 
-    it('name only metrics and labels the collector exports on /metrics (labels mapped as a scrape maps them)', async () => {
+    it('name only metrics and labels the collector exports on /metrics (labels mapped as a scrape does)', async () => {
       const text = await metricsText();
       const exported = new Map<string, Set<string>>(Object.entries(BUILTIN).map(([m, l]) => [m, new Set(l)]));
       for (const [, name] of text.matchAll(/^# TYPE (\S+) /gm)) exported.set(name!, new Set(TARGET_LABELS));
@@ -204,14 +204,15 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)(
       expect(problems).toEqual([]);
     });
 
-    it('parse and evaluate on VictoriaMetrics: nothing fires for a healthy collector, the right alerts for each fault', async () => {
+    it('parse and evaluate on VictoriaMetrics: none fires when healthy, the right alerts for each fault', async () => {
       await scrape(t0);
       await scrape(t0 + 5 * 60);
       expect(await firing(t0 + 5 * 60)).toEqual([]);
 
       const metricsJob = rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
       rt.telemetry.jobLag(metricsJob, 2 * HOUR);
-      rt.telemetry.jobLag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000); // caught up: not stale
+      // Caught up: not stale.
+      rt.telemetry.jobLag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
       rt.telemetry.apiCall('statistic', 429);
       rt.telemetry.apiCall('metrics', 401);
       rt.telemetry.condition('auth', 'login refused');

@@ -128,7 +128,7 @@ describe.skipIf(skip)('dashboard values equal the simulator for the same period'
     expect(Object.fromEntries(shown)).toEqual(Object.fromEntries(truth));
   });
 
-  it('unique users per day and per hour = the API users of that day / hour (never a sum of smaller buckets)', async () => {
+  it('unique users per day and per hour = the API users of that day / hour (never a sum of smaller ones)', async () => {
     const daily = await panel('cdn-streams', 'Unique users per day', { ...DAY_RANGE, interval: '1d' });
     const hourly = await panel('cdn-streams', 'Unique users per hour', DAY_RANGE);
     for (const account of accounts) {

@@ -86,17 +86,21 @@ describe('InfluxQL checker (the dashboard test can fail)', () => {
 
   it('accepts queries on real names, subqueries on their columns, and SHOW TAG VALUES on real tags', () => {
     ok(
-      `SELECT mean("edge_bandwidth_avg") AS "edge" FROM "cdn_metrics" WHERE "account" =~ /^$account$/ AND $timeFilter GROUP BY time($__interval), "account" fill(none)`,
+      `SELECT mean("edge_bandwidth_avg") AS "edge" FROM "cdn_metrics" WHERE "account" =~ /^$account$/ AND ` +
+        `$timeFilter GROUP BY time($__interval), "account" fill(none)`,
     );
     ok(
-      `SELECT top("traffic", "resource_name", $top) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_resources" GROUP BY "resource_name")`,
+      `SELECT top("traffic", "resource_name", $top) FROM (SELECT sum("traffic") AS "traffic" FROM ` +
+        `"cdn_traffic_by_resources" GROUP BY "resource_name")`,
     );
     ok(
-      `SELECT (sum("edge_status_4xx") + sum(edge_status_5xx)) / sum("edge_requests_total") FROM cdn_metrics WHERE time > now() - 1h`,
+      `SELECT (sum("edge_status_4xx") + sum(edge_status_5xx)) / sum("edge_requests_total") FROM cdn_metrics WHERE ` +
+        `time > now() - 1h`,
     );
     ok('SHOW TAG VALUES FROM "cdn_views_by_streams" WITH KEY = "stream" WHERE "account" =~ /^(a|b)$/');
     ok(
-      `SELECT non_negative_difference(last("total")) FROM "cdn_collector" WHERE "kind" = 'api_calls' AND "status" !~ /^[23]/ GROUP BY time(1m), "api"`,
+      `SELECT non_negative_difference(last("total")) FROM "cdn_collector" WHERE "kind" = 'api_calls' AND "status" !~ ` +
+        `/^[23]/ GROUP BY time(1m), "api"`,
     );
   });
 
@@ -113,7 +117,8 @@ describe('InfluxQL checker (the dashboard test can fail)', () => {
       /SELECT names "lag_seconds", not a field or tag of the subquery/,
     );
     bad(
-      'SELECT top("traffic", "country", 5) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" GROUP BY "country_name")',
+      'SELECT top("traffic", "country", 5) FROM (SELECT sum("traffic") AS "traffic" FROM "cdn_traffic_by_countries" ' +
+        'GROUP BY "country_name")',
       /"country"/,
     );
     bad('SHOW TAG VALUES FROM "cdn_dvr" WITH KEY = "node"', /"node" is not a tag of cdn_dvr/);
@@ -241,7 +246,7 @@ describe('provisioned Grafana dashboards', () => {
     expect([...collectedBy('config/collector.docker.yaml')].filter((m) => !used.has(m))).toEqual([]);
   });
 
-  it('list the recorded DVR periods now with the query docs/schema.md gives for cdn_dvr_range, plus the filters', () => {
+  it('list the recorded DVR periods now with the query docs/schema.md gives for cdn_dvr_range, plus filters', () => {
     const dvr = dashboards.find((d) => d.json.uid === 'cdn-dvr')!.json;
     const table = dvr.panels.find((p) => p.title.startsWith('Recorded periods now'))!;
     const filters = 'WHERE "account" =~ /^$account$/ AND "stream" =~ /^$stream$/ AND "host" =~ /^$host$/ AND ';

@@ -38,7 +38,7 @@ describe('DVR streams that do not fit the quota take fair turns', () => {
   });
   afterAll(() => sim.close());
 
-  it('every stream is snapshotted, counts at most one apart, no 429, never more than the quota in a minute', async () => {
+  it('every stream is snapshotted, counts at most one apart, no 429, never over the quota in a minute', async () => {
     const streams = sim.streams;
     expect(streams.length).toBeGreaterThan(2 * QUOTA.calls); // the premise: they cannot all be read every minute
     const jobs = {

@@ -20,22 +20,25 @@ describe('DVR get', () => {
     for (const record of body.data) expect(record.stream_name).toBe('live/main');
   });
 
-  it('reports window, duration = sum of ranges and from = first range start, ranges sorted within the window', async () => {
-    for (const { account, stream } of f.sim.streams) {
-      const body = await f.dvr.get(account, stream);
-      for (const { dvr } of body.data) {
-        expect(dvr.window).toBe(f.sim.settings.dvrWindowSec);
-        expect(dvr.duration).toBe(dvr.ranges.reduce((sum, r) => sum + r.duration, 0));
-        if (dvr.ranges.length > 0) expect(dvr.from).toBe(dvr.ranges[0]!.from);
-        dvr.ranges.forEach((r, i) => {
-          expect(r.duration).toBeGreaterThan(0);
-          expect(r.from).toBeGreaterThanOrEqual(T0 - dvr.window);
-          expect(endOf(r)).toBeLessThanOrEqual(T0);
-          if (i > 0) expect(r.from).toBeGreaterThan(endOf(dvr.ranges[i - 1]!));
-        });
+  it(
+    'reports window, duration = sum of ranges and from = first range start, ' + 'ranges sorted within the window',
+    async () => {
+      for (const { account, stream } of f.sim.streams) {
+        const body = await f.dvr.get(account, stream);
+        for (const { dvr } of body.data) {
+          expect(dvr.window).toBe(f.sim.settings.dvrWindowSec);
+          expect(dvr.duration).toBe(dvr.ranges.reduce((sum, r) => sum + r.duration, 0));
+          if (dvr.ranges.length > 0) expect(dvr.from).toBe(dvr.ranges[0]!.from);
+          dvr.ranges.forEach((r, i) => {
+            expect(r.duration).toBeGreaterThan(0);
+            expect(r.from).toBeGreaterThanOrEqual(T0 - dvr.window);
+            expect(endOf(r)).toBeLessThanOrEqual(T0);
+            if (i > 0) expect(r.from).toBeGreaterThan(endOf(dvr.ranges[i - 1]!));
+          });
+        }
       }
-    }
-  });
+    },
+  );
 
   it('has alive and stopped streams, and nodes with DVR disabled that record nothing', async () => {
     const records = (await Promise.all(f.sim.streams.map((s) => f.dvr.get(s.account, s.stream)))).flatMap(

@@ -37,7 +37,8 @@ function dvrConfig(baseUrl: string, token: string, n: number, extra: Record<stri
 }
 
 const EXPECTED =
-  'dvr: 102 snapshots/min needed, quota 60/min: each stream is read every 1m42s instead of every 1m (streams take turns)';
+  'dvr: 102 snapshots/min needed, quota 60/min: ' +
+  'each stream is read every 1m42s instead of every 1m (streams take turns)';
 
 /** Configured work that cannot fit a quota is said at start, with the numbers, not left to fall behind
  * silently. */
@@ -49,7 +50,7 @@ describe('DVR work over the quota, through a real process', () => {
   });
   afterAll(() => sim.close());
 
-  it('run --check: valid (exit 0) and a warning naming dvr, the calls needed, the quota and the stretched interval', async () => {
+  it('run --check: valid (exit 0), a warning naming dvr, calls needed, quota and stretched interval', async () => {
     const over = await runCli(['run', '--config', dvrConfig(sim.url, sim.token, 102), '--check']).exited;
     expect(over.code).toBe(0);
     expect(over.stdout).toContain(`warning: ${EXPECTED}\n`);
@@ -58,7 +59,7 @@ describe('DVR work over the quota, through a real process', () => {
     expect(fits.stdout).not.toContain('warning');
   });
 
-  it('run: the same line as a warn entry of the log at start, before the first pass; the ratio on /metrics', async () => {
+  it('run: the same line as a warn log entry at start, before the first pass; the ratio on /metrics', async () => {
     const port = await freePort();
     const config = dvrConfig(sim.url, sim.token, 102, { http: { port } });
     const run = runCli(['run', '--config', config], {}, { killAfterMs: PROCESS_LIMIT_MS });

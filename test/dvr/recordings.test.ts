@@ -52,7 +52,7 @@ describe('identifyRanges', () => {
     expect(split.ranges.map((r) => r.id)).toEqual([S, S + 200]);
   });
 
-  it('a recording missing from some snapshots keeps its identity; one absent longer than the limit is forgotten', () => {
+  it('a recording missing from some snapshots keeps its identity; one absent beyond the limit is forgotten', () => {
     const first = identifyRanges([], [{ from: S, to: S + 600 }], S + 600);
     const missing = identifyRanges(first.known, [], S + 660);
     expect(missing.known).toHaveLength(1);

@@ -26,7 +26,7 @@ describe('backfill with the database refusing writes', () => {
   });
   afterAll(() => db.close());
 
-  it('exits 1 with a message naming the failure and releases state.lock, when one span exceeds the sink queue', async () => {
+  it('exits 1 with a message naming the failure, frees state.lock, when one span exceeds the sink queue', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostile-bf-'));
     const config = writeSimConfig(dir, s.sim, {
       // One statistic span (a day of 5-minute buckets) is far more than 3 × batchSize lines.

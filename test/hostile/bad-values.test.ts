@@ -41,35 +41,39 @@ async function writeThroughFileSink(points: Parameters<ReturnType<typeof createS
 }
 
 describe('values that are no measurement', () => {
-  it('a statistic row with a negative count or a count beyond int64 is dead-lettered naming the field; the rest is written', async () => {
-    // The response itself is accepted: one bad row must not fail the whole span.
-    const body = statisticTimesGroupedSchema.parse({
-      start: '2024-01-01T00:00:00Z',
-      end: '2024-01-01T00:10:00Z',
-      granularity: 'PT5M',
-      result: [
-        {
-          start: '2024-01-01T00:00:00Z',
-          end: '2024-01-01T00:05:00Z',
-          result: [
-            { resource: 1, traffic: 100, hits: 3 },
-            { resource: 2, traffic: 100, hits: -5 },
-            { resource: 3, traffic: 2 ** 64, hits: 1 },
-            { resource: 4, traffic: 2 ** 63 - 1024, hits: 1 },
-          ],
-        },
-      ],
-    });
-    const { result, lines, dead } = await writeThroughFileSink(timesGroupedToPoints('resources', body));
-    expect(result).toEqual({ written: 2, rejected: 2 });
-    expect(lines.map((l) => /resource=(\d)/.exec(l)![1])).toEqual(['1', '4']);
-    expect(lines[1]).toContain('traffic=9223372036854774784i');
-    expect(dead.map((d) => d.reason)).toEqual([
-      'cdn_traffic_by_resources.hits: -5 is negative, which this integer field cannot be',
-      'cdn_traffic_by_resources.traffic: 18446744073709551616 does not fit an int64 field',
-    ]);
-    expect(dead.every((d) => d.status === 0 && d.lines.length === 1)).toBe(true);
-  });
+  it(
+    'a statistic row with a negative count or a count beyond int64 is dead-lettered naming the field; ' +
+      'the rest is written',
+    async () => {
+      // The response itself is accepted: one bad row must not fail the whole span.
+      const body = statisticTimesGroupedSchema.parse({
+        start: '2024-01-01T00:00:00Z',
+        end: '2024-01-01T00:10:00Z',
+        granularity: 'PT5M',
+        result: [
+          {
+            start: '2024-01-01T00:00:00Z',
+            end: '2024-01-01T00:05:00Z',
+            result: [
+              { resource: 1, traffic: 100, hits: 3 },
+              { resource: 2, traffic: 100, hits: -5 },
+              { resource: 3, traffic: 2 ** 64, hits: 1 },
+              { resource: 4, traffic: 2 ** 63 - 1024, hits: 1 },
+            ],
+          },
+        ],
+      });
+      const { result, lines, dead } = await writeThroughFileSink(timesGroupedToPoints('resources', body));
+      expect(result).toEqual({ written: 2, rejected: 2 });
+      expect(lines.map((l) => /resource=(\d)/.exec(l)![1])).toEqual(['1', '4']);
+      expect(lines[1]).toContain('traffic=9223372036854774784i');
+      expect(dead.map((d) => d.reason)).toEqual([
+        'cdn_traffic_by_resources.hits: -5 is negative, which this integer field cannot be',
+        'cdn_traffic_by_resources.traffic: 18446744073709551616 does not fit an int64 field',
+      ]);
+      expect(dead.every((d) => d.status === 0 && d.lines.length === 1)).toBe(true);
+    },
+  );
 
   it('a negative metric (float or integer field) is dead-lettered, not written', async () => {
     const body = metricsByResourceSchema.parse({

@@ -45,28 +45,38 @@ describe('response bodies are capped', () => {
   });
 
   for (const declare of [false, true]) {
-    it(`a 100 MB body (${declare ? 'declared by content-length' : 'chunked'}) fails with BodyTooLargeError after reading at most the cap`, async () => {
-      const sent = { bytes: 0 };
-      server = await loopbackServer((_req, res) => stream(res, sent, declare));
-      const http = new HttpClient({ baseUrl: server.url, token: 'tok-123456', maxBodyBytes: CAP });
-      const err = await http
-        .request({ api: 'statistic', method: 'GET', path: '/x', schema: z.unknown() })
-        .catch((e: unknown) => e);
-      await http.close();
-      const BodyTooLargeError = (errors as Record<string, unknown>).BodyTooLargeError as new (...a: never[]) => Error;
-      expect(BodyTooLargeError).toBeTypeOf('function');
-      expect(err).toBeInstanceOf(BodyTooLargeError);
-      const e = err as { maxBytes: number; readBytes: number; declaredBytes?: number; status: number; message: string };
-      expect(e).toMatchObject({ maxBytes: CAP, status: 200 });
-      expect(isRetryable(err)).toBe(false);
-      expect(e.message).toMatch(/api\.maxBodyBytes/);
-      // Bytes read: never more than the cap plus one chunk.
-      expect(e.readBytes).toBeLessThanOrEqual(CAP + CHUNK.length);
-      if (declare) expect(e.declaredBytes).toBe(HUGE);
-      // The connection was dropped, so the server stopped long before 100 MB (socket buffers hold a few MB at most).
-      await new Promise((r) => setTimeout(r, 0));
-      expect(sent.bytes).toBeLessThan(HUGE / 2);
-    });
+    it(
+      `a 100 MB body (${declare ? 'declared by content-length' : 'chunked'}) ` +
+        `fails with BodyTooLargeError after reading at most the cap`,
+      async () => {
+        const sent = { bytes: 0 };
+        server = await loopbackServer((_req, res) => stream(res, sent, declare));
+        const http = new HttpClient({ baseUrl: server.url, token: 'tok-123456', maxBodyBytes: CAP });
+        const err = await http
+          .request({ api: 'statistic', method: 'GET', path: '/x', schema: z.unknown() })
+          .catch((e: unknown) => e);
+        await http.close();
+        const BodyTooLargeError = (errors as Record<string, unknown>).BodyTooLargeError as new (...a: never[]) => Error;
+        expect(BodyTooLargeError).toBeTypeOf('function');
+        expect(err).toBeInstanceOf(BodyTooLargeError);
+        const e = err as {
+          maxBytes: number;
+          readBytes: number;
+          declaredBytes?: number;
+          status: number;
+          message: string;
+        };
+        expect(e).toMatchObject({ maxBytes: CAP, status: 200 });
+        expect(isRetryable(err)).toBe(false);
+        expect(e.message).toMatch(/api\.maxBodyBytes/);
+        // Bytes read: never more than the cap plus one chunk.
+        expect(e.readBytes).toBeLessThanOrEqual(CAP + CHUNK.length);
+        if (declare) expect(e.declaredBytes).toBe(HUGE);
+        // The connection was dropped, so the server stopped long before 100 MB (socket buffers hold a few MB at most).
+        await new Promise((r) => setTimeout(r, 0));
+        expect(sent.bytes).toBeLessThan(HUGE / 2);
+      },
+    );
   }
 
   it('per-API overrides apply: the same body passes on one API and fails on another', async () => {

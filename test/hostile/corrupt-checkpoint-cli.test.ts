@@ -36,7 +36,10 @@ describe('a corrupt checkpoint stops the CLI with one line', () => {
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        /^error: checkpoint file .* is corrupt \(.*\); a copy is kept as .*\.corrupt-[0-9a-f]+\. To repair: move it away/,
+        new RegExp(
+          /^error: checkpoint file .* is corrupt \(.*\); a copy is kept as .*\.corrupt-[0-9a-f]+\. /.source +
+            /To repair: move it away/.source,
+        ),
       );
       expect(lines[0]).toContain(file);
       expect(existsSync(join(state, 'state.lock'))).toBe(false);

@@ -49,7 +49,7 @@ describe('api.serverMaxLimit against the simulator (its max limit is 1000)', () 
     }
   }
 
-  it('set to 1000: a short page that ties the largest ends the read; the planned calls are made, no check call', async () => {
+  it('set to 1000: a short page tying the largest ends the read; the planned calls made, no check call', async () => {
     expect(await twice(1000)).toEqual({ planned: [1, 1], made: 1 });
   });
 

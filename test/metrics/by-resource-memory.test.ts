@@ -34,7 +34,7 @@ describe('the by-resource breakdown is read one resource at a time', () => {
     await http.close();
   });
 
-  it(`a window of ${RESOURCES} resources parses no text larger than one resource, and yields the same points`, async () => {
+  it(`a window of ${RESOURCES} resources parses no text larger than one resource, yields the same points`, async () => {
     const account = s.sim.accounts[0]!;
     const job = metricsJobs(metricsSettings.parse({}), { accounts: [account], pageSize: 1000 }).find((j) =>
       j.key.startsWith('metrics_resource/'),

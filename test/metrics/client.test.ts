@@ -119,7 +119,7 @@ describe('MetricsClient against the simulator', () => {
     }
   });
 
-  it('serves plausible rates: hit ratio within (0, 1), cached bytes below total, medians positive and origin slower', async () => {
+  it('serves plausible rates: hit ratio in (0, 1), cached < total bytes, medians > 0, origin slower', async () => {
     const { sim } = ctx;
     const row = (await metricsClient(sim).aggregate({ account: sim.accounts[0]!, start: START, end: END })).data[0]!;
     expect(row.edge_hit_ratio).toBeGreaterThan(0);

@@ -13,50 +13,58 @@ const SCHEMA = new Map(metricsMeasurements.map((m) => [m.name, m]));
 const envelope = { status: 'OK', start: START, end: END, account: 'acme', metrics: [] };
 
 describe('metrics points', () => {
-  it('maps an aggregate to one cdn_metrics point at the window start, dropping nulls and unknown names; bandwidth is stored as _avg', () => {
-    const body: MetricsAggregateBody = {
-      ...envelope,
-      data: [{ edge_requests_total: 120, edge_hit_ratio: null, edge_bandwidth: 1.5, edge_teleports: 3 }],
-    };
-    expect(aggregateToPoints(body, START_MS)).toEqual([
-      {
-        measurement: 'cdn_metrics',
-        tags: { account: 'acme' },
-        fields: { edge_requests_total: 120, edge_bandwidth_avg: 1.5 },
-        time: START_MS,
-      },
-    ]);
-  });
+  it(
+    'maps an aggregate to one cdn_metrics point at the window start, ' +
+      'dropping nulls and unknown names; bandwidth is stored as _avg',
+    () => {
+      const body: MetricsAggregateBody = {
+        ...envelope,
+        data: [{ edge_requests_total: 120, edge_hit_ratio: null, edge_bandwidth: 1.5, edge_teleports: 3 }],
+      };
+      expect(aggregateToPoints(body, START_MS)).toEqual([
+        {
+          measurement: 'cdn_metrics',
+          tags: { account: 'acme' },
+          fields: { edge_requests_total: 120, edge_bandwidth_avg: 1.5 },
+          time: START_MS,
+        },
+      ]);
+    },
+  );
 
   it('writes no point for an empty data array or an element without any value', () => {
     expect(aggregateToPoints({ ...envelope, data: [] }, START_MS)).toEqual([]);
     expect(aggregateToPoints({ ...envelope, data: [{ edge_hit_ratio: null }] }, START_MS)).toEqual([]);
   });
 
-  it('maps each resource to a cdn_metrics_resource point; tag values stay exact, empty ones too (the sink writes the placeholder)', () => {
-    // Built through the schema, as the client does: the element type mixes string tags with numeric metrics.
-    const body = metricsByResourceSchema.parse({
-      ...envelope,
-      account: '',
-      data: [
-        { cname: '', resource: '101', resource_name: '', edge_status_200: 7 },
-        {
-          cname: 'r.example',
-          resource: '102',
-          resource_name: 'static,assets "q" \\',
-          edge_status_200: 8,
-          edge_hit_bytes: null,
-        },
-      ],
-    });
-    const points = byResourceToPoints(body, START_MS);
-    expect(points.map((p) => p.tags)).toEqual([
-      { account: '', resource: '101', resource_name: '', cname: '' },
-      { account: '', resource: '102', resource_name: 'static,assets "q" \\', cname: 'r.example' },
-    ]);
-    expect(points.map((p) => p.fields)).toEqual([{ edge_status_200: 7 }, { edge_status_200: 8 }]);
-    expect(points.every((p) => p.measurement === 'cdn_metrics_resource' && p.time === START_MS)).toBe(true);
-  });
+  it(
+    'maps each resource to a cdn_metrics_resource point; ' +
+      'tag values stay exact, empty ones too (the sink writes the placeholder)',
+    () => {
+      // Built through the schema, as the client does: the element type mixes string tags with numeric metrics.
+      const body = metricsByResourceSchema.parse({
+        ...envelope,
+        account: '',
+        data: [
+          { cname: '', resource: '101', resource_name: '', edge_status_200: 7 },
+          {
+            cname: 'r.example',
+            resource: '102',
+            resource_name: 'static,assets "q" \\',
+            edge_status_200: 8,
+            edge_hit_bytes: null,
+          },
+        ],
+      });
+      const points = byResourceToPoints(body, START_MS);
+      expect(points.map((p) => p.tags)).toEqual([
+        { account: '', resource: '101', resource_name: '', cname: '' },
+        { account: '', resource: '102', resource_name: 'static,assets "q" \\', cname: 'r.example' },
+      ]);
+      expect(points.map((p) => p.fields)).toEqual([{ edge_status_200: 7 }, { edge_status_200: 8 }]);
+      expect(points.every((p) => p.measurement === 'cdn_metrics_resource' && p.time === START_MS)).toBe(true);
+    },
+  );
 
   it('gives both measurements the tags and one field per metric name with its fixed type', () => {
     const [total, perResource] = metricsMeasurements;

@@ -75,33 +75,36 @@ describe('ApiWatch', () => {
     expect(lines()[3]).toMatchObject({ level: 50, msg: expect.stringContaining('HTTP 401') });
   });
 
-  it('a refusal a renewal is about to cure is an info line; an uncured one is an error naming the token source', async () => {
-    const clock = new ManualClock(0);
-    const { log, text } = capturedLogger();
-    const watch = new ApiWatch(log, clock, new Telemetry({ clock }), 'the login of api.username (CDN_USERNAME)');
-    const refused = (renewal: 'renewing' | 'renewed' | undefined) => {
-      const err = new ApiError({
-        status: 403,
-        body: { status: 'Forbidden', description: 'Invalid token or no access' },
-        request,
+  it(
+    'a refusal a renewal is about to cure is an info line; ' + 'an uncured one is an error naming the token source',
+    async () => {
+      const clock = new ManualClock(0);
+      const { log, text } = capturedLogger();
+      const watch = new ApiWatch(log, clock, new Telemetry({ clock }), 'the login of api.username (CDN_USERNAME)');
+      const refused = (renewal: 'renewing' | 'renewed' | undefined) => {
+        const err = new ApiError({
+          status: 403,
+          body: { status: 'Forbidden', description: 'Invalid token or no access' },
+          request,
+        });
+        err.tokenRenewal = renewal;
+        observe(watch, 'metrics', err);
+      };
+      await refused('renewing');
+      const lines = () =>
+        text()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Line);
+      expect(lines()).toEqual([expect.objectContaining({ level: 30, msg: expect.stringContaining('renewing it') })]);
+      await refused('renewed');
+      expect(lines()[1]).toMatchObject({
+        level: 50,
+        msg: expect.stringContaining('renewed token from the login of api.username (CDN_USERNAME)'),
       });
-      err.tokenRenewal = renewal;
-      observe(watch, 'metrics', err);
-    };
-    await refused('renewing');
-    const lines = () =>
-      text()
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Line);
-    expect(lines()).toEqual([expect.objectContaining({ level: 30, msg: expect.stringContaining('renewing it') })]);
-    await refused('renewed');
-    expect(lines()[1]).toMatchObject({
-      level: 50,
-      msg: expect.stringContaining('renewed token from the login of api.username (CDN_USERNAME)'),
-    });
-    expect(text()).not.toContain('api.token');
-  });
+      expect(text()).not.toContain('api.token');
+    },
+  );
 
   it('a cured refusal ends its run unsaid; an uncured one is told from the first refusal, as /healthz is', async () => {
     const clock = new ManualClock(T0);

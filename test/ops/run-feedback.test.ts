@@ -60,7 +60,7 @@ describe('run: feedback within seconds', { timeout: PROCESS_LIMIT_MS }, () => {
   const runOnce = (cfg: FeedbackConfig) =>
     runCli(['run', '--config', cfg.path, '--once'], {}, { killAfterMs: PROCESS_LIMIT_MS }).exited;
 
-  it('first says what it does (no secret), then names the API, endpoint and ECONNREFUSED of an unused port', async () => {
+  it('first says what it does (no secret), then names API, endpoint and ECONNREFUSED of an unused port', async () => {
     const port = await freePort();
     const { cfg, exit, lines } = await daemonUntilFirstFailure(`http://127.0.0.1:${port}`);
     expect(exit.code, exit.stderr).toBe(0);

@@ -30,7 +30,8 @@ describe('quota demand of a configuration', () => {
     expect(others).toEqual([]);
     expect(dvr).toMatchObject({ api: 'dvr', needed: 102, quota: { calls: 60, periodMs: 60_000 }, ratio: 1.7 });
     expect(demandLine(dvr!)).toBe(
-      'dvr: 102 snapshots/min needed, quota 60/min: each stream is read every 1m42s instead of every 1m (streams take turns)',
+      'dvr: 102 snapshots/min needed, quota 60/min: ' +
+        'each stream is read every 1m42s instead of every 1m (streams take turns)',
     );
   });
 
@@ -49,7 +50,7 @@ describe('quota demand of a configuration', () => {
     expect(wider.find((d) => d.api === 'dvr')).toMatchObject({ needed: 51, ratio: 0.85 });
   });
 
-  it('statistics of 1-minute buckets read every minute exceed 5/min; read every 30 minutes, in 30-minute spans, they fit', () => {
+  it('1-minute statistics buckets read every minute exceed 5/min; read every 30 min in 30-min spans, they fit', () => {
     const groupings = ['total', 'countries', 'regions', 'codes', 'browsers'];
     const everyMinute = config({
       ...OFF,

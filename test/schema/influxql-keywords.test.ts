@@ -45,7 +45,9 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('unquoted queries p
     const refused: string[] = [];
     for (const m of SCHEMA.values()) {
       const tags = Object.keys(m.tags);
-      const query = `SELECT ${Object.keys(m.fields).join(', ')} FROM ${m.name}${tags.length > 0 ? ` GROUP BY ${tags.join(', ')}` : ''}`;
+      const query =
+        `SELECT ${Object.keys(m.fields).join(', ')} FROM ` +
+        `${m.name}${tags.length > 0 ? ` GROUP BY ${tags.join(', ')}` : ''}`;
       await influx.query(query, 'db').catch((err: Error) => refused.push(err.message));
     }
     expect(refused).toEqual([]);

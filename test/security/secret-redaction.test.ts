@@ -73,7 +73,8 @@ describe('secrets never leave the process', () => {
     expect(text()).toMatch(/call failed/);
     expectClean(text());
     expectClean(
-      `${err.message} ${String(err.description)} ${String(err.problem)} ${String(err.bodyExcerpt)} ${JSON.stringify(err.body)}`,
+      `${err.message} ${String(err.description)} ${String(err.problem)} ${String(err.bodyExcerpt)} ` +
+        `${JSON.stringify(err.body)}`,
     );
     expectClean(JSON.stringify(err.request));
     expect(JSON.stringify(err.request)).not.toContain('operator:');

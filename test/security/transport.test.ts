@@ -51,7 +51,7 @@ describe('a redirect is not followed with the token', () => {
     ['metrics', 'header'],
     ['statistic', 'query'],
   ] as const) {
-    it(`${api}, token in the ${tokenPlacement}: 302 to another origin is a typed error; that server sees nothing`, async () => {
+    it(`${api}, token in the ${tokenPlacement}: 302 elsewhere is a typed error; that origin sees nothing`, async () => {
       const elsewhere = await recorder(createServer(), 'http', (res) => res.writeHead(200).end('{}'));
       const redirecting = await recorder(createServer(), 'http', (res) =>
         res.writeHead(302, { location: `${elsewhere.url}/steal?x=1` }).end(),

@@ -40,38 +40,43 @@ describe('file sink', () => {
     await sink.write([{ measurement: 'm', tags: {}, fields: { s: 'say "hi"' }, time: T0 }]);
     await sink.flush();
     expect(await readFile(path, 'utf8')).toBe(
-      `m,host=a\\ b v=0i ${ns(T0)}\nm v=1i ${ns(T0 + 60_000)}\nm v=2i ${ns(T0 + 120_000)}\nm s="say \\"hi\\"" ${ns(T0)}\n`,
+      `m,host=a\\ b v=0i ${ns(T0)}\nm v=1i ${ns(T0 + 60_000)}\n` +
+        `m v=2i ${ns(T0 + 120_000)}\nm s="say \\"hi\\"" ${ns(T0)}\n`,
     );
     await sink.close();
   });
 
-  it('a write resolves only after its lines are synced to disk, one sync per batch (its confirmation advances the checkpoint)', async () => {
-    const probe = await open(join(dir, 'probe'), 'w');
-    const handleType = Object.getPrototypeOf(probe) as FileHandle;
-    await probe.close();
-    const events: string[] = [];
-    for (const method of ['appendFile', 'sync', 'datasync'] as const) {
-      const original = handleType[method] as (...args: unknown[]) => Promise<void>;
-      vi.spyOn(handleType, method).mockImplementation(async function (this: FileHandle, ...args: unknown[]) {
-        await original.apply(this, args);
-        events.push(method === 'appendFile' ? 'append' : 'sync');
-      });
-    }
-    const sink = fileSink(join(dir, 'points.lp'), 2);
-    await sink.write([point(0), point(1), point(2), point(3), point(4)]);
-    events.push('confirmed');
-    // Syncs before the first append make the new file's directory entry durable; from then on each batch is synced.
-    expect(events.slice(events.indexOf('append'))).toEqual([
-      'append',
-      'sync',
-      'append',
-      'sync',
-      'append',
-      'sync',
-      'confirmed',
-    ]);
-    await sink.close();
-  });
+  it(
+    'a write resolves only after its lines are synced to disk, ' +
+      'one sync per batch (its confirmation advances the checkpoint)',
+    async () => {
+      const probe = await open(join(dir, 'probe'), 'w');
+      const handleType = Object.getPrototypeOf(probe) as FileHandle;
+      await probe.close();
+      const events: string[] = [];
+      for (const method of ['appendFile', 'sync', 'datasync'] as const) {
+        const original = handleType[method] as (...args: unknown[]) => Promise<void>;
+        vi.spyOn(handleType, method).mockImplementation(async function (this: FileHandle, ...args: unknown[]) {
+          await original.apply(this, args);
+          events.push(method === 'appendFile' ? 'append' : 'sync');
+        });
+      }
+      const sink = fileSink(join(dir, 'points.lp'), 2);
+      await sink.write([point(0), point(1), point(2), point(3), point(4)]);
+      events.push('confirmed');
+      // Syncs before the first append make the new file's directory entry durable; from then on each batch is synced.
+      expect(events.slice(events.indexOf('append'))).toEqual([
+        'append',
+        'sync',
+        'append',
+        'sync',
+        'append',
+        'sync',
+        'confirmed',
+      ]);
+      await sink.close();
+    },
+  );
 
   it('keeps what the file already holds', async () => {
     const path = join(dir, 'points.lp');

@@ -112,7 +112,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
     expect(again).toEqual({ written: 1, rejected: 0 });
   });
 
-  it('a field type conflict is counted as rejected and dead-lettered; the rest of the batch lands; no throw', async () => {
+  it('a field type conflict is counted rejected and dead-lettered; the rest of the batch lands; no throw', async () => {
     await sink({ conflict: { v: 'integer' } }).write([
       { measurement: 'conflict', tags: {}, fields: { v: 1 }, time: T0 },
     ]);
@@ -149,7 +149,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('InfluxDB 1.x sink 
     expect(letters[0]!.reason).toContain('field type conflict');
   });
 
-  it('splits 50k points into batches of 1000: the server saw at least 50 write requests, all points landed', async () => {
+  it('splits 50k points into batches of 1000: the server saw 50+ write requests, all points landed', async () => {
     const before = (await server.httpStats()).writeReq ?? 0;
     const s = sink({ bulk: { v: 'integer' } }, 1000);
     const points: Point[] = Array.from({ length: 50_000 }, (_, i) => ({

@@ -57,7 +57,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)('refusals of a real
   }
   const point = (time: number, hits = 1): Point => ({ measurement: 'm', tags: { a: 'x' }, fields: { hits }, time });
 
-  it('a field another tool wrote as a string: refused as field-type-conflict, naming the field, both types and the fix', async () => {
+  it('a field another tool wrote as a string: field-type-conflict, naming the field, both types, the fix', async () => {
     const now = Date.now();
     const res = await request(`${server.url}/write?db=typed&precision=ms`, {
       method: 'POST',

@@ -71,7 +71,7 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)('VictoriaMetrics: 
     expect(got.get('equal')!.timestamps).toEqual([T, T]);
   });
 
-  it(`with ${DEDUP} one sample is kept: an equal rewrite is harmless, a changed value keeps either (not the last written)`, async () => {
+  it(`with ${DEDUP}: an equal rewrite is harmless, a changed value keeps either (not the last written)`, async () => {
     const got = await writeTwice(
       [DEDUP],
       [sample('changed', 10), sample('equal', 7)],

@@ -184,7 +184,7 @@ describe('corrupt checkpoint files', () => {
     });
   }
 
-  it('confirm and compact refuse the times loading would refuse, so the store never writes a file it cannot read', async () => {
+  it('confirm and compact refuse what loading would refuse: the store never writes a file it cannot read', async () => {
     const s = await reopen();
     await expect(s.confirm(KEY, { from: 0, to: M })).rejects.toThrow(ParameterError);
     await expect(s.confirm(KEY, { from: T, to: NOW + 2 * DAY })).rejects.toThrow(/in the future/);

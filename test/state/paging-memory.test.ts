@@ -39,7 +39,7 @@ describe('PagingMemory: the largest page per API across restarts', () => {
     expect(restarted.rowsOf('statistic/acme/codes')).toBe(7);
   });
 
-  it('an unreadable file is reported and ignored: paging starts from nothing, and the next growth rewrites it', async () => {
+  it('an unreadable file is reported and ignored: paging starts empty, the next growth rewrites it', async () => {
     const state = dir();
     writeFileSync(join(state, PAGING_FILE), '{"version":1,"largestPage":{"statistic":-4}}');
     const problems: string[] = [];
@@ -52,7 +52,7 @@ describe('PagingMemory: the largest page per API across restarts', () => {
     expect(JSON.parse(readFileSync(join(state, PAGING_FILE), 'utf8')).largestPage).toEqual({ statistic: 5 });
   });
 
-  it('a file that cannot be saved (a directory in its place, as a full or read-only disk) is reported, never thrown', async () => {
+  it('an unsavable file (a directory in its place, as a full or read-only disk) is reported, not thrown', async () => {
     const state = dir();
     mkdirSync(join(state, PAGING_FILE));
     const problems: string[] = [];

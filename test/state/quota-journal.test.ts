@@ -22,13 +22,16 @@ describe('quota journal', () => {
     expect(after.history('metrics', clock)).toEqual({ completedAt: [], unsettled: 0 });
   });
 
-  it('a call is on disk before it is sent: a process killed at once (no flush, no tick) still leaves it counted', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'qj-'));
-    const clock = new ManualClock(1000);
-    new QuotaJournal(dir, { clock }).sent('metrics'); // kill -9 right after the request went out
-    clock.set(1500);
-    expect(new QuotaJournal(dir, { clock }).history('metrics', clock)).toEqual({ completedAt: [1500], unsettled: 0 });
-  });
+  it(
+    'a call is on disk before it is sent: ' + 'a process killed at once (no flush, no tick) still leaves it counted',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'qj-'));
+      const clock = new ManualClock(1000);
+      new QuotaJournal(dir, { clock }).sent('metrics'); // kill -9 right after the request went out
+      clock.set(1500);
+      expect(new QuotaJournal(dir, { clock }).history('metrics', clock)).toEqual({ completedAt: [1500], unsettled: 0 });
+    },
+  );
 
   it('a limiter started on a journal waits for the remembered calls to age out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qj-'));

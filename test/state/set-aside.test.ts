@@ -48,14 +48,17 @@ describe('the set-aside list (state/set-aside.json)', () => {
     expect(entry!.reason.length).toBeLessThan(600);
   });
 
-  it('an unreadable file is reported and the list starts empty (its spans are collected again, never skipped)', async () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, SET_ASIDE_FILE), '{"version":1,"jobs":{"k":[{"from":5,"to":1}]}}');
-    const { store, problem } = await SetAsideStore.open(dir);
-    expect(problem).toMatch(/unreadable/);
-    expect(store.keys()).toEqual([]);
-    expect((await readStateSnapshot(dir, Date.now())).problems).toEqual([problem]);
-  });
+  it(
+    'an unreadable file is reported and the list starts empty (its spans are collected again, ' + 'never skipped)',
+    async () => {
+      const dir = tempDir();
+      writeFileSync(join(dir, SET_ASIDE_FILE), '{"version":1,"jobs":{"k":[{"from":5,"to":1}]}}');
+      const { store, problem } = await SetAsideStore.open(dir);
+      expect(problem).toMatch(/unreadable/);
+      expect(store.keys()).toEqual([]);
+      expect((await readStateSnapshot(dir, Date.now())).problems).toEqual([problem]);
+    },
+  );
 
   it('forgets entries older than the horizon and says which', async () => {
     const store = SetAsideStore.inMemory(new ManualClock(0));

@@ -33,7 +33,7 @@ const GRANULARITIES = [
 ] as const;
 
 describe('the simulator adds up exactly (property)', () => {
-  it('buckets of /times/<g> = /<g> per group; groups of /<g> = /; for ranges, granularities, groupings and filters', async () => {
+  it('/times/<g> buckets = /<g> per group; /<g> groups = /; any range, granularity, grouping, filter', async () => {
     const client = clientFor(ctx.sim);
     const account = ctx.sim.world.accounts[1]!;
     const host = account.resources[0]!.cname;

@@ -110,7 +110,7 @@ describe('A1/A2 rules are enforced before any request', () => {
 });
 
 describe('what the client sends', () => {
-  it('sends times with formatMinuteUtc, fields comma-separated, every filter, and reaches all 24 endpoints', async () => {
+  it('sends times with formatMinuteUtc, fields comma-separated, every filter; reaches all 24 endpoints', async () => {
     const client = clientFor(ctx.sim);
     const account = ctx.sim.accounts[0]!;
     const host = ctx.sim.world.accounts[0]!.resources[0]!.cname;

@@ -20,7 +20,7 @@ async function allRows(grouping: StatisticGrouping, q: StatisticQuery, pageSize 
 }
 
 describe('values derive from the traffic model', () => {
-  it('total = sums of the model: traffic = bytes, hits = requests, cache_ratio unrounded, bandwidth = peak bits/s', async () => {
+  it('total = sums of the model: traffic bytes, hits requests, unrounded cache_ratio, peak bits/s', async () => {
     const { world } = ctx.sim;
     const account = world.accounts[0]!;
     const res = await clientFor(ctx.sim).total({ ...WINDOW, account: account.name });

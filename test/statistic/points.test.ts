@@ -26,7 +26,7 @@ const values = { traffic: 1000, hits: 10, cache_ratio: 0.25, bandwidth: 133 };
 const fields = { traffic: 1000, hits: 10, cached_traffic: 250, cache_ratio: 0.25, bandwidth_peak: 133 };
 
 describe('cdn_traffic points', () => {
-  it('/times: one point per bucket at the bucket start, of the account the call asked for; service `all` when not filtered', () => {
+  it('/times: one point per bucket at its start, of the account asked for; service `all` when not filtered', () => {
     const body = statisticTimesSchema.parse({
       start: '2026-03-10T03:00:00+03:00',
       end: '2026-03-10T05:00:00+03:00',
@@ -55,7 +55,7 @@ describe('cdn_traffic points', () => {
     expect(timesToPoints(body)[0]!.tags).toEqual({ service: 'all' });
   });
 
-  it('/times/<g>: one point per bucket × row, keys as tags, empty values kept (the sink writes EMPTY_TAG), filters echoed as tags', () => {
+  it('/times/<g>: a point per bucket × row, keys as tags, empty values kept (as EMPTY_TAG), filters as tags', () => {
     const body = statisticTimesGroupedSchema.parse({
       start: '2026-03-10T00:00:00Z',
       end: '2026-03-10T01:00:00Z',

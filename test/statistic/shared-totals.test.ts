@@ -81,7 +81,7 @@ describe('one /times/accounts job for the totals of several accounts', () => {
   });
 
   for (const pageSize of [1000, 2]) {
-    it(`calls planned equal calls made (page size ${pageSize}); each configured account gets exactly its /times buckets`, async () => {
+    it(`calls planned = calls made (page size ${pageSize}); each account gets exactly its /times buckets`, async () => {
       const out = tempFile();
       // The token sees four accounts; three are configured and only theirs are written.
       const rt = await runtimeFor(
@@ -115,7 +115,7 @@ describe('one /times/accounts job for the totals of several accounts', () => {
     });
   }
 
-  it('takes over per-account checkpoints: no window read twice where all accounts have it, no gap, a new account reads its lookback', async () => {
+  it('takes over per-account checkpoints: no window read twice, no gap, a new account reads its lookback', async () => {
     const out = tempFile();
     const state = mkdtempSync(join(tmpdir(), 'shared-state-'));
     const single = await runtimeFor(config(out, ['acme'], ['total'], {}, state), clock);
@@ -152,7 +152,7 @@ describe('one /times/accounts job for the totals of several accounts', () => {
     await shared.close();
   });
 
-  it('an account that joins while a span is read is not confirmed for that span; the provisional twin confirms nothing', async () => {
+  it('an account joining mid-span is not confirmed for that span; the provisional twin confirms nothing', async () => {
     const members = new Set<string>();
     const settings = statisticSettings.parse({ groupings: ['accounts'], provisional: true });
     const jobs = statisticJobs(settings, {

@@ -6,7 +6,7 @@ import { gatherStatus } from '../../src/cli/status-report.js';
 import { parseConfig } from '../../src/config/loader.js';
 
 describe('status: which checkpoints belong to the configuration', () => {
-  it('counts the per-account totals the shared /times/accounts job keeps as configured (no "(not configured)")', async () => {
+  it('counts per-account totals of the shared /times/accounts job as configured (no "(not configured)")', async () => {
     const config = parseConfig(
       {
         api: { baseUrl: 'http://127.0.0.1:1', token: 'secret-token-123' },

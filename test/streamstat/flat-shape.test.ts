@@ -82,48 +82,52 @@ describe('stream views from a service that answers without buckets', () => {
     expect((await rawGet(sim, '/', { ...window, granularity: 'PT10M' })).status).toBe(400);
   });
 
-  it('writes the same cdn_views points in both shapes, logs the flat answer once and then spends one call per bucket', async () => {
-    const buckets = await collectorFor(await simulator('buckets'));
-    const flatSim = await simulator('flat');
-    const flat = await collectorFor(flatSim);
-    try {
-      await buckets.pass();
-      await flat.pass();
-      expect(buckets.lines().length).toBeGreaterThan(0);
-      expect(buckets.lines().some((l) => l.startsWith('cdn_views_by_streams,'))).toBe(true);
-      expect(flat.lines()).toEqual(buckets.lines());
-      expect(flat.warnings()).toHaveLength(1);
-      expect(JSON.parse(flat.warnings()[0]!)).toMatchObject({ level: 40, granularity: 'PT15M' });
-      expect(buckets.warnings()).toEqual([]);
+  it(
+    'writes the same cdn_views points in both shapes, ' +
+      'logs the flat answer once and then spends one call per bucket',
+    async () => {
+      const buckets = await collectorFor(await simulator('buckets'));
+      const flatSim = await simulator('flat');
+      const flat = await collectorFor(flatSim);
+      try {
+        await buckets.pass();
+        await flat.pass();
+        expect(buckets.lines().length).toBeGreaterThan(0);
+        expect(buckets.lines().some((l) => l.startsWith('cdn_views_by_streams,'))).toBe(true);
+        expect(flat.lines()).toEqual(buckets.lines());
+        expect(flat.warnings()).toHaveLength(1);
+        expect(JSON.parse(flat.warnings()[0]!)).toMatchObject({ level: 40, granularity: 'PT15M' });
+        expect(buckets.warnings()).toEqual([]);
 
-      // Once flat is known: one call per bucket and job, as the plan counts; a grouped bucket may take one more (an
-      // empty page: walkPages reads on while a page is as large as any seen, which may be a capped one).
-      clock.advance(30 * MINUTE);
-      const jobs = flat.rt.collector.jobs.filter((j) => j.api === 'streamstat');
-      const halfHour = { from: clock.now() - 2 * HOUR, to: clock.now() - 2 * HOUR + 30 * MINUTE };
-      // The plan forecasts a grouped read's check page when its rows tie the largest page seen (paging.groupedCalls).
-      const forecast = (job: (typeof jobs)[number], perRead: number) => {
-        const least = job.callsFor(halfHour).least;
-        if (job.key.endsWith('/total')) expect(least, job.key).toBe(perRead);
-        else expect([perRead, 2 * perRead], job.key).toContain(least);
-      };
-      for (const job of jobs) forecast(job, 2);
-      for (const job of buckets.rt.collector.jobs) forecast(job, 1);
-      const groupedJobs = jobs.filter((j) => !j.key.endsWith('/total')).length;
-      flatSim.stats.reset();
-      const before = new Set(flat.lines());
-      await flat.pass();
-      await buckets.pass();
-      const newTotals = flat.lines().filter((l) => !before.has(l) && l.startsWith('cdn_views,'));
-      const newBuckets = new Set(newTotals.map((l) => l.split(' ').at(-1))).size;
-      expect(newBuckets).toBeGreaterThan(0);
-      const calls = flatSim.stats.apis.streamstat.requests;
-      expect(calls).toBeGreaterThanOrEqual(newBuckets * jobs.length);
-      expect(calls).toBeLessThanOrEqual(newBuckets * (jobs.length + groupedJobs));
-      expect(flat.lines()).toEqual(buckets.lines());
-      expect(flat.warnings()).toHaveLength(1);
-    } finally {
-      await Promise.all([buckets.rt.close(), flat.rt.close()]);
-    }
-  });
+        // Once flat is known: one call per bucket and job, as the plan counts; a grouped bucket may take one more (an
+        // empty page: walkPages reads on while a page is as large as any seen, which may be a capped one).
+        clock.advance(30 * MINUTE);
+        const jobs = flat.rt.collector.jobs.filter((j) => j.api === 'streamstat');
+        const halfHour = { from: clock.now() - 2 * HOUR, to: clock.now() - 2 * HOUR + 30 * MINUTE };
+        // The plan forecasts a grouped read's check page when its rows tie the largest page seen (paging.groupedCalls).
+        const forecast = (job: (typeof jobs)[number], perRead: number) => {
+          const least = job.callsFor(halfHour).least;
+          if (job.key.endsWith('/total')) expect(least, job.key).toBe(perRead);
+          else expect([perRead, 2 * perRead], job.key).toContain(least);
+        };
+        for (const job of jobs) forecast(job, 2);
+        for (const job of buckets.rt.collector.jobs) forecast(job, 1);
+        const groupedJobs = jobs.filter((j) => !j.key.endsWith('/total')).length;
+        flatSim.stats.reset();
+        const before = new Set(flat.lines());
+        await flat.pass();
+        await buckets.pass();
+        const newTotals = flat.lines().filter((l) => !before.has(l) && l.startsWith('cdn_views,'));
+        const newBuckets = new Set(newTotals.map((l) => l.split(' ').at(-1))).size;
+        expect(newBuckets).toBeGreaterThan(0);
+        const calls = flatSim.stats.apis.streamstat.requests;
+        expect(calls).toBeGreaterThanOrEqual(newBuckets * jobs.length);
+        expect(calls).toBeLessThanOrEqual(newBuckets * (jobs.length + groupedJobs));
+        expect(flat.lines()).toEqual(buckets.lines());
+        expect(flat.warnings()).toHaveLength(1);
+      } finally {
+        await Promise.all([buckets.rt.close(), flat.rt.close()]);
+      }
+    },
+  );
 });

@@ -15,7 +15,7 @@ const ctx = useSimulator({ clock: newClock(), quotas: { streamstat: null } });
 const windowStart = Date.parse(WINDOW.start);
 
 describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<period>)', () => {
-  it('a total becomes one cdn_views point at the window start, tagged with the account filter, without users', async () => {
+  it('a total becomes one cdn_views point at the window start, tagged with the account filter, no users', async () => {
     const body = await clientFor(ctx.sim).total({ ...WINDOW, account: 'acme' });
     expect(body.users).toBeGreaterThan(0);
     expect(totalToPoints(body, { browser: 'Chrome' })).toEqual([
@@ -46,28 +46,32 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
     expect(points.map((p) => p.fields)).toEqual(grouped.result.map((e) => ({ unique_users: e.users })));
   });
 
-  it('grouped elements become one point each in cdn_views_by_<grouping>, keyed by their result keys; only returned fields are written', async () => {
-    const body = await clientFor(ctx.sim).grouped('streams', { ...WINDOW, fields: ['views'] });
-    const points = groupedToPoints('streams', body);
-    expect(points).toHaveLength(body.result.length);
-    for (const [i, p] of points.entries()) {
-      expect(p.measurement).toBe('cdn_views_by_streams');
-      expect(p.tags).toEqual({ stream: body.result[i]!.stream, account: body.result[i]!.account });
-      expect(p.fields).toEqual({ views: body.result[i]!.views });
-      expect(p.time).toBe(windowStart);
-    }
-    const types = groupedToPoints('stream-types', await clientFor(ctx.sim).grouped('stream-types', WINDOW));
-    expect(types.every((p) => p.measurement === 'cdn_views_by_stream_types' && p.tags.stream_type !== undefined)).toBe(
-      true,
-    );
-    // /accounts with the account filter answers the account's total: the same series as cdn_views.
-    const accounts = groupedToPoints(
-      'accounts',
-      await clientFor(ctx.sim).grouped('accounts', { ...WINDOW, account: 'acme' }),
-    );
-    const total = totalToPoints(await clientFor(ctx.sim).total({ ...WINDOW, account: 'acme' }));
-    expect(accounts).toEqual(total);
-  });
+  it(
+    'grouped elements become one point each in cdn_views_by_<grouping>, ' +
+      'keyed by their result keys; only returned fields are written',
+    async () => {
+      const body = await clientFor(ctx.sim).grouped('streams', { ...WINDOW, fields: ['views'] });
+      const points = groupedToPoints('streams', body);
+      expect(points).toHaveLength(body.result.length);
+      for (const [i, p] of points.entries()) {
+        expect(p.measurement).toBe('cdn_views_by_streams');
+        expect(p.tags).toEqual({ stream: body.result[i]!.stream, account: body.result[i]!.account });
+        expect(p.fields).toEqual({ views: body.result[i]!.views });
+        expect(p.time).toBe(windowStart);
+      }
+      const types = groupedToPoints('stream-types', await clientFor(ctx.sim).grouped('stream-types', WINDOW));
+      expect(
+        types.every((p) => p.measurement === 'cdn_views_by_stream_types' && p.tags.stream_type !== undefined),
+      ).toBe(true);
+      // /accounts with the account filter answers the account's total: the same series as cdn_views.
+      const accounts = groupedToPoints(
+        'accounts',
+        await clientFor(ctx.sim).grouped('accounts', { ...WINDOW, account: 'acme' }),
+      );
+      const total = totalToPoints(await clientFor(ctx.sim).total({ ...WINDOW, account: 'acme' }));
+      expect(accounts).toEqual(total);
+    },
+  );
 
   it('buckets become points at the bucket starts; grouped buckets one per bucket and element', async () => {
     const times = await clientFor(ctx.sim).times({ ...WINDOW, granularity: 'PT15M' });

@@ -107,12 +107,15 @@ describe('streamstat simulator: table B errors', () => {
     await expectError('/', { ...ok, account: 'not-ours' }, 401, 'account');
   });
 
-  it('500 Internal Server Error and 504 Gateway Timeout error (injected by the frame) have the same body shape', async () => {
-    ctx.sim.faults.set('streamstat', { script: ['500', '504'] });
-    await expectError('/', ok, 500, 'Internal Server Error');
-    await expectError('/', ok, 504, 'Gateway Timeout error');
-    expect((await rawGet(ctx.sim, '/', ok)).status).toBe(200);
-  });
+  it(
+    '500 Internal Server Error and 504 Gateway Timeout error (injected by the frame) ' + 'have the same body shape',
+    async () => {
+      ctx.sim.faults.set('streamstat', { script: ['500', '504'] });
+      await expectError('/', ok, 500, 'Internal Server Error');
+      await expectError('/', ok, 504, 'Gateway Timeout error');
+      expect((await rawGet(ctx.sim, '/', ok)).status).toBe(200);
+    },
+  );
 
   it('token: the query parameter wins over the header, the header alone works', async () => {
     expect((await rawGet(ctx.sim, '/', ok, { token: 'header' })).status).toBe(200);

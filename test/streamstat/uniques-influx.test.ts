@@ -111,7 +111,8 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
   const users = async (database: string, measurement: string, account: string, extra = '') =>
     (
       await db.query(
-        `SELECT "unique_users" FROM ${measurement} WHERE account = '${account}'${extra} AND time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`,
+        `SELECT "unique_users" FROM ${measurement} WHERE account = '${account}'${extra} AND time >= ${RANGE.from}ms ` +
+          `AND time < ${RANGE.to}ms`,
         database,
       )
     ).map((r) => [Number(r.time), r.unique_users]);
@@ -144,7 +145,8 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
       const [[, day]] = (await users('buckets', 'cdn_users_daily', account)) as [[number, number]];
       const hourly = (await users('buckets', 'cdn_users_hourly', account)).map(([, u]) => u as number);
       const [sum] = await db.query(
-        `SELECT sum("unique_users") FROM cdn_users_hourly WHERE account = '${account}' AND time >= ${RANGE.from}ms AND time < ${RANGE.to}ms`,
+        `SELECT sum("unique_users") FROM cdn_users_hourly WHERE account = '${account}' AND time >= ${RANGE.from}ms ` +
+          `AND time < ${RANGE.to}ms`,
         'buckets',
       );
       expect(sum!.sum).toBeGreaterThan(day);
@@ -165,32 +167,36 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
     );
   });
 
-  it('plans the uniques calls: per account and grouping 1 views + 1 hourly + 1 daily (the day in one span each), and spends them', () => {
-    const accounts = buckets.sim.accounts.length;
-    // Planned before any read: one page a read at least; at most, a grouped read adds the page that checks its short
-    // page was not capped.
-    expect(buckets.plan.calls.streamstat).toBe(accounts * GROUPINGS.length * 3);
-    expect(buckets.plan.callsMost.streamstat).toBe(
-      accounts * GROUPINGS.reduce((n, g) => n + (g === 'total' ? 3 : 2 * 3), 0),
-    );
-    expect(buckets.plan.pagingMayAdd).toContain('streamstat');
-    const count = (path: string, granularity: string) =>
-      buckets.seen.filter((s) => s.path === path && s.granularity === granularity).length;
-    // The totals are one call each, as planned.
-    expect([count('/', 'PT15M'), count('/', 'PT1H'), count('/', 'P1D')]).toEqual([accounts, accounts, accounts]);
-    // A grouped read may take one more (empty) page: a page as large as any seen might have been capped (walkPages).
-    for (const [granularity, least] of [
-      ['PT15M', 1],
-      ['PT1H', 1],
-      ['P1D', 1],
-    ] as const) {
-      expect(count('/browsers', granularity)).toBeGreaterThanOrEqual(least * accounts);
-      expect(count('/browsers', granularity)).toBeLessThanOrEqual(2 * least * accounts);
-    }
-    expect(buckets.seen.every((s) => s.path === '/' || s.path === '/browsers')).toBe(true);
-  });
+  it(
+    'plans the uniques calls: ' +
+      'per account and grouping 1 views + 1 hourly + 1 daily (the day in one span each), and spends them',
+    () => {
+      const accounts = buckets.sim.accounts.length;
+      // Planned before any read: one page a read at least; at most, a grouped read adds the page that checks its short
+      // page was not capped.
+      expect(buckets.plan.calls.streamstat).toBe(accounts * GROUPINGS.length * 3);
+      expect(buckets.plan.callsMost.streamstat).toBe(
+        accounts * GROUPINGS.reduce((n, g) => n + (g === 'total' ? 3 : 2 * 3), 0),
+      );
+      expect(buckets.plan.pagingMayAdd).toContain('streamstat');
+      const count = (path: string, granularity: string) =>
+        buckets.seen.filter((s) => s.path === path && s.granularity === granularity).length;
+      // The totals are one call each, as planned.
+      expect([count('/', 'PT15M'), count('/', 'PT1H'), count('/', 'P1D')]).toEqual([accounts, accounts, accounts]);
+      // A grouped read may take one more (empty) page: a page as large as any seen might have been capped (walkPages).
+      for (const [granularity, least] of [
+        ['PT15M', 1],
+        ['PT1H', 1],
+        ['P1D', 1],
+      ] as const) {
+        expect(count('/browsers', granularity)).toBeGreaterThanOrEqual(least * accounts);
+        expect(count('/browsers', granularity)).toBeLessThanOrEqual(2 * least * accounts);
+      }
+      expect(buckets.seen.every((s) => s.path === '/' || s.path === '/browsers')).toBe(true);
+    },
+  );
 
-  it('the natural query of each collected measurement (docs/schema.md) runs on InfluxDB 1.6.7 and finds the day', async () => {
+  it('the natural query of each measurement (docs/schema.md) runs on InfluxDB 1.6.7 and finds the day', async () => {
     const collected = streamstatMeasurements.filter((m) => !m.name.includes('_by_') || m.name.endsWith('_by_browsers'));
     expect(collected).toHaveLength(6);
     for (const m of collected) {
@@ -209,7 +215,7 @@ describe.skipIf(skip)('unique users per hour and day → InfluxDB 1.6.7', () => 
     expect(daily!.last).toBe(day.users);
   });
 
-  it('a service that answers flat gives the same users points, a day bucket read with one call per day window', async () => {
+  it('a service answering flat gives the same users points, a day bucket read with a call per day window', async () => {
     for (const m of [
       'cdn_users_daily',
       'cdn_users_hourly',

@@ -22,7 +22,7 @@ const context = (shape = new StreamstatShape()) => ({ accounts: ['acme'], pageSi
 const DAY_SPAN = { from: Date.UTC(2026, 2, 9), to: Date.UTC(2026, 2, 10) };
 
 describe('jobs.streamstat.uniques', () => {
-  it('defaults to hourly and daily uniques: one checkpointed job each per account and grouping, read a lag after the period', () => {
+  it('defaults to hourly + daily uniques: a checkpointed job per account and grouping, a lag after the period', () => {
     const c = configWith({ groupings: ['total', 'streams'] });
     expect(c.jobs.streamstat.uniques).toEqual(['PT1H', 'P1D']);
     const jobs = streamstatJobs(c.jobs.streamstat, context());
@@ -36,7 +36,8 @@ describe('jobs.streamstat.uniques', () => {
     ]);
     expect(jobs.every((j) => j.checkpointed && j.api === 'streamstat')).toBe(true);
     const rule = (key: string) => jobs.find((j) => j.key === key)!.rule;
-    // One call may span the default cap of 31 days (the answer size budget allows far more): a month of periods a call.
+    // One call may span the default cap of 31 days (the answer size budget allows far more):
+    // a month of periods a call.
     expect(rule('streamstat/acme/total/users_hourly')).toMatchObject({
       stepMs: HOUR,
       delayMs: 5 * MINUTE,
@@ -59,7 +60,7 @@ describe('jobs.streamstat.uniques', () => {
     expect(daily.map((j) => j.key)).toEqual(['streamstat/acme/total', 'streamstat/acme/total/users_daily']);
   });
 
-  it('counts the calls a span costs: one per call span in buckets, one per period once the service answers flat', () => {
+  it('counts the calls a span costs: one per call span in buckets, one per period once the answers are flat', () => {
     const shape = new StreamstatShape();
     const jobs = streamstatJobs(configWith({ groupings: ['total'] }).jobs.streamstat, context(shape));
     const calls = (suffix: string, span: { from: number; to: number }) =>
@@ -74,7 +75,7 @@ describe('jobs.streamstat.uniques', () => {
     ]);
   });
 
-  it('refuses a bad list, naming the field: unknown period, duplicate; total with accounts (the same cdn_views points)', () => {
+  it('refuses a bad list, naming the field: unknown period, duplicate; total with accounts (same cdn_views)', () => {
     expect(fieldOf(() => configWith({ uniques: ['PT5M'] }))).toBe('jobs.streamstat.uniques.0');
     expect(fieldOf(() => configWith({ uniques: ['P1D', 'P1D'] }))).toBe('jobs.streamstat.uniques.1');
     expect(fieldOf(() => configWith({ groupings: ['total', 'streams', 'accounts'] }))).toBe(

@@ -117,7 +117,7 @@ describe('failing APIs and sink in /healthz', () => {
 
 describe('job lag in /healthz', () => {
   const HOUR = 3_600_000;
-  it('allows a job the lag it has by design (delay + one window) on top of maxLag; a per-job limit is taken as written', () => {
+  it('allows a job its lag by design (delay + one window) on top of maxLag; a per-job limit taken as written', () => {
     const { clock, telemetry, health } = setup();
     // A daily uniques job read 5 min after the day ends: caught up, it is up to a day and 5 min behind.
     const builtIn = 24 * HOUR + 5 * 60_000;

@@ -71,7 +71,7 @@ describe('the Flux reader against InfluxDB 2 (loopback, annotated CSV)', () => {
     accounts: ['acme'],
   };
 
-  it('posts the Flux to /api/v2/query with the org and token, and reads the sums and point counts per window', async () => {
+  it('posts the Flux to /api/v2/query with the org and token, reads the sums and point counts per window', async () => {
     seen.length = 0;
     answer = () => ({ status: 200, type: 'text/csv; charset=utf-8', body: CSV });
     const reader = fluxReader({ url, token: 'flux-token-1234', org: 'cdn-org', bucket: 'cdn' });
@@ -86,7 +86,7 @@ describe('the Flux reader against InfluxDB 2 (loopback, annotated CSV)', () => {
     expect(JSON.parse(seen[0]!.body).query).toContain('from(bucket: "cdn")');
   });
 
-  it("an error body (a Flux that does not compile, a bad token) is a VerifyReadError with the server's message", async () => {
+  it('an error body (a Flux that does not compile, a bad token) is a VerifyReadError with its text', async () => {
     const reader = fluxReader({ url, token: 't', org: 'cdn-org', bucket: 'cdn' });
     answer = () => ({
       status: 400,
@@ -131,7 +131,8 @@ describe('the v2 sink against InfluxDB 2 write errors (loopback)', () => {
       body: JSON.stringify({
         code: 'unprocessable entity',
         message:
-          'failure writing points to database: partial write: field type conflict: input field "hits" on measurement "cdn_traffic" is type integer, already exists as type string dropped=1',
+          'failure writing points to database: partial write: field type conflict: input field "hits" on measurement ' +
+          '"cdn_traffic" is type integer, already exists as type string dropped=1',
       }),
     });
     const dir = mkdtempSync(join(tmpdir(), 'v2-'));
@@ -142,7 +143,7 @@ describe('the v2 sink against InfluxDB 2 write errors (loopback)', () => {
     await s.close();
   });
 
-  it("401 and 404 (no such bucket) fail the write with the server's message, never the token; nothing is dead-lettered", async () => {
+  it("401 and 404 (no such bucket) fail the write with the server's text, not the token; no dead letters", async () => {
     for (const [status, message] of [
       [401, 'unauthorized access'],
       [404, 'bucket "cdn" not found'],

@@ -19,12 +19,13 @@ const query = {
 };
 
 describe('the queries each reader builds', () => {
-  it('Flux: sums per account, field and day stamped at the window start, plus the point count, quoting every name', () => {
+  it('Flux: sums per account, field and day stamped at the window start, plus point counts, quoting every name', () => {
     expect(buildFlux(query, 'analytics')).toBe(
       [
         'data = from(bucket: "analytics")',
         '  |> range(start: time(v: "2026-11-20T00:00:00.000Z"), stop: time(v: "2026-11-22T00:00:00.000Z"))',
-        '  |> filter(fn: (r) => r._measurement == "cdn_traffic" and (r._field == "traffic" or r._field == "hits") and (r.account == "acme" or r.account == "o\\"brien"))',
+        '  |> filter(fn: (r) => r._measurement == "cdn_traffic" and (r._field == "traffic" or r._field == "hits") ' +
+          'and (r.account == "acme" or r.account == "o\\"brien"))',
         'sums = data',
         '  |> group(columns: ["account", "_field"])',
         '  |> aggregateWindow(every: 86400000ms, fn: sum, timeSrc: "_start", createEmpty: false)',
@@ -46,7 +47,8 @@ describe('the queries each reader builds', () => {
   // db..measurement is the default retention policy (db.name alone would read as policy.measurement).
   it('InfluxQL: GROUP BY epoch-aligned windows and account, retention policy when set, literals escaped', () => {
     expect(buildInfluxQl(query, { database: 'cdn', retentionPolicy: undefined })).toBe(
-      'SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", count("traffic") AS "__points" FROM "cdn".."cdn_traffic" ' +
+      'SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", count("traffic") AS "__points" ' +
+        'FROM "cdn".."cdn_traffic" ' +
         `WHERE time >= ${day}ms AND time < ${day + 2 * DAY}ms AND ("account" = 'acme' OR "account" = 'o"brien') ` +
         'GROUP BY time(86400000ms), "account" fill(none)',
     );

@@ -75,7 +75,7 @@ describe.skipIf(skip)('verify → VictoriaMetrics', () => {
     expect((await verify(config, day)).report.drift).toEqual([]);
   }, 180_000);
 
-  it('a second value at the same series and time adds up (every sample is kept): drift that a repair cannot undo', async () => {
+  it('a second value at the same series and time adds up (every sample kept): drift a repair cannot undo', async () => {
     const [series] = await vm.export(`{__name__="cdn_traffic_hits",account="${account}"}`);
     const { __name__: _name, ...labels } = series!.metric;
     const tags = Object.entries(labels)

@@ -55,10 +55,10 @@ export const dvrMeasurements: MeasurementSchema[] = [
   {
     name: DVR_RANGE_MEASUREMENT,
     description:
-      'One DVR recording of a stream on one node. time = the start the recording had when first seen, kept across snapshots ' +
-      '(state dir, dvr-recordings.json) while the DVR window cuts its start, so each snapshot overwrites its one row. ' +
-      'Not written where output.overwrites is false. The query lists the recorded periods now: the rows whose seen_at ' +
-      "is the latest snapshot's, named by the dashboard's end (60 = jobs.dvr.interval in seconds)",
+      'One DVR recording of a stream on one node. time = the start the recording had when first seen, kept across ' +
+      'snapshots (state dir, dvr-recordings.json) while the DVR window cuts its start, so each snapshot overwrites ' +
+      'its one row. Not written where output.overwrites is false. The query lists the recorded periods now: the ' +
+      "rows whose seen_at is the latest snapshot's, named by the dashboard's end (60 = jobs.dvr.interval in seconds)",
     source: SOURCE,
     tags: TAGS,
     fields: {

@@ -38,11 +38,17 @@ function describeMetric(name: MetricName): string {
   const part = name.slice(side.length + 1);
   switch (metricKind(name)) {
     case 'bandwidth':
-      return `${side} bandwidth averaged over the window (not a peak); the mean of equal windows is the longer period's average`;
+      return (
+        `${side} bandwidth averaged over the window (not a peak); the mean of equal windows is the longer ` +
+        `period's average`
+      );
     case 'hit_ratio':
       // No total-bytes field to weigh it with: mean() over windows is unweighted (a quiet window counts as much as a
       // busy one).
-      return 'share of cached traffic in the window: cached bytes / total bytes; averaging windows is unweighted by traffic';
+      return (
+        'share of cached traffic in the window: cached bytes / total bytes; averaging windows is unweighted by ' +
+        'traffic'
+      );
     case 'hit_bytes':
       return 'bytes returned from cache hits in the window';
     case 'request_time': {
@@ -93,7 +99,8 @@ export const metricsMeasurements: MeasurementSchema[] = [
     tags: { account: 'account name' },
     fields: METRIC_FIELDS,
     query:
-      'SELECT sum("edge_requests_total") AS "requests", mean("edge_bandwidth_avg") AS "bandwidth" FROM "cdn_metrics" WHERE "account" = \'acme\' AND time > now() - 1d GROUP BY time(1h)',
+      'SELECT sum("edge_requests_total") AS "requests", mean("edge_bandwidth_avg") AS "bandwidth" FROM "cdn_metrics" ' +
+      'WHERE "account" = \'acme\' AND time > now() - 1d GROUP BY time(1h)',
   },
   {
     name: METRICS_RESOURCE_MEASUREMENT,
@@ -107,6 +114,7 @@ export const metricsMeasurements: MeasurementSchema[] = [
     },
     fields: METRIC_FIELDS,
     query:
-      'SELECT sum("edge_requests_total") AS "requests", mean("edge_bandwidth_avg") AS "bandwidth" FROM "cdn_metrics_resource" WHERE "account" = \'acme\' AND time > now() - 1d GROUP BY time(1h), "resource_name"',
+      'SELECT sum("edge_requests_total") AS "requests", mean("edge_bandwidth_avg") AS "bandwidth" FROM ' +
+      '"cdn_metrics_resource" WHERE "account" = \'acme\' AND time > now() - 1d GROUP BY time(1h), "resource_name"',
   },
 ];

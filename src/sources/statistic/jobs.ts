@@ -77,7 +77,8 @@ const budgetOf = (ctx: JobContext): number => ctx.rowBudget?.statistic ?? rowsPe
 
 function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: Target): FinalJob {
   const { language, pageSize } = ctx;
-  const key = `statistic/${[target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])].join('/')}`;
+  const keyParts = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])];
+  const key = `statistic/${keyParts.join('/')}`;
   const flat = target.grouping === 'total';
   return {
     key,

@@ -49,7 +49,8 @@ const FIELDS: Record<string, FieldSchema> = {
   cache_ratio: {
     type: 'float',
     description:
-      'share served from cache in this bucket only, 0..1, unrounded; over several buckets or series use sum(cached_traffic) / sum(traffic), never its mean',
+      'share served from cache in this bucket only, 0..1, unrounded; over several buckets or series use ' +
+      'sum(cached_traffic) / sum(traffic), never its mean',
     unit: 'ratio',
     aggregate: { ratio: ['cached_traffic', 'traffic'] },
     nonNegative: true,
@@ -83,11 +84,14 @@ export const statisticMeasurements: MeasurementSchema[] = [
   {
     name: TRAFFIC_MEASUREMENT,
     description:
-      'CDN traffic, hits, cached traffic and peak bandwidth per account and bucket (the account total; the accounts grouping gives the same points)',
+      'CDN traffic, hits, cached traffic and peak bandwidth per account and bucket (the account total; the accounts ' +
+      'grouping gives the same points)',
     source: `${SOURCE}/times?account=… or /times/accounts (several accounts in one call)`,
     tags: COMMON_TAGS,
     fields: FIELDS,
-    query: `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${RATIO}, max("bandwidth_peak") AS "bandwidth_peak" FROM "cdn_traffic" WHERE $timeFilter GROUP BY time($__interval), "account"`,
+    query:
+      `SELECT sum("traffic") AS "traffic", sum("hits") AS "hits", ${RATIO}, max("bandwidth_peak") AS ` +
+      `"bandwidth_peak" FROM "cdn_traffic" WHERE $timeFilter GROUP BY time($__interval), "account"`,
   },
   ...DIMENSION_GROUPINGS.map(
     (grouping): MeasurementSchema => ({
@@ -96,12 +100,12 @@ export const statisticMeasurements: MeasurementSchema[] = [
       source: `${SOURCE}/times/${grouping}`,
       tags: { ...COMMON_TAGS, ...keyTags(grouping) },
       fields: FIELDS,
-      query: `SELECT sum("traffic") AS "traffic", ${RATIO} FROM "${trafficMeasurement(grouping)}" WHERE $timeFilter GROUP BY time($__interval), ${Object.keys(
-        keyTags(grouping),
-      )
-        .filter((k) => !k.endsWith('_name'))
-        .map((k) => `"${k}"`)
-        .join(', ')}`,
+      query:
+        `SELECT sum("traffic") AS "traffic", ${RATIO} FROM "${trafficMeasurement(grouping)}" WHERE $timeFilter ` +
+        `GROUP BY time($__interval), ${Object.keys(keyTags(grouping))
+          .filter((k) => !k.endsWith('_name'))
+          .map((k) => `"${k}"`)
+          .join(', ')}`,
     }),
   ),
 ];

@@ -20,14 +20,16 @@ export const schema = z
     span: duration
       .default('31d')
       .describe(
-        'widest time span one /times call covers: a cap (lower it for smaller answers); below it a call covers as many buckets as one page (/times) or the answer size budget (grouped reads) allows',
+        'widest time span one /times call covers: a cap (lower it for smaller answers); below it a call covers as ' +
+          'many buckets as one page (/times) or the answer size budget (grouped reads) allows',
       ),
     groupings: z
       .array(z.enum(COLLECTED_GROUPINGS))
       .min(1)
       .default(['total', 'resources', 'countries', 'codes'])
       .describe(
-        'groupings to collect; each costs calls. total and accounts are the same points (cdn_traffic); with two or more accounts (or accounts: auto) they are read for all accounts at once from /times/accounts',
+        'groupings to collect; each costs calls. total and accounts are the same points (cdn_traffic); with two or ' +
+          'more accounts (or accounts: auto) they are read for all accounts at once from /times/accounts',
       ),
     paths: z
       .object({
@@ -35,7 +37,8 @@ export const schema = z
           .record(z.string().min(1), z.array(z.string().min(1)).min(1))
           .default({})
           .describe(
-            'per account, the hosts whose paths are collected (spec: /paths requires account and host), e.g. { acme: [cdn.acme.example] }',
+            'per account, the hosts whose paths are collected (spec: /paths requires account and host), e.g. { acme: ' +
+              '[cdn.acme.example] }',
           ),
       })
       .strict()
@@ -44,7 +47,8 @@ export const schema = z
     discovery: duration
       .default('1h')
       .describe(
-        "with accounts: auto, how often the token's accounts are read again (from 1 min; one inventory call, or where the inventory is missing a statistic call per 100 accounts)",
+        "with accounts: auto, how often the token's accounts are read again (from 1 min; one inventory call, or " +
+          'where the inventory is missing a statistic call per 100 accounts)',
       ),
     provisional: z
       .boolean()

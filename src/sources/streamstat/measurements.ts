@@ -83,7 +83,9 @@ function usersFields(period: UniquesPeriod): Record<string, FieldSchema> {
   return {
     [STORED_FIELD.users]: {
       type: 'integer',
-      description: `unique users (IP + User-Agent) over the ${noun}, as the API counts them for a ${noun} (its \`users\`); never summed over ${noun}s or groups`,
+      description:
+        `unique users (IP + User-Agent) over the ${noun}, as the API counts them for a ${noun} (its ` +
+        `\`users\`); never summed over ${noun}s or groups`,
       unit: 'users',
       aggregate: 'last',
       nonNegative: true,
@@ -107,7 +109,9 @@ function viewsSchemas(): MeasurementSchema[] {
       source: `${SOURCE} with granularity (or one call per bucket), and /accounts`,
       tags: ACCOUNT_TAG,
       fields: VIEWS_FIELDS,
-      query: `SELECT sum("views") AS "views", max("views_max") AS "peak" FROM "cdn_views" WHERE "account" = 'acme' AND time > now() - 1d GROUP BY time(1h)`,
+      query:
+        `SELECT sum("views") AS "views", max("views_max") AS "peak" FROM "cdn_views" WHERE "account" = 'acme' ` +
+        `AND time > now() - 1d GROUP BY time(1h)`,
     },
     ...GROUPED_BY.map((g): MeasurementSchema => {
       const [tag] = Object.keys(GROUP_TAGS[g]);
@@ -117,7 +121,9 @@ function viewsSchemas(): MeasurementSchema[] {
         source: `${groupedSource(g)} with granularity (or one call per bucket)`,
         tags: { ...ACCOUNT_TAG, ...GROUP_TAGS[g] },
         fields: VIEWS_FIELDS,
-        query: `SELECT sum("views") FROM "${viewsMeasurement(g)}" WHERE "account" = 'acme' AND time > now() - 1d GROUP BY time(1h), "${tag}"`,
+        query:
+          `SELECT sum("views") FROM "${viewsMeasurement(g)}" WHERE "account" = 'acme' AND time > now() - 1d ` +
+          `GROUP BY time(1h), "${tag}"`,
       };
     }),
   ];
@@ -130,22 +136,30 @@ function usersSchemas(period: UniquesPeriod): MeasurementSchema[] {
   return [
     {
       name: total,
-      description: `Unique users per account and ${noun}, counted by the API over the ${noun} (granularity ${period}). Read it at this period; for another period use its own measurement`,
+      description:
+        `Unique users per account and ${noun}, counted by the API over the ${noun} (granularity ` +
+        `${period}). Read it at this period; for another period use its own measurement`,
       source: `${SOURCE} with granularity ${period} (or one call per ${noun})`,
       tags: ACCOUNT_TAG,
       fields: usersFields(period),
-      query: `SELECT last("unique_users") FROM "${total}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY time(${interval})`,
+      query:
+        `SELECT last("unique_users") FROM "${total}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY ` +
+        `time(${interval})`,
     },
     ...GROUPED_BY.map((g): MeasurementSchema => {
       const [tag] = Object.keys(GROUP_TAGS[g]);
       const name = usersMeasurement(period, g);
       return {
         name,
-        description: `Unique users per ${tag}, account and ${noun} (granularity ${period}); a user may count in several groups`,
+        description:
+          `Unique users per ${tag}, account and ${noun} (granularity ${period}); a user may count in ` +
+          `several groups`,
         source: `${groupedSource(g)} with granularity ${period} (or one call per ${noun})`,
         tags: { ...ACCOUNT_TAG, ...GROUP_TAGS[g] },
         fields: usersFields(period),
-        query: `SELECT last("unique_users") FROM "${name}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY time(${interval}), "${tag}"`,
+        query:
+          `SELECT last("unique_users") FROM "${name}" WHERE "account" = 'acme' AND time > now() - 7d GROUP BY ` +
+          `time(${interval}), "${tag}"`,
       };
     }),
   ];

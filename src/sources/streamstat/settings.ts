@@ -42,7 +42,8 @@ export const schema = z
     span: duration
       .default('31d')
       .describe(
-        'widest time span one call covers: a cap (lower it for smaller answers); below it the answer size budget decides',
+        'widest time span one call covers: a cap (lower it for smaller answers); below it the answer size budget ' +
+          'decides',
       ),
     groupings: z
       .array(z.enum(['total', ...STREAMSTAT_GROUPINGS] as const))
@@ -53,8 +54,8 @@ export const schema = z
       .array(z.enum(UNIQUES_PERIODS))
       .default([...UNIQUES_PERIODS])
       .describe(
-        'periods to count unique users over (cdn_users_hourly, cdn_users_daily, per grouping), each read with its own ' +
-          'calls once the period is over plus lag; [] disables',
+        'periods to count unique users over (cdn_users_hourly, cdn_users_daily, per grouping), each read with its ' +
+          'own calls once the period is over plus lag; [] disables',
       ),
     schedule: cronSchedule.default('*/1 * * * *'),
   })

@@ -29,7 +29,8 @@ export function buildFlux(q: SumQuery, bucket: string): string {
   const every = `${q.windowMs}ms`;
   return [
     `data = from(bucket: ${fluxString(bucket)})`,
-    `  |> range(start: time(v: ${fluxString(new Date(q.from).toISOString())}), stop: time(v: ${fluxString(new Date(q.to).toISOString())}))`,
+    `  |> range(start: time(v: ${fluxString(new Date(q.from).toISOString())}), stop: time(v: ` +
+      `${fluxString(new Date(q.to).toISOString())}))`,
     `  |> filter(fn: (r) => r._measurement == ${fluxString(q.measurement)} and (${fields}) and (${accounts}))`,
     `sums = data`,
     `  |> group(columns: ["account", "_field"])`,

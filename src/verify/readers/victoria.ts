@@ -35,7 +35,10 @@ function selectorString(value: string): string {
  * tags as labels.
  */
 export function victoriaSelector(measurement: string, field: string, accounts: readonly string[]): string {
-  return `{__name__=${selectorString(`${measurement}_${field}`)},account=~${selectorString(accounts.map(regexAlternative).join('|'))}}`;
+  return (
+    `{__name__=${selectorString(`${measurement}_${field}`)},` +
+    `account=~${selectorString(accounts.map(regexAlternative).join('|'))}}`
+  );
 }
 
 interface ExportLine {
