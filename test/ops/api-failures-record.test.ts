@@ -90,7 +90,8 @@ describe('one record of an API failing', () => {
     expect(health().reasons).toEqual({ 'api:metrics': `${failingFor} (3 calls since ${iso(failedAt)}, last: 500)` });
     expect(rt.telemetry.apiFailingSince('metrics')).toBe(failedAt);
 
-    // A 404 is the span's fault, an answer of the API: it ends the run for /healthz and the log at the same call.
+    // A 404 is the span's fault, an answer of the API: it ends the run for /healthz and the log at the same call (and
+    // has a line of its own, outside the run, naming what to check).
     recovery(404);
     expect(await first).toBeInstanceOf(ApiError);
     expect(apiLines().slice(1)).toEqual([
@@ -100,6 +101,10 @@ describe('one record of an API failing', () => {
         failedCalls: 3,
         sinceMs: clock.now() - failedAt,
         since: iso(failedAt),
+      }),
+      expect.objectContaining({
+        level: 50,
+        msg: expect.stringMatching(/^metrics API answered HTTP 404 \(not found\)/),
       }),
     ]);
     expect(health().status).toBe('ok');
@@ -112,7 +117,7 @@ describe('one record of an API failing', () => {
     const served = await nextRequest();
     const againAt = calls.at(-1)!.at;
     expect(rt.telemetry.apiFailingSince('metrics')).toBe(againAt);
-    expect(apiLines().slice(2)).toEqual([
+    expect(apiLines().slice(3)).toEqual([
       expect.objectContaining({
         level: 40,
         msg: expect.stringMatching(/HTTP 500/),
@@ -122,11 +127,11 @@ describe('one record of an API failing', () => {
     ]);
     served(200);
     await second;
-    expect(apiLines().slice(3)).toEqual([
+    expect(apiLines().slice(4)).toEqual([
       expect.objectContaining({ msg: 'metrics API answers again', failedCalls: 1, since: iso(againAt) }),
     ]);
     expect(rt.telemetry.apiFailingSince('metrics')).toBeUndefined();
-    expect(apiLines()).toHaveLength(4);
+    expect(apiLines()).toHaveLength(5);
   });
 });
 
