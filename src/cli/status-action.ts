@@ -3,6 +3,7 @@ import { systemClock } from '../clock.js';
 import { formatDuration } from '../backfill/eta.js';
 import { gatherStatus, type StatusReport } from './status-report.js';
 import { loadConfigFile } from '../config/loader.js';
+import { failingName, failureCount } from '../telemetry/failing.js';
 
 // What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.
 
@@ -22,9 +23,17 @@ function daemonLine(r: StatusReport): string {
   return `daemon: not running (${stopped}lag from the watermarks; no backlog)`;
 }
 
+/** Each API and the sink failing as /healthz names them, in its words: `sink failing since … (2 failed writes, …)`. */
+function failingLines(r: StatusReport): string[] {
+  return Object.entries(r.failing).map(([condition, run]) => {
+    const last = run.last === null ? '' : `, last: ${run.last}`;
+    return `${failingName(condition)} failing since ${run.since} (${failureCount(condition, run.failures)}${last})`;
+  });
+}
+
 /** One line per job (greppable), its set-aside spans indented under it, then APIs and backfills. */
 function renderText(r: StatusReport): string {
-  const lines = [`state: ${r.stateDir}`, daemonLine(r)];
+  const lines = [`state: ${r.stateDir}`, daemonLine(r), ...failingLines(r)];
   const width = Math.max(0, ...r.jobs.map((j) => j.key.length));
   for (const job of r.jobs) {
     const aside = job.setAside.length > 0 ? `  set aside: ${job.setAside.length}` : '';
@@ -68,7 +77,7 @@ function renderTable(r: StatusReport): string {
       a.quota === null ? 'no quota' : `${a.used}/${a.quota} per ${seconds(a.periodSeconds)}`,
       a.queued ?? '—',
     ]);
-  const parts = [`state: ${r.stateDir}`, daemonLine(r), jobs.toString(), apis.toString()];
+  const parts = [`state: ${r.stateDir}`, daemonLine(r), ...failingLines(r), jobs.toString(), apis.toString()];
   for (const b of r.backfills) parts.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
   parts.push(...refusedLines(r));
   for (const p of r.problems) parts.push(`problem: ${p}`);

@@ -1,8 +1,8 @@
 /**
  * What `cdn-collector status` reports, gathered without any lock so it works beside the running daemon: the state
- * files (watermarks, set-aside spans), the daemon's own report (lag, backlog, last errors, quota use; see
- * state/daemon-status.ts) while it is fresh, and the backfills handed to it. Without a daemon, lag is measured from
- * the watermark and quota use read from the quota journal.
+ * files (watermarks, set-aside spans), the daemon's own report (lag, backlog, last errors, quota use, what is
+ * failing; see state/daemon-status.ts) while it is fresh, and the backfills handed to it. Without a daemon, lag is
+ * measured from the watermark and quota use read from the quota journal.
  */
 import { hostname } from 'node:os';
 import { systemClock } from '../clock.js';
@@ -27,6 +27,12 @@ export interface StatusReport {
   daemon: { pid: number; reportedAt: string } | null;
   /** When the daemon that wrote the last report stopped (its stop was clean), else null. */
   daemonStoppedAt: string | null;
+  /**
+   * The APIs (`api:<name>`) and the sink (`sink`) failing, by the running daemon's /healthz condition name: since
+   * when, how many failed calls or writes, the last outcome (status or reason). Empty when none fails or no daemon
+   * runs.
+   */
+  failing: Record<string, FailingStatus>;
   jobs: JobStatus[];
   apis: Array<{
     api: ApiName;
@@ -39,6 +45,12 @@ export interface StatusReport {
   /** Points the database refused for good, by cause, from the dead-letter file (`output.deadLetterPath`). */
   refused: RefusedSummary[];
   problems: string[];
+}
+
+export interface FailingStatus {
+  since: string;
+  failures: number;
+  last: number | string | null;
 }
 
 export interface JobStatus {
@@ -113,6 +125,12 @@ export async function gatherStatus(config: CollectorConfig, now = systemClock.no
     stateDir: dir,
     daemon: daemon ? { pid: daemon.pid, reportedAt: iso(daemon.updatedAt)! } : null,
     daemonStoppedAt: iso(reported?.stoppedAt),
+    failing: Object.fromEntries(
+      Object.entries(daemon?.failing ?? {}).map(([condition, run]) => [
+        condition,
+        { since: iso(run.since)!, failures: run.failures, last: run.last ?? null },
+      ]),
+    ),
     jobs,
     apis,
     backfills,

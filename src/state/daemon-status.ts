@@ -1,7 +1,8 @@
 /**
  * What the running daemon knows and the state files do not — lag past set-aside spans, backlog, each job's last
- * error, each API's quota use — written by the daemon every few seconds to `<state.dir>/daemon-status.json` for
- * `cdn-collector status` (which reads it without any lock: the file is replaced atomically).
+ * error, each API's quota use, the APIs and the sink failing as /healthz names them — written by the daemon every
+ * few seconds to `<state.dir>/daemon-status.json` for `cdn-collector status` (which reads it without any lock: the
+ * file is replaced atomically).
  */
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -20,6 +21,17 @@ const apiQuotaUseSchema = z.object({
 });
 export type ApiQuotaUse = z.output<typeof apiQuotaUseSchema>;
 
+/** A run of failures as telemetry records it (telemetry/failing.ts), and /healthz names it. */
+const failingRunSchema = z.object({
+  /** The first failure with no success after it (epoch ms). */
+  since: z.number(),
+  /** Failed calls (an API) or writes (the sink) since then. */
+  failures: z.number().int(),
+  /** The last outcome: an HTTP status or a failure kind (an API), the reason of the last failed write (the sink). */
+  last: z.union([z.number(), z.string()]).optional(),
+});
+export type FailingRun = z.output<typeof failingRunSchema>;
+
 const daemonStatusSchema = z.object({
   pid: z.number().int(),
   /** The host of `pid`: only there can a reader check that the process is alive. */
@@ -36,6 +48,11 @@ const daemonStatusSchema = z.object({
     }),
   ),
   apis: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), apiQuotaUseSchema),
+  /**
+   * The /healthz conditions of failing APIs (`api:<name>`) and the sink (`sink`), with their runs. Optional: a report
+   * of a daemon from before it carried them reads as naming none (same version, nothing to migrate).
+   */
+  failing: z.record(z.string(), failingRunSchema).optional(),
 });
 export type DaemonStatus = z.output<typeof daemonStatusSchema>;
 

@@ -26,7 +26,10 @@ export class DaemonReporter {
   }
 }
 
-/** Lag and backlog as telemetry holds them (JobState.report): the figures /healthz and /metrics show. */
+/**
+ * Lag and backlog as telemetry holds them (JobState.report), and the failing APIs and sink as /healthz names them (one
+ * record, telemetry/failing.ts, read as of the runtime's clock): the figures /healthz and /metrics show.
+ */
 function daemonStatus(rt: Runtime, now: number): DaemonStatus {
   const errors = rt.telemetry.lastErrors();
   const jobs: DaemonStatus['jobs'] = {};
@@ -48,5 +51,9 @@ function daemonStatus(rt: Runtime, now: number): DaemonStatus {
       ...(limiter.quota ? { calls: limiter.quota.calls, periodMs: limiter.quota.periodMs } : {}),
     };
   }
-  return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis };
+  const failing: DaemonStatus['failing'] = {};
+  for (const [condition, { since, failures, last }] of Object.entries(rt.telemetry.failingRuns())) {
+    failing[condition] = { since, failures, ...(last === undefined ? {} : { last }) };
+  }
+  return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis, failing };
 }

@@ -23,8 +23,8 @@ export type CallEffect =
 
 /**
  * Failures of named dependencies (an API, the sink) since each last worked: the one record of what is failing, read
- * by /healthz, /metrics, `verify`'s give-up and the log's lines (api-watch.ts, sink-watch.ts). A success forgets
- * them: health asks "has every call failed for this long", not "did any fail".
+ * by /healthz, /metrics, `status` (daemon-status.json), `verify`'s give-up and the log's lines (api-watch.ts,
+ * sink-watch.ts). A success forgets them: health asks "has every call failed for this long", not "did any fail".
  */
 export class FailureTracker {
   private readonly failing = new Map<string, FailingSince>();
@@ -95,6 +95,31 @@ export function isRefusal(outcome: number | FailureKind): boolean {
   return typeof outcome === 'number' && outcome >= 400 && apiStatusClass(outcome).class === 'token';
 }
 
+/** The /healthz conditions of a failing API (`api:metrics`) and of the sink. */
+const API_CONDITION = 'api:';
+const SINK_CONDITION = 'sink';
+
+/**
+ * The runs /healthz names as of `now`, by condition (`api:<name>`, `sink`): an API whose token was refused, or that
+ * failed every call for `apiAfterMs` (and at least MIN_FAILURES calls); a sink none of whose writes succeeded for
+ * `sinkAfterMs`. `status` shows these runs too (daemon-status.json), so both name the same ones.
+ */
+export function failingRuns(
+  apis: FailureTracker,
+  sink: FailureTracker,
+  limits: FailingLimits,
+  now: number,
+): Record<string, Readonly<FailingSince>> {
+  const out: Record<string, Readonly<FailingSince>> = {};
+  for (const [api, f] of apis.entries()) {
+    const failedLongEnough = now - f.since >= limits.apiAfterMs && f.failures >= MIN_FAILURES;
+    if (isRefused(f, limits) || failedLongEnough) out[`${API_CONDITION}${api}`] = f;
+  }
+  const s = sink.get('sink');
+  if (s && now - s.since >= limits.sinkAfterMs) out[SINK_CONDITION] = s;
+  return out;
+}
+
 /** The /healthz conditions of failing APIs (`api:<name>`) and a failing sink (`sink`), with a reason each. */
 export function failingConditions(
   apis: FailureTracker,
@@ -103,27 +128,29 @@ export function failingConditions(
   now: number,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [api, f] of apis.entries()) {
-    const refused = f.refusals;
-    if (refused >= limits.refusalsToFail) {
-      out[`api:${api}`] =
-        `every call refused with ${String(f.last)} since ${iso(f.since)} (${plural(refused, 'call')}): the token is ` +
-        `wrong, expired or lacks rights`;
-    } else if (now - f.since >= limits.apiAfterMs && f.failures >= MIN_FAILURES) {
-      out[`api:${api}`] =
-        `every call failed for ${seconds(now - f.since)} (${plural(f.failures, 'call')} since ${iso(f.since)}, last: ` +
-        `${String(f.last)})`;
-    }
-  }
-  const s = sink.get('sink');
-  if (s && now - s.since >= limits.sinkAfterMs) {
-    out.sink =
-      `every write failed for ${seconds(now - s.since)} (${plural(s.failures, 'failed write')} since ` +
-      `${iso(s.since)})`;
+  for (const [name, f] of Object.entries(failingRuns(apis, sink, limits, now))) {
+    const failedFor = `failed for ${seconds(now - f.since)} (${failureCount(name, f.failures)} since ${iso(f.since)}`;
+    if (name === SINK_CONDITION) out[name] = `every write ${failedFor})`;
+    else if (isRefused(f, limits)) {
+      out[name] =
+        `every call refused with ${String(f.last)} since ${iso(f.since)} (${failureCount(name, f.refusals)}): the ` +
+        `token is wrong, expired or lacks rights`;
+    } else out[name] = `every call ${failedFor}, last: ${String(f.last)})`;
   }
   return out;
 }
 
+/** What failed, by its condition: `sink`, `metrics API` (as the log's lines name them). */
+export function failingName(condition: string): string {
+  return condition === SINK_CONDITION ? 'sink' : `${condition.slice(API_CONDITION.length)} API`;
+}
+
+/** Failures of a condition counted as /healthz counts them: `3 calls`, `2 failed writes`. */
+export function failureCount(condition: string, failures: number): string {
+  return plural(failures, condition === SINK_CONDITION ? 'failed write' : 'call');
+}
+
+const isRefused = (f: Readonly<FailingSince>, limits: FailingLimits) => f.refusals >= limits.refusalsToFail;
 const iso = (ms: number) => new Date(ms).toISOString();
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -1,8 +1,9 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import type { FailureKind } from './outcome.js';
-import type { CallEffect, FailingLimits } from './failing.js';
-import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, isQuotaWait, isServed } from './failing.js';
+import type { CallEffect, FailingLimits, FailingSince } from './failing.js';
+import { DEFAULT_FAILING_LIMITS, FailureTracker, failingConditions, failingRuns } from './failing.js';
+import { isQuotaWait, isServed } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { collectorRegistry } from './prometheus.js';
 import type { Registry } from 'prom-client';
@@ -177,6 +178,14 @@ export class Telemetry {
   condition(name: string, reason: string | undefined): void {
     if (reason === undefined) this.conditions.delete(name);
     else this.conditions.set(name, reason);
+  }
+
+  /**
+   * The failing APIs' and the sink's runs that are /healthz conditions as of `now`, by condition name (`api:<name>`,
+   * `sink`): what daemon-status.json carries for `status`.
+   */
+  failingRuns(now = this.clock.now()): Record<string, Readonly<FailingSince>> {
+    return failingRuns(this.apiFailures, this.sinkFailures, this.failingLimits, now);
   }
 
   /** Current unhealthy conditions, by name: those set with `condition`, and failing APIs and sink as of `now`. */
