@@ -27,7 +27,8 @@ export const TIME_HELP = [
 
 const RELATIVE = /^(now|today|yesterday)?(?:([+-])(\d+)([smhd]))?$/;
 const SECONDS_DIGITS = 10;
-const MAX_DATE_MS = 8.64e15;
+/** The furthest a Date reaches either side of 1970 (ms): beyond it a time has no ISO text. */
+export const MAX_DATE_MS = 8.64e15;
 const MILLISECONDS_DIGITS = 13;
 
 /** Epoch ms of `text` read at `now` (epoch ms), or why it is not a time (a phrase to follow the option's name). */

@@ -70,7 +70,7 @@ export interface JobStatus {
 export async function gatherStatus(config: CollectorConfig, now = systemClock.now()): Promise<StatusReport> {
   const dir = config.state.dir;
   const snapshot = await readStateSnapshot(dir, now);
-  const reported = await readDaemonStatus(dir);
+  const { status: reported, problem: reportProblem } = await readDaemonStatus(dir);
   const daemon = reported && isRunning(reported, now) ? reported : undefined;
   // A job reading several accounts at once keeps their checkpoints too (statistic/<account>/total): configured keys.
   const configured = buildJobs(config)
@@ -135,7 +135,7 @@ export async function gatherStatus(config: CollectorConfig, now = systemClock.no
     apis,
     backfills,
     refused: await readRefused(config.output.deadLetterPath),
-    problems: snapshot.problems,
+    problems: reportProblem ? [...snapshot.problems, reportProblem] : snapshot.problems,
   };
 }
 

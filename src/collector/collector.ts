@@ -45,7 +45,8 @@ export interface CollectorDeps {
 export class Collector {
   /** The newest pass of each job that runs or waits to run (each one waits for the one before it). */
   private readonly running = new Map<string, RunningPass>();
-  private stopping = false;
+  /** Aborted by stop(): no span starts, and a write retried through an outage gives up at once. */
+  private readonly stopper = new AbortController();
   private readonly aside: SetAsideStore;
   /**
    * Checkpoints, set-aside spans, lag and backlog of each job: what passes leave behind, and the one count of it that
@@ -65,7 +66,7 @@ export class Collector {
       state: this.state,
       refusals: new RefusalReports(deps.telemetry, deps.log, deps.clock, deps.deadLetterPath),
       sinkRetryMs: deps.sinkRetryMs ?? 60_000,
-      stopping: () => this.stopping,
+      stop: this.stopper.signal,
     };
     this.addJobs(deps.jobs);
   }
@@ -156,13 +157,16 @@ export class Collector {
     // The signal takes the pass's calls out of the limiter's queue (and its retries) the moment it aborts.
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority, signal ? { signal } : {}));
     // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
-    const stopped = () => this.stopping || shouldStop?.() === true || signal?.aborted === true;
+    const stopped = () => this.stopper.signal.aborted || shouldStop?.() === true || signal?.aborted === true;
     return runPass(job, { spans: this.pending(job, range), http, stopped, signal, onSpan }, this.output);
   }
 
-  /** Graceful stop: no new spans start; in-flight spans finish and are confirmed. */
+  /**
+   * Graceful stop: no new spans start; in-flight spans finish and are confirmed, but a write retried through a
+   * database outage gives up at once (its span stays unconfirmed, collected by the next run).
+   */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.stopper.abort();
     await Promise.allSettled([...this.running.values()].map((p) => p.result));
   }
 }

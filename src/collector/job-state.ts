@@ -26,6 +26,11 @@ export interface JobStateDeps {
 export class JobState {
   /** When each job joined (start-up, its account's discovery): a job that never confirmed a span lags from then. */
   private readonly joinedAt = new Map<string, number>();
+  /**
+   * Jobs whose last checkpoint could not be written, and why: the condition lasts until each of them wrote one (another
+   * job's checkpoint says nothing of a file of its own that cannot be replaced).
+   */
+  private readonly unwritten = new Map<string, string>();
 
   constructor(private readonly deps: JobStateDeps) {}
 
@@ -42,25 +47,28 @@ export class JobState {
    * A span of a checkpointed job is collected: its checkpoint is written (for every key it was read for), a set-aside
    * entry of it leaves the list, and the job's lag is reported. A checkpoint that cannot be written (full disk,
    * read-only mount) leaves the span pending — its points are rewritten, idempotently, on a later pass — and turns
-   * /healthz 503 until a checkpoint is written.
+   * /healthz 503 until that job's checkpoint is written.
    */
   async collected(job: CollectJob, span: Span): Promise<void> {
     if (!job.checkpointed) return;
     try {
       await Promise.all([job.key, ...(job.sharedKeys?.(span) ?? [])].map((key) => this.deps.store.confirm(key, span)));
     } catch (err) {
-      this.deps.telemetry.condition(
-        CHECKPOINT_CONDITION,
-        `checkpoint of ${job.key} not written: ${describeError(err)}`,
-      );
+      this.unwritten.set(job.key, describeError(err));
+      this.reportUnwritten();
       throw err;
     }
-    this.deps.telemetry.condition(CHECKPOINT_CONDITION, undefined);
+    if (this.unwritten.delete(job.key)) this.reportUnwritten();
     if ((await this.deps.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
       this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
     }
     this.reportLag(job);
+  }
+
+  private reportUnwritten(): void {
+    const text = [...this.unwritten].map(([key, why]) => `checkpoint of ${key} not written: ${why}`).join('; ');
+    this.deps.telemetry.condition(CHECKPOINT_CONDITION, text === '' ? undefined : text);
   }
 
   /**

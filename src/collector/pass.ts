@@ -45,7 +45,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   let failure: { span: Span; err: unknown } | undefined;
   for (const span of spans) {
     if (stopped()) break;
-    const gathered = await job.collect(span, http, output.part).then(
+    const gathered = await job.collect(span, http, output.handOff(span)).then(
       (points): Gathered => ({ failed: false, points }),
       (err: unknown): Gathered => ({ failed: true, err }),
     );
@@ -64,7 +64,9 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   }
   await output.settle();
   failure = output.failure ?? failure;
-  if (failure && signal?.aborted) failure = undefined; // its calls were dropped by the abort: stopped, not failed
+  // A read that failed after the abort had its calls dropped by it: stopped, not failed. A failed write is not the
+  // abort's doing: the pass still reports it (the job is not recovered).
+  if (failure && failure !== output.failure && signal?.aborted) failure = undefined;
   const { counts } = output;
   const result: PassResult = { key: job.key, spans: counts.spans, points: counts.points, setAside };
   if (counts.refused > 0) result.refused = counts.refused;
@@ -73,7 +75,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
     // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
     // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
     const quiet =
-      (deps.stopping() && failure.err instanceof LimiterClosedError) ||
+      (deps.stop.aborted && failure.err instanceof LimiterClosedError) ||
       (failure === output.failure && failure.err instanceof SinkError);
     const fields = { job: job.key, span: spanText(failure.span), err: result.error };
     deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import type { Sink } from '../sink/types.js';
-import type { CollectJob, Span } from '../sources/types.js';
+import type { CollectJob, PointsHandOff, Span } from '../sources/types.js';
 import type { RefusalReports } from '../telemetry/refusal-reports.js';
 import type { JobState } from './job-state.js';
 import { spanText } from './job-state.js';
@@ -17,8 +17,8 @@ export interface OutputDeps {
   log: Logger;
   /** How long a span's write is retried through a database outage before the pass gives up. */
   sinkRetryMs: number;
-  /** A graceful stop: a write in an outage gives up at once. */
-  stopping: () => boolean;
+  /** A graceful stop: a write in an outage gives up at once, its wait included. */
+  stop: AbortSignal;
 }
 
 /** What one pass of a job wrote: spans confirmed, points written, refused ones among them. */
@@ -46,10 +46,21 @@ export class SpanOutput {
     private readonly onSpan?: (span: Span) => void,
   ) {}
 
-  /** A part of a span's points handed over while the span is read on (PointsHandOff): written before it reads on. */
-  readonly part = async (points: Point[]): Promise<void> => {
-    this.count(points, await this.write(points));
-  };
+  /**
+   * Takes the parts of `span`'s points handed over while the span is read on (PointsHandOff): each is written before
+   * the read goes on. A part that cannot be written is a failed write of the span, as its rest would be: it becomes
+   * the pass's `failure` (never the span's own fault, to set aside) and ends the read.
+   */
+  handOff(span: Span): PointsHandOff {
+    return async (points) => {
+      try {
+        this.count(points, await this.write(points));
+      } catch (err) {
+        this.failure ??= { span, err };
+        throw err;
+      }
+    };
+  }
 
   /** The rest of `span`'s points: written after the span before it, then the span is confirmed. */
   add(span: Span, points: Point[]): void {
@@ -67,22 +78,22 @@ export class SpanOutput {
   }
 
   private async writeSpan(span: Span, points: Point[]): Promise<void> {
-    const refused = await this.write(points);
+    // Written, and counted, whether or not the checkpoint that confirms them can be written.
+    this.count(points, await this.write(points));
     await this.deps.state.collected(this.job, span);
     this.deps.log.debug({ job: this.job.key, span: spanText(span), points: points.length }, 'span confirmed');
-    this.count(points, refused);
     this.counts.spans++;
     this.onSpan?.(span);
   }
 
   /** Writes through a database outage (writeWithRetry); returns how many points the database refused for good. */
   private async write(points: readonly Point[]): Promise<number> {
-    const { sink, clock, sinkRetryMs, stopping, log, refusals } = this.deps;
+    const { sink, clock, sinkRetryMs, stop, log, refusals } = this.deps;
     const job = this.job.key;
     const result = await writeWithRetry(sink, points, {
       clock,
       deadlineMs: sinkRetryMs,
-      stopping,
+      stop,
       // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
       onRetry: (err, waitMs) => log.debug({ job, err: err.message, waitMs }, 'write failed; retrying'),
     });

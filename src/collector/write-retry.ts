@@ -13,13 +13,14 @@ export interface WriteRetryOptions {
   /** How waiting is done (tests pass virtual time). Default: `sleeperFor(clock)`, as the limiter does. */
   sleep?: Sleeper;
   deadlineMs: number;
-  stopping: () => boolean;
+  /** A graceful stop: no retry after it, and a wait under way ends at once (a backoff wait can last 30 s). */
+  stop?: AbortSignal | undefined;
   onRetry?: (err: SinkError, waitMs: number) => void;
 }
 
 /**
  * Writes through a short database outage: a retryable SinkError (network, 5xx, 429, timeout) is retried with
- * full-jitter backoff until `deadlineMs` has passed or `stopping()` says to give up; then the last error is thrown
+ * full-jitter backoff until `deadlineMs` has passed or `stop` aborts (waiting included); then the last error is thrown
  * and the span stays unconfirmed (collected again on the next pass). Replays are idempotent: same series and time.
  */
 export async function writeWithRetry(
@@ -35,10 +36,14 @@ export async function writeWithRetry(
       return await sink.write(points);
     } catch (err) {
       const waitMs = Math.max(200, backoffDelay(attempt, { ...DEFAULT_BACKOFF, baseMs: 1000 }, Math.random));
-      const retry = err instanceof SinkError && isRetryable(err) && !options.stopping();
+      const retry = err instanceof SinkError && isRetryable(err) && !options.stop?.aborted;
       if (!retry || clock.now() + waitMs > giveUpAt) throw err;
       options.onRetry?.(err, waitMs);
-      await sleepUntil(clock, sleep, clock.now() + waitMs);
+      const waited = await sleepUntil(clock, sleep, clock.now() + waitMs, options.stop).then(
+        () => true,
+        () => false,
+      );
+      if (!waited) throw err;
     }
   }
 }

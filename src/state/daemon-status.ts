@@ -7,6 +7,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
+import { FAILING_CONDITIONS } from '../telemetry/failing.js';
+import { MAX_DATE_MS } from '../time-text.js';
 import { replaceFile } from './durable-file.js';
 import { encodeStateText, loadStateFile, type StateFormat } from './json-state.js';
 
@@ -21,10 +23,13 @@ const apiQuotaUseSchema = z.object({
 });
 export type ApiQuotaUse = z.output<typeof apiQuotaUseSchema>;
 
+/** A time `status` prints (epoch ms, maybe fractional on a scaled clock): one a Date can hold. */
+const epochMs = z.number().min(-MAX_DATE_MS).max(MAX_DATE_MS);
+
 /** A run of failures as telemetry records it (telemetry/failing.ts), and /healthz names it. */
 const failingRunSchema = z.object({
   /** The first failure with no success after it (epoch ms). */
-  since: z.number(),
+  since: epochMs,
   /** Failed calls (an API) or writes (the sink) since then. */
   failures: z.number().int(),
   /** The last outcome: an HTTP status or a failure kind (an API), the reason of the last failed write (the sink). */
@@ -32,19 +37,24 @@ const failingRunSchema = z.object({
 });
 export type FailingRun = z.output<typeof failingRunSchema>;
 
+const failingSchema = z.record(
+  z.string().refine((name) => FAILING_CONDITIONS.includes(name), 'not a condition of an API or the sink'),
+  failingRunSchema,
+);
+
 const daemonStatusSchema = z.object({
   pid: z.number().int(),
   /** The host of `pid`: only there can a reader check that the process is alive. */
   host: z.string().optional(),
-  updatedAt: z.number(),
+  updatedAt: epochMs,
   /** Set by the daemon's last report, written when it stopped. */
-  stoppedAt: z.number().optional(),
+  stoppedAt: epochMs.optional(),
   jobs: z.record(
     z.string(),
     z.object({
       lagMs: z.number(),
       backlog: z.number(),
-      lastError: z.object({ error: z.string(), at: z.number() }).optional(),
+      lastError: z.object({ error: z.string(), at: epochMs }).optional(),
     }),
   ),
   apis: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), apiQuotaUseSchema),
@@ -52,7 +62,7 @@ const daemonStatusSchema = z.object({
    * The /healthz conditions of failing APIs (`api:<name>`) and the sink (`sink`), with their runs. Optional: a report
    * of a daemon from before it carried them reads as naming none (same version, nothing to migrate).
    */
-  failing: z.record(z.string(), failingRunSchema).optional(),
+  failing: failingSchema.optional(),
 });
 export type DaemonStatus = z.output<typeof daemonStatusSchema>;
 
@@ -63,6 +73,9 @@ const daemonStatusFormat: StateFormat<DaemonStatus | undefined> = {
   empty: () => undefined,
 };
 
+/** As read: `failing` checked on its own, so a damaged one costs only itself, not the daemon's whole report. */
+const readFormat = { ...daemonStatusFormat, schema: daemonStatusSchema.extend({ failing: z.unknown().optional() }) };
+
 const FILE = 'daemon-status.json';
 
 /** Replaced atomically, no fsync: the daemon rewrites it every second. */
@@ -70,7 +83,21 @@ export async function writeDaemonStatus(stateDir: string, status: DaemonStatus):
   await replaceFile(join(stateDir, FILE), encodeStateText(daemonStatusFormat, status));
 }
 
-/** The daemon's last report, or undefined when there is none (no daemon ran, or it is unreadable). */
-export async function readDaemonStatus(stateDir: string): Promise<DaemonStatus | undefined> {
-  return (await loadStateFile(join(stateDir, FILE), daemonStatusFormat)).value;
+/**
+ * The daemon's last report (undefined when there is none: no daemon ran, or it is unreadable), and what of it could
+ * not be read: the file, or only its `failing` (then left out, the rest read).
+ */
+export async function readDaemonStatus(stateDir: string): Promise<{ status?: DaemonStatus; problem?: string }> {
+  const path = join(stateDir, FILE);
+  const { value, problem } = await loadStateFile(path, readFormat);
+  if (!value) return problem ? { problem } : {};
+  const { failing, ...status } = value;
+  if (failing === undefined) return { status };
+  const parsed = failingSchema.safeParse(failing);
+  if (parsed.success) return { status: { ...status, failing: parsed.data } };
+  const issue = parsed.error.issues[0];
+  return {
+    status,
+    problem: `${path}: failing ignored (${['failing', ...(issue?.path ?? [])].join('.')}: ${issue?.message})`,
+  };
 }

@@ -1,4 +1,5 @@
 import { apiStatusClass } from '../failure.js';
+import { API_NAMES } from '../spec/apis.js';
 import type { FailureKind } from './outcome.js';
 
 /** How long, and how often, something has failed since it last worked. */
@@ -98,6 +99,9 @@ export function isRefusal(outcome: number | FailureKind): boolean {
 /** The /healthz conditions of a failing API (`api:metrics`) and of the sink. */
 const API_CONDITION = 'api:';
 const SINK_CONDITION = 'sink';
+
+/** Every condition a run can be named by (daemon-status.json reads no other). */
+export const FAILING_CONDITIONS: readonly string[] = [SINK_CONDITION, ...API_NAMES.map((api) => API_CONDITION + api)];
 
 /**
  * The runs /healthz names as of `now`, by condition (`api:<name>`, `sink`): an API whose token was refused, or that

@@ -58,7 +58,7 @@ export async function repairDrift(drifts: readonly SeriesCheck[], deps: RepairDe
       for (const span of spans(job.rule, start, start + starts.get(start)!)) {
         const collected = await job.collect(span, deps.http);
         const points = deps.reader.unstored ? await deps.reader.unstored(collected) : collected;
-        await writeWithRetry(deps.sink, points, { clock: deps.clock, deadlineMs: 60_000, stopping: () => false });
+        await writeWithRetry(deps.sink, points, { clock: deps.clock, deadlineMs: 60_000 });
         result.points += points.length;
         result.written.push(...points);
       }

@@ -71,12 +71,14 @@ export async function fakeCollector(dir: string, fail: (i: number) => Error | un
   return { collector, job, store, aside, telemetry, clock, calls, close: () => store.close() };
 }
 
-/** A Collector of jobs that make no HTTP call (fake jobs): no client, no limiter, a silent log. */
-export function offlineCollector(deps: Omit<CollectorDeps, 'http' | 'limiters' | 'log'>): Collector {
+/** A Collector of jobs that make no HTTP call (fake jobs): no client, no limiter, a silent log unless given one. */
+export function offlineCollector(
+  deps: Omit<CollectorDeps, 'http' | 'limiters' | 'log'> & { log?: CollectorDeps['log'] },
+): Collector {
   return new Collector({
+    log: pino({ level: 'silent' }),
     ...deps,
     http: { withGate: () => ({}) } as unknown as HttpClient,
     limiters: { gate: () => undefined } as unknown as LimiterSet,
-    log: pino({ level: 'silent' }),
   });
 }
