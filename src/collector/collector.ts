@@ -11,8 +11,8 @@ import { SetAsideStore } from '../state/set-aside.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { RefusalReports } from '../telemetry/refusal-reports.js';
 import { JobState } from './job-state.js';
-import { type PassResult, runPass } from './pass.js';
-import type { OutputDeps } from './span-output.js';
+import { type PassResult, passResult, runPass } from './pass.js';
+import { noCounts, type OutputDeps, type PassCounts } from './span-output.js';
 
 export type { PassResult } from './pass.js';
 
@@ -114,13 +114,15 @@ export class Collector {
   runOnce(job: CollectJob, priority: Priority, range?: Span, onSpan?: (span: Span) => void, stop: PassStop = {}) {
     const newest = this.running.get(job.key);
     if (newest && !onSpan && newest.priority === priority && sameRange(newest.range, range)) return newest.result;
-    const pass = this.enqueue(job, priority, { range, onSpan, ...stop });
+    const counts = noCounts();
+    const pass = this.enqueue(job, priority, { range, onSpan, counts, ...stop });
     const { signal } = stop;
     if (!signal) return pass;
-    // Aborted while an earlier pass of the job still runs (a catch-up can take minutes): the caller is answered at
-    // once; the queued pass itself stays in line, so passes of the job still run one at a time, and starts no span.
+    // Aborted while an earlier pass of the job still runs (a catch-up can take minutes), or while a call of its own is
+    // in flight: the caller is answered at once with what the pass did so far; the pass itself stays in line, so
+    // passes of the job still run one at a time, and starts no span.
     const aborted = new Promise<PassResult>((resolve) => {
-      const answer = () => resolve({ key: job.key, spans: 0, points: 0, setAside: 0 });
+      const answer = () => resolve(passResult(job.key, { ...counts }));
       if (signal.aborted) answer();
       else signal.addEventListener('abort', answer, { once: true });
     });
@@ -153,12 +155,12 @@ export class Collector {
 
   /** A pass of `job` (pass.ts): its pending spans through a client gated at `priority`, into the sink. */
   private passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
-    const { range, onSpan, shouldStop, signal } = how;
+    const { range, onSpan, shouldStop, signal, counts } = how;
     // The signal takes the pass's calls out of the limiter's queue (and its retries) the moment it aborts.
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority, signal ? { signal } : {}));
     // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
     const stopped = () => this.stopper.signal.aborted || shouldStop?.() === true || signal?.aborted === true;
-    return runPass(job, { spans: this.pending(job, range), http, stopped, signal, onSpan }, this.output);
+    return runPass(job, { spans: this.pending(job, range), http, stopped, signal, onSpan, counts }, this.output);
   }
 
   /**
@@ -185,6 +187,7 @@ export interface PassStop {
 interface PassOptions extends PassStop {
   range?: Span | undefined;
   onSpan?: ((span: Span) => void) | undefined;
+  counts?: PassCounts | undefined;
 }
 
 interface RunningPass {

@@ -6,7 +6,7 @@ import { SinkError } from '../sink/errors.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import { describeError } from './errors.js';
 import { spanText } from './job-state.js';
-import { type OutputDeps, SpanOutput } from './span-output.js';
+import { noCounts, type OutputDeps, type PassCounts, SpanOutput } from './span-output.js';
 
 export interface PassResult {
   key: string;
@@ -29,6 +29,8 @@ export interface PassInput {
   stopped: () => boolean;
   signal?: AbortSignal | undefined;
   onSpan?: ((span: Span) => void) | undefined;
+  /** Where the pass counts what it did as it goes (default: its own), for a caller answered before it ends. */
+  counts?: PassCounts | undefined;
 }
 
 /**
@@ -40,8 +42,7 @@ export interface PassInput {
  */
 export async function runPass(job: CollectJob, input: PassInput, deps: OutputDeps): Promise<PassResult> {
   const { spans, http, stopped, signal, onSpan } = input;
-  const output = new SpanOutput(job, deps, onSpan);
-  let setAside = 0;
+  const output = new SpanOutput(job, deps, onSpan, input.counts);
   let failure: { span: Span; err: unknown } | undefined;
   for (const span of spans) {
     if (stopped()) break;
@@ -56,7 +57,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
       continue;
     }
     if (job.checkpointed && isSpanFault(gathered.err) && (await deps.state.setAside(job, span, gathered.err))) {
-      setAside++;
+      output.counts.setAside++;
       continue;
     }
     failure = { span, err: gathered.err };
@@ -67,9 +68,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   // A read that failed after the abort had its calls dropped by it: stopped, not failed. A failed write is not the
   // abort's doing: the pass still reports it (the job is not recovered).
   if (failure && failure !== output.failure && signal?.aborted) failure = undefined;
-  const { counts } = output;
-  const result: PassResult = { key: job.key, spans: counts.spans, points: counts.points, setAside };
-  if (counts.refused > 0) result.refused = counts.refused;
+  const result = passResult(job.key, output.counts);
   if (failure) {
     result.error = describeError(failure.err);
     // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
@@ -86,3 +85,9 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
 
 /** A span's points as the job gathered them, or why it could not. */
 type Gathered = { failed: false; points: Point[] } | { failed: true; err: unknown };
+
+/** A pass's result from its counts (so far, for a caller answered before the pass ends). */
+export function passResult(key: string, counts: PassCounts = noCounts()): PassResult {
+  const { spans, points, setAside, refused } = counts;
+  return { key, spans, points, setAside, ...(refused > 0 ? { refused } : {}) };
+}

@@ -21,12 +21,15 @@ export interface OutputDeps {
   stop: AbortSignal;
 }
 
-/** What one pass of a job wrote: spans confirmed, points written, refused ones among them. */
-export interface OutputCounts {
+/** What one pass of a job did so far: spans confirmed, points written, refused ones among them, spans set aside. */
+export interface PassCounts {
   spans: number;
   points: number;
   refused: number;
+  setAside: number;
 }
+
+export const noCounts = (): PassCounts => ({ spans: 0, points: 0, refused: 0, setAside: 0 });
 
 /**
  * The accumulator and output of one pass of one job: takes the points the job gathers, writes them in span order, and
@@ -35,7 +38,6 @@ export interface OutputCounts {
  * points (one answer's, where a read of several pages hands each page over as it comes).
  */
 export class SpanOutput {
-  readonly counts: OutputCounts = { spans: 0, points: 0, refused: 0 };
   /** The write that ended the pass: its span stays missing. */
   failure: { span: Span; err: unknown } | undefined;
   private writing: { span: Span; done: Promise<void> } | undefined;
@@ -44,6 +46,8 @@ export class SpanOutput {
     private readonly job: CollectJob,
     private readonly deps: OutputDeps,
     private readonly onSpan?: (span: Span) => void,
+    /** Counted as the pass goes (a caller answered before the pass ends reads them). */
+    readonly counts: PassCounts = noCounts(),
   ) {}
 
   /**
