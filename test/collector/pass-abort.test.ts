@@ -9,9 +9,21 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { Sink } from '../../src/sink/types.js';
+import type { CollectJob } from '../../src/sources/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { fakeJob, MIN, offlineCollector, T0 } from '../helpers/fake-job.js';
+
+/** A collector of `job` at 4 windows after T0 (the last two due for a live pass), a sink that takes everything. */
+async function collectorOf(job: CollectJob) {
+  const write = async (points: readonly unknown[]) => ({ written: points.length, rejected: 0 });
+  const sink: Sink = { name: 'ok', write, flush: async () => {}, close: async () => {} };
+  const clock = new ManualClock(T0 + 4 * MIN);
+  const store = await CheckpointStore.open(mkdtempSync(join(tmpdir(), 'pass-abort-')));
+  const telemetry = new Telemetry({ clock });
+  const horizon = { horizonMs: 60 * MIN, initialLookbackMs: 2 * MIN };
+  return { collector: offlineCollector({ jobs: [job], sink, store, telemetry, clock, ...horizon }), store };
+}
 
 describe('a backfill pass aborted', () => {
   it('while it waits for the previous pass: resolves at the abort, starts no span once that pass ends', async () => {
@@ -23,13 +35,7 @@ describe('a backfill pass aborted', () => {
       await held;
       return 1;
     });
-    const write = async (points: readonly unknown[]) => ({ written: points.length, rejected: 0 });
-    const sink: Sink = { name: 'ok', write, flush: async () => {}, close: async () => {} };
-    const clock = new ManualClock(T0 + 4 * MIN);
-    const store = await CheckpointStore.open(mkdtempSync(join(tmpdir(), 'pass-abort-')));
-    const telemetry = new Telemetry({ clock });
-    const horizon = { horizonMs: 60 * MIN, initialLookbackMs: 2 * MIN };
-    const collector = offlineCollector({ jobs: [job], sink, store, telemetry, clock, ...horizon });
+    const { collector, store } = await collectorOf(job);
     try {
       const live = collector.tick(); // spans 2 and 3, held at the first
       const cancel = new AbortController();
@@ -56,13 +62,7 @@ describe('a backfill pass aborted', () => {
       if (i === 1) await held;
       return 1;
     });
-    const write = async (points: readonly unknown[]) => ({ written: points.length, rejected: 0 });
-    const sink: Sink = { name: 'ok', write, flush: async () => {}, close: async () => {} };
-    const clock = new ManualClock(T0 + 4 * MIN);
-    const store = await CheckpointStore.open(mkdtempSync(join(tmpdir(), 'pass-abort-')));
-    const telemetry = new Telemetry({ clock });
-    const horizon = { horizonMs: 60 * MIN, initialLookbackMs: 2 * MIN };
-    const collector = offlineCollector({ jobs: [job], sink, store, telemetry, clock, ...horizon });
+    const { collector, store } = await collectorOf(job);
     try {
       const cancel = new AbortController();
       const range = { from: T0, to: T0 + 3 * MIN };
