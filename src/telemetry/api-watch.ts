@@ -6,6 +6,7 @@ import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
 import type { ApiName } from '../spec/apis.js';
 import { FailureLines, type Failing, type Run } from './failure-lines.js';
+import { RepeatLimit } from './repeat-limit.js';
 import { callOutcome } from './outcome.js';
 import type { Telemetry } from './telemetry.js';
 
@@ -39,8 +40,8 @@ export type ApiFailureRecord = Pick<Telemetry, 'apiCall'>;
 export class ApiWatch {
   private readonly tallies = new Map<ApiName, CallTally>();
 
-  /** When each API's last "not found" line was written (a deleted stream answers 404 at every pass). */
-  private readonly notFoundLinedAt = new Map<ApiName, number>();
+  /** "Not found" lines, repeated every NOT_FOUND_LINE_EVERY_MS per API (a deleted stream answers 404 each pass). */
+  private readonly notFoundLines = new RepeatLimit<ApiName>(NOT_FOUND_LINE_EVERY_MS);
 
   constructor(
     private readonly log: Logger,
@@ -68,10 +69,7 @@ export class ApiWatch {
    * one by one: an error line at once, then at most one every NOT_FOUND_LINE_EVERY_MS per API.
    */
   private notFound(api: ApiName, err: unknown): void {
-    const now = this.clock.now();
-    const linedAt = this.notFoundLinedAt.get(api);
-    if (linedAt !== undefined && now - linedAt < NOT_FOUND_LINE_EVERY_MS) return;
-    this.notFoundLinedAt.set(api, now);
+    if (!this.notFoundLines.due(api, this.clock.now())) return;
     const { reason, endpoint } = describeFailure(err);
     this.log.error(
       { api, endpoint, reason, code: errorCodeOf(err) },

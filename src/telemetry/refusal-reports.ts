@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Point } from '../points.js';
 import { describeRefusal, type Refusal } from '../sink/refusal.js';
 import type { WriteResult } from '../sink/types.js';
+import { RepeatLimit } from './repeat-limit.js';
 import type { Telemetry } from './telemetry.js';
 
 /** The /healthz condition while the database refuses a measurement's points for good. */
@@ -19,8 +20,8 @@ export const REFUSAL_LOG_EVERY_MS = 10 * 60_000;
 export class RefusalReports {
   /** Measurement → what its last refusal said. */
   private readonly active = new Map<string, string>();
-  /** `cause measurement` → when its error line was last logged. */
-  private readonly loggedAt = new Map<string, number>();
+  /** Error lines by `cause measurement`: repeated every REFUSAL_LOG_EVERY_MS while the refusals go on. */
+  private readonly lines = new RepeatLimit<string>(REFUSAL_LOG_EVERY_MS);
 
   constructor(
     private readonly telemetry: Telemetry,
@@ -38,7 +39,7 @@ export class RefusalReports {
     if ([...this.active.keys()].some((m) => !refusedNow.has(m))) {
       for (const measurement of new Set(points.map((p) => p.measurement))) {
         if (refusedNow.has(measurement) || !this.active.delete(measurement)) continue;
-        for (const key of this.loggedAt.keys()) if (key.endsWith(` ${measurement}`)) this.loggedAt.delete(key);
+        this.lines.forget((key) => key.endsWith(` ${measurement}`));
       }
     }
     const text = [...this.active].map(([m, said]) => `${m}: ${said}`).join('; ');
@@ -51,11 +52,7 @@ export class RefusalReports {
     let due = false;
     for (const m of r.measurements) {
       this.active.set(m, describeRefusal(r));
-      const last = this.loggedAt.get(`${r.cause} ${m}`);
-      if (last === undefined || now - last >= REFUSAL_LOG_EVERY_MS) {
-        due = true;
-        this.loggedAt.set(`${r.cause} ${m}`, now);
-      }
+      due = this.lines.due(`${r.cause} ${m}`, now) || due;
     }
     const where = this.deadLetterPath === undefined ? {} : { deadLetters: this.deadLetterPath };
     this.log[due ? 'error' : 'debug'](
