@@ -1,0 +1,103 @@
+/**
+ * The file sink and the dead-letter file under a real file size limit: a child process with `ulimit -f` (SIGXFSZ
+ * ignored, so the kernel's short write then EFBIG reach the code, as ENOSPC does on a full disk). When an append
+ * fails, the test raises the limit (prlimit: space returns) and the child retries it, as the collector does. Every
+ * line must then be whole and every point there once. Needs npm run build (the child runs dist/).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+
+const DIST = resolve(import.meta.dirname, '../../dist');
+const PRLIMIT = spawnSync('sh', ['-c', 'command -v prlimit']).stdout.toString().trim();
+
+/** Writes `batches` appends through the file sink or the dead-letter file; on a failure, waits for "go" and retries. */
+const CHILD = `
+import { createInterface } from 'node:readline';
+import { createSink } from '${DIST}/sink/index.js';
+import { DeadLetterFile } from '${DIST}/sink/dead-letter.js';
+const [target, path, batches] = process.argv.slice(2);
+const stdin = createInterface({ input: process.stdin });
+const go = () => new Promise((resolve) => stdin.once('line', resolve));
+const schema = new Map([['m', { name: 'm', description: 'm', source: 'test', tags: {},
+  fields: { v: { type: 'integer', description: 'v' }, s: { type: 'string', description: 's' } } }]]);
+const sink = createSink({ type: 'file', path, deadLetterPath: path + '.dead', schema, batchSize: 10 });
+const letters = new DeadLetterFile(path);
+// Lines of uneven length, so the limit falls inside a line.
+const point = (v) => ({ measurement: 'm', tags: {}, fields: { v, s: 'x'.repeat(50 + (v * 37) % 300) }, time: v * 1000 });
+const append = (i) => target === 'sink'
+  ? sink.write(Array.from({ length: 10 }, (_, k) => point(i * 10 + k)))
+  : letters.append({ sink: 'file', status: 0, reason: 'test', lines: Array.from({ length: 10 }, (_, k) => 'x'.repeat(50 + ((i * 10 + k) * 37) % 300)) });
+for (let i = 0; i < Number(batches); i++) {
+  for (;;) {
+    try { await append(i); break; } catch (err) {
+      console.log(JSON.stringify({ failed: i, err: err.message }));
+      await go();
+    }
+  }
+}
+await sink.close();
+console.log(JSON.stringify({ done: Number(batches) }));
+process.exit(0);
+`;
+
+interface Run {
+  failures: Array<{ failed: number; err: string }>;
+  code: number | null;
+}
+
+/** Runs the child with a file size limit of 8 KiB, lifted after its first failure. */
+async function underFileSizeLimit(target: 'sink' | 'letters', path: string, batches: number): Promise<Run> {
+  const script = join(mkdtempSync(join(tmpdir(), 'file-limit-child-')), 'child.mjs');
+  writeFileSync(script, CHILD);
+  const shell = `trap '' XFSZ; ulimit -S -f 16; exec "$0" "$@"`;
+  const child = spawn('sh', ['-c', shell, process.execPath, script, target, path, String(batches)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const failures: Run['failures'] = [];
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const message = JSON.parse(line) as { failed?: number; err?: string; done?: number };
+    if (message.failed === undefined) continue;
+    failures.push({ failed: message.failed, err: message.err! });
+    spawnSync(PRLIMIT, ['--pid', String(child.pid), '--fsize=unlimited:']); // space returns
+    child.stdin!.write('go\n');
+  }
+  const code = await new Promise<number | null>((done) => child.once('close', done));
+  return { failures, code };
+}
+
+describe.skipIf(!PRLIMIT)('appends under a file size limit (short write, then EFBIG)', () => {
+  it('the file sink cuts a failed batch back: after the retry every line is whole, every point there once', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'file-limit-')), 'out.lp');
+    const { failures, code } = await underFileSizeLimit('sink', path, 12);
+    expect(code).toBe(0);
+    expect(failures.length).toBeGreaterThan(0); // the limit was met: the test tested something
+    expect(failures[0]!.err).toMatch(/EFBIG/);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.filter((l) => !/^m v=\d+i,s="x+" \d+$/.test(l))).toEqual([]);
+    const values = lines.map((l) => Number(/v=(\d+)i/.exec(l)![1]));
+    expect(values).toEqual(Array.from({ length: 120 }, (_, v) => v));
+  }, 60_000);
+
+  it('the dead-letter file keeps whole letters: after the retry every line is JSON, every letter there once', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'file-limit-')), 'dead.jsonl');
+    const { failures, code } = await underFileSizeLimit('letters', path, 12);
+    expect(code).toBe(0);
+    expect(failures.length).toBeGreaterThan(0);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    const letters = lines.map((l) => {
+      try {
+        return JSON.parse(l) as { lines: string[] };
+      } catch {
+        return l.slice(0, 40); // a torn line, named in the failure
+      }
+    });
+    expect(letters.filter((l) => typeof l === 'string')).toEqual([]);
+    expect(letters).toHaveLength(12);
+  }, 60_000);
+});
