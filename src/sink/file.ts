@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { BatchingSink, type BatchingOptions, type LineTransport, type Rejection } from './batching.js';
 import { DeadLetterFile } from './dead-letter.js';
-import { SinkError } from './errors.js';
+import { isNoRoomCode, SinkError, SinkSpaceError } from './errors.js';
 import { WholeLinesFile } from './whole-lines.js';
 
 export interface FileSinkOptions extends BatchingOptions {
@@ -58,6 +58,7 @@ class FileTransport implements LineTransport {
       await run();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      if (isNoRoomCode(code)) throw new SinkSpaceError(this.sinkName, this.path, code, { cause: err });
       throw new SinkError(this.sinkName, undefined, true, `${action} ${this.path}: ${code}`, { cause: err });
     }
   }

@@ -22,15 +22,17 @@ import { DeadLetterFile } from '${DIST}/sink/dead-letter.js';
 const [target, path, batches] = process.argv.slice(2);
 const stdin = createInterface({ input: process.stdin });
 const go = () => new Promise((resolve) => stdin.once('line', resolve));
-const schema = new Map([['m', { name: 'm', description: 'm', source: 'test', tags: {},
-  fields: { v: { type: 'integer', description: 'v' }, s: { type: 'string', description: 's' } } }]]);
+const fields = { v: { type: 'integer', description: 'v' }, s: { type: 'string', description: 's' } };
+const schema = new Map([['m', { name: 'm', description: 'm', source: 'test', tags: {}, fields }]]);
 const sink = createSink({ type: 'file', path, deadLetterPath: path + '.dead', schema, batchSize: 10 });
 const letters = new DeadLetterFile(path);
 // Lines of uneven length, so the limit falls inside a line.
-const point = (v) => ({ measurement: 'm', tags: {}, fields: { v, s: 'x'.repeat(50 + (v * 37) % 300) }, time: v * 1000 });
+const text = (v) => 'x'.repeat(50 + ((v * 37) % 300));
+const point = (v) => ({ measurement: 'm', tags: {}, fields: { v, s: text(v) }, time: v * 1000 });
+const ten = (i, make) => Array.from({ length: 10 }, (_, k) => make(i * 10 + k));
 const append = (i) => target === 'sink'
-  ? sink.write(Array.from({ length: 10 }, (_, k) => point(i * 10 + k)))
-  : letters.append({ sink: 'file', status: 0, reason: 'test', lines: Array.from({ length: 10 }, (_, k) => 'x'.repeat(50 + ((i * 10 + k) * 37) % 300)) });
+  ? sink.write(ten(i, point))
+  : letters.append({ sink: 'file', status: 0, reason: 'test', lines: ten(i, text) });
 for (let i = 0; i < Number(batches); i++) {
   for (;;) {
     try { await append(i); break; } catch (err) {
@@ -70,7 +72,7 @@ async function underFileSizeLimit(target: 'sink' | 'letters', path: string, batc
 }
 
 describe.skipIf(!PRLIMIT)('appends under a file size limit (short write, then EFBIG)', () => {
-  it('the file sink cuts a failed batch back: after the retry every line is whole, every point there once', async () => {
+  it('the file sink cuts a failed batch back: after the retry, every line whole, every point there once', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'file-limit-')), 'out.lp');
     const { failures, code } = await underFileSizeLimit('sink', path, 12);
     expect(code).toBe(0);
@@ -83,7 +85,7 @@ describe.skipIf(!PRLIMIT)('appends under a file size limit (short write, then EF
     expect(values).toEqual(Array.from({ length: 120 }, (_, v) => v));
   }, 60_000);
 
-  it('the dead-letter file keeps whole letters: after the retry every line is JSON, every letter there once', async () => {
+  it('the dead-letter file keeps letters whole: after the retry, every line JSON, every letter once', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'file-limit-')), 'dead.jsonl');
     const { failures, code } = await underFileSizeLimit('letters', path, 12);
     expect(code).toBe(0);
