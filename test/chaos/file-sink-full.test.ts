@@ -5,11 +5,11 @@
  * line must then be whole and every point there once. Needs npm run build (the child runs dist/).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const DIST = resolve(import.meta.dirname, '../../dist');
 const PRLIMIT = spawnSync('sh', ['-c', 'command -v prlimit']).stdout.toString().trim();
@@ -51,11 +51,18 @@ interface Run {
   code: number | null;
 }
 
-/** Runs the child with a file size limit of 8 KiB, lifted after its first failure. */
-async function underFileSizeLimit(target: 'sink' | 'letters', path: string, batches: number): Promise<Run> {
+/**
+ * Runs the child in `shell` (`"$0" "$@"` is the node command); after each failure, `makeRoom()` and a "go" to retry.
+ */
+async function runChild(
+  target: 'sink' | 'letters',
+  path: string,
+  batches: number,
+  shell: string,
+  makeRoom: (pid: number) => void,
+): Promise<Run> {
   const script = join(mkdtempSync(join(tmpdir(), 'file-limit-child-')), 'child.mjs');
   writeFileSync(script, CHILD);
-  const shell = `trap '' XFSZ; ulimit -S -f 16; exec "$0" "$@"`;
   const child = spawn('sh', ['-c', shell, process.execPath, script, target, path, String(batches)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -64,11 +71,25 @@ async function underFileSizeLimit(target: 'sink' | 'letters', path: string, batc
     const message = JSON.parse(line) as { failed?: number; err?: string; done?: number };
     if (message.failed === undefined) continue;
     failures.push({ failed: message.failed, err: message.err! });
-    spawnSync(PRLIMIT, ['--pid', String(child.pid), '--fsize=unlimited:']); // space returns
+    makeRoom(child.pid!);
     child.stdin!.write('go\n');
   }
   const code = await new Promise<number | null>((done) => child.once('close', done));
   return { failures, code };
+}
+
+/** Runs the child with a file size limit of a few KiB, lifted (prlimit) after its first failure. */
+function underFileSizeLimit(target: 'sink' | 'letters', path: string, batches: number): Promise<Run> {
+  const shell = `trap '' XFSZ; ulimit -S -f 16; exec "$0" "$@"`;
+  return runChild(target, path, batches, shell, (pid) => {
+    spawnSync(PRLIMIT, ['--pid', String(pid), '--fsize=unlimited:']); // space returns
+  });
+}
+
+/** A 64 KiB tmpfs (root only), or undefined where it cannot be mounted. */
+function smallTmpfs(): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'file-full-tmpfs-'));
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir]).status === 0 ? dir : undefined;
 }
 
 describe.skipIf(!PRLIMIT)('appends under a file size limit (short write, then EFBIG)', () => {
@@ -101,5 +122,28 @@ describe.skipIf(!PRLIMIT)('appends under a file size limit (short write, then EF
     });
     expect(letters.filter((l) => typeof l === 'string')).toEqual([]);
     expect(letters).toHaveLength(12);
+  }, 60_000);
+});
+
+const TMPFS = process.getuid?.() === 0 ? smallTmpfs() : undefined;
+describe.skipIf(!TMPFS)('appends to a full disk (a 64 KiB tmpfs: short write, then ENOSPC)', () => {
+  afterAll(() => {
+    spawnSync('umount', [TMPFS!]);
+  });
+
+  it('the file sink cuts a failed batch back; after space is freed every line is whole, every point once', async () => {
+    const filler = join(TMPFS!, 'filler');
+    writeFileSync(filler, Buffer.alloc(44 * 1024)); // about 16 KiB left: a few batches
+    const path = join(TMPFS!, 'out.lp');
+    const { failures, code } = await runChild('sink', path, 16, 'exec "$0" "$@"', () =>
+      rmSync(filler, { force: true }),
+    );
+    expect(code).toBe(0);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures[0]!.err).toMatch(/ENOSPC/);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.filter((l) => !/^m v=\d+i,s="x+" \d+$/.test(l))).toEqual([]);
+    expect(lines.map((l) => Number(/v=(\d+)i/.exec(l)![1]))).toEqual(Array.from({ length: 160 }, (_, v) => v));
   }, 60_000);
 });
