@@ -5,7 +5,7 @@
  * (TZ=Europe/Berlin, the end of summer time) lands an hour back: it ran nothing from 02:00 CEST to 03:00 CET, its
  * `timezone` option notwithstanding. Every schedule, and every reading of one, goes through here.
  */
-import { createTask } from 'node-cron';
+import { createTask, type ScheduledTask } from 'node-cron';
 import { systemClock } from './clock.js';
 
 /** The zone every cron expression of the config is read in. */
@@ -27,10 +27,12 @@ export interface CronTask {
   stop(): Promise<void>;
 }
 
-/** The first time after now that `expression` matches in UTC, as epoch ms. */
-function nextMatch(expression: string): () => number {
-  const task = createTask(expression, () => {}, { timezone: CRON_TIME_ZONE });
-  return () => task.getNextRuns(1)[0]!.getTime();
+/**
+ * node-cron's reading of `expression` in UTC, never started: its next times from now. node-cron keeps every task it
+ * creates in a registry until it is destroyed, so each is destroyed when done with.
+ */
+function readCron(expression: string): ScheduledTask {
+  return createTask(expression, () => {}, { timezone: CRON_TIME_ZONE });
 }
 
 /**
@@ -38,7 +40,8 @@ function nextMatch(expression: string): () => number {
  * system clock: node-cron reads it to find the next match, so a schedule cannot follow another clock.
  */
 export function scheduleUtc(expression: string, run: () => unknown, options: CronOptions): CronTask {
-  const next = nextMatch(expression);
+  const cron = readCron(expression);
+  const next = () => cron.getNextRuns(1)[0]!.getTime();
   let due = next();
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -70,11 +73,17 @@ export function scheduleUtc(expression: string, run: () => unknown, options: Cro
     stop: async () => {
       stopped = true;
       clearTimeout(timer);
+      await cron.destroy();
     },
   };
 }
 
 /** The next `count` times `expression` matches in UTC, from now. */
 export function nextRunsUtc(expression: string, count: number): Date[] {
-  return createTask(expression, () => {}, { timezone: CRON_TIME_ZONE }).getNextRuns(count);
+  const cron = readCron(expression);
+  try {
+    return cron.getNextRuns(count);
+  } finally {
+    void cron.destroy();
+  }
 }
