@@ -128,6 +128,7 @@ async function standalone(
       setAside: outcome.setAside,
       refused: outcome.refused,
       notes,
+      ...(outcome.sinkFull === undefined ? {} : { sinkFull: outcome.sinkFull }),
     },
     o.json === true,
     stop,
