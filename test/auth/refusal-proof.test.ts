@@ -30,7 +30,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(extra: Partial<SimulatorOptions> = {}, tokens?: (sim: Simulator) => TokenProvider) {
+async function setUp(extra: Partial<SimulatorOptions> = {}, tokens?: (sim: Simulator) => TokenProvider | string) {
   const clock = new ManualClock(T0);
   const sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN }, ...extra });
   cleanups.push(() => sim.close());
@@ -113,6 +113,26 @@ describe('a metrics 403 decided by proof, not by the token age', () => {
     const [err] = await Promise.all([refused(denied), metricsGet(readable)]);
     expect(err).toMatchObject({ status: 403, noAccess: true, request: { account: denied } });
     expect(metricsCalls()).toBe(2);
+  });
+});
+
+describe('the same rule on the DVR API, whose 403 naming an account is not documented', () => {
+  it('a 403 while the same token is served for another account is no access', async () => {
+    const limited = 'limited-dvr-token-0123456789';
+    const { sim, http } = await setUp({}, () => limited);
+    const [readable, denied] = [sim.streams[0]!, sim.streams.find((s) => s.account !== sim.streams[0]!.account)!];
+    sim.addToken(limited, { accounts: [readable.account] });
+    const dvrGet = ({ account, stream }: { account: string; stream: string }) =>
+      http.request({
+        api: 'dvr',
+        account,
+        method: 'GET',
+        path: `/app/dvr-net/v1/${account}/streams/${encodeURIComponent(stream)}`,
+        schema: z.unknown(),
+      });
+    const [err, served] = await Promise.all([dvrGet(denied).catch((e: unknown) => e), dvrGet(readable)]);
+    expect(served.status).toBe(200);
+    expect(err).toMatchObject({ status: 403, noAccess: true, request: { api: 'dvr', account: denied.account } });
   });
 });
 
