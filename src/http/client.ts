@@ -161,7 +161,7 @@ export class HttpClient {
           this.evidence.settled(sent, true, scope);
           return answered;
         } catch (err) {
-          this.evidence.settled(sent, false);
+          this.evidence.settled(sent, false, scope);
           // Judged before the gate's watchers see it: a refusal a renewal is about to cure is no operator's problem,
           // and one no renewal can cure names the account.
           renew = await this.evidence.judge(err, { ticket: sent, scope, retry, tokens: this.tokens });

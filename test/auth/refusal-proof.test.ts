@@ -136,7 +136,17 @@ describe('the same rule on the DVR API, whose 403 naming an account is not docum
   });
 });
 
-describe('the daemon with an account the metrics API refuses', () => {
+describe.each([
+  ['a login', (_sim: Simulator) => LOGIN],
+  [
+    'a token file',
+    (sim: Simulator) => {
+      const tokenFile = join(mkdtempSync(join(tmpdir(), 'token-')), 'token');
+      writeFileSync(tokenFile, `${sim.token}\n`);
+      return { tokenFile };
+    },
+  ],
+])('the daemon with an account the metrics API refuses, its token from %s', (_source, tokenSource) => {
   it('one error line naming the API and the account, no token blamed, no login', { timeout: 30_000 }, async () => {
     const clock = new ManualClock(T0);
     const sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
@@ -147,7 +157,7 @@ describe('the daemon with an account the metrics API refuses', () => {
     const config = configFor(
       sim,
       { type: 'file', path: out },
-      { api: { baseUrl: sim.url, ...LOGIN }, accounts: [readable, denied], jobs: onlyJobs({ metrics: {} }) },
+      { api: { baseUrl: sim.url, ...tokenSource(sim) }, accounts: [readable, denied], jobs: onlyJobs({ metrics: {} }) },
     );
     const { log, text } = capturedLogger();
     const rt = await createRuntime(config, clock, log);
