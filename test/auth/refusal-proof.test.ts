@@ -54,6 +54,14 @@ async function setUp(extra: Partial<SimulatorOptions> = {}, tokens?: (sim: Simul
   return { clock, sim, http, readable, denied, metricsGet, refused, metricsCalls };
 }
 
+/**
+ * Metrics calls answer 300 ms late, so two calls sent together are both under way when one is answered: the proof
+ * does not depend on which the machine sent first.
+ */
+function slowAnswers(sim: Simulator): void {
+  sim.faults.set('metrics', { rate: 1, kinds: ['slow'], slowMs: 300 });
+}
+
 describe('a metrics 403 decided by proof, not by the token age', () => {
   it('a token the service dropped a minute after its login is renewed at once and the call retried', async () => {
     const { clock, sim, readable, metricsGet } = await setUp();
@@ -80,6 +88,7 @@ describe('a metrics 403 decided by proof, not by the token age', () => {
     sim.settings.metricsDeniedAccounts = [denied];
     expect((await metricsGet(readable)).status).toBe(200);
     clock.advance(15 * MINUTE); // no longer a young token: its age decides nothing
+    slowAnswers(sim);
     const [err, served] = await Promise.all([refused(denied), metricsGet(readable)]);
     expect(served.status).toBe(200);
     expect(err).toBeInstanceOf(ApiError);
@@ -110,6 +119,7 @@ describe('a metrics 403 decided by proof, not by the token age', () => {
       return new FileTokenProvider(file);
     });
     sim.settings.metricsDeniedAccounts = [denied];
+    slowAnswers(sim);
     const [err] = await Promise.all([refused(denied), metricsGet(readable)]);
     expect(err).toMatchObject({ status: 403, noAccess: true, request: { account: denied } });
     expect(metricsCalls()).toBe(2);
@@ -130,7 +140,8 @@ describe('the same rule on the DVR API, whose 403 naming an account is not docum
         path: `/app/dvr-net/v1/${account}/streams/${encodeURIComponent(stream)}`,
         schema: z.unknown(),
       });
-    const [err, served] = await Promise.all([dvrGet(denied).catch((e: unknown) => e), dvrGet(readable)]);
+    sim.faults.set('dvr', { rate: 1, kinds: ['slow'], slowMs: 300 }); // both under way when one is answered
+    const [served, err] = await Promise.all([dvrGet(readable), dvrGet(denied).catch((e: unknown) => e)]);
     expect(served.status).toBe(200);
     expect(err).toMatchObject({ status: 403, noAccess: true, request: { api: 'dvr', account: denied.account } });
   });
@@ -153,6 +164,8 @@ describe.each([
     cleanups.push(() => sim.close());
     const [readable, denied] = sim.accounts as [string, string];
     sim.settings.metricsDeniedAccounts = [denied];
+    // The jobs' calls go out together, as over a real network: each answered while the others are under way.
+    sim.faults.set('metrics', { rate: 1, kinds: ['slow'], slowMs: 100 });
     const out = join(mkdtempSync(join(tmpdir(), 'proof-')), 'points.lp');
     const config = configFor(
       sim,
