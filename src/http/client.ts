@@ -18,7 +18,7 @@ import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } fr
 import { accountOf, redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from '../paging/server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
-import { TokenEvidence, type CallTicket } from '../auth/evidence.js';
+import { TokenEvidence } from '../auth/evidence.js';
 import { systemClock, type Clock } from '../clock.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -148,14 +148,12 @@ export class HttpClient {
     // Log in (or read the token file) before queueing for a slot: a login that fails costs no quota.
     await this.tokens.current();
     const scope = `${spec.api} ${accountOf(spec) ?? ''}`; // what a refusal meaning "no access" is about
-    let ticket: CallTicket | undefined;
-    let renew = false;
+    let renewFor: string | undefined; // the token a refusal asked to renew
     const attempt = (retry: boolean) =>
       this.gated(spec.api, async () => {
         // The freshest token at the moment of sending (the queue may be long).
         const token = await this.tokens.current();
         const sent = this.evidence.sent(token);
-        ticket = sent;
         try {
           const answered = await this.send(spec, token);
           this.evidence.settled(sent, true, scope);
@@ -164,16 +162,17 @@ export class HttpClient {
           this.evidence.settled(sent, false, scope);
           // Judged before the gate's watchers see it: a refusal a renewal is about to cure is no operator's problem,
           // and one no renewal can cure names the account.
-          renew = await this.evidence.judge(err, { ticket: sent, scope, retry, tokens: this.tokens });
+          const renew = await this.evidence.judge(err, { ticket: sent, scope, retry, tokens: this.tokens });
+          renewFor = renew ? token : undefined;
           throw err;
         }
       });
     try {
       return await attempt(false);
     } catch (err) {
-      if (!renew || !this.tokens.renew || ticket === undefined) throw err;
-      const renewed = await this.tokens.renew(ticket.token);
-      if (renewed === ticket.token) throw err; // nothing new to try
+      if (renewFor === undefined || !this.tokens.renew) throw err;
+      const renewed = await this.tokens.renew(renewFor);
+      if (renewed === renewFor) throw err; // nothing new to try
       return attempt(true);
     }
   }
