@@ -5,7 +5,6 @@ import { HOUR, MINUTE } from '../time.js';
 import { LoginError } from './errors.js';
 import { isCredentialRefusal, loginUrl, requestLogin, type LoginAnswer, type LoginRequest } from './login-request.js';
 import type { AuthEvent, TokenProvider } from './provider.js';
-import type { TokenRefusal } from './refusal.js';
 import { BAN_AFTER_REFUSALS, BAN_MS, LOGINS_PER_MINUTE } from '../spec/login.js';
 
 export interface LoginOptions extends Omit<LoginRequest, 'password'> {
@@ -35,12 +34,6 @@ export const MAX_CREDENTIAL_REFUSALS = 3;
 export const CREDENTIALS_PAUSE_MS = 2 * BAN_MS;
 
 /**
- * A token refused within this long of its login is not renewed again: a fresh token refused means no access, not
- * expiry. It bounds the logins that an API refusing one account (metrics' 403 "no access") can cause.
- */
-export const FRESH_TOKEN_MS = 10 * MINUTE;
-
-/**
  * Tokens from the login flow: one login before the first call, a new one once `renewAfter` of the lifetime has passed,
  * and one when a call is refused (at most one per token). The answer's `lifetime` is the time left, counted from
  * when the login was sent, so a token is never used past its own expiry; a login that hands back the token already
@@ -54,14 +47,15 @@ export class LoginTokenProvider implements TokenProvider {
   /** Logins made, successful or not (tests). */
   attempts = 0;
   private token: string | undefined;
-  /** Clock times (ms): the last login that handed out the token, its renewal and its death. */
-  private obtainedAt = Number.NEGATIVE_INFINITY;
+  /** Clock times (ms): the token's renewal and its death. */
   private renewAt = Number.NEGATIVE_INFINITY;
   private expiresAt = Number.NEGATIVE_INFINITY;
   private inflight: Promise<string> | undefined;
   /** The last token renewed because an API refused it: never renewed twice. */
   private renewedOnRefusal: string | undefined;
   private failures = 0;
+  /** Logins in a row whose token expired at once (`lifetime` 0 or less). */
+  private expiredInARow = 0;
   private refusals = 0;
   /** The password the service refused MAX_CREDENTIAL_REFUSALS times: logins wait for another one (or the pause). */
   private refusedPassword: string | undefined;
@@ -84,22 +78,20 @@ export class LoginTokenProvider implements TokenProvider {
   }
 
   /**
-   * A refusal whose text names a dead token is renewed once per token; one the API does not explain (`possible`) only
-   * when the token is not fresh, since a fresh token refused means no access, which no login cures.
+   * A refused token is renewed once, whatever its age: whether a refusal means a dead token or an account it may not
+   * read is the HttpClient's to decide from what the token proved (TokenEvidence), before it asks.
    */
-  willRenew(refused: string, kind: TokenRefusal = 'token'): boolean {
+  willRenew(refused: string): boolean {
     if (this.token !== refused) return true;
     // Its one renewal: a retry follows while it is under way, none once it handed the same token back.
-    if (this.renewedOnRefusal === refused) return this.inflight !== undefined;
-    return kind === 'token' || this.clock.now() - this.obtainedAt >= FRESH_TOKEN_MS;
+    return this.renewedOnRefusal !== refused || this.inflight !== undefined;
   }
 
-  renew(refused: string, kind: TokenRefusal = 'token'): Promise<string> {
+  renew(refused: string): Promise<string> {
     // Another call already replaced the refused token: use the new one, no second login.
     if (this.token !== refused) return this.current();
     // Its one renewal is under way (share it) or done and handed the same token back (nothing new to try).
     if (this.renewedOnRefusal === refused) return this.inflight ?? Promise.resolve(refused);
-    if (!this.willRenew(refused, kind)) return Promise.resolve(refused);
     // The server says it is dead, whatever its lifetime said.
     this.renewedOnRefusal = refused;
     this.renewAt = this.expiresAt = Number.NEGATIVE_INFINITY;
@@ -110,9 +102,7 @@ export class LoginTokenProvider implements TokenProvider {
     const now = this.clock.now();
     if (this.refusedPassword !== undefined && this.password() !== this.refusedPassword) this.resume();
     if (now < this.retryAt) return this.fallback(this.lastError!);
-    const minuteAgo = now - MINUTE;
-    while (this.recentLogins.length > 0 && this.recentLogins[0]! <= minuteAgo) this.recentLogins.shift();
-    if (this.recentLogins.length >= LOGINS_PER_MINUTE && !this.inflight) {
+    if (!this.loginAllowed(now) && !this.inflight) {
       const retryInMs = this.recentLogins[0]! + MINUTE - now;
       return this.fallback(
         new LoginError(loginUrl(this.options.baseUrl), `${LOGINS_PER_MINUTE} logins in a minute`, undefined, retryInMs),
@@ -131,7 +121,8 @@ export class LoginTokenProvider implements TokenProvider {
     const password = this.password();
     const answer = await this.send({ ...this.options, password });
     const now = this.clock.now();
-    if (answer.ok) return this.accept(answer, sentAt, now);
+    if (answer.ok && answer.lifetimeMs > 0) return this.accept(answer, sentAt);
+    if (answer.ok) return this.expiresAtOnce(answer, now);
     this.failures++;
     if (isCredentialRefusal(answer)) this.refusals++;
     const stopped = this.refusals >= MAX_CREDENTIAL_REFUSALS;
@@ -151,15 +142,43 @@ export class LoginTokenProvider implements TokenProvider {
     return this.fallback(this.lastError);
   }
 
-  private accept(answer: Extract<LoginAnswer, { ok: true }>, sentAt: number, now: number): string {
+  /**
+   * A token whose `lifetime` is 0 or less expires now: it is never sent. The next login goes at once (a token handed
+   * back at the end of its life is followed by a new one), within the logins a minute; if that one expires now too,
+   * the logins back off as after a failure, and calls meanwhile fail with the LoginError (no loop of logins).
+   */
+  private expiresAtOnce(answer: Extract<LoginAnswer, { ok: true }>, now: number): Promise<string> {
+    registerSecret(answer.token);
+    if (answer.token === this.token) this.renewAt = this.expiresAt = Number.NEGATIVE_INFINITY;
+    const { lifetimeMs } = answer;
+    this.options.onEvent?.({ type: 'obtained', source: 'login', lifetimeMs, lifetimeAssumed: false, expired: true });
+    if (++this.expiredInARow === 1 && this.loginAllowed(now)) return this.login();
+    const backoff = this.options.backoff ?? DEFAULT_LOGIN_BACKOFF;
+    const retryInMs = Math.max(
+      backoff.baseMs,
+      backoffDelay(this.expiredInARow - 1, backoff, this.options.random ?? Math.random),
+    );
+    this.retryAt = now + retryInMs;
+    const problem = `the login answered lifetime ${lifetimeMs}: its token expires at once`;
+    this.lastError = new LoginError(loginUrl(this.options.baseUrl), problem, undefined, retryInMs);
+    this.options.onEvent?.({ type: 'failed', source: 'login', error: this.lastError, retryInMs });
+    return this.fallback(this.lastError);
+  }
+
+  /** Whether another login fits in the service's LOGINS_PER_MINUTE now. */
+  private loginAllowed(now: number): boolean {
+    while (this.recentLogins.length > 0 && this.recentLogins[0]! <= now - MINUTE) this.recentLogins.shift();
+    return this.recentLogins.length < LOGINS_PER_MINUTE;
+  }
+
+  private accept(answer: Extract<LoginAnswer, { ok: true }>, sentAt: number): string {
     registerSecret(answer.token);
     // The same token back is no renewal: it dies when it would have, and the next login comes then.
     const reused = answer.token === this.token;
     this.token = answer.token;
     this.expiresAt = sentAt + answer.lifetimeMs;
     this.renewAt = reused ? this.expiresAt : sentAt + answer.lifetimeMs * (this.options.renewAfter ?? 0.8);
-    this.obtainedAt = now;
-    this.failures = this.refusals = 0;
+    this.failures = this.refusals = this.expiredInARow = 0;
     this.refusedPassword = undefined;
     this.retryAt = Number.NEGATIVE_INFINITY;
     this.lastError = undefined;

@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import { ApiError } from '../http/errors.js';
 import { LimiterClosedError } from '../limit/errors.js';
 import { errorCodeOf, type ErrorCode } from '../errors.js';
 import { isSpanFault } from '../failure.js';
@@ -76,10 +77,12 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
     result.error = describeError(failure.err);
     result.errorCode = errorCodeOf(failure.err);
     // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
-    // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
+    // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass;
+    // an account the token may not read, by the API watch's one line per account.
     const quiet =
       (deps.stop.aborted && failure.err instanceof LimiterClosedError) ||
-      (failure === output.failure && failure.err instanceof SinkError);
+      (failure === output.failure && failure.err instanceof SinkError) ||
+      (failure.err instanceof ApiError && failure.err.noAccess);
     const fields = { job: job.key, span: spanText(failure.span), err: result.error };
     deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
   }

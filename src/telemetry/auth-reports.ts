@@ -12,6 +12,19 @@ export const AUTH_CONDITION = 'auth';
 export function reportAuthEvent(telemetry: Telemetry, log: Logger, e: AuthEvent): void {
   if (e.type === 'obtained') {
     telemetry.condition(AUTH_CONDITION, undefined);
+    if (e.lifetimeAssumed)
+      log.warn(
+        { source: e.source, field: 'lifetime', lifetimeMs: e.lifetimeMs },
+        "the login's answer has no usable `lifetime` (missing or not a number): the default is assumed, and the " +
+          'token is renewed at a fraction of it or when a call proves it dead',
+      );
+    if (e.expired) {
+      log.warn(
+        { source: e.source, field: 'lifetime', lifetimeMs: e.lifetimeMs },
+        "the login's answer says `lifetime` 0 or less: that token expires now and is not used; logging in again",
+      );
+      return;
+    }
     const lifetime = e.lifetimeMs === undefined ? {} : { lifetimeMs: e.lifetimeMs, lifetimeAssumed: e.lifetimeAssumed };
     if (e.reused)
       log.info(
