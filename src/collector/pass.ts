@@ -1,3 +1,4 @@
+import { LoginError, TokenFileError } from '../auth/errors.js';
 import type { HttpClient } from '../http/client.js';
 import { LimiterClosedError } from '../limit/errors.js';
 import { isSpanFault } from '../failure.js';
@@ -72,10 +73,13 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   if (failure) {
     result.error = describeError(failure.err);
     // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
-    // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
+    // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass;
+    // a job waiting for a token is the login's or the token file's, reported once per run by the runtime's auth lines.
     const quiet =
       (deps.stop.aborted && failure.err instanceof LimiterClosedError) ||
-      (failure === output.failure && failure.err instanceof SinkError);
+      (failure === output.failure && failure.err instanceof SinkError) ||
+      failure.err instanceof LoginError ||
+      failure.err instanceof TokenFileError;
     const fields = { job: job.key, span: spanText(failure.span), err: result.error };
     deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
   }
