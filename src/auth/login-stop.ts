@@ -63,10 +63,11 @@ export function triesBeforeBan(refused: number): number {
   return Math.max(0, BAN_AFTER_REFUSALS - refused);
 }
 
-/** `5 tries` left before the ban, in the words every message uses. */
+/** The wrong passwords left before the ban, in the words every message uses. */
 export function banText(refused: number): string {
   const left = triesBeforeBan(refused);
-  return `at most ${left} more wrong ${left === 1 ? 'password' : 'passwords'} before the service bans the account for ${BAN_MS / HOUR} h`;
+  const passwords = `${left} more wrong ${left === 1 ? 'password' : 'passwords'}`;
+  return `at most ${passwords} before the service bans the account for ${BAN_MS / HOUR} h`;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -61,12 +61,17 @@ export function resolveConnection(
 
 /**
  * Where `api` and `dvr` count refused logins with every other process: the state.dir of the config given with
- * `-c` (only that field is used; the credentials still come from the flags and the environment), else
+ * `-c` (only that field is read; the credentials still come from the flags and the environment), else
  * DEFAULT_STATE_DIR. The config is read only when given.
  */
 export async function loginStateDir(o: ConnectionOptions): Promise<string> {
   if (o.config === undefined) return DEFAULT_STATE_DIR;
-  return (await import('../config/loader.js')).loadConfigFile(o.config).state.dir;
+  const { ConfigError, readConfigDocument } = await import('../config/loader.js');
+  const state = readConfigDocument(o.config).raw.state;
+  const dir = typeof state === 'object' && state !== null ? (state as { dir?: unknown }).dir : undefined;
+  if (dir === undefined) return DEFAULT_STATE_DIR;
+  if (typeof dir !== 'string' || dir === '') throw new ConfigError('state.dir', `${o.config}: must be a path`);
+  return dir;
 }
 
 /** The state dir's count of refused logins, its module (and zod) loaded only when a login needs it. */

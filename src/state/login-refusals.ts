@@ -72,7 +72,7 @@ export class LoginRefusalFile {
     return this.latest[this.username];
   }
 
-  /** Replaces the username's entry with what `change` makes of it (undefined: none) and saves the file if it changed. */
+  /** Replaces the username's entry with what `change` makes of it (undefined: none); saves the file if it changed. */
   async update(change: (entry: RefusedLogins | undefined) => RefusedLogins | undefined): Promise<void> {
     await this.load();
     const before = this.latest[this.username];
