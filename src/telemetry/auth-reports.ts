@@ -84,5 +84,6 @@ function firstLine(e: Extract<AuthEvent, { type: 'failed' }>): FirstFailure {
       level: 'error',
       msg: `login stopped: earlier refused logins of ${user} stopped the logins; no login is sent until err's fix`,
     };
-  return { level: 'warn', msg: 'no API token: retried after a backoff' };
+  if (e.source === 'file') return { level: 'warn', msg: 'no API token: the token file is read again before each call' };
+  return { level: 'warn', msg: 'no API token: the login failed; tried again after a backoff' };
 }

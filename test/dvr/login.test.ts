@@ -61,7 +61,7 @@ describe('dvr and api with a username and password', () => {
     expect(wrong.stderr).not.toContain('not-the-password');
   });
 
-  it('api with a wrong password says the credentials were refused, the tries left before the ban and the fix', async () => {
+  it('api with a wrong password says the credentials were refused, the tries left and the fix', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'api-login-state-'));
     writeFileSync(join(dir, 'collector.yaml'), `state:\n  dir: ${join(dir, 'state')}\n`);
     const wrong = await runCli(['api', 'dvr', '/acme/streams/live/main', '-c', join(dir, 'collector.yaml')], {
