@@ -21,7 +21,8 @@ export interface LoginLedger {
   /** Where the count is kept, for the messages (a file path, or "this process"). */
   readonly where: string;
   read(): Promise<RefusedLogins | undefined>;
-  update(change: (entry: RefusedLogins | undefined) => RefusedLogins | undefined): Promise<void>;
+  /** Replaces the entry (read afresh) with what `change` makes of it; returns the new entry. */
+  update(change: (entry: RefusedLogins | undefined) => RefusedLogins | undefined): Promise<RefusedLogins | undefined>;
 }
 
 /** A count in this process only (a provider built without a state dir: tests, embedding). */
@@ -31,9 +32,9 @@ export class MemoryLoginLedger implements LoginLedger {
   read(): Promise<RefusedLogins | undefined> {
     return Promise.resolve(this.entry);
   }
-  update(change: (entry: RefusedLogins | undefined) => RefusedLogins | undefined): Promise<void> {
+  update(change: (entry: RefusedLogins | undefined) => RefusedLogins | undefined): Promise<RefusedLogins | undefined> {
     this.entry = change(this.entry);
-    return Promise.resolve();
+    return Promise.resolve(this.entry);
   }
 }
 

@@ -171,24 +171,15 @@ export class LoginTokenProvider implements TokenProvider {
     }
     this.failures++;
     if (isCredentialRefusal(answer)) return this.refused(answer, password, now);
-    const backoff = this.options.backoff ?? DEFAULT_LOGIN_BACKOFF;
-    const retryInMs = Math.max(
-      backoff.baseMs,
-      backoffDelay(this.failures, backoff, this.options.random ?? Math.random),
-    );
-    return this.failed(new LoginError(loginUrl(this.options.baseUrl), answer.problem, answer.status, retryInMs), {});
+    const error = new LoginError(loginUrl(this.options.baseUrl), answer.problem, answer.status, this.backoffMs());
+    return this.failed(error, {});
   }
 
   /** The service refused the credentials: counted for every process; the logins stop when the count says so. */
   private async refused(answer: Extract<LoginAnswer, { ok: false }>, password: string, now: number): Promise<string> {
-    let refused = 0;
-    let gate: LoginGate = { open: true };
-    await this.ledger.update((entry) => {
-      const counted = withRefusal(entry, now);
-      refused = counted.refused;
-      gate = loginGate(counted, now, false);
-      return counted;
-    });
+    const counted = (await this.ledger.update((entry) => withRefusal(entry, now)))!;
+    const { refused } = counted;
+    const gate = loginGate(counted, now, false);
     this.refusedPassword = password;
     const { username } = this.options;
     if (!gate.open) {
@@ -196,16 +187,17 @@ export class LoginTokenProvider implements TokenProvider {
       const error = new LoginError(loginUrl(this.options.baseUrl), problem, answer.status, STOPPED_RECHECK_MS);
       return this.failed(error, { credentialsRefused: true, refused, stopped: true });
     }
-    const backoff = this.options.backoff ?? DEFAULT_LOGIN_BACKOFF;
-    const retryInMs = Math.max(
-      backoff.baseMs,
-      backoffDelay(this.failures, backoff, this.options.random ?? Math.random),
-    );
     const problem =
       `${answer.problem}: the service refused the credentials of ${username} (${refused} in a row; ` +
       `${banText(refused)}); fix ${this.fix}`;
-    const error = new LoginError(loginUrl(this.options.baseUrl), problem, answer.status, retryInMs);
+    const error = new LoginError(loginUrl(this.options.baseUrl), problem, answer.status, this.backoffMs());
     return this.failed(error, { credentialsRefused: true, refused });
+  }
+
+  /** The wait after the latest of `failures` failed logins in a row. */
+  private backoffMs(): number {
+    const backoff = this.options.backoff ?? DEFAULT_LOGIN_BACKOFF;
+    return Math.max(backoff.baseMs, backoffDelay(this.failures, backoff, this.options.random ?? Math.random));
   }
 
   /** Earlier refusals stopped the logins: none is sent; the count is read again after STOPPED_RECHECK_MS. */

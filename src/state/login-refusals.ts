@@ -73,14 +73,17 @@ export class LoginRefusalFile {
   }
 
   /** Replaces the username's entry with what `change` makes of it (undefined: none); saves the file if it changed. */
-  async update(change: (entry: RefusedLogins | undefined) => RefusedLogins | undefined): Promise<void> {
+  async update(
+    change: (entry: RefusedLogins | undefined) => RefusedLogins | undefined,
+  ): Promise<RefusedLogins | undefined> {
     await this.load();
     const before = this.latest[this.username];
     const after = change(before);
-    if (after === before) return;
+    if (after === before) return after;
     const { [this.username]: _, ...others } = this.latest;
     this.latest = after === undefined ? others : { ...others, [this.username]: after };
     await this.file.save();
+    return after;
   }
 
   private async load(): Promise<void> {
