@@ -47,16 +47,24 @@ describe('refused logins shared by processes on one state dir', { timeout: 4 * P
     });
   const status = async () => JSON.parse((await cli(['status', '--config', cfg.path, '--json'])).stdout);
 
-  it('five restarts of `run --once` and a `dvr get` with a wrong password send 3 logins, never 7', async () => {
+  it('five restarts of `run --once`, then dvr, api, backfill, with a wrong password: 3 logins, never 7', async () => {
     const exits: CliExit[] = [];
     for (let i = 0; i < 5; i++) exits.push(await runOnce());
     const dvr = await dvrGet({ CDN_PASSWORD: 'another-typo' });
+    const stream = `/${sim.streams[0]!.account}/streams/${sim.streams[0]!.stream}`;
+    const api = await cli(['api', 'dvr', stream, '-c', cfg.path], {
+      CDN_BASE_URL: sim.url,
+      CDN_USERNAME: LOGIN.username,
+      CDN_PASSWORD: 'a-typo',
+    });
+    const hourAgo = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000).toISOString();
+    const backfill = await cli(['backfill', '--config', cfg.path, '--from', hourAgo]);
     expect(sim.loginService!.refused).toBe(3);
     expect(sim.loginService!.banned(sim.clock.now())).toBe(false);
     // The first three tried and failed their windows; the rest found the logins stopped: a config error, no login.
     for (const tried of exits.slice(0, 3)) expect(tried.code, tried.stderr).not.toBe(2);
     expect(exits[0]!.code).not.toBe(0);
-    for (const stopped of [exits[3]!, exits[4]!, dvr]) {
+    for (const stopped of [exits[3]!, exits[4]!, dvr, api, backfill]) {
       expect(stopped.code, stopped.stderr).toBe(2);
       expect(stopped.stderr).toContain(`logins of ${LOGIN.username} are stopped`);
       expect(stopped.stderr).toContain('--force-login');
