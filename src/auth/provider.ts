@@ -8,6 +8,8 @@ import { registerSecret } from '../secrets.js';
 export interface TokenProvider {
   /** Where the token comes from, as an operator configures it (named in the hint of an uncured refusal). */
   readonly source: string;
+  /** Before a command starts: throws if it must not (logins stopped by earlier refusals). Absent: nothing to check. */
+  checkStart?(): Promise<void>;
   /** The token to send now; may read a file or log in first. */
   current(): Promise<string>;
   /**
@@ -35,7 +37,20 @@ export type AuthEvent =
       /** Its `lifetime` was 0 or less: the token expires now and is never sent. */
       expired?: boolean;
     }
-  | { type: 'failed'; source: 'login' | 'file'; error: Error; retryInMs?: number; stopped?: boolean };
+  | {
+      type: 'failed';
+      source: 'login' | 'file';
+      error: Error;
+      retryInMs?: number;
+      /** The login's username (not a secret). */
+      username?: string;
+      /** The service refused the credentials (a 400/401/403 to the login). */
+      credentialsRefused?: boolean;
+      /** Refused logins in a row, counted by every process on the state dir. */
+      refused?: number;
+      /** Logins are stopped: none is sent until the operator acts or the pause allows one. */
+      stopped?: boolean;
+    };
 
 /** A token given as-is (config `api.token`, `CDN_TOKEN`, a CLI flag): never renewed. */
 export class StaticTokenProvider implements TokenProvider {

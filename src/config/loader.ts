@@ -107,6 +107,15 @@ function valueAt(value: unknown, path: Array<string | number>): unknown {
 /** The configuration of a YAML file with the environment's overrides; without a file, of the environment alone. */
 export function loadConfigFile(path: string | undefined, env: Env = process.env): CollectorConfig {
   if (path === undefined) return parseConfig({}, env);
+  const { raw, unresolved } = readConfigDocument(path, env);
+  return parseConfig(raw, env, unresolved);
+}
+
+/**
+ * A YAML config file as written (its `${VAR}` references resolved), not yet checked: for a command that needs one
+ * field of a config whose other fields it does not use (`api` and `dvr` read only `state.dir`).
+ */
+export function readConfigDocument(path: string, env: Env = process.env): { raw: Obj; unresolved: ConfigProblem[] } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -124,7 +133,7 @@ export function loadConfigFile(path: string | undefined, env: Env = process.env)
     throw new ConfigError('(file)', `${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (raw !== null && raw !== undefined && !isObj(raw)) throw new ConfigError('(root)', 'must be a mapping');
-  return parseConfig(raw ?? {}, env, unresolved);
+  return { raw: (raw as Obj | null | undefined) ?? {}, unresolved };
 }
 
 function isObj(v: unknown): v is Obj {

@@ -8,7 +8,8 @@ import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import type { SimLogin } from '../../src/sim/login.js';
 import { LOGINS_PER_MINUTE } from '../../src/spec/login.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
-import { reportAuthEvent } from '../../src/telemetry/auth-reports.js';
+import { AuthReports } from '../../src/telemetry/auth-reports.js';
+import { FailureLines } from '../../src/telemetry/failure-lines.js';
 import { MINUTE } from '../../src/time.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import type { LogLine } from '../helpers/collector.js';
@@ -32,6 +33,7 @@ async function setUp(login: Partial<SimLogin>) {
   cleanups.push(() => sim.close());
   const { log, text } = capturedLogger();
   const telemetry = new Telemetry({ clock });
+  const auth = new AuthReports(telemetry, log, clock, new FailureLines(log, clock));
   const tokens = new LoginTokenProvider({
     baseUrl: sim.url,
     ...LOGIN,
@@ -39,7 +41,7 @@ async function setUp(login: Partial<SimLogin>) {
     timeoutMs: 5000,
     clock,
     random: () => 1,
-    onEvent: (e) => reportAuthEvent(telemetry, log, e),
+    onEvent: (e) => auth.report(e),
   });
   const http = new HttpClient({ baseUrl: sim.url, token: tokens });
   cleanups.push(() => http.close());
