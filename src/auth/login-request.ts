@@ -2,7 +2,8 @@ import { request, type Dispatcher } from '../http/undici.js';
 import { readCapped } from '../http/body.js';
 import { ACCEPT_ENCODING } from '../http/content-coding.js';
 import { CollectorError } from '../errors.js';
-import { redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
+import { isHeaderSafe, redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
+import { UNSENDABLE_TOKEN } from './errors.js';
 import { LOGIN_PATH, type LoginBodyFormat } from '../spec/login.js';
 import { HOUR } from '../time.js';
 
@@ -113,6 +114,8 @@ export function parseLoginAnswer(httpStatus: number, text: string): LoginAnswer 
     const status = httpStatus >= 200 && httpStatus < 300 && Number.isInteger(bodyStatus) ? bodyStatus : httpStatus;
     return { ok: false, status, problem: redactSecrets(said ? `${problem}: ${said.slice(0, 200)}` : problem) };
   }
+  // undici would refuse every call with it, before sending: a refused login, and another after the backoff.
+  if (!isHeaderSafe(token)) return { ok: false, status: httpStatus, problem: `the answer's token ${UNSENDABLE_TOKEN}` };
   const lifetime = Number(body.lifetime);
   const usable =
     body.lifetime !== undefined &&
