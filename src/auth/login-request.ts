@@ -21,6 +21,8 @@ export interface LoginRequest {
   bodyFormat: LoginBodyFormat;
   timeoutMs: number;
   dispatcher?: Dispatcher;
+  /** Abandons the login (the command is stopping). */
+  signal?: AbortSignal;
 }
 
 export type LoginAnswer =
@@ -63,7 +65,9 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
         'user-agent': 'cdn-collector',
       },
       body,
-      signal: AbortSignal.timeout(req.timeoutMs),
+      signal: req.signal
+        ? AbortSignal.any([AbortSignal.timeout(req.timeoutMs), req.signal])
+        : AbortSignal.timeout(req.timeoutMs),
       ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
     });
     status = res.statusCode;
@@ -74,6 +78,7 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
     const e = err as { name?: string; code?: string; cause?: { code?: string } };
     // A CollectorError already says what went wrong, e.g. an unknown coding.
     if (err instanceof CollectorError) return { ok: false, problem: redactSecrets(err.message) };
+    if (req.signal?.aborted) return { ok: false, problem: 'abandoned: the command is stopping' };
     return {
       ok: false,
       problem:

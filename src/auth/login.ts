@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { backoffDelay, type BackoffOptions } from '../limit/backoff.js';
 import { registerSecret } from '../secrets.js';
 import { HOUR, MINUTE } from '../time.js';
-import { LoginError } from './errors.js';
+import { LoginError, LoginStoppedError } from './errors.js';
 import { isCredentialRefusal, loginUrl, requestLogin, type LoginAnswer, type LoginRequest } from './login-request.js';
 import type { AuthEvent, TokenProvider } from './provider.js';
 import type { TokenRefusal } from './refusal.js';
@@ -69,6 +69,8 @@ export class LoginTokenProvider implements TokenProvider {
   private lastError: LoginError | undefined;
   /** When the logins of the last minute were sent. */
   private readonly recentLogins: number[] = [];
+  /** Aborted by stop(): the login in flight is abandoned and no other starts. */
+  private readonly stopping = new AbortController();
   private readonly clock: Clock;
   private readonly send: (req: LoginRequest) => Promise<LoginAnswer>;
 
@@ -106,7 +108,13 @@ export class LoginTokenProvider implements TokenProvider {
     return this.obtain();
   }
 
+  /** The command is stopping: the login in flight is abandoned, and no login starts from now on. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
   private obtain(): Promise<string> {
+    if (this.stopping.signal.aborted) return Promise.reject(new LoginStoppedError(loginUrl(this.options.baseUrl)));
     const now = this.clock.now();
     if (this.refusedPassword !== undefined && this.password() !== this.refusedPassword) this.resume();
     if (now < this.retryAt) return this.fallback(this.lastError!);
@@ -129,7 +137,9 @@ export class LoginTokenProvider implements TokenProvider {
     const sentAt = this.clock.now();
     this.recentLogins.push(sentAt);
     const password = this.password();
-    const answer = await this.send({ ...this.options, password });
+    const answer = await this.send({ ...this.options, password, signal: this.stopping.signal });
+    // Abandoned by the stop: no failure of the service, nothing to count or report.
+    if (this.stopping.signal.aborted) throw new LoginStoppedError(loginUrl(this.options.baseUrl));
     const now = this.clock.now();
     if (answer.ok) return this.accept(answer, sentAt, now);
     this.failures++;

@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import { LoginStoppedError } from '../auth/errors.js';
 import { LimiterClosedError } from '../limit/errors.js';
 import { isSpanFault } from '../failure.js';
 import type { Point } from '../points.js';
@@ -74,7 +75,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
     // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
     // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
     const quiet =
-      (deps.stop.aborted && failure.err instanceof LimiterClosedError) ||
+      (deps.stop.aborted && (failure.err instanceof LimiterClosedError || failure.err instanceof LoginStoppedError)) ||
       (failure === output.failure && failure.err instanceof SinkError);
     const fields = { job: job.key, span: spanText(failure.span), err: result.error };
     deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
