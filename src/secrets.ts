@@ -113,9 +113,10 @@ export function hasControlCharacter(value: string): boolean {
 }
 
 /**
- * Whether `value` can travel as an HTTP header value as a token does: visible ASCII, nothing else. undici refuses any
- * other before sending, and its pool stops answering after enough refusals: a token is checked where it is obtained.
+ * Whether `value` travels unchanged as an HTTP header value: visible ASCII, with spaces only between visible
+ * characters (HTTP trims them at the ends). undici refuses a line break, a control or non-ASCII character before
+ * sending, and its pool stops answering after enough refusals: a token is checked where it is obtained.
  */
 export function isHeaderSafe(value: string): boolean {
-  return /^[\x21-\x7e]+$/.test(value);
+  return /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value);
 }

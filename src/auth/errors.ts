@@ -32,7 +32,8 @@ export class LoginStoppedError extends CollectorError {
 
 /** Why a token is not used: undici refuses such a header value before sending (and its pool then stalls). */
 export const UNSENDABLE_TOKEN =
-  'holds a character no HTTP header can carry (a space, a line break, a non-ASCII letter): nothing is sent with it';
+  'holds a character no HTTP header can carry (a line break, a control or non-ASCII character): ' +
+  'nothing is sent with it';
 
 /** A file holding a secret (a token, a password) cannot be read or its first line is empty. */
 abstract class SecretFileError extends CollectorError {

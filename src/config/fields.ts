@@ -58,5 +58,5 @@ export const apiToken = z
   .min(1)
   .refine(
     (text) => isHeaderSafe(text),
-    'holds a character no HTTP header can carry (a space, a line break, a non-ASCII letter): check the secret',
+    'holds a character no HTTP header can carry (a line break, a control or non-ASCII character): check the secret',
   );

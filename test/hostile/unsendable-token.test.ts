@@ -18,7 +18,7 @@ import { SinkError } from '../../src/sink/errors.js';
 import { LOGIN_PATH } from '../../src/spec/login.js';
 import { json, loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
 
-const BROKEN_TOKENS = ['cdn1_first-half\nsecond-half', 'cdn1_tökenvalue', 'cdn1_with space'];
+const BROKEN_TOKENS = ['cdn1_first-half\nsecond-half', 'cdn1_tökenvalue', 'cdn1_tab\there'];
 
 /** A login that answers 200 with `token`, and an API that answers every call with an empty list. */
 let server: LoopbackServer;
