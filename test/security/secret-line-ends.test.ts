@@ -12,6 +12,7 @@ import { tokenProviderFor } from '../../src/auth/from-config.js';
 import { passwordFileReader } from '../../src/auth/password-file.js';
 import { FileTokenProvider } from '../../src/auth/token-file.js';
 import { ManualClock } from '../../src/clock.js';
+import { resolveConnection } from '../../src/cli/connection.js';
 import { ConfigError, parseConfig } from '../../src/config/loader.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
@@ -107,5 +108,24 @@ describe('a secret from a file', () => {
     const tokens = new FileTokenProvider(file('token', 'cdn1_tök-123456\n'), (e) => events.push(e.type));
     await expect(tokens.current()).rejects.toMatchObject({ code: 'CDN_ERR_TOKEN_FILE' });
     expect(events).toEqual(['failed']);
+  });
+});
+
+describe('the dvr and api commands read the same variables alike', () => {
+  const flags = { baseUrl: 'http://127.0.0.1:1' };
+
+  it('CDN_TOKEN loses its line end; one holding a line break inside is a usage error naming it', async () => {
+    const { token } = resolveConnection(flags, { CDN_TOKEN: 'cdn1_env-token-123456\n' }, () => {});
+    await expect(token.current()).resolves.toBe('cdn1_env-token-123456');
+    const err = (() => {
+      try {
+        resolveConnection(flags, { CDN_TOKEN: 'cdn1_first-half\nsecond-half' }, () => {});
+      } catch (e) {
+        return e as Error & { exitCode?: number };
+      }
+    })();
+    expect(err?.exitCode).toBe(2);
+    expect(err?.message).toMatch(/^CDN_TOKEN /);
+    expect(err?.message).not.toContain('first-half');
   });
 });
