@@ -7,6 +7,7 @@ import {
   ContentEncodingError,
   NetworkError,
   PagingError,
+  RequestArgumentError,
   ResponseFormatError,
   TimeoutError,
 } from './http/errors.js';
@@ -42,6 +43,20 @@ export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET',
 ]);
 
+/**
+ * The HTTP layer's refusals of a call's arguments (undici's, Node's): nothing was sent and the same call is refused
+ * again; a configuration or programming error for an operator, never retried.
+ */
+export const HTTP_ARGUMENT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_INVALID_URL',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_INVALID_CHAR',
+]);
+
 /** An API's non-2xx status. 404 also means a wrong base URL: every call would get it. */
 export function apiStatusClass(status: number): { class: FailureClass; operator: boolean } {
   if (status === 429) return { class: 'quota', operator: false };
@@ -69,7 +84,8 @@ const final: Failure = { class: 'final', operator: false };
 /** The table: the first row whose class the error is an instance of decides; anything else is final. */
 const ROWS: ReadonlyArray<Row<unknown>> = [
   row(ApiError, (e) => ({ ...apiStatusClass(e.status), ...waitOf(e.retryAfterSec), ...refusalOf(e) })),
-  row(NetworkError, (e) => ({ class: 'transient', operator: !TRANSIENT_NETWORK_CODES.has(e.causeCode ?? '') })),
+  row(RequestArgumentError, () => ({ class: 'final', operator: true })),
+  row(NetworkError, (e) => networkFailure(e.causeCode)),
   row(TimeoutError, () => transient),
   // A body that is not JSON was usually cut off; JSON that does not fit the schema would come back the same.
   row(ResponseFormatError, (e) => (e.kind === 'not-json' ? transient : span)),
@@ -121,9 +137,16 @@ function refusalOf(err: ApiError): { refusal?: TokenRefusal } {
 function sinkFailure(err: SinkError): Failure {
   const failureClass = err.status === undefined ? (err.retryable ? 'transient' : 'final') : sinkStatusClass(err.status);
   const code = causeCode(err);
+  if (code !== undefined && HTTP_ARGUMENT_CODES.has(code)) return networkFailure(code);
   // Refused for good, or nothing listens at the address: only the database or the config changing cures it.
   const operator = !retried(failureClass) || (code !== undefined && !TRANSIENT_NETWORK_CODES.has(code));
   return { class: failureClass, operator };
+}
+
+/** A call that got no answer, by its code: an argument refused is final; a refused address needs an operator. */
+function networkFailure(code: string | undefined): Failure {
+  if (code !== undefined && HTTP_ARGUMENT_CODES.has(code)) return { class: 'final', operator: true };
+  return { class: 'transient', operator: !TRANSIENT_NETWORK_CODES.has(code ?? '') };
 }
 
 /** The system code (ECONNREFUSED) behind a sink's failure; a timeout counts as ETIMEDOUT. */

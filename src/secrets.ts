@@ -97,3 +97,26 @@ export function clearSecrets(): void {
   secrets.clear();
   pattern = undefined;
 }
+
+/**
+ * A secret as it comes from the environment or a file, without the line end that `echo`, an editor or
+ * `kubectl create secret --from-file` leaves after it: sent as-is, the token cannot go into a header, and a password
+ * with its newline is a wrong password (counted toward the service's ban).
+ */
+export function withoutLineEnds(value: string): string {
+  return value.replace(/[\r\n]+$/, '');
+}
+
+/** A control character (a line break, a tab, NUL, DEL) is no part of any token or password. */
+export function hasControlCharacter(value: string): boolean {
+  return /[\u0000-\u001f\u007f]/.test(value);
+}
+
+/**
+ * Whether `value` travels unchanged as an HTTP header value: visible ASCII, with spaces only between visible
+ * characters (HTTP trims them at the ends). undici refuses a line break, a control or non-ASCII character before
+ * sending, and its pool stops answering after enough refusals: a token is checked where it is obtained.
+ */
+export function isHeaderSafe(value: string): boolean {
+  return /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value);
+}

@@ -19,6 +19,22 @@ export class LoginError extends CollectorError {
   }
 }
 
+/**
+ * The command is stopping: no login starts, and the one in flight was abandoned (a login the service leaves hanging
+ * would otherwise hold the stop for its whole timeout, past a container's grace period).
+ */
+export class LoginStoppedError extends CollectorError {
+  override readonly code = 'CDN_ERR_LOGIN_STOPPED';
+  constructor(readonly url: string) {
+    super(`login POST ${url} not made: the command is stopping`);
+  }
+}
+
+/** Why a token is not used: undici refuses such a header value before sending (and its pool then stalls). */
+export const UNSENDABLE_TOKEN =
+  'holds a character no HTTP header can carry (a line break, a control or non-ASCII character): ' +
+  'nothing is sent with it';
+
 /** A file holding a secret (a token, a password) cannot be read or its first line is empty. */
 abstract class SecretFileError extends CollectorError {
   constructor(

@@ -2,7 +2,8 @@ import { request, type Dispatcher } from '../http/undici.js';
 import { readCapped } from '../http/body.js';
 import { ACCEPT_ENCODING } from '../http/content-coding.js';
 import { CollectorError } from '../errors.js';
-import { redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
+import { isHeaderSafe, redactSecrets, registerSecret, withoutUserinfo } from '../secrets.js';
+import { UNSENDABLE_TOKEN } from './errors.js';
 import { LOGIN_PATH, type LoginBodyFormat } from '../spec/login.js';
 import { HOUR } from '../time.js';
 
@@ -21,6 +22,8 @@ export interface LoginRequest {
   bodyFormat: LoginBodyFormat;
   timeoutMs: number;
   dispatcher?: Dispatcher;
+  /** Abandons the login (the command is stopping). */
+  signal?: AbortSignal;
 }
 
 export type LoginAnswer =
@@ -63,7 +66,9 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
         'user-agent': 'cdn-collector',
       },
       body,
-      signal: AbortSignal.timeout(req.timeoutMs),
+      signal: req.signal
+        ? AbortSignal.any([AbortSignal.timeout(req.timeoutMs), req.signal])
+        : AbortSignal.timeout(req.timeoutMs),
       ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
     });
     status = res.statusCode;
@@ -74,6 +79,7 @@ export async function requestLogin(req: LoginRequest): Promise<LoginAnswer> {
     const e = err as { name?: string; code?: string; cause?: { code?: string } };
     // A CollectorError already says what went wrong, e.g. an unknown coding.
     if (err instanceof CollectorError) return { ok: false, problem: redactSecrets(err.message) };
+    if (req.signal?.aborted) return { ok: false, problem: 'abandoned: the command is stopping' };
     return {
       ok: false,
       problem:
@@ -114,6 +120,8 @@ export function parseLoginAnswer(httpStatus: number, text: string): LoginAnswer 
     const status = httpStatus >= 200 && httpStatus < 300 && Number.isInteger(bodyStatus) ? bodyStatus : httpStatus;
     return { ok: false, status, problem: redactSecrets(said ? `${problem}: ${said.slice(0, 200)}` : problem) };
   }
+  // undici would refuse every call with it, before sending: a refused login, and another after the backoff.
+  if (!isHeaderSafe(token)) return { ok: false, status: httpStatus, problem: `the answer's token ${UNSENDABLE_TOKEN}` };
   const lifetime = typeof body.lifetime === 'string' ? Number(body.lifetime.trim() || Number.NaN) : body.lifetime;
   const usable = typeof lifetime === 'number' && Number.isFinite(lifetime);
   return { ok: true, token, lifetimeMs: usable ? lifetime : ASSUMED_LIFETIME_MS, lifetimeAssumed: !usable };

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { backoffDelay, type BackoffOptions } from '../limit/backoff.js';
 import { registerSecret } from '../secrets.js';
 import { MINUTE } from '../time.js';
-import { LoginError } from './errors.js';
+import { LoginError, LoginStoppedError } from './errors.js';
 import { isCredentialRefusal, loginUrl, requestLogin, type LoginAnswer, type LoginRequest } from './login-request.js';
 import {
   banText,
@@ -79,6 +79,8 @@ export class LoginTokenProvider implements TokenProvider {
   private lastError: LoginError | undefined;
   /** When the logins of the last minute were sent. */
   private readonly recentLogins: number[] = [];
+  /** Aborted by stop(): the login in flight is abandoned and no other starts. */
+  private readonly stopping = new AbortController();
   private readonly clock: Clock;
   private readonly send: (req: LoginRequest) => Promise<LoginAnswer>;
 
@@ -127,7 +129,13 @@ export class LoginTokenProvider implements TokenProvider {
     return this.obtain();
   }
 
+  /** The command is stopping: the login in flight is abandoned, and no login starts from now on. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
   private obtain(): Promise<string> {
+    if (this.stopping.signal.aborted) return Promise.reject(new LoginStoppedError(loginUrl(this.options.baseUrl)));
     const now = this.clock.now();
     // A password changed since it was refused is tried at once.
     if (this.refusedPassword !== undefined && this.password() !== this.refusedPassword) this.retryAt = -Infinity;
@@ -153,7 +161,9 @@ export class LoginTokenProvider implements TokenProvider {
     this.attempts++;
     const sentAt = this.clock.now();
     this.recentLogins.push(sentAt);
-    const answer = await this.send({ ...this.options, password });
+    const answer = await this.send({ ...this.options, password, signal: this.stopping.signal });
+    // Abandoned by the stop: no failure of the service, nothing to count or report.
+    if (this.stopping.signal.aborted) throw new LoginStoppedError(loginUrl(this.options.baseUrl));
     const now = this.clock.now();
     if (answer.ok) await this.ledger.update(() => undefined);
     if (answer.ok && answer.lifetimeMs > 0) return this.accept(answer, sentAt);

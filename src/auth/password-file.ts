@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { registerSecret } from '../secrets.js';
+import { hasControlCharacter, registerSecret, withoutLineEnds } from '../secrets.js';
 import { PasswordFileError } from './errors.js';
 
 /**
@@ -26,8 +26,9 @@ function readPasswordFile(path: string): string {
   } catch (err) {
     throw new PasswordFileError(path, `cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const password = text.split(/\r?\n/)[0]!;
+  const password = withoutLineEnds(text.split('\n')[0]!);
   registerSecret(password);
   if (!password) throw new PasswordFileError(path, 'is empty');
+  if (hasControlCharacter(password)) throw new PasswordFileError(path, 'holds a control character in its first line');
   return password;
 }

@@ -23,6 +23,8 @@ export interface TokenProvider {
    * the token cannot change (a static token).
    */
   renew?(refused: string): Promise<string>;
+  /** The command is stopping: whatever the source waits for (a login in flight) is abandoned. Absent: nothing waits. */
+  stop?(): void;
 }
 
 /** What the token sources report (runtime.ts turns these into log lines and the `auth` /healthz condition). */

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
-import { registerSecret } from '../secrets.js';
-import { TokenFileError } from './errors.js';
+import { isHeaderSafe, registerSecret } from '../secrets.js';
+import { TokenFileError, UNSENDABLE_TOKEN } from './errors.js';
 import type { AuthEvent, TokenProvider } from './provider.js';
 
 /**
@@ -57,6 +57,7 @@ export class FileTokenProvider implements TokenProvider {
     const token = text.split(/\r?\n/)[0]!.trim();
     if (!token) return this.keepOrFail('is empty');
     registerSecret(token);
+    if (!isHeaderSafe(token)) return this.keepOrFail(UNSENDABLE_TOKEN);
     if (token !== this.token || this.failing) this.onEvent({ type: 'obtained', source: 'file' });
     this.failing = false;
     this.token = token;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError } from '../errors.js';
+import { lockHolder } from '../state/lock.js';
 import {
   isFinal,
   readStatus,
@@ -21,6 +22,29 @@ export interface HandOverOptions {
   pollMs?: number;
   /** Stamps the request and times the pick-up; default: system time. */
   clock?: Clock;
+  /** The live daemon holding the state directory, asked every second (default: its lock file tells). */
+  holder?: () => Promise<{ pid: number } | undefined>;
+}
+
+/** How often the follower asks whether the daemon still lives: a kill -9 leaves no status behind to say so. */
+const HOLDER_CHECK_MS = 1_000;
+
+/**
+ * The daemon that took (or was to take) the backfill is gone: killed, crashed, its host lost. Its request is
+ * withdrawn; the spans it confirmed are checkpointed, so the same command resumes the rest.
+ */
+export class DaemonGoneError extends CollectorError {
+  override readonly code = 'CDN_ERR_DAEMON_GONE';
+  constructor(
+    readonly stateDir: string,
+    readonly pid: number | undefined,
+    readonly spansDone: number | undefined,
+  ) {
+    super(
+      `the daemon${pid === undefined ? '' : ` (pid ${pid})`} holding ${stateDir} is gone` +
+        `${spansDone === undefined ? ' before it took the backfill' : ` after ${spansDone} spans of the backfill`}`,
+    );
+  }
 }
 
 /**
@@ -37,8 +61,10 @@ export async function handOverBackfill(
   const full: BackfillRequest = { ...request, id: `${requestedAt}-${randomUUID().slice(0, 8)}`, requestedAt };
   await writeRequest(stateDir, full);
   const pickupBy = clock.now() + (options.pickupTimeoutMs ?? 15_000);
+  const holder = options.holder ?? (() => lockHolder(stateDir));
   let cancelSent = false;
   let lastUpdate = -1;
+  let holderCheckedAt = clock.now();
   try {
     for (;;) {
       const status = await readStatus(stateDir, full.id);
@@ -47,6 +73,11 @@ export async function handOverBackfill(
         options.onStatus?.(status);
       }
       if (status && isFinal(status.state)) return status;
+      if (clock.now() - holderCheckedAt >= HOLDER_CHECK_MS) {
+        holderCheckedAt = clock.now();
+        // A daemon that restarted meanwhile holds the lock again and resumes the request: keep following it.
+        if (!(await holder())) throw new DaemonGoneError(stateDir, status?.pid, status?.spansDone);
+      }
       if (!status && clock.now() > pickupBy) {
         throw new CollectorError(
           'the process holding the state directory did not take the backfill request: it is not a running daemon ' +

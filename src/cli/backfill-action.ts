@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import { executeBackfill } from '../backfill/backfill.js';
-import { handOverBackfill } from '../backfill/client.js';
+import { DaemonGoneError, handOverBackfill } from '../backfill/client.js';
 import { planSummary } from '../backfill/server.js';
 import { describeCuts } from '../backfill/cuts.js';
 import { BackfillEta } from '../backfill/eta.js';
@@ -156,23 +156,28 @@ async function besideDaemon(
   let progress: BackfillProgress | undefined;
   let eta: BackfillEta | undefined;
   const seen: Partial<Record<ApiName, number>> = {};
-  const status = await handOverBackfill(
-    config.state.dir,
-    { from: range.from, to: range.to, jobs: o.jobs ?? [], dryRun: o.dryRun === true },
-    {
-      clock,
-      cancelled: stop.requested,
-      onStatus: (s) => {
-        if (o.dryRun || s.state === 'planned') return;
-        progress ??= startProgress(s.plan, config, clock, startedAt, log, (e) => (eta = e));
-        for (const [api, n] of Object.entries(s.calls) as Array<[ApiName, number]>) {
-          const delta = n - (seen[api] ?? 0);
-          if (delta > 0) eta?.completed(api, delta, clock.now());
-          seen[api] = n;
-        }
-        progress.setDone(s.spansDone);
-      },
-    },
+  const status = await followHandOver(
+    stop,
+    () => progress?.stop(),
+    () =>
+      handOverBackfill(
+        config.state.dir,
+        { from: range.from, to: range.to, jobs: o.jobs ?? [], dryRun: o.dryRun === true },
+        {
+          clock,
+          cancelled: stop.requested,
+          onStatus: (s) => {
+            if (o.dryRun || s.state === 'planned') return;
+            progress ??= startProgress(s.plan, config, clock, startedAt, log, (e) => (eta = e));
+            for (const [api, n] of Object.entries(s.calls) as Array<[ApiName, number]>) {
+              const delta = n - (seen[api] ?? 0);
+              if (delta > 0) eta?.completed(api, delta, clock.now());
+              seen[api] = n;
+            }
+            progress.setDone(s.spansDone);
+          },
+        },
+      ),
   );
   progress?.stop();
   if (status.plan.jobs.length === 0) throw new CliError(noJobMatchesBeside(o.jobs ?? [], config), EXIT_USAGE);
@@ -198,6 +203,27 @@ async function besideDaemon(
     stop,
     "the daemon's log names the cause and the fix",
   );
+}
+
+/**
+ * The hand-over, ended with the resume command when the daemon dies under it. Taking the lock and going on here
+ * instead would race the daemon's restart (a container's restart policy): the daemon would then fail to start.
+ */
+async function followHandOver(
+  stop: BackfillStop,
+  stopProgress: () => void,
+  follow: () => Promise<BackfillStatus>,
+): Promise<BackfillStatus> {
+  try {
+    return await follow();
+  } catch (err) {
+    if (!(err instanceof DaemonGoneError)) throw err;
+    stopProgress();
+    throw new CliError(
+      `${err.message}: its request is withdrawn, the spans it confirmed are checkpointed; once a daemon runs ` +
+        `again (or none does), resume with: ${stop.resume}`,
+    );
+  }
 }
 
 /** The daemon's jobs are not at hand: the configured ones are listed, and where discovered accounts are. */

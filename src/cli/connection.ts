@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { PasswordFileError } from '../auth/errors.js';
+import { PasswordFileError, UNSENDABLE_TOKEN } from '../auth/errors.js';
 import { passwordFileReader } from '../auth/password-file.js';
 import { LoginTokenProvider } from '../auth/login.js';
 import type { LoginLedger } from '../auth/login-stop.js';
 import { DEFAULT_STATE_DIR } from '../config/state-dir.js';
 import { StaticTokenProvider, type TokenProvider } from '../auth/provider.js';
+import { hasControlCharacter, isHeaderSafe, withoutLineEnds } from '../secrets.js';
 import { DEFAULT_LOGIN_BODY } from '../spec/login.js';
 import { CliError, EXIT_USAGE } from './common.js';
 import type { ConnectionOptions, DvrIo } from './dvr-args.js';
@@ -29,7 +30,8 @@ export function resolveConnection(
   warn: (text: string) => void = (text) => process.stderr.write(text),
   stateDir = DEFAULT_STATE_DIR,
 ): { baseUrl: string; token: TokenProvider } {
-  const baseUrl = o.baseUrl ?? env.CDN_BASE_URL;
+  const vars = oneLineSecrets(env);
+  const baseUrl = o.baseUrl ?? vars.CDN_BASE_URL;
   if (o.token !== undefined && o.tokenFile !== undefined)
     throw new CliError('give either --token or --token-file, not both', EXIT_USAGE);
   if (!baseUrl) throw new CliError('missing base URL: pass --base-url or set CDN_BASE_URL', EXIT_USAGE);
@@ -45,18 +47,43 @@ export function resolveConnection(
     if (o.token !== undefined) warn(TOKEN_ARGUMENT_WARNING);
     return {
       baseUrl,
-      token: new StaticTokenProvider(o.tokenFile !== undefined ? readTokenFile(o.tokenFile) : o.token!, 'the token'),
+      token: new StaticTokenProvider(
+        sendable(
+          o.tokenFile !== undefined ? readTokenFile(o.tokenFile) : o.token!,
+          o.tokenFile ? '--token-file' : '--token',
+        ),
+        'the token',
+      ),
     };
   }
-  const username = o.username ?? env.CDN_USERNAME;
+  const username = o.username ?? vars.CDN_USERNAME;
   if (username === undefined || username === '') {
-    if (!env.CDN_TOKEN) throw new CliError(`missing token: ${SOURCES_TEXT}`, EXIT_USAGE);
-    return { baseUrl, token: new StaticTokenProvider(env.CDN_TOKEN, 'CDN_TOKEN') };
+    if (!vars.CDN_TOKEN) throw new CliError(`missing token: ${SOURCES_TEXT}`, EXIT_USAGE);
+    return { baseUrl, token: new StaticTokenProvider(sendable(vars.CDN_TOKEN, 'CDN_TOKEN'), 'CDN_TOKEN') };
   }
-  if (o.username === undefined && env.CDN_TOKEN)
+  if (o.username === undefined && vars.CDN_TOKEN)
     throw new CliError('both CDN_TOKEN and CDN_USERNAME are set: unset one', EXIT_USAGE);
   const ledger = lazyLedger(stateDir, username);
-  return { baseUrl, token: loginProvider(baseUrl, username, o, env, ledger) };
+  return { baseUrl, token: loginProvider(baseUrl, username, o, vars, ledger) };
+}
+
+/** The variables without the line end a mounted secret keeps; a control character inside one is a usage error. */
+function oneLineSecrets(env: DvrIo['env']): DvrIo['env'] {
+  const out = { ...env };
+  for (const name of ['CDN_BASE_URL', 'CDN_TOKEN', 'CDN_USERNAME', 'CDN_PASSWORD'] as const) {
+    const value = env[name];
+    if (value === undefined) continue;
+    out[name] = withoutLineEnds(value);
+    if (hasControlCharacter(out[name]!))
+      throw new CliError(`${name} holds a control character (a line break inside it?): check the secret`, EXIT_USAGE);
+  }
+  return out;
+}
+
+/** A token no header can carry is refused before any call (undici would refuse every call with it). */
+function sendable(token: string, source: string): string {
+  if (!isHeaderSafe(token)) throw new CliError(`${source}: the token ${UNSENDABLE_TOKEN}`, EXIT_USAGE);
+  return token;
 }
 
 /**

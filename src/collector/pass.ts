@@ -1,4 +1,4 @@
-import { LoginError, TokenFileError } from '../auth/errors.js';
+import { LoginError, LoginStoppedError, TokenFileError } from '../auth/errors.js';
 import type { HttpClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
 import { LimiterClosedError } from '../limit/errors.js';
@@ -82,7 +82,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
     // an account the token may not read, by the API watch's one line per account; a job waiting for a token, by the
     // runtime's auth lines (once per run of failed logins).
     const quiet =
-      (deps.stop.aborted && failure.err instanceof LimiterClosedError) ||
+      (deps.stop.aborted && (failure.err instanceof LimiterClosedError || failure.err instanceof LoginStoppedError)) ||
       (failure === output.failure && failure.err instanceof SinkError) ||
       (failure.err instanceof ApiError && failure.err.noAccess) ||
       failure.err instanceof LoginError ||

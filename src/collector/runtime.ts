@@ -19,6 +19,7 @@ import { Collector } from './collector.js';
 import { AccountDiscovery } from './discovery.js';
 import { reportJournalEvent, reportLimiterEvent } from '../telemetry/limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
+import type { TokenProvider } from '../auth/provider.js';
 import { AuthReports } from '../telemetry/auth-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
 import { FailureLines } from '../telemetry/failure-lines.js';
@@ -31,6 +32,8 @@ export interface Runtime {
   clock: Clock;
   collector: Collector;
   http: HttpClient;
+  /** Where the client's tokens come from; stopped with the collecting (a login in flight is abandoned). */
+  tokens: TokenProvider;
   limiters: LimiterSet;
   /** Every API attempt: reports the first failure of each API at once; counts calls and 429s. */
   watch: ApiWatch;
@@ -158,6 +161,7 @@ export async function createRuntime(
     clock,
     collector,
     http,
+    tokens,
     limiters,
     watch,
     sink,

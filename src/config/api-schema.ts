@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { perApi } from '../spec/apis.js';
 import { DEFAULT_LOGIN_BODY, LOGIN_BODY_FORMATS } from '../spec/login.js';
 import { duration } from './duration.js';
-import { httpUrl } from './fields.js';
+import { apiToken, httpUrl, secretText } from './fields.js';
 
 // The `api` section of the configuration (schema.ts): the provider API, how to authenticate, and the bounds of a call.
 
@@ -47,9 +47,7 @@ function checkCredentials(
 export const apiSchema = z
   .object({
     baseUrl: httpUrl.describe('base URL of the provider API (env CDN_BASE_URL)'),
-    token: z
-      .string()
-      .min(1)
+    token: apiToken
       .optional()
       .describe('a static API token (env CDN_TOKEN); never logged. One of token, tokenFile, username'),
     tokenFile: z
@@ -68,9 +66,7 @@ export const apiSchema = z
         'account user name for the login POST {baseUrl}/app/oauth/v1/token/ (env CDN_USERNAME): ' +
           'tokens are fetched and renewed before they expire',
       ),
-    password: z
-      .string()
-      .min(1)
+    password: secretText()
       .optional()
       .describe('login password (env CDN_PASSWORD; prefer the env or passwordFile to the file); never logged'),
     passwordFile: z

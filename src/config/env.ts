@@ -3,6 +3,7 @@
  * override the file; the command-line flags `--log-level`, `--log-format`, `--listen` override them in turn (the CLI
  * passes a flag on as its variable: src/cli/overrides.ts). Precedence: flag > environment > file > default.
  */
+import { withoutLineEnds } from '../secrets.js';
 
 export type Env = Record<string, string | undefined>;
 type Obj = Record<string, unknown>;
@@ -75,7 +76,10 @@ export function envProblems(env: Env): Array<{ field: string; message: string }>
 export function applyEnv(raw: Obj, env: Env): Obj {
   const out: Obj = { ...raw };
   const api = section(out.api);
-  for (const [name, key] of Object.entries(API_ENV)) if (env[name]) api[key] = env[name];
+  for (const [name, key] of Object.entries(API_ENV)) {
+    const value = variable(env, name);
+    if (value) api[key] = value;
+  }
   if (Object.keys(api).length > 0) out.api = api;
   if (env.CDN_ACCOUNTS)
     out.accounts =
@@ -86,14 +90,14 @@ export function applyEnv(raw: Obj, env: Env): Obj {
             .filter(Boolean);
 
   const sink = section(out.sink);
-  const given = Object.entries(SINK_ENV).filter(([name]) => env[name]);
+  const given = Object.entries(SINK_ENV).filter(([name]) => variable(env, name));
   if (given.length > 0) {
     // With no sink in the file, INFLUX_DATABASE selects the v1 API, otherwise v2.
     if (sink.type === undefined) sink.type = env.INFLUX_DATABASE ? 'influx-v1' : 'influx-v2';
     for (const [name, key] of given) {
       const fits =
         sink.type === 'influx-v1' ? !V2_ONLY.has(key) : sink.type === 'influx-v2' ? !V1_ONLY.has(key) : false;
-      if (fits) sink[key] = env[name];
+      if (fits) sink[key] = variable(env, name);
     }
     out.sink = sink;
   }
@@ -143,6 +147,15 @@ function leaves(value: unknown, path = '', out = new Map<string, string>()): Map
     out.set(path, JSON.stringify(value));
   }
   return out;
+}
+
+/**
+ * A variable's value without the line end a secret mounted from a file keeps (`kubectl create secret --from-file`):
+ * credentials, URLs and names are one line each.
+ */
+function variable(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined ? undefined : withoutLineEnds(value);
 }
 
 /** A copy of a section of the raw config, or a new one (a non-object is left for the schema to refuse). */

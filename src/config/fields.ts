@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
+import { hasControlCharacter, isHeaderSafe } from '../secrets.js';
 
 /**
  * Field types shared by several config sections, each refusing at `--check` what would only fail later (or never
@@ -37,3 +38,25 @@ export const cronSchedule = z
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${expression}" is not a cron expression` });
   })
   .describe('node-cron expression of the live schedule, in UTC whatever TZ says (with seconds field optional)');
+
+/**
+ * A password or a database token: one line, as the environment and secret files give it once their line end is cut
+ * (env.ts). A control character inside it would be sent as part of it: refused, naming the field, never the value.
+ */
+export const secretText = (minLength = 1) =>
+  z
+    .string()
+    .min(minLength)
+    .refine(
+      (text) => !hasControlCharacter(text),
+      'holds a control character (a line break inside it?): check the secret',
+    );
+
+/** The API token: it travels in a header, which carries visible ASCII only (no space, line break or accent). */
+export const apiToken = z
+  .string()
+  .min(1)
+  .refine(
+    (text) => isHeaderSafe(text),
+    'holds a character no HTTP header can carry (a line break, a control or non-ASCII character): check the secret',
+  );

@@ -6,6 +6,7 @@
  * are not read.
  */
 import { isMap, isScalar, isSeq, parse as parseYaml, Scalar, type Document } from 'yaml';
+import { withoutLineEnds } from '../secrets.js';
 import type { Env } from './env.js';
 
 /** A field whose `${…}` could not be replaced, and why (the loader's ConfigProblem). */
@@ -57,7 +58,8 @@ function substitute(text: string, env: Env, problem: (message: string) => void):
     } else if (env[name] === undefined) {
       problem(`\${${name}}: environment variable ${name} is not set`);
     } else {
-      out += env[name];
+      // A secret mounted from a file keeps its line end: no scalar of the config wants it.
+      out += withoutLineEnds(env[name]);
       from = end + 1;
       reference.lastIndex = from;
       continue;

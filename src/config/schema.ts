@@ -7,7 +7,7 @@ import { DEFAULT_GZIP_MIN_BYTES } from '../sink/types.js';
 import { SETTINGS_SCHEMAS } from '../sources/index.js';
 import * as verify from '../verify/settings.js';
 import { duration, durationText } from './duration.js';
-import { httpUrl, listenHost } from './fields.js';
+import { httpUrl, listenHost, secretText } from './fields.js';
 import { apiSchema } from './api-schema.js';
 
 /**
@@ -87,7 +87,7 @@ export const configSchema = z
           .object({
             type: z.literal('influx-v2').describe('InfluxDB 2.x/3, VictoriaMetrics and other /api/v2/write servers'),
             url: httpUrl.describe('env INFLUX_URL'),
-            token: z.string().min(1).describe('env INFLUX_TOKEN; never logged'),
+            token: secretText().describe('env INFLUX_TOKEN; never logged'),
             org: z.string().min(1).describe('env INFLUX_ORG'),
             bucket: z.string().min(1).describe('env INFLUX_BUCKET'),
             backslashes: z
@@ -110,7 +110,7 @@ export const configSchema = z
               .optional()
               .describe('env INFLUX_RETENTION_POLICY; default: the database default'),
             username: z.string().optional().describe('env INFLUX_USERNAME'),
-            password: z.string().optional().describe('env INFLUX_PASSWORD; never logged'),
+            password: secretText(0).optional().describe('env INFLUX_PASSWORD; never logged'),
             gzipLevel: gzipLevel(0),
             gzipMinBytes,
           })

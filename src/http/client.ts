@@ -8,17 +8,19 @@ import {
   BodyTooLargeError,
   ContentEncodingError,
   NetworkError,
+  RequestArgumentError,
   ResponseFormatError,
   TimeoutError,
   type RequestInfo,
 } from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
-import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
+import { isHeaderSafe, redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { accountOf, redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from '../paging/server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
 import { TokenEvidence } from '../auth/evidence.js';
+import { HTTP_ARGUMENT_CODES } from '../failure.js';
 import { systemClock, type Clock } from '../clock.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -203,43 +205,58 @@ export class HttpClient {
       'accept-encoding': ACCEPT_ENCODING,
       'user-agent': this.userAgent,
     };
-    if (!useQueryToken) headers[TOKEN_HEADER] = token;
+    if (!useQueryToken) {
+      // Token sources refuse such a token; a fixed one given to the client (a CLI flag, a test) is checked here.
+      if (!isHeaderSafe(token)) throw new RequestArgumentError(info, 'the token holds a character no header can carry');
+      headers[TOKEN_HEADER] = token;
+    }
     let body: string | undefined;
     if (spec.body !== undefined) {
       body = JSON.stringify(spec.body);
       headers['content-type'] = 'application/json';
     }
     const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
+    // A timer of our own, not AbortSignal.timeout: that one does not keep the process alive, so a call undici never
+    // settles would end a command with its pass unsettled instead of timing out.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = spec.signal ? AbortSignal.any([deadline.signal, spec.signal]) : deadline.signal;
 
     let status = 0;
-    let responseHeaders: Record<string, string>;
+    let responseHeaders: Record<string, string> = {};
     const maxBytes = (spec.api !== 'inventory' && this.maxBodyBytesPerApi[spec.api]) || this.maxBodyBytes;
     let read: Awaited<ReturnType<typeof readCapped>>;
     let list: ListReader<unknown> | undefined;
     try {
-      const res = await undiciRequest(url, {
-        method: spec.method,
-        headers,
-        body,
-        signal,
-        dispatcher: this.dispatcher,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      status = res.statusCode;
-      responseHeaders = flattenHeaders(res.headers);
-      if (spec.list && status >= 200 && status < 300) list = new ListReader(spec.list);
-      read = await readCapped(res, maxBytes, list?.splitter);
+      const exchange = async () => {
+        const res = await undiciRequest(url, {
+          method: spec.method,
+          headers,
+          body,
+          signal,
+          dispatcher: this.dispatcher,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        status = res.statusCode;
+        responseHeaders = flattenHeaders(res.headers);
+        if (spec.list && status >= 200 && status < 300) list = new ListReader(spec.list);
+        return readCapped(res, maxBytes, list?.splitter);
+      };
+      read = await untilAborted(exchange(), signal);
     } catch (err) {
       if (err instanceof ContentEncodingError) throw err.of(info, status);
-      if (deadline.aborted) throw new TimeoutError(info, timeoutMs);
+      if (deadline.signal.aborted) throw new TimeoutError(info, timeoutMs);
       if (spec.signal?.aborted) throw err;
       const code = errorCode(err);
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
         throw new TimeoutError(info, timeoutMs);
-      throw new NetworkError(info, code, { cause: sanitizeCause(err, token) });
+      const cause = sanitizeCause(err, token);
+      if (code !== undefined && HTTP_ARGUMENT_CODES.has(code))
+        throw new RequestArgumentError(info, cause.message, code);
+      throw new NetworkError(info, code, { cause });
+    } finally {
+      clearTimeout(timer);
     }
 
     if ('oversize' in read) {
@@ -303,6 +320,28 @@ function errorCode(err: unknown): string | undefined {
 function sanitizeCause(err: unknown, token: string): Error {
   const message = err instanceof Error ? err.message : String(err);
   return new Error(redactSecrets(redact(message, token)));
+}
+
+/**
+ * `work`, or the signal's reason as soon as it aborts, whichever comes first: a pass settles even when the HTTP layer
+ * does not (undici's pool stops settling calls after it refused enough arguments).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 function excerpt(text: string): string {

@@ -92,6 +92,22 @@ export class NetworkError extends CollectorError {
   }
 }
 
+/**
+ * The HTTP layer refused the call's arguments before sending anything (a header value it cannot carry, an invalid
+ * URL): a configuration or programming error, which the same call meets again every time, not network weather.
+ */
+export class RequestArgumentError extends CollectorError {
+  override readonly code = 'CDN_ERR_REQUEST_ARGUMENT';
+  constructor(
+    readonly request: RequestInfo,
+    readonly problem: string,
+    /** The HTTP layer's own code (`UND_ERR_INVALID_ARG`), when it refused the call. */
+    readonly causeCode?: string,
+  ) {
+    super(`${request.method} ${request.url} cannot be sent: ${redactSecrets(problem)}`);
+  }
+}
+
 /** No complete response within the configured timeout. */
 export class TimeoutError extends CollectorError {
   override readonly code = 'CDN_ERR_TIMEOUT';

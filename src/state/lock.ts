@@ -131,6 +131,22 @@ export class StateLock {
   }
 }
 
+/**
+ * The live process holding the state directory's lock (its pid, as its lock file names it), or undefined when no
+ * live process holds it: no lock file, an unreadable one, a dead pid on this host, or a lock from another host
+ * whose heartbeat stopped. What a command waiting on the holder (a backfill handed to the daemon) asks.
+ */
+export async function lockHolder(dir: string, opts: LockOptions = {}): Promise<{ pid: number } | undefined> {
+  const path = resolve(join(dir, 'state.lock'));
+  const text = await readIfExists(path);
+  const owner = text === undefined ? undefined : parseOwner(text);
+  if (!owner) return undefined;
+  const staleAfterMs = (opts.heartbeatMs ?? LOCK_HEARTBEAT_MS) * STALE_AFTER;
+  // A lock of this very process is alive by definition (a test handing a backfill to a daemon in-process).
+  if (heldHere.get(path) === owner.nonce) return { pid: owner.pid };
+  return isAlive(owner, await ageMs(path, opts.clock ?? systemClock), staleAfterMs) ? { pid: owner.pid } : undefined;
+}
+
 /** Milliseconds since the lock file was last refreshed (0 if it vanished meanwhile: the next round decides). */
 async function ageMs(path: string, clock: Clock): Promise<number> {
   try {
