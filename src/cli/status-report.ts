@@ -33,6 +33,8 @@ export interface StatusReport {
    * runs.
    */
   failing: Record<string, FailingStatus>;
+  /** Accounts an API of the running daemon refuses (the token may not read them): none of their windows confirmed. */
+  refusedAccounts: Record<string, { api: string; since: string; reason: string }>;
   jobs: JobStatus[];
   apis: Array<{
     api: ApiName;
@@ -129,6 +131,12 @@ export async function gatherStatus(config: CollectorConfig, now = systemClock.no
       Object.entries(daemon?.failing ?? {}).map(([condition, run]) => [
         condition,
         { since: iso(run.since)!, failures: run.failures, last: run.last ?? null },
+      ]),
+    ),
+    refusedAccounts: Object.fromEntries(
+      Object.entries(daemon?.refusedAccounts ?? {}).map(([account, r]) => [
+        account,
+        { api: r.api, since: iso(r.since)!, reason: r.reason },
       ]),
     ),
     jobs,

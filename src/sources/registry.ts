@@ -1,4 +1,5 @@
 import type { ServerPaging } from '../paging/server-paging.js';
+import type { AccountStanding } from './account-standing.js';
 import type { Logger } from '../log.js';
 import { DvrRecordingStore } from '../state/dvr-recordings.js';
 import type { ApiName } from '../spec/apis.js';
@@ -35,6 +36,8 @@ export interface SourcesLearnt {
   statisticAccounts: Set<string>;
   /** What paging learnt of the server (the runtime's HttpClient): paged reads are planned from it. */
   paging?: ServerPaging;
+  /** Which accounts the inventory listed or an API refused (the runtime's: it reports each change). */
+  accountStanding?: AccountStanding;
 }
 
 /** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */

@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import type { AccountStanding } from './account-standing.js';
 import type { ServerPaging } from '../paging/server-paging.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
@@ -31,6 +32,8 @@ export interface CollectJob {
   /** Stable key of the checkpoint, e.g. `statistic/acme/countries`. */
   key: string;
   api: ApiName;
+  /** The one account the job reads (absent for a job of several accounts): what an API's refusal of it names. */
+  account?: string;
   rule: WindowRule;
   /**
    * True when the job keeps checkpoints: its gaps are filled and it can be backfilled. False for state snapshots (DVR:
@@ -74,6 +77,8 @@ export interface JobContext {
   paging?: ServerPaging;
   /** Rows one answer of the API may carry inside its body cap (row-budget.ts; default: the 32 MiB cap's). */
   rowBudget?: Partial<Record<ApiName, number>>;
+  /** Which accounts the inventory listed or an API refused, for the whole runtime (a job of several asks it). */
+  accountStanding?: AccountStanding;
   /** `accounts: auto`: more accounts may join (the statistic totals are then read for all in one call). */
   accountsAuto?: boolean;
   /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */

@@ -17,6 +17,7 @@ export function metricsJobs(c: MetricsSettings, { accounts }: JobContext): Colle
     const job = (key: string, read: (span: Span, client: MetricsClient) => Promise<Point[]>): CollectJob => ({
       key: `${key}/${account}`,
       api: 'metrics',
+      account,
       rule,
       checkpointed: true,
       callsFor: () => SINGLE_CALL,
