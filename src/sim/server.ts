@@ -58,6 +58,7 @@ export const defaultSettings: SimSettings = {
   streamstatShape: 'buckets',
   metricsRefusal: 'Invalid token or no access',
   inventory: true,
+  metricsMaxPeriodMinutes: 10,
   contentEncoding: '',
 };
 

@@ -8,6 +8,7 @@ import type { Span } from '../spans.js';
 import type { DvrRecordingStore } from '../state/dvr-recordings.js';
 import type { DvrTurnsRule } from './dvr/turns.js';
 import type { StreamstatShape } from './streamstat/shape.js';
+import type { MetricsPeriodLimit } from './metrics/window-limit.js';
 
 export type { Span } from '../spans.js';
 
@@ -79,6 +80,8 @@ export interface JobContext {
   rowBudget?: Partial<Record<ApiName, number>>;
   /** Which accounts the inventory listed or an API refused, for the whole runtime (a job of several asks it). */
   accountStanding?: AccountStanding;
+  /** The longest metrics period the service takes, learnt once for the whole runtime (default: one per job builder). */
+  metricsPeriod?: MetricsPeriodLimit;
   /** `accounts: auto`: more accounts may join (the statistic totals are then read for all in one call). */
   accountsAuto?: boolean;
   /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */

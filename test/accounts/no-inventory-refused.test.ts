@@ -76,7 +76,7 @@ describe('no inventory: the shared totals job never confirms an account an API r
     }
   });
 
-  it('a per-account API refusing an account (stream views 401 `account`) is reported once, the job named by it', async () => {
+  it('a per-account API refusing an account (stream views 401 `account`) is reported once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'no-inventory-'));
     const config = configFor(
       s.sim,
