@@ -6,11 +6,13 @@ import type { RequestTarget } from '../spec/inventory.js';
 
 /**
  * A refusal of the account rather than of the token: a 401/403 whose text names the account (statistics `account`),
- * or one that a renewed token got again (the token was new, so it is the account it may not read).
+ * one that a renewed token got again (the token was new, so it is the account it may not read), or one the request
+ * layer decided is no access from what the token proved (`noAccess`, where it sets it).
  */
 export function isAccountRefusal(err: unknown): err is ApiError {
   if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 403)) return false;
-  return tokenRefusalOf(err) === undefined || err.tokenRenewal === 'renewed';
+  const decided = (err as { noAccess?: boolean }).noAccess === true;
+  return decided || tokenRefusalOf(err) === undefined || err.tokenRenewal === 'renewed';
 }
 
 /** How the log and `status` word a refusal: `HTTP 401 account`. */
