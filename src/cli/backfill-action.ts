@@ -62,7 +62,7 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   try {
     let rt: Runtime;
     try {
-      rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin });
+      rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin, checkAccounts: true });
     } catch (err) {
       if (errorCodeOf(err) !== 'CDN_ERR_STATE_LOCKED') throw err;
       return await besideDaemon(config, o, range, notes, stop, log, clock);

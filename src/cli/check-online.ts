@@ -29,7 +29,11 @@ export async function runOnlineCheck(
       `(${sinkTarget(config.sink)})…\n`,
   );
   // The verdicts say it all; the runtime's own first-failure lines would repeat them.
-  const rt = await createRuntime(config, systemClock, createLogger('fatal'), { shard, forceLogin });
+  const rt = await createRuntime(config, systemClock, createLogger('fatal'), {
+    shard,
+    forceLogin,
+    checkAccounts: true,
+  });
   let verdicts: Array<[string, Verdict]>;
   try {
     const [apis, sink] = await Promise.all([checkApis(rt), probeSink(config.sink)]);

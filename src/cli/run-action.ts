@@ -63,7 +63,7 @@ export async function runAction(o: RunOptions): Promise<void> {
   log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
   const demand = configDemand(config, clock.now());
   for (const d of overQuota(demand)) log.warn(demandLine(d));
-  const rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin });
+  const rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin, checkAccounts: true });
   for (const d of demand) rt.telemetry.quotaDemand(d.api, d.ratio);
   if (o.once) return once(rt, log);
   let health: TelemetryServer | undefined;

@@ -43,6 +43,7 @@ export async function simAction(o: OptionValues): Promise<void> {
           ...(o.contentEncoding !== undefined ? { contentEncoding: o.contentEncoding as string } : {}),
           ...(o.metricsRefusal !== undefined ? { metricsRefusal: o.metricsRefusal as string } : {}),
           ...(o.inventory === false ? { inventory: false } : {}),
+          ...(o.metricsMaxPeriod !== undefined ? { metricsMaxPeriodMinutes: o.metricsMaxPeriod as number } : {}),
         },
       }),
     o.host,

@@ -74,6 +74,11 @@ export function simCommand(): Command {
       )
       .option('--reuse-tokens', 'a login while the token lives hands it back with the time it has left')
       .option('--metrics-refusal <text>', 'description of every metrics 403 (default: "Invalid token or no access")')
+      .option(
+        '--metrics-max-period <minutes>',
+        'longest metrics period, answered 422 beyond it (default 10; 1 as one copy of the vendor page says)',
+        parseIntArg('--metrics-max-period', 1),
+      )
       .option('--no-inventory', 'no GET /app/inventory/v1/accounts/ (404), as on a white label without it')
       // The simulator loads when it runs, not for `sim --help` or an argument error.
       .action(async (o: OptionValues) => (await import('./sim-action.js')).simAction(o))

@@ -42,9 +42,16 @@ function authLine(run: StatusReport['failing'][string]): string {
   return `auth failing since ${run.since} (${logins}${resume})`;
 }
 
+/** Each account an API refuses, as /healthz names it (`account:<name>`). */
+function refusedAccountLines(r: StatusReport): string[] {
+  return Object.entries(r.refusedAccounts).map(
+    ([account, e]) => `account ${account} refused by the ${e.api} API since ${e.since} (${e.reason})`,
+  );
+}
+
 /** One line per job (greppable), its set-aside spans indented under it, then APIs and backfills. */
 function renderText(r: StatusReport): string {
-  const lines = [`state: ${r.stateDir}`, daemonLine(r), ...failingLines(r)];
+  const lines = [`state: ${r.stateDir}`, daemonLine(r), ...failingLines(r), ...refusedAccountLines(r)];
   const width = Math.max(0, ...r.jobs.map((j) => j.key.length));
   for (const job of r.jobs) {
     const aside = job.setAside.length > 0 ? `  set aside: ${job.setAside.length}` : '';
@@ -88,7 +95,8 @@ function renderTable(r: StatusReport): string {
       a.quota === null ? 'no quota' : `${a.used}/${a.quota} per ${seconds(a.periodSeconds)}`,
       a.queued ?? '—',
     ]);
-  const parts = [`state: ${r.stateDir}`, daemonLine(r), ...failingLines(r), jobs.toString(), apis.toString()];
+  const head = [`state: ${r.stateDir}`, daemonLine(r), ...failingLines(r), ...refusedAccountLines(r)];
+  const parts = [...head, jobs.toString(), apis.toString()];
   for (const b of r.backfills) parts.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
   parts.push(...refusedLines(r));
   for (const p of r.problems) parts.push(`problem: ${p}`);

@@ -37,6 +37,8 @@ export interface StatusReport {
    * the refused-login count of the state dir, so it shows with or without a running daemon.
    */
   failing: Record<string, FailingStatus>;
+  /** Accounts an API of the running daemon refuses (the token may not read them): none of their windows confirmed. */
+  refusedAccounts: Record<string, { api: string; since: string; reason: string }>;
   jobs: JobStatus[];
   apis: Array<{
     api: ApiName;
@@ -141,6 +143,12 @@ export async function gatherStatus(config: CollectorConfig, now = systemClock.no
         ]),
       ),
     },
+    refusedAccounts: Object.fromEntries(
+      Object.entries(daemon?.refusedAccounts ?? {}).map(([account, r]) => [
+        account,
+        { api: r.api, since: iso(r.since)!, reason: r.reason },
+      ]),
+    ),
     jobs,
     apis,
     backfills,

@@ -5,6 +5,7 @@ import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
 import { onceConfirmed, pendingSpans } from '../plan/pending.js';
 import type { Sink } from '../sink/types.js';
+import type { AccountStanding } from '../sources/account-standing.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
@@ -35,6 +36,8 @@ export interface CollectorDeps {
   sinkRetryMs?: number;
   /** Named in the error line of points the database refuses (they are kept there). */
   deadLetterPath?: string;
+  /** Told when an API refuses a job's account or answers for it (see AccountStanding). */
+  accounts?: AccountStanding;
 }
 
 /**

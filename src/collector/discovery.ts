@@ -63,6 +63,9 @@ export class AccountDiscovery {
         throw err;
       },
     );
+    // Found in the inventory, or with traffic in the statistics grouping: either way the token reads them.
+    for (const account of found)
+      this.deps.learnt.accountStanding?.answered(account, from === 'inventory' ? 'inventory' : 'statistic');
     const fresh = found.filter((a) => !this.known.has(a) && (!shard || inShard(a, shard)));
     for (const account of fresh) this.known.add(account);
     if (fresh.length > 0) {

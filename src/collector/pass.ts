@@ -7,6 +7,7 @@ import { isSpanFault } from '../failure.js';
 import type { Point } from '../points.js';
 import { SinkError } from '../sink/errors.js';
 import type { CollectJob, Span } from '../sources/types.js';
+import { type AccountStanding, isAccountRefusal, refusalReason } from '../sources/account-standing.js';
 import { describeError } from './errors.js';
 import { spanText } from './job-state.js';
 import { noCounts, type OutputDeps, type PassCounts, SpanOutput } from './span-output.js';
@@ -90,8 +91,16 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
     const fields = { job: job.key, span: spanText(failure.span), err: result.error };
     deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
   }
+  noteAccount(job, failure?.err, output.counts.spans, deps.accounts);
   deps.state.passEnded(job, result.error);
   return result;
+}
+
+/** What the pass proved of the job's account: an API refused it (no new token cures that), or answered for it. */
+function noteAccount(job: CollectJob, err: unknown, spans: number, standing: AccountStanding | undefined): void {
+  if (!standing || job.account === undefined) return;
+  if (isAccountRefusal(err)) standing.refused(job.account, job.api, refusalReason(err));
+  else if (spans > 0) standing.answered(job.account, job.api);
 }
 
 /** A span's points as the job gathered them, or why it could not. */

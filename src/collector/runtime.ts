@@ -17,6 +17,7 @@ import { Telemetry } from '../telemetry/telemetry.js';
 import type { Shard } from '../config/shard.js';
 import { Collector } from './collector.js';
 import { AccountDiscovery } from './discovery.js';
+import { checkConfiguredAccounts } from './account-check.js';
 import { reportJournalEvent, reportLimiterEvent } from '../telemetry/limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
 import type { TokenProvider } from '../auth/provider.js';
@@ -24,6 +25,8 @@ import { AuthReports } from '../telemetry/auth-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
 import { FailureLines } from '../telemetry/failure-lines.js';
 import { watchedSink } from '../telemetry/sink-watch.js';
+import { AccountStanding } from '../sources/account-standing.js';
+import { reportAccountStanding } from '../telemetry/account-reports.js';
 
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
@@ -45,6 +48,8 @@ export interface Runtime {
   onLimiterEvent(listener: (event: LimiterEvent) => void): () => void;
   /** With `accounts: auto`: finds the token's accounts and adds their jobs (the daemon refreshes it periodically). */
   discovery: AccountDiscovery | undefined;
+  /** Which accounts the inventory listed at start and which ones an API refuses (the log, /healthz, `status`). */
+  accounts: AccountStanding;
   close(): Promise<void>;
 }
 
@@ -53,6 +58,11 @@ export interface RuntimeOptions {
   shard?: Shard;
   /** `--force-login`: one login is sent even though earlier refused logins stopped them. */
   forceLogin?: boolean | undefined;
+  /**
+   * Checks the configured accounts against the token's inventory before returning (checkConfiguredAccounts): the
+   * commands that collect or verify; an account it does not list is a ConfigError, the runtime closed.
+   */
+  checkAccounts?: boolean;
 }
 
 export async function createRuntime(
@@ -137,7 +147,9 @@ export async function createRuntime(
   // The sink's run of failed writes is telemetry's (/healthz, /metrics); its log lines read that one record.
   const unwatched = createSink({ ...config.sink, ...config.output, telemetry });
   const sink = watchedSink(unwatched, config.sink, telemetry, failureLines);
-  const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging };
+  // What is known of each configured account (the inventory at start, refusals since) has this one home.
+  const accounts = new AccountStanding(clock, (change) => reportAccountStanding(telemetry, log, change));
+  const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging, accountStanding: accounts };
   const collector = new Collector({
     jobs: buildJobs(config, learnt),
     http,
@@ -151,12 +163,13 @@ export async function createRuntime(
     horizonMs: config.state.horizon,
     initialLookbackMs: config.state.initialLookback,
     deadLetterPath: config.output.deadLetterPath,
+    accounts,
   });
   const discovery =
     config.accounts === 'auto'
       ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry, learnt })
       : undefined;
-  return {
+  const rt: Runtime = {
     config,
     clock,
     collector,
@@ -169,6 +182,7 @@ export async function createRuntime(
     aside,
     telemetry,
     discovery,
+    accounts,
     onLimiterEvent(listener) {
       limiterListeners.add(listener);
       return () => limiterListeners.delete(listener);
@@ -184,4 +198,13 @@ export async function createRuntime(
       await http.close();
     },
   };
+  if (options.checkAccounts) {
+    try {
+      await checkConfiguredAccounts(config, http, accounts, log);
+    } catch (err) {
+      await rt.close();
+      throw err;
+    }
+  }
+  return rt;
 }

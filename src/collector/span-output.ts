@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Point } from '../points.js';
+import type { AccountStanding } from '../sources/account-standing.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, PointsHandOff, Span } from '../sources/types.js';
 import type { RefusalReports } from '../telemetry/refusal-reports.js';
@@ -19,6 +20,8 @@ export interface OutputDeps {
   sinkRetryMs: number;
   /** A graceful stop: a write in an outage gives up at once, its wait included. */
   stop: AbortSignal;
+  /** Told when an API refuses a job's account, or answers for it (the runtime's; absent: not tracked). */
+  accounts?: AccountStanding | undefined;
 }
 
 /** What one pass of a job did so far: spans confirmed, points written, refused ones among them, spans set aside. */

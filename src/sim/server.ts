@@ -64,6 +64,7 @@ export const defaultSettings: SimSettings = {
   metricsRefusal: 'Invalid token or no access',
   metricsDeniedAccounts: [],
   inventory: true,
+  metricsMaxPeriodMinutes: 10,
   contentEncoding: '',
 };
 

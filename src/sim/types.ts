@@ -61,6 +61,11 @@ export interface SimSettings {
   /** Whether `GET /app/inventory/v1/accounts/` exists (false: 404, as on a white label without it). */
   inventory: boolean;
   /**
+   * The longest metrics period, in minutes: 10 by spec 001, 1 by another stored copy of the vendor's page ("data is
+   * returned for a 1-minute period"). A longer one is answered 422 with a text stating the limit (metricsPeriodText).
+   */
+  metricsMaxPeriodMinutes: number;
+  /**
    * Content-Encoding of the answers (content-encoding.ts): '' none (default), `auto` gzip when the request accepts it,
    * or codings applied in order whatever it asked (`gzip`, `deflate`, `br`, `gzip, br`; an unknown name is declared
    * over the plain body).

@@ -19,6 +19,16 @@ export interface TokenAccounts {
  * on the statistic quota — and that lists only accounts with traffic in the last day.
  */
 export async function readAccounts(http: HttpClient, now: number, language?: string): Promise<TokenAccounts> {
+  const listed = await readInventory(http);
+  if (listed !== undefined) return { accounts: listed, from: 'inventory' };
+  return { accounts: await readTokenAccounts(http, now, language), from: 'statistic' };
+}
+
+/**
+ * The inventory's active accounts of the token, sorted, without duplicates or blank names; undefined where the
+ * endpoint does not exist (404). Any other failure is thrown.
+ */
+export async function readInventory(http: HttpClient): Promise<string[] | undefined> {
   try {
     const res = await http.request({
       api: 'inventory',
@@ -27,9 +37,9 @@ export async function readAccounts(http: HttpClient, now: number, language?: str
       schema: inventorySchema,
     });
     const active = res.body.filter((a) => a.status.trim().toLowerCase() === ACTIVE_ACCOUNT_STATUS).map((a) => a.name);
-    return { accounts: [...new Set(active.filter((n) => n.trim() === n && n !== ''))].sort(), from: 'inventory' };
+    return [...new Set(active.filter((n) => n.trim() === n && n !== ''))].sort();
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 404)) throw err;
-    return { accounts: await readTokenAccounts(http, now, language), from: 'statistic' };
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
   }
 }

@@ -1,10 +1,12 @@
 import type { ServerPaging } from '../paging/server-paging.js';
+import type { AccountStanding } from './account-standing.js';
 import type { Logger } from '../log.js';
 import { DvrRecordingStore } from '../state/dvr-recordings.js';
 import type { ApiName } from '../spec/apis.js';
 import { SOURCES, type SourcesSettings } from './index.js';
 import { rowBudgets } from '../paging/row-budget.js';
 import { StreamstatShape } from './streamstat/shape.js';
+import { MetricsPeriodLimit } from './metrics/window-limit.js';
 import type { CollectJob, JobContext } from './types.js';
 
 /** What the sources read of the collector's configuration: their own sections, the accounts, language and page size. */
@@ -31,10 +33,14 @@ export interface SourcesLearnt {
   streamstatShape: StreamstatShape;
   /** DVR recordings' identities across snapshots (and restarts, with a state dir). */
   dvrRecordings: DvrRecordingStore;
+  /** The longest metrics period the service takes, once a 422 stated it (see metrics/window-limit.ts). */
+  metricsPeriod: MetricsPeriodLimit;
   /** Members of the shared statistic totals job: the accounts found so far join it (see statistic/jobs.ts). */
   statisticAccounts: Set<string>;
   /** What paging learnt of the server (the runtime's HttpClient): paged reads are planned from it. */
   paging?: ServerPaging;
+  /** Which accounts the inventory listed or an API refused (the runtime's: it reports each change). */
+  accountStanding?: AccountStanding;
 }
 
 /** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */
@@ -49,6 +55,14 @@ export function sourcesLearnt(log?: Logger, stateDir?: string): SourcesLearnt {
       log?.warn(
         { granularity },
         `stream view statistics answer without buckets: reading one call per ${granularity} bucket`,
+      ),
+    ),
+    metricsPeriod: new MetricsPeriodLimit((limit, reason) =>
+      log?.warn(
+        { field: 'jobs.metrics.window', limitMinutes: limit, reason },
+        `the metrics API takes periods of at most ${limit} min (HTTP 422 "${reason}"): each jobs.metrics.window is ` +
+          `read as ${limit}-minute calls from now on, one point per ${limit} min; set jobs.metrics.window: ${limit}m ` +
+          'to match it',
       ),
     ),
     statisticAccounts: new Set(),

@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import type { AccountStanding } from './account-standing.js';
 import type { ServerPaging } from '../paging/server-paging.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
@@ -7,6 +8,7 @@ import type { Span } from '../spans.js';
 import type { DvrRecordingStore } from '../state/dvr-recordings.js';
 import type { DvrTurnsRule } from './dvr/turns.js';
 import type { StreamstatShape } from './streamstat/shape.js';
+import type { MetricsPeriodLimit } from './metrics/window-limit.js';
 
 export type { Span } from '../spans.js';
 
@@ -31,6 +33,8 @@ export interface CollectJob {
   /** Stable key of the checkpoint, e.g. `statistic/acme/countries`. */
   key: string;
   api: ApiName;
+  /** The one account the job reads (absent for a job of several accounts): what an API's refusal of it names. */
+  account?: string;
   rule: WindowRule;
   /**
    * True when the job keeps checkpoints: its gaps are filled and it can be backfilled. False for state snapshots (DVR:
@@ -74,6 +78,10 @@ export interface JobContext {
   paging?: ServerPaging;
   /** Rows one answer of the API may carry inside its body cap (row-budget.ts; default: the 32 MiB cap's). */
   rowBudget?: Partial<Record<ApiName, number>>;
+  /** Which accounts the inventory listed or an API refused, for the whole runtime (a job of several asks it). */
+  accountStanding?: AccountStanding;
+  /** The longest metrics period the service takes, learnt once for the whole runtime (default: one per job builder). */
+  metricsPeriod?: MetricsPeriodLimit;
   /** `accounts: auto`: more accounts may join (the statistic totals are then read for all in one call). */
   accountsAuto?: boolean;
   /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */

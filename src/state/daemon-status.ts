@@ -63,6 +63,8 @@ const daemonStatusSchema = z.object({
    * of a daemon from before it carried them reads as naming none (same version, nothing to migrate).
    */
   failing: failingSchema.optional(),
+  /** Accounts an API refuses (the token may not read them), by name; absent: none, or a daemon from before. */
+  refusedAccounts: z.record(z.string(), z.object({ api: z.string(), since: epochMs, reason: z.string() })).optional(),
 });
 export type DaemonStatus = z.output<typeof daemonStatusSchema>;
 

@@ -55,5 +55,7 @@ function daemonStatus(rt: Runtime, now: number): DaemonStatus {
   for (const [condition, { since, failures, last }] of Object.entries(rt.telemetry.failingRuns())) {
     failing[condition] = { since, failures, ...(last === undefined ? {} : { last }) };
   }
-  return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis, failing };
+  const refusedAccounts = rt.accounts.refusedAccounts();
+  const refused = Object.keys(refusedAccounts).length > 0 ? { refusedAccounts } : {};
+  return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis, failing, ...refused };
 }

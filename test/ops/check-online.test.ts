@@ -110,8 +110,8 @@ describe('run --check --online and run --once --dry-run', () => {
         expect(exit.code, exit.stdout + exit.stderr).toBe(1);
         for (const api of ALL_APIS) expect(verdictOf(exit.stdout, `api ${api}`), api).toMatch(/^FAILED .*NetworkError/);
         const paths = resetting.requests.map((r) => r.url.split('?')[0]!.split('/').slice(0, 3).join('/')).sort();
-        // The DVR API lives under /app/dvr-net.
-        expect(paths).toEqual(['/app/dvr-net', '/app/metrics', '/app/statistic', '/app/streamstat']);
+        // The DVR API lives under /app/dvr-net; the inventory (the configured accounts' check) is read once as well.
+        expect(paths).toEqual(['/app/dvr-net', '/app/inventory', '/app/metrics', '/app/statistic', '/app/streamstat']);
       } finally {
         await resetting.close();
       }

@@ -37,6 +37,7 @@ export function dvrJobs(c: DvrSettings, options: DvrJobOptions = {}): CollectJob
     ({ account, stream }, index): CollectJob => ({
       key: `dvr/${account}/${stream}`,
       api: 'dvr',
+      account,
       rule,
       checkpointed: false,
       ...(round && {

@@ -1,26 +1,35 @@
 import { metricsRule } from '../../plan/windows.js';
 import { MINUTE } from '../../time.js';
 import type { Point } from '../../points.js';
-import { SINGLE_CALL } from '../../paging/walk.js';
 import type { CollectJob, JobContext, Span } from '../types.js';
 import { MetricsClient, type MetricsQuery } from './client.js';
 import { aggregateToPoints, resourceToPoints } from './points.js';
 import type { MetricsSettings } from './settings.js';
+import { MetricsPeriodLimit } from './window-limit.js';
 
-/** Metrics: per account, the aggregate and (optionally) the by-resource breakdown; one call per 1–10 minute window. */
-export function metricsJobs(c: MetricsSettings, { accounts }: JobContext): CollectJob[] {
+/**
+ * Metrics: per account, the aggregate and (optionally) the by-resource breakdown; one call per 1–10 minute window.
+ * Where the service refuses a window as too long and states its limit (422), every window is read in calls of that
+ * limit from then on, a point each (MetricsPeriodLimit, learnt once for the runtime).
+ */
+export function metricsJobs(c: MetricsSettings, { accounts, metricsPeriod }: JobContext): CollectJob[] {
   if (!c.enabled) return [];
   const rule = metricsRule(c.window / MINUTE, c.delay);
   const metrics = c.metrics.length > 0 ? c.metrics : undefined;
+  const limit = metricsPeriod ?? new MetricsPeriodLimit();
   return accounts.flatMap((account) => {
     const query = (span: Span): MetricsQuery => ({ account, start: span.from, end: span.to, metrics });
     const job = (key: string, read: (span: Span, client: MetricsClient) => Promise<Point[]>): CollectJob => ({
       key: `${key}/${account}`,
       api: 'metrics',
+      account,
       rule,
       checkpointed: true,
-      callsFor: () => SINGLE_CALL,
-      collect: (span, http) => read(span, new MetricsClient(http)),
+      callsFor: (span) => {
+        const calls = limit.calls(span).length;
+        return { least: calls, most: calls, paged: false };
+      },
+      collect: (span, http) => readWithin(limit, span, (part) => read(part, new MetricsClient(http))),
     });
     const aggregate = job('metrics', async (span, client) =>
       aggregateToPoints(await client.aggregate(query(span)), span.from),
@@ -37,4 +46,22 @@ export function metricsJobs(c: MetricsSettings, { accounts }: JobContext): Colle
     });
     return [aggregate, byResource];
   });
+}
+
+/** `span` in calls of the longest period the service takes; a refusal stating a shorter one is learnt and obeyed. */
+async function readWithin(
+  limit: MetricsPeriodLimit,
+  span: Span,
+  read: (part: Span) => Promise<Point[]>,
+): Promise<Point[]> {
+  for (;;) {
+    const points: Point[] = [];
+    let part: Span | undefined;
+    try {
+      for (part of limit.calls(span)) points.push(...(await read(part)));
+      return points;
+    } catch (err) {
+      if (!part || !limit.learnFrom(err, part.to - part.from)) throw err;
+    }
+  }
 }

@@ -11,7 +11,9 @@ import { asField, unique } from '../settings.js';
 export const schema = z
   .object({
     enabled: z.boolean().default(true).describe('collect cdn_metrics (and cdn_metrics_resource)'),
-    window: duration.default('10m').describe('window length, 1–10 minutes'),
+    window: duration
+      .default('10m')
+      .describe("window length, 1–10 minutes; where a 422 states a shorter limit, read in calls of the API's limit"),
     delay: duration.default('2m').describe('wait after a window closes before reading it'),
     byResource: z.boolean().default(true).describe('also collect the per-resource breakdown'),
     metrics: z.array(z.string()).default([]).describe('metric names to request; empty = all'),

@@ -15,7 +15,14 @@ import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../..
 import type { CollectJob, JobContext, PointsHandOff, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
-import { ReadFor, readSharedTotals, SHARED_TOTALS_KEY, sharedTotalsCalls, totalsKey } from './shared-totals.js';
+import {
+  proveIdleMembers,
+  ReadFor,
+  readSharedTotals,
+  SHARED_TOTALS_KEY,
+  sharedTotalsCalls,
+  totalsKey,
+} from './shared-totals.js';
 import { stepMs, type StatisticSettings } from './settings.js';
 
 /** `accounts` is collected as `total`: its rows are each account's totals (the same cdn_traffic points). */
@@ -29,7 +36,7 @@ interface Target {
 }
 
 /** The final read of a job, before the provisional twin is derived from it. */
-type FinalJob = Pick<CollectJob, 'key' | 'rule' | 'callsFor' | 'collect' | 'sharedKeys'>;
+type FinalJob = Pick<CollectJob, 'key' | 'account' | 'rule' | 'callsFor' | 'collect' | 'sharedKeys'>;
 
 /**
  * Traffic statistics: one job per account and grouping (per account and host for `paths`), read through the
@@ -82,6 +89,7 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
   const flat = target.grouping === 'total';
   return {
     key,
+    account: target.account,
     rule: ruleFor(c, step, flat, ctx),
     callsFor: (span) => {
       const buckets = (span.to - span.from) / step;
@@ -98,29 +106,31 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
 
 /**
  * The job of every member's totals. Members live in the runtime's shared set (discovery adds to it; the collector
- * keeps the first job of this key), and each span confirms the accounts it was read for.
+ * keeps the first job of this key), and each span confirms the accounts it was read for: never one an API refused
+ * (the accounts grouping leaves such an account out without a word), and, where no inventory vouched for them, none
+ * whose standing its own `/times` has not proven (proveIdleMembers).
  */
 function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number): FinalJob {
   const members = ctx.statisticAccounts ?? new Set<string>();
   for (const account of ctx.accounts) members.add(account);
+  const standing = ctx.accountStanding;
+  const readable = () => [...members].filter((account) => !standing?.isRefused(account));
   const readFor = new ReadFor();
   const client = (http: HttpClient) => new StatisticClient(http, languageFor('total', ctx.language));
   const limitFor = (span: Span) => bucketLimit((span.to - span.from) / step, ctx.pageSize, budgetOf(ctx));
   return {
     key: SHARED_TOTALS_KEY,
     rule: ruleFor(c, step, false, ctx),
-    sharedKeys: (span?: Span) => (span ? readFor.take(span) : [...members].sort()).map(totalsKey),
-    callsFor: (span) => sharedTotalsCalls(members.size, limitFor(span)),
-    collect: (span, http) => {
-      const now = new Set(members);
-      readFor.record(span, now);
-      return readSharedTotals(
-        http,
-        client(http),
-        now,
-        { start: span.from, end: span.to, granularity: c.granularity },
-        limitFor(span),
-      );
+    sharedKeys: (span?: Span) => (span ? readFor.take(span) : readable().sort()).map(totalsKey),
+    callsFor: (span) => sharedTotalsCalls(readable().length, limitFor(span)),
+    collect: async (span, http) => {
+      const asked = new Set(readable());
+      const q = { start: span.from, end: span.to, granularity: c.granularity };
+      const read = await readSharedTotals(http, client(http), asked, q, limitFor(span));
+      for (const account of read.listed) standing?.answered(account, 'statistic');
+      if (standing?.inventory === 'absent') await proveIdleMembers(client(http), asked, read, q, standing);
+      readFor.record(span, asked);
+      return read.points;
     },
   };
 }

@@ -4,6 +4,7 @@ import { largestBucket, pageParams, walkPages } from '../../paging/walk.js';
 import type { Span, SpanCalls } from '../types.js';
 import type { StatisticClient } from './client.js';
 import { timesGroupedToPoints } from './points.js';
+import { type AccountStanding, isAccountRefusal, refusalReason } from '../account-standing.js';
 
 /** The checkpoint key of an account's totals: the same for its own `/times` job and for the shared job. */
 export const totalsKey = (account: string): string => `statistic/${account}/total`;
@@ -33,9 +34,9 @@ export async function readSharedTotals(
   http: HttpClient,
   client: StatisticClient,
   members: ReadonlySet<string>,
-  q: { start: number; end: number; granularity: string },
+  q: SharedQuery,
   limit: number,
-): Promise<Point[]> {
+): Promise<SharedRead> {
   const points: Point[] = [];
   const seen = new Map<string, Set<string>>();
   const read = {
@@ -56,7 +57,49 @@ export async function readSharedTotals(
     // Every member in every bucket: no member's row can be on a later page (each account is one row per bucket).
     if (page.result.length > 0 && [...seen.values()].every((s) => s.size === members.size)) break;
   }
-  return points;
+  const listed = new Set<string>();
+  for (const accounts of seen.values()) for (const account of accounts) listed.add(account);
+  return { points, listed };
+}
+
+/** A span of `/times/accounts`: its times and granularity. */
+export interface SharedQuery {
+  start: number;
+  end: number;
+  granularity: string;
+}
+
+/** The members' points of a span, and the members that had a row in it (the grouping lists only readable accounts). */
+export interface SharedRead {
+  points: Point[];
+  listed: Set<string>;
+}
+
+/**
+ * Where no inventory vouches for the accounts (404), a member without a row in a span may be idle or one the token
+ * cannot read: the accounts grouping cannot tell. Its own `/times?account=…` can (the statistics API refuses it with
+ * 401 `account`): one call of one row, once per account and runtime. An answer vouches for the account (its span
+ * is confirmed with no point, as an idle member's is); a refusal is reported through the standing, and the account is
+ * taken out of `members`, so its checkpoint is not confirmed.
+ */
+export async function proveIdleMembers(
+  client: StatisticClient,
+  members: Set<string>,
+  read: SharedRead,
+  q: SharedQuery,
+  standing: AccountStanding,
+): Promise<void> {
+  for (const account of [...members]) {
+    if (read.listed.has(account) || standing.isVouched(account)) continue;
+    try {
+      await client.times({ ...q, account, ...pageParams(0, 1) });
+      standing.answered(account, 'statistic');
+    } catch (err) {
+      if (!isAccountRefusal(err)) throw err;
+      standing.refused(account, 'statistic', refusalReason(err));
+      members.delete(account);
+    }
+  }
 }
 
 /**

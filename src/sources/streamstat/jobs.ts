@@ -50,6 +50,7 @@ export function streamstatJobs(
         return {
           key,
           api: 'streamstat',
+          account,
           rule,
           checkpointed: true,
           callsFor: (span) => viewsCalls(read, span),
