@@ -31,15 +31,6 @@ export type BackfillRequest = z.output<typeof requestSchema>;
 const plannedJobSchema = z.object({ key: z.string(), api: apiName, spans: z.number().min(0) });
 export type PlannedJob = z.output<typeof plannedJobSchema>;
 
-const gapFillSchema = z.object({
-  from: z.number(),
-  to: z.number(),
-  spans: z.number(),
-  calls: perApiCount,
-  callsMost: perApiCount,
-});
-export type PlannedGapFill = z.output<typeof gapFillSchema>;
-
 const statusSchema = z.object({
   id: z.string().min(1),
   /** `planned`: a dry run's answer; `running`; then one of `done`, `incomplete` (failed jobs or set-aside spans),
@@ -52,8 +43,6 @@ const statusSchema = z.object({
     callsMost: perApiCount.optional(),
     pagingMayAdd: z.array(apiName),
     spans: z.number(),
-    /** The gap collection fills afterwards (planner.ts GapFill), when the backfill reaches before a job's origin. */
-    fillAfter: gapFillSchema.optional(),
   }),
   spansDone: z.number(),
   points: z.number(),

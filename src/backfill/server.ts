@@ -22,12 +22,9 @@ const STATUS_EVERY_MS = 500;
 
 /** The summary of a plan as the status file and `--dry-run` show it. */
 export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
-  const { calls, callsMost, pagingMayAdd, spans, fillAfter } = plan;
+  const { calls, callsMost, pagingMayAdd, spans } = plan;
   const jobs = plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length }));
-  if (!fillAfter) return { jobs, calls, callsMost, pagingMayAdd, spans };
-  const { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost } = fillAfter;
-  const gap = { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost };
-  return { jobs, calls, callsMost, pagingMayAdd, spans, fillAfter: gap };
+  return { jobs, calls, callsMost, pagingMayAdd, spans };
 }
 
 /**

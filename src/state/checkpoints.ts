@@ -85,6 +85,23 @@ export class CheckpointStore {
     return this.stateOf(key).spans.map((s) => ({ ...s }));
   }
 
+  /** Where the daemon's gap filling of `key` starts (KeyState.origin); undefined before its first pass. */
+  origin(key: string): number | undefined {
+    return this.stateOf(key).origin;
+  }
+
+  /**
+   * Records where the daemon's gap filling of `key` starts. Only the daemon's own passes call it: a backfill's
+   * confirmations never move it. Resolves once durable.
+   */
+  async setOrigin(key: string, origin: number): Promise<void> {
+    assertKey(key);
+    if (!Number.isSafeInteger(origin))
+      throw new ParameterError('origin', `must be integer epoch milliseconds (got ${origin})`);
+    assertPlausible('origin', origin, this.clock.now());
+    return this.enqueue(key, (state) => (state.origin === origin ? state : { ...state, origin }));
+  }
+
   /** When the last confirmation of `key` was persisted. */
   lastConfirmedAt(key: string): number | undefined {
     return this.stateOf(key).confirmedAt;
@@ -106,7 +123,7 @@ export class CheckpointStore {
     return this.enqueue(key, (state) => {
       if (subtractSpans(state.spans, span.from, span.to).length === 0) return state;
       const spans = mergeSpan(state.spans, span);
-      return { spans, watermark: advanceWatermark(spans, state.watermark), confirmedAt: at };
+      return { ...state, spans, watermark: advanceWatermark(spans, state.watermark), confirmedAt: at };
     });
   }
 

@@ -161,8 +161,8 @@ describe('backfill beside a running daemon', () => {
       calls: { metrics: number };
     };
     expect(result).toMatchObject({ mode: 'daemon', state: 'done' });
-    // Once the backfill has confirmed its first span, the daemon's own gap filling starts there too: the two share
-    // the windows between them (each read once, below), so the backfill's own count is at most the plan's.
+    // The range reaches into the daemon's own windows (its origin is an hour back): the two share those (each read
+    // once, below), so the backfill's own count is at most the plan's.
     expect(result.spans).toBeGreaterThan(0);
     expect(result.spans).toBeLessThanOrEqual(60);
     expect(result.calls.metrics).toBe(result.spans);
