@@ -25,6 +25,8 @@ const requestSchema = z.object({
   /** Plan only: the daemon answers with the plan and collects nothing. */
   dryRun: z.boolean(),
   requestedAt: z.number(),
+  /** The command that resumes it, as the operator typed it (`status` lists it while the range is unfinished). */
+  command: z.string().optional(),
 });
 export type BackfillRequest = z.output<typeof requestSchema>;
 
