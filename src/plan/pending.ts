@@ -10,7 +10,7 @@ import { floorTo } from '../time.js';
 import { collectableEnd, spans as cutSpans } from './windows.js';
 
 export interface PendingState {
-  store: Pick<CheckpointStore, 'confirmed' | 'missing' | 'origin'>;
+  store: Pick<CheckpointStore, 'confirmed' | 'missing' | 'origin' | 'originLookback'>;
   aside: Pick<SetAsideStore, 'list' | 'waiting'>;
   /** Gaps older than this are left alone (bounded catch-up after long downtime); a given range is not bounded. */
   horizonMs: number;
@@ -20,13 +20,18 @@ export interface PendingState {
 
 /**
  * Where the daemon's gap filling of `key` starts at `now`: its recorded origin (CheckpointStore.origin, moved only by
- * the daemon's passes), or `initialLookback` before the newest collectable window when that is older (a new key, or
- * the setting raised on purpose). Not before now: with a lag as long as the lookback, a new key would never start.
- * A backfill's confirmed spans do not count: the range a backfill asked for is its own, cancelled or not.
+ * the daemon's passes), or `initialLookback` before the newest collectable window for a new key (not before now: with
+ * a lag as long as the lookback, it would never start) — or when the setting was raised since the origin was
+ * recorded and so reaches further back (on purpose). A backfill's confirmed spans do not count: the range a backfill
+ * asked for is its own, cancelled or not.
  */
 export function daemonOrigin(job: CollectJob, state: PendingState, key: string, now: number): number {
-  const lookback = floorTo(collectableEnd(job.rule, now) - state.initialLookbackMs, job.rule.stepMs);
-  return Math.min(state.store.origin(key) ?? Infinity, lookback);
+  const { store, initialLookbackMs } = state;
+  const lookback = floorTo(collectableEnd(job.rule, now) - initialLookbackMs, job.rule.stepMs);
+  const recorded = store.origin(key);
+  if (recorded === undefined) return lookback;
+  const raised = initialLookbackMs > (store.originLookback(key) ?? initialLookbackMs);
+  return raised ? Math.min(recorded, lookback) : recorded;
 }
 
 /**

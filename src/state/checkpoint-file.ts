@@ -16,9 +16,17 @@ export interface KeyState {
    * Undefined until the daemon's first pass of the key.
    */
   origin: number | undefined;
+  /** The `state.initialLookback` the origin was set with: a larger one moves the origin back (pending.ts). */
+  originLookback: number | undefined;
 }
 
-export const EMPTY_STATE: KeyState = { spans: [], watermark: undefined, confirmedAt: undefined, origin: undefined };
+export const EMPTY_STATE: KeyState = {
+  spans: [],
+  watermark: undefined,
+  confirmedAt: undefined,
+  origin: undefined,
+  originLookback: undefined,
+};
 
 const FILE_PREFIX = 'cp-';
 const FILE_SUFFIX = '.json';
@@ -32,6 +40,7 @@ const fileSchema = z
     spans: z.array(z.tuple([epochMs, epochMs])),
     /** Absent in files written before the daemon kept its origin: then their oldest confirmed span is the origin. */
     origin: epochMs.nullable().optional(),
+    originLookback: z.number().int().min(0).nullable().optional(),
   })
   .strict();
 /** A missing checkpoint file is a job never collected; the store never loads one that is absent. */
@@ -62,6 +71,7 @@ export function encodeState(key: string, state: KeyState): string {
     confirmedAt: state.confirmedAt ?? null,
     spans: state.spans.map((s): [number, number] => [s.from, s.to]),
     origin: state.origin ?? null,
+    originLookback: state.originLookback ?? null,
   });
 }
 
@@ -99,8 +109,7 @@ export function decodeState(
   const kept = parsed.value.origin;
   const origin = kept === undefined ? spans[0]?.from : (kept ?? undefined);
   if (origin !== undefined) check('origin', origin);
-  return {
-    key,
-    state: { spans, watermark: watermark ?? undefined, confirmedAt: confirmedAt ?? undefined, origin },
-  };
+  const originLookback = parsed.value.originLookback ?? undefined;
+  const times = { watermark: watermark ?? undefined, confirmedAt: confirmedAt ?? undefined };
+  return { key, state: { spans, ...times, origin, originLookback } };
 }

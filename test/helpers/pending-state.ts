@@ -21,6 +21,7 @@ export function pendingState(
       confirmed: () => merged,
       missing: (_key, from, to) => subtractSpans(merged, from, to),
       origin: () => recorded,
+      originLookback: () => undefined,
     },
     aside: {
       list: () => waiting.map((s) => ({ ...s, reason: 'failed', firstAt: 0, attempts: 1, nextRetryAt: Infinity })),

@@ -69,8 +69,11 @@ describe('the daemon’s origin', () => {
   it('of a new key is initialLookback back, and moves back when initialLookback is raised', async () => {
     await open();
     expect(daemonOrigin(job, state(), KEY, NOW)).toBe(NOW - HOUR);
-    await store.setOrigin(KEY, NOW - HOUR);
+    await store.setOrigin(KEY, NOW - HOUR, HOUR);
     expect(daemonOrigin(job, state(HOUR), KEY, NOW + DAY)).toBe(NOW - HOUR);
     expect(daemonOrigin(job, state(3 * DAY), KEY, NOW + DAY)).toBe(NOW - 2 * DAY);
+    // Set with a long lookback, the origin stays where the daemon put it: the setting reaches back only when raised.
+    await store.setOrigin(KEY, NOW - HOUR, 3 * DAY);
+    expect(daemonOrigin(job, state(3 * DAY), KEY, NOW + DAY)).toBe(NOW - HOUR);
   });
 });
