@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../clock.js';
 import { CollectorError } from '../errors.js';
 import { VerifyGaveUpError } from './give-up.js';
 import {
@@ -13,6 +14,8 @@ export interface VerifyHandOverOptions {
   /** A daemon polls every second; one that has not answered by then does not take requests. */
   pickupTimeoutMs?: number;
   pollMs?: number;
+  /** Stamps the request and times the pick-up; default: system time. */
+  clock?: Clock;
 }
 
 /**
@@ -24,7 +27,8 @@ export async function handOverVerify(
   request: Omit<VerifyRequest, 'id' | 'requestedAt'>,
   options: VerifyHandOverOptions = {},
 ): Promise<HandedVerifyReport> {
-  const requestedAt = Date.now();
+  const clock = options.clock ?? systemClock;
+  const requestedAt = clock.now();
   const id = `${requestedAt}-${randomUUID().slice(0, 8)}`;
   await writeVerifyRequest(stateDir, { ...request, id, requestedAt });
   const pickupBy = requestedAt + (options.pickupTimeoutMs ?? 15_000);
@@ -38,7 +42,7 @@ export async function handOverVerify(
         const text = `the daemon's verify failed: ${message}`;
         throw code === 'CDN_ERR_VERIFY_GAVE_UP' ? new VerifyGaveUpError(text) : new CollectorError(text);
       }
-      if (!result && Date.now() > pickupBy) {
+      if (!result && clock.now() > pickupBy) {
         throw new CollectorError(
           'the process holding the state directory did not take the verify request: it is not a running daemon ' +
             '(a backfill?). Wait for it to end, or stop it',
