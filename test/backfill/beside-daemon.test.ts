@@ -108,6 +108,11 @@ describe('backfill beside a running daemon', () => {
     };
     expect(plan.calls.metrics).toBe(20); // 2 accounts × 10 whole minutes
     expect(plan.notes.join('\n')).toMatch(/--to .* cuts the 1-minute window .* it is not collected/);
+    // Nothing is handed over by a dry run, and the text says what it does instead.
+    const text = await cli(['backfill', '--config', configFile, '--from', from, '--to', to, '--dry-run']);
+    expect(text.code, text.output).toBe(0);
+    expect(text.output).not.toMatch(/handing the backfill/);
+    expect(text.output).toMatch(/a daemon holds \S+: asking it for the plan/);
   }, 60_000);
 
   it('status works while the daemon runs: watermark, lag, backlog, last error per job; quota use per API', async () => {
