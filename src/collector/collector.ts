@@ -158,9 +158,9 @@ export class Collector {
   }
 
   /** A pass of `job` (pass.ts): its pending spans through a client gated at `priority`, into the sink. */
-  private async passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
+  private passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const { range, onSpan, shouldStop, signal, counts } = how;
-    if (!range) await this.keepOrigin(job);
+    if (!range) this.keepOrigin(job);
     // The signal takes the pass's calls out of the limiter's queue (and its retries) the moment it aborts.
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority, signal ? { signal } : {}));
     // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
@@ -170,18 +170,18 @@ export class Collector {
 
   /**
    * A pass of the daemon's own (no range) records where its gap filling starts, so that later passes start there and
-   * not at whatever a backfill confirmed. Unrecorded (a state write failing), the next pass records it.
+   * not at whatever a backfill confirmed. Not waited for: the pass computes the same origin, and its confirmations
+   * queue behind the write. Unrecorded (a state write failing), the next pass records it.
    */
-  private async keepOrigin(job: CollectJob): Promise<void> {
+  private keepOrigin(job: CollectJob): void {
     if (!job.checkpointed) return;
-    const { store, clock, log } = this.deps;
+    const { store, clock, log, initialLookbackMs: lookback } = this.deps;
     const state = this.pendingState();
     for (const key of job.sharedKeys ? job.sharedKeys() : [job.key]) {
       const origin = daemonOrigin(job, state, key, clock.now());
-      if (origin === store.origin(key)) continue;
-      await store
-        .setOrigin(key, origin)
-        .catch((err: unknown) => log.warn({ job: key, err: String(err) }, 'origin not recorded'));
+      if (origin === store.origin(key) && lookback === store.originLookback(key)) continue;
+      const notRecorded = (err: unknown) => log.warn({ job: key, err: String(err) }, 'origin not recorded');
+      store.setOrigin(key, origin, lookback).catch(notRecorded);
     }
   }
 
