@@ -136,6 +136,7 @@ async function standalone(
       setAside: outcome.setAside,
       refused: outcome.refused,
       notes,
+      ...(outcome.sinkFull === undefined ? {} : { sinkFull: outcome.sinkFull }),
     },
     o.json === true,
     stop,

@@ -1,5 +1,6 @@
 import type { HttpClient } from '../http/client.js';
 import { LimiterClosedError } from '../limit/errors.js';
+import { errorCodeOf, type ErrorCode } from '../errors.js';
 import { isSpanFault } from '../failure.js';
 import type { Point } from '../points.js';
 import { SinkError } from '../sink/errors.js';
@@ -18,6 +19,8 @@ export interface PassResult {
   refused?: number;
   /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
   error?: string;
+  /** Its stable code (`CDN_ERR_…`). */
+  errorCode?: ErrorCode;
 }
 
 /** One pass of one job: its spans, the client its calls go through, and what stops it early. */
@@ -71,6 +74,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   const result = passResult(job.key, output.counts);
   if (failure) {
     result.error = describeError(failure.err);
+    result.errorCode = errorCodeOf(failure.err);
     // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
     // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
     const quiet =
