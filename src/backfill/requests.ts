@@ -25,20 +25,13 @@ const requestSchema = z.object({
   /** Plan only: the daemon answers with the plan and collects nothing. */
   dryRun: z.boolean(),
   requestedAt: z.number(),
+  /** The command that resumes it, as the operator typed it (`status` lists it while the range is unfinished). */
+  command: z.string().optional(),
 });
 export type BackfillRequest = z.output<typeof requestSchema>;
 
 const plannedJobSchema = z.object({ key: z.string(), api: apiName, spans: z.number().min(0) });
 export type PlannedJob = z.output<typeof plannedJobSchema>;
-
-const gapFillSchema = z.object({
-  from: z.number(),
-  to: z.number(),
-  spans: z.number(),
-  calls: perApiCount,
-  callsMost: perApiCount,
-});
-export type PlannedGapFill = z.output<typeof gapFillSchema>;
 
 const statusSchema = z.object({
   id: z.string().min(1),
@@ -52,8 +45,6 @@ const statusSchema = z.object({
     callsMost: perApiCount.optional(),
     pagingMayAdd: z.array(apiName),
     spans: z.number(),
-    /** The gap collection fills afterwards (planner.ts GapFill), when the backfill reaches before a job's origin. */
-    fillAfter: gapFillSchema.optional(),
   }),
   spansDone: z.number(),
   points: z.number(),

@@ -10,6 +10,7 @@ import {
   type BackfillStatus,
 } from './requests.js';
 import { executeBackfill } from './backfill.js';
+import { OwnedRange, pendingIn, resumeCommand, type RangeEnd } from './owned-range.js';
 import { DaemonReporter } from '../telemetry/daemon-report.js';
 import type { Runtime } from '../collector/runtime.js';
 
@@ -22,12 +23,9 @@ const STATUS_EVERY_MS = 500;
 
 /** The summary of a plan as the status file and `--dry-run` show it. */
 export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
-  const { calls, callsMost, pagingMayAdd, spans, fillAfter } = plan;
+  const { calls, callsMost, pagingMayAdd, spans } = plan;
   const jobs = plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length }));
-  if (!fillAfter) return { jobs, calls, callsMost, pagingMayAdd, spans };
-  const { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost } = fillAfter;
-  const gap = { from, to, spans: gapSpans, calls: gapCalls, callsMost: gapMost };
-  return { jobs, calls, callsMost, pagingMayAdd, spans, fillAfter: gap };
+  return { jobs, calls, callsMost, pagingMayAdd, spans };
 }
 
 /**
@@ -130,6 +128,14 @@ async function handle(
     },
     'backfill handed over: running',
   );
+  const range = { from: request.from, to: request.to };
+  const owned = await OwnedRange.start(
+    dir,
+    { ...range, jobs: request.jobs, command: request.command ?? resumeCommand(undefined, range, request.jobs) },
+    plan,
+    rt.clock,
+    (err) => log.warn({ id: request.id, err: String(err) }, 'backfill range not recorded'),
+  );
   // A cancel drops the backfill's calls still waiting for quota: behind a catch-up's live calls they wait minutes.
   const cancel = new AbortController();
   const cancelled = () => cancel.signal.aborted;
@@ -145,6 +151,7 @@ async function handle(
       onSpan: (job, span) => {
         // A span under way at the cancel is confirmed later: the final status is written already.
         if (ended) return;
+        owned.spanDone();
         status.spansDone++;
         status.calls[job.api] = (status.calls[job.api] ?? 0) + job.callsFor(span).least;
         if (rt.clock.now() - lastWrite >= STATUS_EVERY_MS) {
@@ -157,12 +164,18 @@ async function handle(
     ended = true;
     // A daemon stopping leaves the request running: the next start resumes it.
     if (daemonStopping() && !cancelled()) return;
+    const state: RangeEnd = cancelled()
+      ? 'cancelled'
+      : outcome.failed.length > 0 || outcome.setAside > 0
+        ? 'incomplete'
+        : 'done';
+    await owned.end(state, pendingIn(rt.collector));
     Object.assign(status, {
       points: outcome.points,
       failed: outcome.failed,
       setAside: outcome.setAside,
       refused: outcome.refused,
-      state: cancelled() ? 'cancelled' : outcome.failed.length > 0 || outcome.setAside > 0 ? 'incomplete' : 'done',
+      state,
       updatedAt: rt.clock.now(),
     } satisfies Partial<BackfillStatus>);
     await writeStatus(dir, status);
@@ -170,6 +183,9 @@ async function handle(
       { id: request.id, state: status.state, spans: status.spansDone, points: status.points, refused: status.refused },
       'handed-over backfill ended',
     );
+  } catch (err) {
+    await owned.end('incomplete', pendingIn(rt.collector));
+    throw err;
   } finally {
     clearInterval(poll);
   }

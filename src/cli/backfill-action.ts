@@ -3,6 +3,7 @@ import { executeBackfill } from '../backfill/backfill.js';
 import { DaemonGoneError, handOverBackfill } from '../backfill/client.js';
 import { planSummary } from '../backfill/server.js';
 import { describeCuts } from '../backfill/cuts.js';
+import { OwnedRange, pendingIn, resumeCommand } from '../backfill/owned-range.js';
 import { BackfillEta } from '../backfill/eta.js';
 import { BackfillProgress } from './backfill-progress.js';
 import { createRuntime, type Runtime } from '../collector/runtime.js';
@@ -49,9 +50,7 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   const config = applyShard(loadConfigFile(o.config), o.shard);
   checkConfig(config);
   const log = createLogger(config.log);
-  const resume =
-    `cdn-collector backfill${o.config === undefined ? '' : ` --config ${o.config}`} --from ` +
-    `${iso(range.from)} --to ${iso(range.to)}${(o.jobs ?? []).map((j) => ` --jobs ${j}`).join('')}`;
+  const resume = resumeCommand(o.config, range, o.jobs ?? []);
   const notes = describeCuts(
     buildJobs(config).filter((job) => selects(o.jobs ?? [], job)),
     range,
@@ -91,6 +90,13 @@ async function standalone(
   const summary = planSummary(plan);
   if (o.dryRun) return printPlan(summary, range, rt.config, notes, o.json === true);
   const startedAt = rt.clock.now();
+  const owned = await OwnedRange.start(
+    rt.config.state.dir,
+    { ...range, jobs: o.jobs ?? [], command: stop.resume },
+    plan,
+    rt.clock,
+    (err) => log.warn({ err: String(err) }, 'backfill range not recorded'),
+  );
   stop.onStop(() => void stopCollecting(rt));
   const progress = startProgress(summary, rt.config, rt.clock, startedAt, log);
   const callsBefore = apiCalls(rt);
@@ -98,6 +104,7 @@ async function standalone(
   const outcome = await executeBackfill(rt.collector, plan, {
     shouldStop: stop.requested,
     onSpan: (job, span) => {
+      owned.spanDone();
       progress.spanDone(job.api, job.callsFor(span).least, first ? rt.clock.now() - startedAt : undefined);
       first = false;
     },
@@ -114,6 +121,7 @@ async function standalone(
     : outcome.failed.length > 0 || outcome.setAside > 0
       ? 'incomplete'
       : 'done';
+  await owned.end(state, pendingIn(rt.collector));
   finish(
     {
       mode: 'standalone',
@@ -146,10 +154,12 @@ async function besideDaemon(
   log: Logger,
   clock: Clock,
 ) {
-  if (!o.json)
-    process.stderr.write(
-      `a daemon holds ${config.state.dir}: handing the backfill to it (its quota, its checkpoints)\n`,
-    );
+  if (!o.json) {
+    const what = o.dryRun
+      ? 'asking it for the plan (its jobs, its checkpoints; nothing is collected)'
+      : 'handing the backfill to it (its quota, its checkpoints)';
+    process.stderr.write(`a daemon holds ${config.state.dir}: ${what}\n`);
+  }
   stop.onStop(() => process.stderr.write('asking the daemon to cancel the backfill: its calls waiting for quota go\n'));
   stop.leftOnQuit('the daemon was asked to cancel the backfill and ends it itself (`cdn-collector status` shows it)');
   const startedAt = clock.now();
@@ -162,7 +172,7 @@ async function besideDaemon(
     () =>
       handOverBackfill(
         config.state.dir,
-        { from: range.from, to: range.to, jobs: o.jobs ?? [], dryRun: o.dryRun === true },
+        { from: range.from, to: range.to, jobs: o.jobs ?? [], dryRun: o.dryRun === true, command: stop.resume },
         {
           clock,
           cancelled: stop.requested,

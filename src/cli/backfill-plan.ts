@@ -23,11 +23,9 @@ export function printPlan(
 ): void {
   const minimumDurationSec = Math.round(estimateDuration(plan.calls, quotasOf(config)) / 1000);
   const most = plan.callsMost ?? plan.calls;
-  const gap = plan.fillAfter;
-  const fillAfter = gap && { ...gap, from: iso(gap.from), to: iso(gap.to) };
   const { jobs, calls, pagingMayAdd } = plan;
   const [from, to] = [iso(range.from), iso(range.to)];
-  const summary = { from, to, jobs, calls, callsMost: most, pagingMayAdd, minimumDurationSec, fillAfter, notes };
+  const summary = { from, to, jobs, calls, callsMost: most, pagingMayAdd, minimumDurationSec, notes };
   if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
   const callsPerApi = Object.entries(calls) as Array<[ApiName, number]>;
@@ -38,15 +36,6 @@ export function printPlan(
   }
   const least = formatDuration(minimumDurationSec * 1000);
   lines.push(`  at least ${minimumDurationSec} s (${least}) under the configured quotas`);
-  if (gap) {
-    const gapPerApi = Object.entries(gap.calls) as Array<[ApiName, number]>;
-    const gapCalls = gapPerApi.map(([api, n]) => `${api} ${callsText(n, gap.callsMost[api])}`).join(', ');
-    const fills = `${iso(gap.from)} → ${iso(gap.to)}`;
-    lines.push(
-      `  afterwards: collection fills ${fills} as well, ${gap.spans} spans, calls: ${gapCalls}:`,
-      "    no gap is left after a job's first confirmed span, and this range reaches before it (README: Backfill)",
-    );
-  }
   for (const note of notes) lines.push(`  note: ${note}`);
   const none = '  0 spans: every window in the range is collected already, or cut by the notes above';
   if (plan.spans === 0) lines.push(none);

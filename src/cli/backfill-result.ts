@@ -38,12 +38,13 @@ export function finish(result: BackfillResult, json: boolean, stop: BackfillStop
       Object.entries(result.calls)
         .map(([api, n]) => `${api} ${n}`)
         .join(', ') || 'none';
+    // Before the summary: after a cancel, the last lines are the summary and how to resume.
+    for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
     process.stderr.write(
       `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points` +
         `${result.refused > 0 ? ` (${result.refused} points refused by the database)` : ''} in ` +
         `${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
     );
-    for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
     if (result.plannedSpans === 0)
       process.stderr.write('0 spans: every window in the range is collected already, or cut by the notes above\n');
   }
@@ -51,14 +52,20 @@ export function finish(result: BackfillResult, json: boolean, stop: BackfillStop
   const signal = stop.signal();
   if (result.state === 'cancelled') {
     const by = signal ? ` by ${signal}` : '';
-    process.stderr.write(`backfill stopped${by}: the spans collected are checkpointed; resume with: ${resume}\n`);
+    const left = 'the rest of the range is left to this command, not the daemon (`cdn-collector status` lists it)';
+    process.stderr.write(
+      `backfill stopped${by}: the spans collected are checkpointed; ${left}; resume with: ${resume}\n`,
+    );
     process.exitCode = signal ? stoppedExitCode(signal) : EXIT_FAILURE;
     return;
   }
   if (result.sinkFull !== undefined)
     throw new CliError(`backfill stopped: ${result.sinkFull}; then resume with: ${resume}`);
   if (result.failed.length > 0)
-    throw new CliError(`backfill incomplete; rerun to resume (${resume}). Failed jobs: ${result.failed.join(', ')}`);
+    throw new CliError(
+      `backfill incomplete; the rest of the range is left to this command, not the daemon: rerun to resume ` +
+        `(${resume}). Failed jobs: ${result.failed.join(', ')}`,
+    );
   if (result.setAside > 0) {
     throw new CliError(
       `backfill incomplete: ${result.setAside} span(s) failed for a permanent reason and were set aside ` +

@@ -5,6 +5,7 @@ import { gatherStatus, type StatusReport } from './status-report.js';
 import { loadConfigFile } from '../config/loader.js';
 import { AUTH_CONDITION } from '../telemetry/auth-reports.js';
 import { failingName, failureCount } from '../telemetry/failing.js';
+import { unfinishedBackfillLines } from './status-backfills.js';
 
 // What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.
 
@@ -66,6 +67,7 @@ function renderText(r: StatusReport): string {
   }
   for (const a of r.apis) lines.push(`api ${a.api}: ${quotaText(a)}`);
   for (const b of r.backfills) lines.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
+  lines.push(...unfinishedBackfillLines(r.unfinishedBackfills));
   lines.push(...refusedLines(r));
   for (const p of r.problems) lines.push(`problem: ${p}`);
   return `${lines.join('\n')}\n`;
@@ -98,6 +100,7 @@ function renderTable(r: StatusReport): string {
   const head = [`state: ${r.stateDir}`, daemonLine(r), ...failingLines(r), ...refusedAccountLines(r)];
   const parts = [...head, jobs.toString(), apis.toString()];
   for (const b of r.backfills) parts.push(`backfill ${b.id}: ${b.state}, ${b.spansDone}/${b.spans} spans`);
+  parts.push(...unfinishedBackfillLines(r.unfinishedBackfills));
   parts.push(...refusedLines(r));
   for (const p of r.problems) parts.push(`problem: ${p}`);
   return `${parts.join('\n')}\n`;

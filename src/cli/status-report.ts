@@ -18,6 +18,7 @@ import { AUTH_CONDITION } from '../telemetry/auth-reports.js';
 import { loginGate } from '../auth/login-stop.js';
 import { readStateSnapshot } from '../state/snapshot.js';
 import { readRefused, type RefusedSummary } from '../sink/dead-letter.js';
+import { gatherUnfinishedBackfills, type UnfinishedBackfill } from './status-backfills.js';
 
 /** A daemon report older than this is from a daemon that is gone (it rewrites it every second). */
 const FRESH_MS = 30_000;
@@ -48,6 +49,8 @@ export interface StatusReport {
     queued: number | null;
   }>;
   backfills: Array<{ id: string; state: string; spansDone: number; spans: number }>;
+  /** Backfill ranges started and not completed (status-backfills.ts), whether or not a daemon runs. */
+  unfinishedBackfills: UnfinishedBackfill[];
   /** Points the database refused for good, by cause, from the dead-letter file (`output.deadLetterPath`). */
   refused: RefusedSummary[];
   problems: string[];
@@ -130,6 +133,9 @@ export async function gatherStatus(config: CollectorConfig, now = systemClock.no
       spans: s?.plan.spans ?? 0,
     });
   }
+  const unfinished = await gatherUnfinishedBackfills(dir);
+  const problems = [...snapshot.problems, ...(reportProblem ? [reportProblem] : [])];
+  if (unfinished.problem) problems.push(unfinished.problem);
   return {
     stateDir: dir,
     daemon: daemon ? { pid: daemon.pid, reportedAt: iso(daemon.updatedAt)! } : null,
@@ -152,8 +158,9 @@ export async function gatherStatus(config: CollectorConfig, now = systemClock.no
     jobs,
     apis,
     backfills,
+    unfinishedBackfills: unfinished.backfills,
     refused: await readRefused(config.output.deadLetterPath),
-    problems: reportProblem ? [...snapshot.problems, reportProblem] : snapshot.problems,
+    problems,
   };
 }
 

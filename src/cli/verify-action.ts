@@ -1,5 +1,8 @@
 import { systemClock } from '../clock.js';
-import { createRuntime } from '../collector/runtime.js';
+import { createRuntime, type Runtime } from '../collector/runtime.js';
+import { errorCodeOf } from '../errors.js';
+import { handOverVerify } from '../verify/client.js';
+import type { HandedVerifyReport } from '../verify/requests.js';
 import { formatDuration } from '../backfill/eta.js';
 import { showQuotaProgress } from '../telemetry/quota-progress.js';
 import { probeSink } from './sink-probe.js';
@@ -34,23 +37,38 @@ export async function verifyAction(o: VerifyOptions): Promise<void> {
     throw new CliError(`verify: the database cannot be written or read back: ${database.detail}${fix}; no API called`);
   }
   const log = createLogger(config.log);
-  const rt = await createRuntime(config, systemClock, log, {
-    shard: o.shard,
-    forceLogin: o.forceLogin,
-    checkAccounts: true,
-  });
   const bound = formatDuration(config.verify.giveUpAfter);
   const reading = `reading the provider's totals (an API failing for ${bound} ends it)`;
+  let rt: Runtime;
+  let report: Omit<VerifyReport, 'checked'>;
+  try {
+    rt = await createRuntime(config, systemClock, log, {
+      shard: o.shard,
+      forceLogin: o.forceLogin,
+      checkAccounts: true,
+    });
+  } catch (err) {
+    if (errorCodeOf(err) !== 'CDN_ERR_STATE_LOCKED') throw err;
+    // The daemon holds the quota and the sink: it runs the check (and the repair) for us, as it runs a backfill.
+    const handing = `a daemon holds ${config.state.dir}: handing the verify to it (its quota, its sink)`;
+    process.stderr.write(`verify: ${database.detail}; ${handing}; ${reading}\n`);
+    const request = { from: o.from, to, windowMs, repair: o.repair === true };
+    return print(await handOverVerify(config.state.dir, request), o.json === true);
+  }
   process.stderr.write(`verify: ${database.detail}; ${reading}\n`);
   const progress = showQuotaProgress(rt, {});
-  let report: VerifyReport;
   try {
     report = await verifyRange(rt, log, { from: o.from, to, windowMs }, o.repair === true);
   } finally {
     progress.stop();
     await rt.close();
   }
-  process.stdout.write(o.json ? `${JSON.stringify(toJson(report), null, 2)}\n` : toText(report));
+  print(report, o.json === true);
+}
+
+/** The report (the daemon's, handed over, has the same fields but `checked`), and exit 3 while drift remains. */
+function print(report: Omit<VerifyReport, 'checked'> | HandedVerifyReport, json: boolean): void {
+  process.stdout.write(json ? `${JSON.stringify(toJson(report), null, 2)}\n` : toText(report));
   if (driftRemains(report)) process.exitCode = EXIT_DRIFT;
 }
 
@@ -61,7 +79,7 @@ function driftJson(c: SeriesCheck) {
   return { measurement, field, account, window: iso(c.time), expected, stored, difference, relative, tolerance };
 }
 
-function toJson(r: VerifyReport) {
+function toJson(r: Omit<VerifyReport, 'checked'>) {
   return {
     from: iso(r.from),
     to: iso(r.to),
@@ -85,7 +103,7 @@ function lines(drift: readonly SeriesCheck[]): string[] {
   });
 }
 
-function toText(r: VerifyReport): string {
+function toText(r: Omit<VerifyReport, 'checked'>): string {
   const out = [
     `verify ${iso(r.from)} → ${iso(r.to)} (${r.reader}): ${r.series} series compared, ${r.drift.length} drifting`,
     ...lines(r.drift),

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
-import { onceConfirmed, pendingSpans } from '../plan/pending.js';
+import { daemonOrigin, pendingSpans, type PendingState } from '../plan/pending.js';
 import type { Sink } from '../sink/types.js';
 import type { AccountStanding } from '../sources/account-standing.js';
 import type { CollectJob, Span } from '../sources/types.js';
@@ -150,20 +150,42 @@ export class Collector {
   /**
    * The spans a pass would collect at `now` (default: the clock's now), for planning, progress and the missing-window
    * count. A report about a range planned earlier passes the planning time, so windows that only became collectable
-   * since then do not count as missing. With `confirmedToo`: what it will collect once those spans are confirmed too.
+   * since then do not count as missing.
    */
-  pending(job: CollectJob, range?: Span, now = this.deps.clock.now(), confirmedToo: readonly Span[] = []): Span[] {
-    return pendingSpans(job, onceConfirmed({ ...this.deps, aside: this.aside }, confirmedToo), now, range);
+  pending(job: CollectJob, range?: Span, now = this.deps.clock.now()): Span[] {
+    return pendingSpans(job, this.pendingState(), now, range);
+  }
+
+  private pendingState(): PendingState {
+    return { ...this.deps, aside: this.aside };
   }
 
   /** A pass of `job` (pass.ts): its pending spans through a client gated at `priority`, into the sink. */
   private passSpans(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
     const { range, onSpan, shouldStop, signal, counts } = how;
+    if (!range) this.keepOrigin(job);
     // The signal takes the pass's calls out of the limiter's queue (and its retries) the moment it aborts.
     const http = this.deps.http.withGate(this.deps.limiters.gate(priority, signal ? { signal } : {}));
     // A backfill's Ctrl-C is asked before every span: at 5 calls/min a pass's remaining spans would take minutes.
     const stopped = () => this.stopper.signal.aborted || shouldStop?.() === true || signal?.aborted === true;
     return runPass(job, { spans: this.pending(job, range), http, stopped, signal, onSpan, counts }, this.output);
+  }
+
+  /**
+   * A pass of the daemon's own (no range) records where its gap filling starts, so that later passes start there and
+   * not at whatever a backfill confirmed. Not waited for: the pass computes the same origin, and its confirmations
+   * queue behind the write. Unrecorded (a state write failing), the next pass records it.
+   */
+  private keepOrigin(job: CollectJob): void {
+    if (!job.checkpointed) return;
+    const { store, clock, log, initialLookbackMs: lookback } = this.deps;
+    const state = this.pendingState();
+    for (const key of job.sharedKeys ? job.sharedKeys() : [job.key]) {
+      const origin = daemonOrigin(job, state, key, clock.now());
+      if (origin === store.origin(key) && lookback === store.originLookback(key)) continue;
+      const notRecorded = (err: unknown) => log.warn({ job: key, err: String(err) }, 'origin not recorded');
+      store.setOrigin(key, origin, lookback).catch(notRecorded);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import { serveBackfillRequests } from '../backfill/server.js';
 import { passCalls, showQuotaProgress } from '../telemetry/quota-progress.js';
 import { stopCollecting } from './stop.js';
 import { scheduleVerify } from '../verify/job.js';
+import { serveVerifyRequests } from '../verify/server.js';
 
 export interface Daemon {
   /** Resolves after the first pass of every job (startup gap fill) has ended. */
@@ -49,6 +50,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   tasks.push(scheduleUtc('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, onError }));
   const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
   tasks.push(...[scheduleVerify(rt, log)].filter((t) => t !== undefined)); // reconciliation (config verify)
+  const verifies = serveVerifyRequests(rt, log); // `verify` beside the daemon hands its check over (state.dir)
 
   // accounts: auto: the accounts are read before the first pass and again every jobs.statistic.discovery; the passes
   // pick up the jobs of new accounts (they filter collector.jobs each time).
@@ -81,6 +83,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     async stop() {
       clearInterval(discoveryTimer);
       await backfills.stop();
+      await verifies.stop();
       for (const t of tasks) await t.stop();
       await stopCollecting(rt);
       await writeTelemetry(rt, log);

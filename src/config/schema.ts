@@ -153,7 +153,9 @@ export const configSchema = z
         horizon: duration
           .default('7d')
           .describe("gaps older than this are not backfilled automatically; at least each job's lag plus one window"),
-        initialLookback: duration.default('1h').describe('how far back a job with no checkpoint starts'),
+        initialLookback: duration
+          .default('1h')
+          .describe("where the daemon's gap filling of a new job starts, before now; raised later, it moves back"),
       })
       .strict()
       .default({})

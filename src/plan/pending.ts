@@ -10,23 +10,39 @@ import { floorTo } from '../time.js';
 import { collectableEnd, spans as cutSpans } from './windows.js';
 
 export interface PendingState {
-  store: Pick<CheckpointStore, 'confirmed' | 'missing'>;
+  store: Pick<CheckpointStore, 'confirmed' | 'missing' | 'origin' | 'originLookback'>;
   aside: Pick<SetAsideStore, 'list' | 'waiting'>;
   /** Gaps older than this are left alone (bounded catch-up after long downtime); a given range is not bounded. */
   horizonMs: number;
-  /** Where a job with no checkpoint starts, before its newest collectable window. */
+  /** Where a job with no origin starts, before its newest collectable window. */
   initialLookbackMs: number;
 }
 
 /**
- * What `job` still lacks at `now`, oldest first, cut into calls of at most `maxSpanMs`: from its origin (first
- * confirmed or set-aside span, or `initialLookback` before the newest collectable window; never older than the
- * horizon) — or from `range.from` — to the newest collectable window (capped at `range.to`), minus what is confirmed
- * and minus set-aside spans whose retry is not due. A job without checkpoints reads its current spans. A job with
- * shared keys (several accounts per call) lacks the union of what each key lacks.
+ * Where the daemon's gap filling of `key` starts at `now`: its recorded origin (CheckpointStore.origin, moved only by
+ * the daemon's passes), or `initialLookback` before the newest collectable window for a new key (not before now: with
+ * a lag as long as the lookback, it would never start) — or when the setting was raised since the origin was
+ * recorded and so reaches further back (on purpose). A backfill's confirmed spans do not count: the range a backfill
+ * asked for is its own, cancelled or not.
+ */
+export function daemonOrigin(job: CollectJob, state: PendingState, key: string, now: number): number {
+  const { store, initialLookbackMs } = state;
+  const lookback = floorTo(collectableEnd(job.rule, now) - initialLookbackMs, job.rule.stepMs);
+  const recorded = store.origin(key);
+  if (recorded === undefined) return lookback;
+  const raised = initialLookbackMs > (store.originLookback(key) ?? initialLookbackMs);
+  return raised ? Math.min(recorded, lookback) : recorded;
+}
+
+/**
+ * What `job` still lacks at `now`, oldest first, cut into calls of at most `maxSpanMs`: from its origin (daemonOrigin;
+ * never older than the horizon) — or from `range.from` — to the newest collectable window (capped at `range.to`),
+ * minus what is confirmed and minus set-aside spans whose retry is not due; set-aside spans older than the origin
+ * (a backfill's) are retried alone when due. A job without checkpoints reads its current spans. A job with shared
+ * keys (several accounts per call) lacks the union of what each key lacks.
  */
 export function pendingSpans(job: CollectJob, state: PendingState, now: number, range?: Span): Span[] {
-  const { store, aside, horizonMs, initialLookbackMs } = state;
+  const { store, aside, horizonMs } = state;
   const rule = job.rule;
   if (!job.checkpointed) {
     if (job.currentSpans) return job.currentSpans(now);
@@ -35,39 +51,24 @@ export function pendingSpans(job: CollectJob, state: PendingState, now: number, 
   }
   const newest = collectableEnd(rule, now);
   const end = Math.min(newest, range?.to ?? Infinity);
-  const firstAside = aside.list(job.key)[0]?.from ?? Infinity;
-  // A new key starts `initialLookback` before its newest collectable window (not before now: with a lag as long as
-  // the lookback, it would never start); once it has confirmed or set aside a span, the oldest of those fixes its
-  // origin (a set-aside first span stays pending for its retry).
+  const setAside = aside.list(job.key);
   const gapsOf = (key: string): Span[] => {
-    const first = Math.min(store.confirmed(key)[0]?.from ?? Infinity, firstAside);
-    const origin = range?.from ?? (Number.isFinite(first) ? first : newest - initialLookbackMs);
+    const origin = range?.from ?? daemonOrigin(job, state, key, now);
     const start = floorTo(range ? origin : Math.max(origin, now - horizonMs), rule.stepMs);
-    return start < end ? store.missing(key, start, end) : [];
+    const gaps = start < end ? store.missing(key, start, end) : [];
+    if (range) return gaps;
+    // A span set aside before the origin is owed (its retry was promised); the stretch around it is not.
+    const owed = setAside
+      .filter((s) => s.from < start && s.from >= now - horizonMs)
+      .flatMap((s) => store.missing(key, s.from, Math.min(s.to, start)));
+    return [...owed, ...gaps];
   };
   // A shared job lacks what any of its keys lacks: an account that joins later gets its own lookback read, and keys
   // confirmed by single-account jobs before (checkpoint migration) are neither skipped nor read again where all agree.
-  const gaps = job.sharedKeys ? job.sharedKeys().flatMap(gapsOf).reduce<Span[]>(mergeSpan, []) : gapsOf(job.key);
+  const gaps = (job.sharedKeys ? job.sharedKeys() : [job.key]).flatMap(gapsOf).reduce<Span[]>(mergeSpan, []);
   // Set-aside spans are skipped until their slow retry is due: every pass would otherwise spend a call on each.
   const waiting = aside.waiting(job.key, now);
   return gaps
     .flatMap((gap) => subtractSpans(waiting, gap.from, gap.to))
     .flatMap((gap) => cutSpans(rule, gap.from, gap.to));
-}
-
-/**
- * `state` as it will be once `spans` are confirmed as well (for every key): what a pass lacks after a backfill of them.
- * A confirmed span older than a job's origin moves the origin back to it, and no gap is left after the origin.
- */
-export function onceConfirmed(state: PendingState, spans: readonly Span[]): PendingState {
-  if (spans.length === 0) return state;
-  const { store } = state;
-  const merged = spans.reduce<Span[]>(mergeSpan, []);
-  return {
-    ...state,
-    store: {
-      confirmed: (key) => merged.reduce(mergeSpan, store.confirmed(key)),
-      missing: (key, from, to) => store.missing(key, from, to).flatMap((g) => subtractSpans(merged, g.from, g.to)),
-    },
-  };
 }

@@ -11,8 +11,7 @@ import { selects, type JobSelection } from './job-selection.js';
 /** Where the planner reads jobs and their pending spans: the Collector, so the plan is what a pass would do. */
 export interface PendingSource {
   readonly jobs: readonly CollectJob[];
-  /** With `confirmedToo`: what a pass of the job lacks once those spans are confirmed as well. */
-  pending(job: CollectJob, range?: Span, now?: number, confirmedToo?: readonly Span[]): Span[];
+  pending(job: CollectJob, range?: Span, now?: number): Span[];
 }
 
 /** What spans cost per API: the least and the most calls (SpanCalls), and the APIs whose paging can add calls. */
@@ -20,17 +19,6 @@ export interface PlannedCalls {
   calls: Partial<Record<ApiName, number>>;
   callsMost: Partial<Record<ApiName, number>>;
   pagingMayAdd: ApiName[];
-}
-
-/**
- * The gap collection fills after the backfill, with calls the plan does not count: no gap is left after a job's first
- * confirmed span (pendingSpans), so a backfill older than a job's origin moves the origin back to it, and the windows
- * between the range and the old origin (within `state.horizon`) become pending for the daemon's next pass.
- */
-export interface GapFill extends PlannedCalls {
-  from: number;
-  to: number;
-  spans: number;
 }
 
 /**
@@ -42,8 +30,6 @@ export interface BackfillPlan extends PlannedCalls {
   range: Span;
   jobs: Array<{ job: CollectJob; spans: Span[] }>;
   spans: number;
-  /** The gap collection fills afterwards (undefined: none). */
-  fillAfter: GapFill | undefined;
 }
 
 /** The checkpointed jobs `selection` selects (all when empty; the rule: job-selection.ts), and their missing spans. */
@@ -51,7 +37,7 @@ export function planBackfill(source: PendingSource, range: Span, selection: JobS
   const selected = source.jobs.filter((j) => selects(selection, j));
   const jobs = selected.map((job) => ({ job, spans: source.pending(job, range) }));
   const spans = jobs.reduce((n, j) => n + j.spans.length, 0);
-  return { range, jobs, ...callsOf(jobs), spans, fillAfter: gapFill(source, jobs) };
+  return { range, jobs, ...callsOf(jobs), spans };
 }
 
 /** The least and most calls per API that `spans` of each job cost, and the APIs whose paging can add to them. */
@@ -68,28 +54,6 @@ export function callsOf(jobs: ReadonlyArray<{ job: CollectJob; spans: readonly S
     }
   }
   return { calls, callsMost, pagingMayAdd: [...paged] };
-}
-
-/** The spans each job lacks once the backfill is confirmed that it does not lack now (GapFill). */
-function gapFill(source: PendingSource, jobs: ReadonlyArray<{ job: CollectJob; spans: Span[] }>): GapFill | undefined {
-  const fills = jobs.map(({ job, spans }) => {
-    if (spans.length === 0) return { job, spans: [] };
-    return { job, spans: outside(source.pending(job, undefined, undefined, spans), source.pending(job)) };
-  });
-  const all = fills.flatMap((f) => f.spans);
-  if (all.length === 0) return undefined;
-  const from = all.reduce((min, s) => Math.min(min, s.from), Infinity);
-  const to = all.reduce((max, s) => Math.max(max, s.to), -Infinity);
-  return { from, to, spans: all.length, ...callsOf(fills) };
-}
-
-/** The spans of `spans` that overlap none of `others` (both oldest first, as pending returns them). */
-function outside(spans: readonly Span[], others: readonly Span[]): Span[] {
-  let i = 0;
-  return spans.filter((s) => {
-    while (i < others.length && others[i]!.to <= s.from) i++;
-    return i >= others.length || others[i]!.from >= s.to;
-  });
 }
 
 /**

@@ -11,9 +11,22 @@ export interface KeyState {
   watermark: number | undefined;
   /** When a confirmation last changed the file (checkpoint age). */
   confirmedAt: number | undefined;
+  /**
+   * Where the daemon's gap filling starts (set by the daemon's own passes only; a backfill's spans never move it).
+   * Undefined until the daemon's first pass of the key.
+   */
+  origin: number | undefined;
+  /** The `state.initialLookback` the origin was set with: a larger one moves the origin back (pending.ts). */
+  originLookback: number | undefined;
 }
 
-export const EMPTY_STATE: KeyState = { spans: [], watermark: undefined, confirmedAt: undefined };
+export const EMPTY_STATE: KeyState = {
+  spans: [],
+  watermark: undefined,
+  confirmedAt: undefined,
+  origin: undefined,
+  originLookback: undefined,
+};
 
 const FILE_PREFIX = 'cp-';
 const FILE_SUFFIX = '.json';
@@ -25,6 +38,9 @@ const fileSchema = z
     watermark: epochMs.nullable(),
     confirmedAt: epochMs.nullable(),
     spans: z.array(z.tuple([epochMs, epochMs])),
+    /** Absent in files written before the daemon kept its origin: then their oldest confirmed span is the origin. */
+    origin: epochMs.nullable().optional(),
+    originLookback: z.number().int().min(0).nullable().optional(),
   })
   .strict();
 /** A missing checkpoint file is a job never collected; the store never loads one that is absent. */
@@ -54,6 +70,8 @@ export function encodeState(key: string, state: KeyState): string {
     watermark: state.watermark ?? null,
     confirmedAt: state.confirmedAt ?? null,
     spans: state.spans.map((s): [number, number] => [s.from, s.to]),
+    origin: state.origin ?? null,
+    originLookback: state.originLookback ?? null,
   });
 }
 
@@ -86,5 +104,12 @@ export function decodeState(
     check(`spans.${i} start`, s.from);
     check(`spans.${i} end`, s.to);
   });
-  return { key, state: { spans, watermark: watermark ?? undefined, confirmedAt: confirmedAt ?? undefined } };
+  // A file from before origins were kept: its oldest confirmed span was the origin then, and stays it (nothing the
+  // daemon already owed is dropped).
+  const kept = parsed.value.origin;
+  const origin = kept === undefined ? spans[0]?.from : (kept ?? undefined);
+  if (origin !== undefined) check('origin', origin);
+  const originLookback = parsed.value.originLookback ?? undefined;
+  const times = { watermark: watermark ?? undefined, confirmedAt: confirmedAt ?? undefined };
+  return { key, state: { spans, ...times, origin, originLookback } };
 }

@@ -85,6 +85,31 @@ export class CheckpointStore {
     return this.stateOf(key).spans.map((s) => ({ ...s }));
   }
 
+  /** Where the daemon's gap filling of `key` starts (KeyState.origin); undefined before its first pass. */
+  origin(key: string): number | undefined {
+    return this.stateOf(key).origin;
+  }
+
+  /** The `state.initialLookback` the origin of `key` was set with (undefined: unknown, an older file). */
+  originLookback(key: string): number | undefined {
+    return this.stateOf(key).originLookback;
+  }
+
+  /**
+   * Records where the daemon's gap filling of `key` starts, and the `state.initialLookback` it was set with. Only the
+   * daemon's own passes call it: a backfill's confirmations never move it. Resolves once durable.
+   */
+  async setOrigin(key: string, origin: number, lookbackMs?: number): Promise<void> {
+    assertKey(key);
+    if (!Number.isSafeInteger(origin))
+      throw new ParameterError('origin', `must be integer epoch milliseconds (got ${origin})`);
+    assertPlausible('origin', origin, this.clock.now());
+    return this.enqueue(key, (state) => {
+      if (state.origin === origin && state.originLookback === lookbackMs) return state;
+      return { ...state, origin, originLookback: lookbackMs };
+    });
+  }
+
   /** When the last confirmation of `key` was persisted. */
   lastConfirmedAt(key: string): number | undefined {
     return this.stateOf(key).confirmedAt;
@@ -106,7 +131,7 @@ export class CheckpointStore {
     return this.enqueue(key, (state) => {
       if (subtractSpans(state.spans, span.from, span.to).length === 0) return state;
       const spans = mergeSpan(state.spans, span);
-      return { spans, watermark: advanceWatermark(spans, state.watermark), confirmedAt: at };
+      return { ...state, spans, watermark: advanceWatermark(spans, state.watermark), confirmedAt: at };
     });
   }
 

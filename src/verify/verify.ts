@@ -69,6 +69,6 @@ export async function runVerify(plan: VerifyPlan, deps: VerifyDeps, repair = fal
 }
 
 /** Whether drift remains: after a repair, the re-check decides. */
-export function driftRemains(report: VerifyReport): boolean {
+export function driftRemains(report: Pick<VerifyReport, 'drift' | 'repair'>): boolean {
   return (report.repair ? report.repair.after : report.drift).length > 0;
 }

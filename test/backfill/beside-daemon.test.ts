@@ -108,6 +108,11 @@ describe('backfill beside a running daemon', () => {
     };
     expect(plan.calls.metrics).toBe(20); // 2 accounts × 10 whole minutes
     expect(plan.notes.join('\n')).toMatch(/--to .* cuts the 1-minute window .* it is not collected/);
+    // Nothing is handed over by a dry run, and the text says what it does instead.
+    const text = await cli(['backfill', '--config', configFile, '--from', from, '--to', to, '--dry-run']);
+    expect(text.code, text.output).toBe(0);
+    expect(text.output).not.toMatch(/handing the backfill/);
+    expect(text.output).toMatch(/a daemon holds \S+: asking it for the plan/);
   }, 60_000);
 
   it('status works while the daemon runs: watermark, lag, backlog, last error per job; quota use per API', async () => {
@@ -161,8 +166,8 @@ describe('backfill beside a running daemon', () => {
       calls: { metrics: number };
     };
     expect(result).toMatchObject({ mode: 'daemon', state: 'done' });
-    // Once the backfill has confirmed its first span, the daemon's own gap filling starts there too: the two share
-    // the windows between them (each read once, below), so the backfill's own count is at most the plan's.
+    // The range reaches into the daemon's own windows (its origin is an hour back): the two share those (each read
+    // once, below), so the backfill's own count is at most the plan's.
     expect(result.spans).toBeGreaterThan(0);
     expect(result.spans).toBeLessThanOrEqual(60);
     expect(result.calls.metrics).toBe(result.spans);

@@ -44,10 +44,11 @@ describe('Ctrl-C of a backfill handed to a daemon that is catching up', () => {
       log: { level: 'warn' },
     });
     rt = await runtimeFor(loadConfigFile(configFile));
-    // One account is caught up (its newest window confirmed), the other starts 6 hours back: its live calls fill the
-    // quota for minutes, and every backfill call of the first waits behind them.
+    // One account is caught up (the daemon's origin at its newest window, confirmed), the other starts 6 hours back:
+    // its live calls fill the quota for minutes, and every backfill call of the first waits behind them.
     const job = rt.collector.jobs.find((j) => j.key === `metrics/${current}`)!;
     const newest = rt.collector.pending(job).at(-1)!;
+    await rt.store.setOrigin(job.key, newest.from);
     await rt.store.confirm(job.key, newest);
     daemon = startDaemon(rt, createLogger('warn', { pretty: false }));
     let caughtUp = false;

@@ -105,7 +105,8 @@ describe('a pass overlaps fetching with writing, in span order', () => {
 describe('runOnce: one pass at a time per job', () => {
   it('an equal request shares the running pass; another range or priority waits, then runs its own', async () => {
     const gates = Array.from({ length: 10 }, () => deferred());
-    const { collector, job, events, range } = await setup(gates);
+    const { collector, job, store, events, range } = await setup(gates);
+    await store.setOrigin(job.key, T0, 60 * MIN); // the daemon's origin: its first window
     const first = collector.runOnce(job, 'backfill', range);
     expect(collector.runOnce(job, 'backfill', { ...range })).toBe(first);
     const other = collector.runOnce(job, 'backfill', { from: T0 + 3 * MIN, to: T0 + 5 * MIN });
@@ -114,7 +115,7 @@ describe('runOnce: one pass at a time per job', () => {
     for (const gate of gates) gate.resolve();
     expect(await first).toMatchObject({ spans: 3 });
     expect(await other).toMatchObject({ spans: 2 });
-    // Live: from the job's origin to the newest collectable window (10 min), what the two backfills left.
+    // Live: from the daemon's origin to the newest collectable window (10 min), what the two backfills left.
     expect(await live).toMatchObject({ spans: 5 });
     expect(events.filter((e) => e.startsWith('fetch'))).toEqual(Array.from({ length: 10 }, (_, i) => `fetch ${i}`));
   });
