@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
@@ -5,6 +6,7 @@ import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
 import { onceConfirmed, pendingSpans } from '../plan/pending.js';
 import type { Sink } from '../sink/types.js';
+import type { ApiName } from '../spec/apis.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
@@ -35,6 +37,12 @@ export interface CollectorDeps {
   sinkRetryMs?: number;
   /** Named in the error line of points the database refuses (they are kept there). */
   deadLetterPath?: string;
+  /**
+   * At most this many passes of an API started by runPass run at once; the others wait their turn holding nothing but
+   * their job, not a plan, a client or a call queued in the limiter (default: no bound). The runtime gives one quota
+   * period's calls: a pass has one call waiting at a time, so what the limiter holds is sent within about a period.
+   */
+  passesAtOnce?: (api: ApiName) => number;
 }
 
 /**
@@ -57,6 +65,8 @@ export class Collector {
   private readonly jobList: CollectJob[] = [];
   /** Where every pass's points go and what confirms them (SpanOutput). */
   private readonly output: OutputDeps;
+  /** The turns of runPass's passes, per API and priority (see CollectorDeps.passesAtOnce). */
+  private readonly turns = new Map<string, LimitFunction>();
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
@@ -97,7 +107,17 @@ export class Collector {
    * and a job still busy (retrying a failing API, a backfill) is left to its pass: one job never delays another.
    */
   runPass(jobs: readonly CollectJob[], priority: Priority): Promise<PassResult[]> {
-    return Promise.all(jobs.filter((job) => !this.running.has(job.key)).map((job) => this.enqueue(job, priority, {})));
+    const idle = jobs.filter((job) => !this.running.has(job.key));
+    return Promise.all(idle.map((job) => this.enqueue(job, priority, {}, this.turnsOf(job.api, priority))));
+  }
+
+  /** Where runPass's passes of `api` wait their turn, or undefined when they all start at once. */
+  private turnsOf(api: ApiName, priority: Priority): LimitFunction | undefined {
+    const key = `${api}/${priority}`;
+    let turns = this.turns.get(key);
+    const bound = this.deps.passesAtOnce?.(api);
+    if (!turns && bound !== undefined && Number.isFinite(bound)) this.turns.set(key, (turns = pLimit(bound)));
+    return turns;
   }
 
   /** Resolves once the passes of `jobs` that run or wait now have ended. */
@@ -129,11 +149,13 @@ export class Collector {
     return Promise.race([pass, aborted]);
   }
 
-  /** Runs a pass of `job` after its newest one (single flight). */
-  private enqueue(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
+  /** Runs a pass of `job` after its newest one (single flight), when `turns` (if any) gives it its turn. */
+  private enqueue(job: CollectJob, priority: Priority, how: PassOptions, turns?: LimitFunction): Promise<PassResult> {
     const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const result = after.then(() => this.passSpans(job, priority, how));
+    // A pass whose turn comes after the stop never started: it plans nothing and leaves the job's record alone.
+    const turn = () => (this.stopper.signal.aborted ? passResult(job.key) : this.passSpans(job, priority, how));
+    const result = after.then(() => (turns ? turns(turn) : this.passSpans(job, priority, how)));
     const entry: RunningPass = { priority, range: how.range, result };
     this.running.set(job.key, entry);
     void entry.result

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stopCollecting } from '../../src/collector/stop.js';
+import type { Runtime } from '../../src/collector/runtime.js';
+import { NO_QUOTAS } from '../../src/sim/quota.js';
+import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import { API_NAMES } from '../../src/spec/apis.js';
+import { configFor, onlyJobs, runtimeFor } from '../helpers/collector.js';
+
+const ACCOUNTS = 30;
+const open: Array<{ sim: Simulator; rt: Runtime; dir: string }> = [];
+afterEach(async () => {
+  for (const { sim, rt, dir } of open.splice(0)) {
+    await stopCollecting(rt);
+    await rt.close();
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * A runtime collecting the metrics of 30 accounts (60 jobs) from `lookback` ago, from a simulator whose metrics quota
+ * is `quota` (the collector's too).
+ */
+async function setup(quota: { calls: number; periodMs: number }, lookback: string) {
+  const sim = await startSimulator({ quotas: { ...NO_QUOTAS, metrics: quota }, world: { accounts: ACCOUNTS } });
+  const dir = mkdtempSync(join(tmpdir(), 'pass-turns-'));
+  const config = configFor(
+    sim,
+    { type: 'file', path: join(dir, 'out.lp') },
+    { jobs: onlyJobs({ metrics: {} }), state: { dir: join(dir, 'state'), initialLookback: lookback } },
+  );
+  const rt = await runtimeFor(config);
+  open.push({ sim, rt, dir });
+  return { sim, rt };
+}
+
+/**
+ * Thousands of accounts make thousands of jobs: a scheduled pass starts as many of an API's jobs at once as its quota
+ * sends calls in one period, and the others wait their turn holding no plan, no client and no call in the limiter
+ * (where each queued call held its pass's closures: hundreds of megabytes for 2,000 accounts).
+ */
+describe("a pass's jobs take turns by the quota", () => {
+  it('the limiter holds at most one quota period of calls, however many jobs wait', async () => {
+    const { rt } = await setup({ calls: 3, periodMs: 3_600_000 }, '1h');
+    expect(rt.collector.jobs.length).toBe(2 * ACCOUNTS);
+    const pass = rt.collector.tick();
+    const limiter = rt.limiters.get('metrics');
+    // The quota's 3 calls are made; every job's next call now waits for the hour to pass.
+    await expect.poll(() => limiter.snapshot().recentCompletions, { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => limiter.snapshot().queued, { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(limiter.snapshot().queued).toBeLessThanOrEqual(3);
+    await stopCollecting(rt);
+    // The stop ends the passes under way and the waiting ones alike; only the quota's calls brought a span.
+    const results = await pass;
+    expect(results.filter((r) => r.spans > 0).length).toBeLessThanOrEqual(3);
+  });
+
+  it('every job is still collected, within the quota: no 429, nothing left pending', async () => {
+    const { sim, rt } = await setup({ calls: 10, periodMs: 200 }, '20m');
+    const results = await rt.collector.tick();
+    expect(results).toHaveLength(2 * ACCOUNTS);
+    expect(results.filter((r) => r.error !== undefined)).toEqual([]);
+    for (const job of rt.collector.jobs) expect(rt.collector.pending(job), job.key).toEqual([]);
+    for (const api of API_NAMES) expect(sim.stats.apis[api].quotaRejections, api).toBe(0);
+    expect(sim.stats.apis.metrics.requests).toBeGreaterThanOrEqual(2 * ACCOUNTS);
+  });
+});
