@@ -38,12 +38,16 @@ export interface CollectorDeps {
   /** Named in the error line of points the database refuses (they are kept there). */
   deadLetterPath?: string;
   /**
-   * At most this many passes of an API started by runPass run at once; the others wait their turn holding nothing but
-   * their job, not a plan, a client or a call queued in the limiter (default: no bound). The runtime gives one quota
-   * period's calls: a pass has one call waiting at a time, so what the limiter holds is sent within about a period.
+   * At most this many passes of an API started by runPass run at once, each for a turn of a few spans; the others wait
+   * their turn holding nothing but their job, not a plan, a client or a call queued in the limiter (default: no
+   * bound). The runtime gives one quota period's calls: a pass has one call waiting at a time, so what the limiter
+   * holds is sent within about a period.
    */
   passesAtOnce?: (api: ApiName) => number;
 }
+
+/** Spans a pass of runPass collects in one turn (see CollectorDeps.passesAtOnce) before the next job's turn. */
+const SPANS_PER_TURN = 4;
 
 /**
  * Runs jobs: for each, the spans between its origin and the newest collectable window that are not confirmed yet —
@@ -153,9 +157,9 @@ export class Collector {
   private enqueue(job: CollectJob, priority: Priority, how: PassOptions, turns?: LimitFunction): Promise<PassResult> {
     const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    // A pass whose turn comes after the stop never started: it plans nothing and leaves the job's record alone.
-    const turn = () => (this.stopper.signal.aborted ? passResult(job.key) : this.passSpans(job, priority, how));
-    const result = after.then(() => (turns ? turns(turn) : this.passSpans(job, priority, how)));
+    const result = after.then(() =>
+      turns ? this.passInTurns(job, priority, how, turns) : this.passSpans(job, priority, how),
+    );
     const entry: RunningPass = { priority, range: how.range, result };
     this.running.set(job.key, entry);
     void entry.result
@@ -164,6 +168,23 @@ export class Collector {
       })
       .catch(noop);
     return entry.result;
+  }
+
+  /**
+   * A pass that takes turns: SPANS_PER_TURN spans a turn, then back to the end of the line while spans are left, so a
+   * long catch-up alternates with the other jobs' live windows instead of holding its turn to the end. Between turns
+   * the job holds nothing; each turn plans what is still pending. One result for the whole pass.
+   */
+  private async passInTurns(job: CollectJob, priority: Priority, how: PassOptions, turns: LimitFunction) {
+    const counts = how.counts ?? noCounts();
+    for (;;) {
+      let asked = 0;
+      const turn = { ...how, counts, shouldStop: () => how.shouldStop?.() === true || asked++ >= SPANS_PER_TURN };
+      // A turn that comes after the stop never starts: it plans nothing and leaves the job's record alone.
+      const result = await turns(() => (this.stopper.signal.aborted ? undefined : this.passSpans(job, priority, turn)));
+      if (!result || result.error !== undefined || asked <= SPANS_PER_TURN)
+        return result ?? passResult(job.key, counts);
+    }
   }
 
   /**

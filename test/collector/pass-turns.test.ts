@@ -21,16 +21,16 @@ afterEach(async () => {
 });
 
 /**
- * A runtime collecting the metrics of 30 accounts (60 jobs) from `lookback` ago, from a simulator whose metrics quota
- * is `quota` (the collector's too).
+ * A runtime collecting the metrics of 30 accounts (60 jobs; `metrics` settings) from `lookback` ago, from a simulator
+ * whose metrics quota is `quota` (the collector's too).
  */
-async function setup(quota: { calls: number; periodMs: number }, lookback: string) {
+async function setup(quota: { calls: number; periodMs: number }, lookback: string, metrics = {}) {
   const sim = await startSimulator({ quotas: { ...NO_QUOTAS, metrics: quota }, world: { accounts: ACCOUNTS } });
   const dir = mkdtempSync(join(tmpdir(), 'pass-turns-'));
   const config = configFor(
     sim,
     { type: 'file', path: join(dir, 'out.lp') },
-    { jobs: onlyJobs({ metrics: {} }), state: { dir: join(dir, 'state'), initialLookback: lookback } },
+    { jobs: onlyJobs({ metrics }), state: { dir: join(dir, 'state'), initialLookback: lookback } },
   );
   const rt = await runtimeFor(config);
   open.push({ sim, rt, dir });
@@ -56,6 +56,21 @@ describe("a pass's jobs take turns by the quota", () => {
     // The stop ends the passes under way and the waiting ones alike; only the quota's calls brought a span.
     const results = await pass;
     expect(results.filter((r) => r.spans > 0).length).toBeLessThanOrEqual(3);
+  });
+
+  it("a long catch-up takes turns with the other jobs' windows instead of holding its turn to the end", async () => {
+    // One call at a time: one job's pass runs at once. Every job but the first is caught up but for its newest window.
+    const metrics = { window: '1m', delay: '1s', byResource: false };
+    const { rt } = await setup({ calls: 1, periodMs: 100 }, '40m', metrics);
+    const [behind, ...current] = rt.collector.jobs;
+    for (const job of current) await rt.store.confirm(job.key, rt.collector.pending(job).at(-2)!);
+    const pass = rt.collector.tick();
+    const caughtUp = () => current.every((job) => rt.collector.pending(job).length === 0);
+    await expect.poll(caughtUp, { timeout: 60_000 }).toBe(true);
+    // The others' windows were collected while the first job still had most of its 40 windows to go.
+    expect(rt.collector.pending(behind!).length).toBeGreaterThan(0);
+    expect((await pass).filter((r) => r.error !== undefined)).toEqual([]);
+    expect(rt.collector.pending(behind!)).toEqual([]);
   });
 
   it('every job is still collected, within the quota: no 429, nothing left pending', async () => {
