@@ -13,7 +13,16 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BENCHES = ['quota', 'sink-throughput', 'daemon-soak', 'big-account', 'limiter', 'bottleneck-window', 'startup'];
+const BENCHES = [
+  'quota',
+  'sink-throughput',
+  'daemon-soak',
+  'big-account',
+  'many-accounts',
+  'limiter',
+  'bottleneck-window',
+  'startup',
+];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const names = args.filter((a) => !a.startsWith('--'));

@@ -1,8 +1,8 @@
 /**
  * The config of a daemon bench (daemon-soak, big-account): every API of the simulator's accounts at the spec's
  * quotas (as the simulator enforces them), DVR for its streams, an InfluxDB v2 write API sink (VictoriaMetrics), the
- * telemetry port for /metrics, warn logs; `state` settings added (e.g. initialLookback). Written as YAML into `dir`;
- * returns its path.
+ * telemetry port for /metrics, warn logs; `state` settings added (e.g. initialLookback), then `overrides` (top-level
+ * sections, e.g. `accounts: auto`). Written as YAML into `dir`; returns its path.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ export function writeDaemonConfig(
   sinkUrl: string,
   port: number,
   state: Record<string, string> = {},
+  overrides: Record<string, unknown> = {},
 ): string {
   const path = join(dir, 'collector.yaml');
   writeFileSync(
@@ -32,6 +33,7 @@ export function writeDaemonConfig(
       state: { dir: join(dir, 'state'), ...state },
       http: { port, host: '127.0.0.1' },
       log: { level: 'warn' },
+      ...overrides,
     }),
   );
   return path;

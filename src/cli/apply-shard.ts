@@ -1,12 +1,14 @@
 import { narrowToShard } from '../config/narrow-shard.js';
 import type { CollectorConfig } from '../config/schema.js';
 import type { Shard } from '../config/shard.js';
+import { shardQuotas } from '../config/shard-quota.js';
 import { CliError, EXIT_USAGE } from './common.js';
 import { SHARD_OPTION } from './shard.js';
 
 /**
- * The config narrowed to the shard, if one was given. A shard with no account is a usage error: an idle instance
- * would look healthy while collecting nothing.
+ * The config narrowed to the shard, if one was given, with its part of the quotas (shardQuotas: shards that share a
+ * login share its quota). A shard with no account is a usage error: an idle instance would look healthy while
+ * collecting nothing.
  */
 export function applyShard(config: CollectorConfig, shard: Shard | undefined): CollectorConfig {
   if (!shard || shard.count === 1) return config;
@@ -19,5 +21,5 @@ export function applyShard(config: CollectorConfig, shard: Shard | undefined): C
       EXIT_USAGE,
     );
   }
-  return narrowed;
+  return shardQuotas(narrowed, shard);
 }

@@ -6,6 +6,7 @@ import { stopCollecting } from '../collector/stop.js';
 import { loadConfigFile } from '../config/loader.js';
 import { checkConfig } from '../config/rules.js';
 import type { Shard } from '../config/shard.js';
+import { shardQuotaText } from '../config/shard-quota.js';
 import { LISTEN_ENV } from '../config/env.js';
 import { createLogger, type Logger } from '../log.js';
 import { startHealthServer, type TelemetryServer } from '../telemetry/server.js';
@@ -49,6 +50,8 @@ export async function runAction(o: RunOptions): Promise<void> {
         `${config.accounts === 'auto' ? 'discovered accounts' : config.accounts.join(', ')})`
       : '';
     process.stdout.write(`${source}: valid${scope}\n`);
+    const share = shardQuotaText(config, o.shard);
+    if (share) process.stdout.write(`quotas shared by ${o.shard?.count} shards, this shard's part: ${share}\n`);
     // Valid but too much work for a quota: a warning (exit 0), the config runs, just slower than configured.
     for (const line of overQuotaLines(config, clock.now())) process.stdout.write(`warning: ${line}\n`);
     return;
@@ -61,6 +64,9 @@ export async function runAction(o: RunOptions): Promise<void> {
   const log = createLogger(config.log);
   // Before anything that may wait: within a second the user sees what this run is doing.
   log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
+  const share = shardQuotaText(config, o.shard);
+  if (share)
+    log.info({ shards: o.shard?.count, quotas: share }, 'quotas shared by the shards: this shard spends its part');
   const demand = configDemand(config, clock.now());
   for (const d of overQuota(demand)) log.warn(demandLine(d));
   const rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin, checkAccounts: true });

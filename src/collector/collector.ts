@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
@@ -6,6 +7,7 @@ import type { Priority } from '../limit/types.js';
 import { daemonOrigin, pendingSpans, type PendingState } from '../plan/pending.js';
 import type { Sink } from '../sink/types.js';
 import type { AccountStanding } from '../sources/account-standing.js';
+import type { ApiName } from '../spec/apis.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
@@ -38,7 +40,17 @@ export interface CollectorDeps {
   deadLetterPath?: string;
   /** Told when an API refuses a job's account or answers for it (see AccountStanding). */
   accounts?: AccountStanding;
+  /**
+   * At most this many passes of an API started by runPass run at once, each for a turn of a few spans; the others wait
+   * their turn holding nothing but their job, not a plan, a client or a call queued in the limiter (default: no
+   * bound). The runtime gives one quota period's calls: a pass has one call waiting at a time, so what the limiter
+   * holds is sent within about a period.
+   */
+  passesAtOnce?: (api: ApiName) => number;
 }
+
+/** Spans a pass of runPass collects in one turn (see CollectorDeps.passesAtOnce) before the next job's turn. */
+const SPANS_PER_TURN = 4;
 
 /**
  * Runs jobs: for each, the spans between its origin and the newest collectable window that are not confirmed yet —
@@ -60,6 +72,8 @@ export class Collector {
   private readonly jobList: CollectJob[] = [];
   /** Where every pass's points go and what confirms them (SpanOutput). */
   private readonly output: OutputDeps;
+  /** The turns of runPass's passes, per API and priority (see CollectorDeps.passesAtOnce). */
+  private readonly turns = new Map<string, LimitFunction>();
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
@@ -100,7 +114,17 @@ export class Collector {
    * and a job still busy (retrying a failing API, a backfill) is left to its pass: one job never delays another.
    */
   runPass(jobs: readonly CollectJob[], priority: Priority): Promise<PassResult[]> {
-    return Promise.all(jobs.filter((job) => !this.running.has(job.key)).map((job) => this.enqueue(job, priority, {})));
+    const idle = jobs.filter((job) => !this.running.has(job.key));
+    return Promise.all(idle.map((job) => this.enqueue(job, priority, {}, this.turnsOf(job.api, priority))));
+  }
+
+  /** Where runPass's passes of `api` wait their turn, or undefined when they all start at once. */
+  private turnsOf(api: ApiName, priority: Priority): LimitFunction | undefined {
+    const key = `${api}/${priority}`;
+    let turns = this.turns.get(key);
+    const bound = this.deps.passesAtOnce?.(api);
+    if (!turns && bound !== undefined && Number.isFinite(bound)) this.turns.set(key, (turns = pLimit(bound)));
+    return turns;
   }
 
   /** Resolves once the passes of `jobs` that run or wait now have ended. */
@@ -132,11 +156,13 @@ export class Collector {
     return Promise.race([pass, aborted]);
   }
 
-  /** Runs a pass of `job` after its newest one (single flight). */
-  private enqueue(job: CollectJob, priority: Priority, how: PassOptions): Promise<PassResult> {
+  /** Runs a pass of `job` after its newest one (single flight), when `turns` (if any) gives it its turn. */
+  private enqueue(job: CollectJob, priority: Priority, how: PassOptions, turns?: LimitFunction): Promise<PassResult> {
     const newest = this.running.get(job.key);
     const after = newest ? newest.result.then(noop, noop) : Promise.resolve();
-    const result = after.then(() => this.passSpans(job, priority, how));
+    const result = after.then(() =>
+      turns ? this.passInTurns(job, priority, how, turns) : this.passSpans(job, priority, how),
+    );
     const entry: RunningPass = { priority, range: how.range, result };
     this.running.set(job.key, entry);
     void entry.result
@@ -145,6 +171,23 @@ export class Collector {
       })
       .catch(noop);
     return entry.result;
+  }
+
+  /**
+   * A pass that takes turns: SPANS_PER_TURN spans a turn, then back to the end of the line while spans are left, so a
+   * long catch-up alternates with the other jobs' live windows instead of holding its turn to the end. Between turns
+   * the job holds nothing; each turn plans what is still pending. One result for the whole pass.
+   */
+  private async passInTurns(job: CollectJob, priority: Priority, how: PassOptions, turns: LimitFunction) {
+    const counts = how.counts ?? noCounts();
+    for (;;) {
+      let asked = 0;
+      const turn = { ...how, counts, shouldStop: () => how.shouldStop?.() === true || asked++ >= SPANS_PER_TURN };
+      // A turn that comes after the stop never starts: it plans nothing and leaves the job's record alone.
+      const result = await turns(() => (this.stopper.signal.aborted ? undefined : this.passSpans(job, priority, turn)));
+      if (!result || result.error !== undefined || asked <= SPANS_PER_TURN)
+        return result ?? passResult(job.key, counts);
+    }
   }
 
   /**

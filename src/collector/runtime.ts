@@ -28,6 +28,9 @@ import { watchedSink } from '../telemetry/sink-watch.js';
 import { AccountStanding } from '../sources/account-standing.js';
 import { reportAccountStanding } from '../telemetry/account-reports.js';
 
+/** Passes of an API with no quota that run at once (a backfill's jobs side by side are as many). */
+const PASSES_AT_ONCE_WITHOUT_QUOTA = 16;
+
 /** Everything a command needs, wired from one validated config. `close()` releases it in the right order. */
 export interface Runtime {
   config: CollectorConfig;
@@ -164,6 +167,8 @@ export async function createRuntime(
     initialLookbackMs: config.state.initialLookback,
     deadLetterPath: config.output.deadLetterPath,
     accounts,
+    // Bounded by the quota, not the number of jobs: thousands of accounts hold thousands of jobs, not of passes.
+    passesAtOnce: (api) => limiters.get(api).quota?.calls ?? PASSES_AT_ONCE_WITHOUT_QUOTA,
   });
   const discovery =
     config.accounts === 'auto'

@@ -131,6 +131,15 @@ export const apiSchema = z
     maxRetryAfter: duration
       .default('5m')
       .describe('longest Retry-After honoured; a longer one is cut to this (and logged)'),
+    shardQuota: z
+      .enum(['auto', 'divided', 'whole'])
+      .default('auto')
+      .describe(
+        'with --shard i/n, how much of each quota one shard spends. divided: floor(calls / n), for shards that ' +
+          'share one login or token (the service counts its calls together); whole: every quota, for shards with a ' +
+          'login or token of their own; auto: divided when the shards log in (api.username), whole with a token ' +
+          '(one token per shard, as in deploy/k8s)',
+      ),
     maxBodyBytes: bodyBytes
       .default(32 * 1024 * 1024)
       .describe(

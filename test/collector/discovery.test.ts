@@ -101,7 +101,7 @@ describe('account discovery', () => {
     const rt = await runtimeFor(autoConfig(join(mkdtempSync(join(tmpdir(), 'disc-')), 'points.lp'), token), clock);
     await expect(rt.discovery!.refresh()).rejects.toThrow();
     expect(rt.telemetry.activeConditions()).toEqual({
-      [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*inventory.*403/),
+      [DISCOVERY_CONDITION]: expect.stringMatching(/^no account discovered yet: .*inventory.*401/),
     });
     sim.addToken(token, { accounts: ['acme'] });
     expect(await rt.discovery!.refresh()).toEqual(['acme']);
