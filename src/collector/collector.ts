@@ -173,6 +173,11 @@ export class Collector {
     this.stopper.abort();
     await Promise.allSettled([...this.running.values()].map((p) => p.result));
   }
+
+  /** Whether stop() was called: passes that end now end because of it. */
+  get stopping(): boolean {
+    return this.stopper.signal.aborted;
+  }
 }
 
 /**

@@ -43,7 +43,7 @@ async function confirm(dir: string, keys: Record<string, number>): Promise<void>
 const keysOf = (jobs: Array<{ key: string; configured: boolean }>) => jobs.map((j) => [j.key, j.configured]);
 
 describe('status lists the jobs the daemon runs', () => {
-  it('explicit accounts, no daemon: the shared totals job (not one per account), jobs without a checkpoint, DVR', async () => {
+  it('explicit accounts, no daemon: one shared totals job, DVR, jobs without a checkpoint', async () => {
     const { dir, config } = setUp(['acme', 'globex']);
     const at = Date.parse('2026-11-28T10:00:00Z');
     await confirm(dir, { 'statistic/acme/total': at, 'statistic/globex/total': at - HOUR, 'statistic/gone/codes': at });
