@@ -53,7 +53,7 @@ describe('the start-up pass line', () => {
     await d.rt.close();
   });
 
-  it('every span failed (a token refused): not "filled", the windows still missing and the jobs that failed', async () => {
+  it('every span failed (a token refused): not "filled", the windows missing and the jobs that failed', async () => {
     const d = await daemonOf('not-the-token', '5m');
     await d.daemon.firstPass;
     const line = d.startupLine()!;
