@@ -42,7 +42,7 @@ export interface Unwrapped {
   optional: boolean;
 }
 
-/** Peels ZodDefault/ZodOptional (and ZodEffects other than durations and URLs) off a field, keeping the outermost description. */
+/** Peels ZodDefault/ZodOptional (and ZodEffects but durations and URLs) off a field, keeping the outer description. */
 export function unwrap(schema: ZodTypeAny): Unwrapped {
   let node = schema;
   let description: string | undefined;
