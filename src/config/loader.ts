@@ -107,6 +107,29 @@ function valueAt(value: unknown, path: Array<string | number>): unknown {
 /** The configuration of a YAML file with the environment's overrides; without a file, of the environment alone. */
 export function loadConfigFile(path: string | undefined, env: Env = process.env): CollectorConfig {
   if (path === undefined) return parseConfig({}, env);
+  const { raw, unresolved } = readConfigFile(path, env);
+  return parseConfig(raw, env, unresolved);
+}
+
+/**
+ * The accounts of a configuration alone (`config --shards`): the file's and `CDN_ACCOUNTS`, validated as the whole
+ * configuration validates them, without asking for what the split does not need (a token, the sink).
+ */
+export function loadAccounts(path: string | undefined, env: Env = process.env): CollectorConfig['accounts'] {
+  const { raw, unresolved } = path === undefined ? { raw: {}, unresolved: [] } : readConfigFile(path, env);
+  const merged = applyEnv(raw, env);
+  const result = configSchema.shape.accounts.safeParse(merged.accounts);
+  const problems = unresolved.filter((p) => p.field === 'accounts' || p.field.startsWith('accounts.'));
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    problems.push(problemOf({ ...issue, path: ['accounts', ...issue.path] }, merged, env));
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
+}
+
+/** A YAML file's mapping with its `${…}` replaced from `env`, and the fields whose `${…}` could not be. */
+function readConfigFile(path: string, env: Env): { raw: Obj; unresolved: ConfigProblem[] } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -124,7 +147,7 @@ export function loadConfigFile(path: string | undefined, env: Env = process.env)
     throw new ConfigError('(file)', `${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (raw !== null && raw !== undefined && !isObj(raw)) throw new ConfigError('(root)', 'must be a mapping');
-  return parseConfig(raw ?? {}, env, unresolved);
+  return { raw: (raw ?? {}) as Obj, unresolved };
 }
 
 function isObj(v: unknown): v is Obj {
