@@ -60,7 +60,12 @@ export async function printPoints(config: CollectorConfig, shard: Shard | undefi
   const log = createLogger(config.log.level);
   const rt = await createRuntime(config, systemClock, log, { shard });
   const encode = createEncoder('s', {
-    backslashes: config.sink.type === 'influx-v2' ? config.sink.backslashes : 'verbatim',
+    backslashes:
+      config.sink.type === 'influx-v2'
+        ? config.sink.backslashes
+        : config.sink.type === 'victoriametrics'
+          ? 'escaped'
+          : 'verbatim',
   });
   let failed = 0;
   let points = 0;
