@@ -60,7 +60,7 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)(
         {},
       );
 
-    it('needs no org, bucket or token; keeps every sample (overwrites false); verify reads it as VictoriaMetrics', () => {
+    it('needs no org, bucket or token; keeps every sample (overwrites false); verify reads it back', () => {
       const c = config();
       expect(c.sink).toMatchObject({ type: 'victoriametrics', url: server.url });
       expect(c.output.overwrites).toBe(false);
