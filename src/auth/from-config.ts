@@ -4,13 +4,28 @@ import type { CollectorConfig } from '../config/schema.js';
 import { PasswordFileError } from './errors.js';
 import { passwordFileReader } from './password-file.js';
 import { LoginTokenProvider } from './login.js';
+import type { LoginLedger } from './login-stop.js';
 import { StaticTokenProvider, type AuthEvent, type TokenProvider } from './provider.js';
 import { FileTokenProvider } from './token-file.js';
+import { LoginRefusalFile } from '../state/login-refusals.js';
+
+/** What to fix when the service refuses the credentials of a configured login. */
+const CONFIG_FIX =
+  'api.username / api.password (CDN_USERNAME, CDN_PASSWORD) or the password file (api.passwordFile, ' +
+  'CDN_PASSWORD_FILE: read again before each try)';
 
 /** The token source the `api` section configures (the schema has checked that exactly one is). */
 export function tokenProviderFor(
   api: CollectorConfig['api'],
-  options: { clock: Clock; onEvent: (e: AuthEvent) => void },
+  options: {
+    clock: Clock;
+    onEvent: (e: AuthEvent) => void;
+    /** Where refused logins are counted for every process (state.dir). */
+    stateDir: string;
+    forceLogin?: boolean | undefined;
+    /** The count's file cannot be read or saved (the count is kept in memory then). */
+    onProblem?: (message: string) => void;
+  },
 ): TokenProvider {
   if (api.tokenFile !== undefined) return new FileTokenProvider(api.tokenFile, options.onEvent);
   if (api.username === undefined) return new StaticTokenProvider(api.token!);
@@ -23,6 +38,9 @@ export function tokenProviderFor(
     renewAfter: api.renewAfter,
     clock: options.clock,
     onEvent: options.onEvent,
+    ledger: refusalLedger(options.stateDir, api.username, options.onProblem),
+    forceLogin: options.forceLogin ?? false,
+    fix: CONFIG_FIX,
   });
 }
 
@@ -34,4 +52,9 @@ function passwordFromFile(path: string): () => string {
     if (err instanceof PasswordFileError) throw new ConfigError('api.passwordFile', `${path} ${err.problem}`);
     throw err;
   }
+}
+
+/** The refused logins of `username`, counted in `<stateDir>/login-refusals.json` for every process on that dir. */
+export function refusalLedger(stateDir: string, username: string, onProblem?: (message: string) => void): LoginLedger {
+  return new LoginRefusalFile(stateDir, username, onProblem);
 }

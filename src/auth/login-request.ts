@@ -8,8 +8,9 @@ import { HOUR } from '../time.js';
 
 /**
  * The vendor documents the answer's `lifetime` as the milliseconds LEFT until the token expires (21 599 000 on a fresh
- * login); when it is missing or unusable, six hours are assumed — and renewal at a fraction of it, plus the renewal
- * on refusal, cover a token that dies sooner.
+ * login); 0 or less is a token that expires now. When it is missing or not a number, six hours are assumed (with a
+ * warning naming the field) — and renewal at a fraction of it, plus the renewal on refusal, cover a token that dies
+ * sooner.
  */
 export const ASSUMED_LIFETIME_MS = 6 * HOUR;
 
@@ -113,12 +114,7 @@ export function parseLoginAnswer(httpStatus: number, text: string): LoginAnswer 
     const status = httpStatus >= 200 && httpStatus < 300 && Number.isInteger(bodyStatus) ? bodyStatus : httpStatus;
     return { ok: false, status, problem: redactSecrets(said ? `${problem}: ${said.slice(0, 200)}` : problem) };
   }
-  const lifetime = Number(body.lifetime);
-  const usable =
-    body.lifetime !== undefined &&
-    body.lifetime !== null &&
-    body.lifetime !== '' &&
-    Number.isFinite(lifetime) &&
-    lifetime > 0;
+  const lifetime = typeof body.lifetime === 'string' ? Number(body.lifetime.trim() || Number.NaN) : body.lifetime;
+  const usable = typeof lifetime === 'number' && Number.isFinite(lifetime);
   return { ok: true, token, lifetimeMs: usable ? lifetime : ASSUMED_LIFETIME_MS, lifetimeAssumed: !usable };
 }

@@ -3,6 +3,9 @@ import { planBackfill, type BackfillPlan } from '../plan/planner.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { Collector, PassResult } from '../collector/collector.js';
 
+/** The code of a sink whose file cannot grow (SinkSpaceError). */
+const NO_ROOM_CODE = 'CDN_ERR_SINK_SPACE';
+
 /** Spans per pass: between passes a backfill can stop (Ctrl-C, a cancelled request) without waiting for a whole job. */
 const SPANS_PER_PASS = 8;
 
@@ -27,7 +30,10 @@ export async function runBackfill(
 ): Promise<PassResult[]> {
   const limit = pLimit(options.concurrency ?? 16);
   const { signal } = options;
-  const stop = { shouldStop: () => options.shouldStop?.() === true || signal?.aborted === true, signal };
+  // A sink that cannot grow (a full disk) fails every job's next write the same way after its retries: stop them all.
+  let noRoom = false;
+  const stopped = () => options.shouldStop?.() === true || signal?.aborted === true || noRoom;
+  const stop = { shouldStop: stopped, signal };
   const runJob = async (job: CollectJob, spans: Span[]): Promise<PassResult> => {
     const total: PassResult = { key: job.key, spans: 0, points: 0, setAside: 0 };
     for (let i = 0; i < spans.length && !stop.shouldStop(); i += SPANS_PER_PASS) {
@@ -39,7 +45,10 @@ export async function runBackfill(
       total.points += r.points;
       total.setAside += r.setAside;
       total.refused = (total.refused ?? 0) + (r.refused ?? 0);
-      if (r.error) return { ...total, error: r.error };
+      if (r.error) {
+        noRoom ||= r.errorCode === NO_ROOM_CODE;
+        return { ...total, error: r.error, ...(r.errorCode ? { errorCode: r.errorCode } : {}) };
+      }
     }
     return total;
   };
@@ -55,6 +64,8 @@ export interface BackfillOutcome {
   /** Jobs whose last round still ended on an error. */
   failed: string[];
   stopped: boolean;
+  /** Why it stopped before the end with no one asking: the sink's file cannot grow (its message: cause and fix). */
+  sinkFull?: string;
 }
 
 /**
@@ -76,6 +87,8 @@ export async function executeBackfill(
     outcome.refused += results.reduce((n, r) => n + (r.refused ?? 0), 0);
     outcome.failed = results.filter((r) => r.error).map((r) => r.key);
     if (options.shouldStop?.() || options.signal?.aborted) return { ...outcome, stopped: true };
+    const full = results.find((r) => r.errorCode === NO_ROOM_CODE);
+    if (full) return { ...outcome, sinkFull: full.error }; // another round would fail alike: space must be made first
     if (outcome.failed.length === 0 || results.every((r) => r.spans === 0)) break;
     const failed = new Set(outcome.failed);
     current = planBackfill(collector, plan.range, (job) => failed.has(job.key));

@@ -1,7 +1,7 @@
 import type { ZodType, ZodTypeDef } from 'zod';
 import { HttpClient } from '../http/client.js';
 import { APIS, type ApiName } from '../spec/apis.js';
-import { resolveConnection } from './connection.js';
+import { loginStateDir, resolveConnection } from './connection.js';
 import type { ConnectionOptions } from './dvr-args.js';
 
 // What `api` does, loaded only when it runs (api.ts defines the command).
@@ -21,7 +21,8 @@ export async function apiAction(
   path: string,
   o: { query?: string[] } & ConnectionOptions,
 ): Promise<void> {
-  const { baseUrl, token } = resolveConnection(o, process.env);
+  const { baseUrl, token } = resolveConnection(o, process.env, undefined, await loginStateDir(o));
+  await token.checkStart?.();
   const query: Record<string, string[]> = {};
   for (const pair of o.query ?? []) {
     const at = pair.indexOf('=');

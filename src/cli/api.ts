@@ -1,6 +1,6 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { collect } from './common.js';
+import { collect, forceLoginOption, loginStateOption } from './common.js';
 import type { ConnectionOptions } from './dvr-args.js';
 
 /** `key=value` → [key, value]; repeated keys become repeated parameters. */
@@ -29,7 +29,9 @@ export function apiCommand(): Command {
       '--username <name>',
       'log in as this user instead (default: env CDN_USERNAME); password from CDN_PASSWORD or --password-file',
     )
-    .option('--password-file <path>', 'the login password: first line of this file (default: env CDN_PASSWORD_FILE)');
+    .option('--password-file <path>', 'the login password: first line of this file (default: env CDN_PASSWORD_FILE)')
+    .addOption(loginStateOption())
+    .addOption(forceLoginOption());
   // The HTTP client loads when the command runs, not for `api --help` or an argument error.
   return command.action(async (api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions) =>
     (await import('./api-action.js')).apiAction(api, path, o),

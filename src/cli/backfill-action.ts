@@ -35,6 +35,7 @@ export interface BackfillOptions {
   dryRun?: boolean;
   json?: boolean;
   shard?: Shard;
+  forceLogin?: boolean;
 }
 
 type Plan = BackfillStatus['plan'];
@@ -61,7 +62,7 @@ export async function backfillAction(o: BackfillOptions): Promise<void> {
   try {
     let rt: Runtime;
     try {
-      rt = await createRuntime(config, clock, log, { shard: o.shard });
+      rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin });
     } catch (err) {
       if (errorCodeOf(err) !== 'CDN_ERR_STATE_LOCKED') throw err;
       return await besideDaemon(config, o, range, notes, stop, log, clock);
@@ -128,6 +129,7 @@ async function standalone(
       setAside: outcome.setAside,
       refused: outcome.refused,
       notes,
+      ...(outcome.sinkFull === undefined ? {} : { sinkFull: outcome.sinkFull }),
     },
     o.json === true,
     stop,

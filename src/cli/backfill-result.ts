@@ -24,6 +24,8 @@ export interface BackfillResult {
   /** Points the database refused for good (dead letters). */
   refused: number;
   notes: string[];
+  /** Set when it stopped because the sink's file cannot grow (a full disk): the cause and the fix. */
+  sinkFull?: string;
 }
 
 /**
@@ -55,6 +57,8 @@ export function finish(result: BackfillResult, json: boolean, stop: BackfillStop
     process.exitCode = signal ? stoppedExitCode(signal) : EXIT_FAILURE;
     return;
   }
+  if (result.sinkFull !== undefined)
+    throw new CliError(`backfill stopped: ${result.sinkFull}; then resume with: ${resume}`);
   if (result.failed.length > 0)
     throw new CliError(`backfill incomplete; rerun to resume (${resume}). Failed jobs: ${result.failed.join(', ')}`);
   if (result.setAside > 0) {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { EXIT_POINTS_REFUSED } from './verdict.js';
 import { TIME_HELP } from '../time-text.js';
-import { collect, configFileOption, configHelp, parseTimeOption } from './common.js';
+import { collect, configFileOption, configHelp, forceLoginOption, parseTimeOption } from './common.js';
 import { shardOption } from './shard.js';
 import type { BackfillOptions } from './backfill-action.js';
 
@@ -23,6 +23,7 @@ export function backfillCommand(): Command {
     .option('--dry-run', 'print the plan (calls per API, minimum duration under the quotas) and exit')
     .option('--json', 'print the plan or the result as JSON')
     .addOption(shardOption())
+    .addOption(forceLoginOption())
     .addHelpText('after', `\n${TIME_HELP}`)
     .addHelpText(
       'after',

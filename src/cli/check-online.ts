@@ -23,13 +23,14 @@ export async function runOnlineCheck(
   config: CollectorConfig,
   configPath: string,
   shard: Shard | undefined,
+  forceLogin?: boolean,
 ): Promise<number> {
   process.stdout.write(
     `${configPath}: valid; checking ${withoutUserinfo(config.api.baseUrl)} and the sink ` +
       `(${sinkTarget(config.sink)})…\n`,
   );
   // The verdicts say it all; the runtime's own first-failure lines would repeat them.
-  const rt = await createRuntime(config, systemClock, createLogger('fatal'), { shard });
+  const rt = await createRuntime(config, systemClock, createLogger('fatal'), { shard, forceLogin });
   let verdicts: Array<[string, Verdict]>;
   try {
     const [apis, sink] = await Promise.all([checkApis(rt), probeSink(config.sink)]);
@@ -56,9 +57,13 @@ const DRY_RUN_DEADLINE_MS = 6 * 3_600_000;
  * Nothing is written to the sink, no checkpoint or set-aside entry changes; calls are counted in the quota journal.
  * Exit 0 when every job answered, EXIT_WINDOWS_FAILED otherwise (each failure on stderr).
  */
-export async function printPoints(config: CollectorConfig, shard: Shard | undefined): Promise<number> {
+export async function printPoints(
+  config: CollectorConfig,
+  shard: Shard | undefined,
+  forceLogin?: boolean,
+): Promise<number> {
   const log = createLogger(config.log.level);
-  const rt = await createRuntime(config, systemClock, log, { shard });
+  const rt = await createRuntime(config, systemClock, log, { shard, forceLogin });
   const encode = createEncoder('s', {
     backslashes:
       config.sink.type === 'influx-v2'

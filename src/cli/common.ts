@@ -26,7 +26,11 @@ export class CliError extends CollectorError {
 }
 
 /** Codes whose exit code is not EXIT_FAILURE: input refused before anything was called, written or deleted. */
-const EXIT_CODES: Partial<Record<ErrorCode, number>> = { CDN_ERR_USAGE: EXIT_USAGE, CDN_ERR_CONFIG: EXIT_USAGE };
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
+  CDN_ERR_USAGE: EXIT_USAGE,
+  CDN_ERR_CONFIG: EXIT_USAGE,
+  CDN_ERR_LOGINS_STOPPED: EXIT_USAGE,
+};
 
 /** The process exit code for an error of the collector's family, by its code. */
 export function exitCodeOf(err: CollectorError): number {
@@ -85,6 +89,23 @@ export async function writeOutput(path: string, text: string): Promise<void> {
       code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(err));
     throw new CliError(`--write ${path}: cannot write (${why}); nothing was written`, EXIT_USAGE);
   }
+}
+
+/** `--force-login` of every command that logs in: one login past a stop by earlier refused logins. */
+export function forceLoginOption(): Option {
+  return new Option(
+    '--force-login',
+    'send one login even though earlier refused logins (of any process on the state dir) stopped them; use it once ' +
+      'the password is fixed: a login that succeeds clears the count',
+  );
+}
+
+/** `-c, --config` of `api` and `dvr`: only its state.dir is read, where refused logins are counted. */
+export function loginStateOption(): Option {
+  return new Option(
+    '-c, --config <file>',
+    'count refused logins in the state.dir of this config (default: ./state); nothing else of it is used',
+  );
 }
 
 /** `-c, --config <file>` of the commands that read a configuration: optional, as every field can come from env. */

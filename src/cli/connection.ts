@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { PasswordFileError } from '../auth/errors.js';
 import { passwordFileReader } from '../auth/password-file.js';
 import { LoginTokenProvider } from '../auth/login.js';
+import type { LoginLedger } from '../auth/login-stop.js';
+import { DEFAULT_STATE_DIR } from '../config/state-dir.js';
 import { StaticTokenProvider, type TokenProvider } from '../auth/provider.js';
 import { DEFAULT_LOGIN_BODY } from '../spec/login.js';
 import { CliError, EXIT_USAGE } from './common.js';
@@ -25,6 +27,7 @@ export function resolveConnection(
   o: ConnectionOptions,
   env: DvrIo['env'],
   warn: (text: string) => void = (text) => process.stderr.write(text),
+  stateDir = DEFAULT_STATE_DIR,
 ): { baseUrl: string; token: TokenProvider } {
   const baseUrl = o.baseUrl ?? env.CDN_BASE_URL;
   if (o.token !== undefined && o.tokenFile !== undefined)
@@ -52,15 +55,55 @@ export function resolveConnection(
   }
   if (o.username === undefined && env.CDN_TOKEN)
     throw new CliError('both CDN_TOKEN and CDN_USERNAME are set: unset one', EXIT_USAGE);
-  return { baseUrl, token: loginProvider(baseUrl, username, o.passwordFile, env) };
+  const ledger = lazyLedger(stateDir, username);
+  return { baseUrl, token: loginProvider(baseUrl, username, o, env, ledger) };
 }
+
+/**
+ * Where `api` and `dvr` count refused logins with every other process: the state.dir of the config given with
+ * `-c` (only that field is read; the credentials still come from the flags and the environment), else
+ * DEFAULT_STATE_DIR. The config is read only when given.
+ */
+export async function loginStateDir(o: ConnectionOptions): Promise<string> {
+  if (o.config === undefined) return DEFAULT_STATE_DIR;
+  const { ConfigError, readConfigDocument } = await import('../config/loader.js');
+  const state = readConfigDocument(o.config).raw.state;
+  const dir = typeof state === 'object' && state !== null ? (state as { dir?: unknown }).dir : undefined;
+  if (dir === undefined) return DEFAULT_STATE_DIR;
+  if (typeof dir !== 'string' || dir === '') throw new ConfigError('state.dir', `${o.config}: must be a path`);
+  return dir;
+}
+
+/** The state dir's count of refused logins, its module (and zod) loaded only when a login needs it. */
+function lazyLedger(stateDir: string, username: string): LoginLedger {
+  let file: Promise<LoginLedger> | undefined;
+  let opened: LoginLedger | undefined;
+  const open = async () =>
+    (opened = await (file ??= import('../state/login-refusals.js').then(
+      (m) => new m.LoginRefusalFile(stateDir, username),
+    )));
+  return {
+    // Named after a read: the file's path then.
+    get where() {
+      return opened?.where ?? stateDir;
+    },
+    read: async () => (await open()).read(),
+    update: async (change) => (await open()).update(change),
+  };
+}
+
+const CLI_FIX =
+  'the password (CDN_PASSWORD, or the file of --password-file / CDN_PASSWORD_FILE) or the username ' +
+  '(--username, CDN_USERNAME)';
 
 function loginProvider(
   baseUrl: string,
   username: string,
-  passwordFile: string | undefined,
+  o: ConnectionOptions,
   env: DvrIo['env'],
+  ledger: LoginLedger,
 ): TokenProvider {
+  const passwordFile = o.passwordFile;
   const file = passwordFile ?? (env.CDN_PASSWORD === undefined ? env.CDN_PASSWORD_FILE : undefined);
   if (file === undefined && !env.CDN_PASSWORD) {
     throw new CliError(
@@ -75,7 +118,16 @@ function loginProvider(
     if (err instanceof PasswordFileError) throw new CliError(`--password-file: ${err.path} ${err.problem}`, EXIT_USAGE);
     throw err;
   }
-  return new LoginTokenProvider({ baseUrl, username, password, bodyFormat: DEFAULT_LOGIN_BODY, timeoutMs: 30_000 });
+  return new LoginTokenProvider({
+    baseUrl,
+    username,
+    password,
+    bodyFormat: DEFAULT_LOGIN_BODY,
+    timeoutMs: 30_000,
+    ledger,
+    forceLogin: o.forceLogin ?? false,
+    fix: CLI_FIX,
+  });
 }
 
 /** The first line of a token file (trailing newline and spaces removed), e.g. a mounted secret. */

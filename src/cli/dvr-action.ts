@@ -5,7 +5,7 @@ import { DvrClient } from '../sources/dvr/client.js';
 import { deleteRangeBody, rangeEnd, type DvrDeleteRange } from '../sources/dvr/params.js';
 import { previewDeletion } from '../sources/dvr/preview.js';
 import { CliError, EXIT_USAGE } from './common.js';
-import { resolveConnection } from './connection.js';
+import { loginStateDir, resolveConnection } from './connection.js';
 import { asUsageError, wantsJson, type ConnectionOptions, type DvrIo } from './dvr-args.js';
 import {
   failedHostsOutput,
@@ -104,7 +104,8 @@ async function reportDeletion(
 }
 
 async function withClient(io: DvrIo, o: ConnectionOptions, run: (client: DvrClient) => Promise<void>): Promise<void> {
-  const { baseUrl, token } = resolveConnection(o, io.env, io.output?.writeErr);
+  const { baseUrl, token } = resolveConnection(o, io.env, io.output?.writeErr, await loginStateDir(o));
+  await token.checkStart?.();
   const http = new HttpClient({ baseUrl, token });
   try {
     await run(new DvrClient(http));

@@ -16,6 +16,9 @@ export interface ConnectionOptions {
   tokenFile?: string;
   username?: string;
   passwordFile?: string;
+  /** `-c`: the config whose state.dir counts refused logins (nothing else of it is used). */
+  config?: string;
+  forceLogin?: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { TIME_HELP } from '../time-text.js';
+import { forceLoginOption, loginStateOption } from './common.js';
 import { parseSeconds, parseTimestamp, type ConnectionOptions, type DvrIo } from './dvr-args.js';
 
 export interface CommonOptions extends ConnectionOptions {
@@ -85,6 +86,8 @@ function withCommonOptions(command: Command): Command {
       'log in as this user instead (default: env CDN_USERNAME); password from CDN_PASSWORD or --password-file',
     )
     .option('--password-file <path>', 'the login password: first line of this file (default: env CDN_PASSWORD_FILE)')
+    .addOption(loginStateOption())
+    .addOption(forceLoginOption())
     .addOption(new Option('--json', 'print JSON').conflicts('table'))
     .option('--table', 'print a table even when stdout is not a terminal');
 }

@@ -27,6 +27,7 @@ export interface RunOptions {
   once?: boolean;
   dryRun?: boolean;
   shard?: Shard;
+  forceLogin?: boolean;
 }
 
 export async function runAction(o: RunOptions): Promise<void> {
@@ -39,7 +40,7 @@ export async function runAction(o: RunOptions): Promise<void> {
   if (o.check && o.online) {
     for (const line of overQuotaLines(config, clock.now())) process.stdout.write(`warning: ${line}\n`);
     const { runOnlineCheck } = await import('./check-online.js'); // the daemon does not load the checks
-    process.exitCode = await runOnlineCheck(config, source, o.shard);
+    process.exitCode = await runOnlineCheck(config, source, o.shard, o.forceLogin);
     return;
   }
   if (o.check) {
@@ -54,7 +55,7 @@ export async function runAction(o: RunOptions): Promise<void> {
   }
   if (o.dryRun) {
     const { printPoints } = await import('./check-online.js');
-    process.exitCode = await printPoints(config, o.shard);
+    process.exitCode = await printPoints(config, o.shard, o.forceLogin);
     return;
   }
   const log = createLogger(config.log);
@@ -62,7 +63,7 @@ export async function runAction(o: RunOptions): Promise<void> {
   log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
   const demand = configDemand(config, clock.now());
   for (const d of overQuota(demand)) log.warn(demandLine(d));
-  const rt = await createRuntime(config, clock, log, { shard: o.shard });
+  const rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin });
   for (const d of demand) rt.telemetry.quotaDemand(d.api, d.ratio);
   if (o.once) return once(rt, log);
   let health: TelemetryServer | undefined;

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { EXIT_POINTS_REFUSED, EXIT_SET_ASIDE, EXIT_WINDOWS_FAILED } from './verdict.js';
 import { shardOption } from './shard.js';
-import { configFileOption, configHelp } from './common.js';
+import { configFileOption, configHelp, forceLoginOption } from './common.js';
 import type { RunOptions } from './run-action.js';
 
 const EXIT_CODES_HELP = configHelp(
@@ -48,6 +48,7 @@ export function runCommand(): Command {
           'nothing, changes no checkpoint',
       )
       .addOption(shardOption())
+      .addOption(forceLoginOption())
       .addHelpText('after', EXIT_CODES_HELP)
       // The daemon's modules load when it runs, not for `run --help` or an argument error.
       .action(async (o: RunOptions) => (await import('./run-action.js')).runAction(o))

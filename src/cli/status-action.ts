@@ -5,6 +5,7 @@ import { gatherStatus, type StatusReport } from './status-report.js';
 import { loadConfigFile } from '../config/loader.js';
 import type { Shard } from '../config/shard.js';
 import { applyShard } from './apply-shard.js';
+import { AUTH_CONDITION } from '../telemetry/auth-reports.js';
 import { failingName, failureCount } from '../telemetry/failing.js';
 import { counted } from '../words.js';
 
@@ -32,9 +33,19 @@ function daemonLine(r: StatusReport): string {
 /** Each API and the sink failing as /healthz names them, in its words: `sink failing since … (2 failed writes, …)`. */
 function failingLines(r: StatusReport): string[] {
   return Object.entries(r.failing).map(([condition, run]) => {
+    if (condition === AUTH_CONDITION) return authLine(run);
     const last = run.last === null ? '' : `, last: ${run.last}`;
     return `${failingName(condition)} failing since ${run.since} (${failureCount(condition, run.failures)}${last})`;
   });
+}
+
+/** The refused logins of the configured username, and how to resume when they stopped. */
+function authLine(run: StatusReport['failing'][string]): string {
+  const logins = `${run.failures} refused ${run.failures === 1 ? 'login' : 'logins'} of ${run.username} in a row`;
+  const resume = run.stopped
+    ? '; logins stopped: fix the password (or its file), then run once with --force-login'
+    : '; fix the password (or its file)';
+  return `auth failing since ${run.since} (${logins}${resume})`;
 }
 
 /** One line per job (greppable), its set-aside spans indented under it, then APIs and backfills. */

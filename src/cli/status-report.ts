@@ -12,6 +12,9 @@ import { readRequests, readStatus } from '../backfill/requests.js';
 import { readDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
 import { isProcessAlive } from '../state/lock.js';
 import { readJournalEntries } from '../state/quota-journal-file.js';
+import { readLoginRefusals } from '../state/login-refusals.js';
+import { AUTH_CONDITION } from '../telemetry/auth-reports.js';
+import { loginGate } from '../auth/login-stop.js';
 import { readStateSnapshot } from '../state/snapshot.js';
 import { readRefused, type RefusedSummary } from '../sink/dead-letter.js';
 import { statusJobs, type JobStatus } from './status-jobs.js';
@@ -30,7 +33,8 @@ export interface StatusReport {
   /**
    * The APIs (`api:<name>`) and the sink (`sink`) failing, by the running daemon's /healthz condition name: since
    * when, how many failed calls or writes, the last outcome (status or reason). Empty when none fails or no daemon
-   * runs.
+   * runs. And `auth`, as /healthz names it, while the service refuses the configured username's logins: read from
+   * the refused-login count of the state dir, so it shows with or without a running daemon.
    */
   failing: Record<string, FailingStatus>;
   jobs: JobStatus[];
@@ -51,6 +55,9 @@ export interface FailingStatus {
   since: string;
   failures: number;
   last: number | string | null;
+  /** `auth` only: the username refused, and whether its logins are stopped (none sent until the operator acts). */
+  username?: string;
+  stopped?: boolean;
 }
 
 export type { JobStatus } from './status-jobs.js';
@@ -87,18 +94,35 @@ export async function gatherStatus(config: CollectorConfig, now = systemClock.no
     stateDir: dir,
     daemon: daemon ? { pid: daemon.pid, reportedAt: iso(daemon.updatedAt)! } : null,
     daemonStoppedAt: iso(reported?.stoppedAt),
-    failing: Object.fromEntries(
-      Object.entries(daemon?.failing ?? {}).map(([condition, run]) => [
-        condition,
-        { since: iso(run.since)!, failures: run.failures, last: run.last ?? null },
-      ]),
-    ),
+    failing: {
+      ...(await refusedLogins(dir, config.api.username, now)),
+      ...Object.fromEntries(
+        Object.entries(daemon?.failing ?? {}).map(([condition, run]) => [
+          condition,
+          { since: iso(run.since)!, failures: run.failures, last: run.last ?? null },
+        ]),
+      ),
+    },
     jobs,
     apis,
     backfills,
     refused: await readRefused(config.output.deadLetterPath),
     problems: reportProblem ? [...snapshot.problems, reportProblem] : snapshot.problems,
   };
+}
+
+/** The `auth` condition while the configured username has refused logins (none: a token, or no refusal). */
+async function refusedLogins(
+  dir: string,
+  username: string | undefined,
+  now: number,
+): Promise<Record<string, FailingStatus>> {
+  if (username === undefined) return {};
+  const entry = (await readLoginRefusals(dir))[username];
+  if (entry === undefined) return {};
+  const stopped = !loginGate(entry, now, false).open;
+  const run = { since: iso(entry.since)!, failures: entry.refused, last: 'credentials refused', username, stopped };
+  return { [AUTH_CONDITION]: run };
 }
 
 /**

@@ -34,7 +34,7 @@ export async function verifyAction(o: VerifyOptions): Promise<void> {
     throw new CliError(`verify: the database cannot be written or read back: ${database.detail}${fix}; no API called`);
   }
   const log = createLogger(config.log);
-  const rt = await createRuntime(config, systemClock, log, { shard: o.shard });
+  const rt = await createRuntime(config, systemClock, log, { shard: o.shard, forceLogin: o.forceLogin });
   const bound = formatDuration(config.verify.giveUpAfter);
   const reading = `reading the provider's totals (an API failing for ${bound} ends it)`;
   process.stderr.write(`verify: ${database.detail}; ${reading}\n`);

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Shard } from '../config/shard.js';
 import { TIME_HELP } from '../time-text.js';
-import { configFileOption, configHelp, parseTimeOption } from './common.js';
+import { configFileOption, configHelp, forceLoginOption, parseTimeOption } from './common.js';
 import { shardOption } from './shard.js';
 
 /** Exit code when drift is found (after --repair: when the re-check still finds some). */
@@ -17,6 +17,7 @@ export interface VerifyOptions {
   repair?: boolean;
   json?: boolean;
   shard?: Shard;
+  forceLogin?: boolean;
 }
 
 export function verifyCommand(): Command {
@@ -35,6 +36,7 @@ export function verifyCommand(): Command {
     .option('--repair', 're-collect the windows that drift (through the quotas), then check again')
     .option('--json', 'print the report as JSON')
     .addOption(shardOption())
+    .addOption(forceLoginOption())
     .addHelpText('after', `\n${TIME_HELP}`)
     .addHelpText(
       'after',

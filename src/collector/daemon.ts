@@ -1,4 +1,4 @@
-import { schedule, setLogger, type ScheduledTask } from 'node-cron';
+import { scheduleUtc, type CronTask } from '../cron.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
@@ -17,20 +17,15 @@ export interface Daemon {
 }
 
 /**
- * The long-running collector: one node-cron schedule per API (from the config) triggers a pass of that API's jobs;
- * a pass collects live windows and any gap since the checkpoint. Self-monitoring points go out once a minute.
+ * The long-running collector: one cron schedule per API (from the config, read in UTC: cron.ts) triggers a pass of
+ * that API's jobs; a pass collects live windows and any gap since the checkpoint. Self-monitoring points go out once
+ * a minute.
  */
 export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const { collector, config } = rt;
-  // node-cron's own messages (e.g. a run skipped because the previous pass still runs) go into our JSON log.
-  const cron = log.child({ component: 'node-cron' });
-  setLogger({
-    info: (m) => cron.debug(m),
-    warn: (m) => cron.debug(m),
-    error: (m, err) => cron.warn({ err: err?.message }, String(m)),
-    debug: (m) => cron.trace(String(m)),
-  });
-  const tasks: ScheduledTask[] = [];
+  const tasks: CronTask[] = [];
+  // A run that throws (a pass, the self-monitoring write) is logged; its schedule goes on.
+  const onError = (err: unknown) => log.warn({ err: (err as Error)?.message ?? String(err) }, 'scheduled run failed');
   const jobsOf = (api: ApiName) => collector.jobs.filter((j) => j.api === api);
   const passOf = (api: ApiName) => async () => {
     const results = await collector.runPass(jobsOf(api), 'live'); // skips jobs whose pass still runs
@@ -52,9 +47,9 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     // The config schema has validated the expression (config/fields.ts, cronSchedule). Passes of an API overlap: each
     // starts the jobs that are idle, so a job whose pass is slow (an account failing to the limiter's deadline) holds
     // back only itself, not the next windows of the others.
-    tasks.push(schedule(config.jobs[api].schedule, passOf(api), { noOverlap: false, name: `collect-${api}` }));
+    tasks.push(scheduleUtc(config.jobs[api].schedule, passOf(api), { noOverlap: false, onError }));
   }
-  tasks.push(schedule('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, name: 'telemetry' }));
+  tasks.push(scheduleUtc('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, onError }));
   const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
   tasks.push(...[scheduleVerify(rt, log)].filter((t) => t !== undefined)); // reconciliation (config verify)
 

@@ -1,5 +1,8 @@
+import { LoginError, TokenFileError } from '../auth/errors.js';
 import type { HttpClient } from '../http/client.js';
+import { ApiError } from '../http/errors.js';
 import { LimiterClosedError } from '../limit/errors.js';
+import { errorCodeOf, type ErrorCode } from '../errors.js';
 import { isSpanFault } from '../failure.js';
 import type { Point } from '../points.js';
 import { SinkError } from '../sink/errors.js';
@@ -18,6 +21,8 @@ export interface PassResult {
   refused?: number;
   /** The error that ended the pass early; the remaining spans stay missing and are retried on the next pass. */
   error?: string;
+  /** Its stable code (`CDN_ERR_…`). */
+  errorCode?: ErrorCode;
 }
 
 /** One pass of one job: its spans, the client its calls go through, and what stops it early. */
@@ -71,11 +76,17 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   const result = passResult(job.key, output.counts);
   if (failure) {
     result.error = describeError(failure.err);
+    result.errorCode = errorCodeOf(failure.err);
     // A graceful stop closes the limiter under the calls still waiting for quota: that is the stop, not a failure.
-    // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass.
+    // A failed write is the sink's, reported once per run of failures by the runtime's sink, not per job and pass;
+    // an account the token may not read, by the API watch's one line per account; a job waiting for a token, by the
+    // runtime's auth lines (once per run of failed logins).
     const quiet =
       (deps.stop.aborted && failure.err instanceof LimiterClosedError) ||
-      (failure === output.failure && failure.err instanceof SinkError);
+      (failure === output.failure && failure.err instanceof SinkError) ||
+      (failure.err instanceof ApiError && failure.err.noAccess) ||
+      failure.err instanceof LoginError ||
+      failure.err instanceof TokenFileError;
     const fields = { job: job.key, span: spanText(failure.span), err: result.error };
     deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
   }

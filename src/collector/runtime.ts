@@ -19,7 +19,7 @@ import { Collector } from './collector.js';
 import { AccountDiscovery } from './discovery.js';
 import { reportJournalEvent, reportLimiterEvent } from '../telemetry/limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
-import { reportAuthEvent } from '../telemetry/auth-reports.js';
+import { AuthReports } from '../telemetry/auth-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
 import { FailureLines } from '../telemetry/failure-lines.js';
 import { watchedSink } from '../telemetry/sink-watch.js';
@@ -48,6 +48,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** `--shard`: the config is already narrowed (narrowToShard); discovered accounts are narrowed with it. */
   shard?: Shard;
+  /** `--force-login`: one login is sent even though earlier refused logins stopped them. */
+  forceLogin?: boolean | undefined;
 }
 
 export async function createRuntime(
@@ -58,8 +60,21 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const failing = { apiAfterMs: config.http.apiFailingAfter, sinkAfterMs: config.http.sinkFailingAfter };
   const telemetry = new Telemetry({ clock, instance: config.instance ?? hostname(), failing });
-  // Before anything is opened: an unreadable password file is a config error with nothing to release.
-  const tokens = tokenProviderFor(config.api, { clock, onEvent: (e) => reportAuthEvent(telemetry, log, e) });
+  // The APIs' calls, the sink's writes and the logins log their runs of failures alike: first at once, a summary a
+  // minute.
+  const failureLines = new FailureLines(log, clock);
+  const auth = new AuthReports(telemetry, log, clock, failureLines);
+  // Before anything is opened: an unreadable password file, or logins stopped by earlier refusals, is a config error
+  // with nothing to release.
+  const tokens = tokenProviderFor(config.api, {
+    clock,
+    onEvent: (e) => auth.report(e),
+    stateDir: config.state.dir,
+    forceLogin: options.forceLogin,
+    onProblem: (problem) =>
+      log.warn({ problem }, 'refused-login count: file unreadable or not saved; counted in memory'),
+  });
+  await tokens.checkStart?.();
   telemetry.setFailingLimits({ refusalsToFail: tokens.renew ? 2 : 1 }); // a renewable token gets its renewal first
   const store = await CheckpointStore.open(config.state.dir, { clock });
   telemetry.watchCheckpoints(store);
@@ -84,8 +99,6 @@ export async function createRuntime(
       { problem },
       'set-aside list unreadable; its spans are collected again and set aside anew if they still fail',
     );
-  // The APIs' calls and the sink's writes log their runs of failures alike: first at once, a summary a minute.
-  const failureLines = new FailureLines(log, clock);
   const limiterListeners = new Set<(event: LimiterEvent) => void>();
   // Each API's run of failures is telemetry's (/healthz, /metrics, verify's give-up); its log lines read that record.
   const watch = new ApiWatch(log, clock, telemetry, tokens.source, failureLines);

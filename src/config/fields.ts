@@ -74,4 +74,4 @@ export const cronSchedule = z
     if (!isCronExpression(expression))
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${expression}" is not a cron expression` });
   })
-  .describe('node-cron expression of the live schedule (with seconds field optional)');
+  .describe('node-cron expression of the live schedule, in UTC whatever TZ says (with seconds field optional)');

@@ -107,7 +107,7 @@ function valueAt(value: unknown, path: Array<string | number>): unknown {
 /** The configuration of a YAML file with the environment's overrides; without a file, of the environment alone. */
 export function loadConfigFile(path: string | undefined, env: Env = process.env): CollectorConfig {
   if (path === undefined) return parseConfig({}, env);
-  const { raw, unresolved } = readConfigFile(path, env);
+  const { raw, unresolved } = readConfigDocument(path, env);
   return parseConfig(raw, env, unresolved);
 }
 
@@ -116,7 +116,7 @@ export function loadConfigFile(path: string | undefined, env: Env = process.env)
  * configuration validates them, without asking for what the split does not need (a token, the sink).
  */
 export function loadAccounts(path: string | undefined, env: Env = process.env): CollectorConfig['accounts'] {
-  const { raw, unresolved } = path === undefined ? { raw: {}, unresolved: [] } : readConfigFile(path, env);
+  const { raw, unresolved } = path === undefined ? { raw: {}, unresolved: [] } : readConfigDocument(path, env);
   const merged = applyEnv(raw, env);
   const result = configSchema.shape.accounts.safeParse(merged.accounts);
   const problems = unresolved.filter((p) => p.field === 'accounts' || p.field.startsWith('accounts.'));
@@ -128,8 +128,11 @@ export function loadAccounts(path: string | undefined, env: Env = process.env): 
   return result.data;
 }
 
-/** A YAML file's mapping with its `${…}` replaced from `env`, and the fields whose `${…}` could not be. */
-function readConfigFile(path: string, env: Env): { raw: Obj; unresolved: ConfigProblem[] } {
+/**
+ * A YAML config file as written (its `${VAR}` references resolved), not yet checked: for a command that needs one
+ * field of a config whose other fields it does not use (`api` and `dvr` read only `state.dir`).
+ */
+export function readConfigDocument(path: string, env: Env = process.env): { raw: Obj; unresolved: ConfigProblem[] } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -147,7 +150,7 @@ function readConfigFile(path: string, env: Env): { raw: Obj; unresolved: ConfigP
     throw new ConfigError('(file)', `${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (raw !== null && raw !== undefined && !isObj(raw)) throw new ConfigError('(root)', 'must be a mapping');
-  return { raw: (raw ?? {}) as Obj, unresolved };
+  return { raw: (raw as Obj | null | undefined) ?? {}, unresolved };
 }
 
 function isObj(v: unknown): v is Obj {

@@ -263,9 +263,11 @@ export function renderConfigReference(sections: SectionDoc[] = configReference()
     '  or `api.passwordFile`). See the README, "Authentication". The login is `POST {baseUrl}/app/oauth/v1/token/`',
     "  with a form body `username=…&password=…`, as the vendor's OAuth page (its curl example) and every public client",
     "  of this API family send it; the service reads the body as a form and answers a JSON body 400. Its answer's",
-    '  `lifetime` is the time left (ms). ' +
-      'Seven wrong passwords ban the account for 3 hours: three refusals in a row stop',
-    '  the logins until the password (file) changes or 6 hours pass.',
+    '  `lifetime` is the time left (ms). Seven wrong passwords ban the account for 3 hours: three refusals in a row,',
+    '  counted per username in `<state.dir>/login-refusals.json` by every process that logs in on that state dir, stop',
+    '  the logins until the password (file) changes in the running daemon, a command runs with `--force-login`, or 6',
+    '  hours pass (one try then, never one of the last two before the ban). A command started while they are stopped',
+    '  exits 2.',
     '- **Sharding** is not part of the file: ' +
       '`run` and `backfill` take `--shard i/n` (env `CDN_SHARD`), which keeps the',
     '  accounts whose FNV-1a hash mod n is i. See docs/scaling.md.',

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DEFAULT_STATE_DIR } from './state-dir.js';
 import { z } from 'zod';
 import { perApi, type ApiDescriptor } from '../spec/apis.js';
 import { MINUTE } from '../time.js';
@@ -166,7 +167,7 @@ export const configSchema = z
       .describe('how points are written'),
     state: z
       .object({
-        dir: z.string().min(1).default('./state').describe('checkpoint directory (keep it on a volume)'),
+        dir: z.string().min(1).default(DEFAULT_STATE_DIR).describe('checkpoint directory (keep it on a volume)'),
         horizon: duration
           .default('7d')
           .describe("gaps older than this are not backfilled automatically; at least each job's lag plus one window"),

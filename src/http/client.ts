@@ -15,10 +15,10 @@ import {
 import { APIS, type ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
-import { redact, toSearchParams, type Query } from './query.js';
+import { accountOf, redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from '../paging/server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
-import { classify } from '../failure.js';
+import { TokenEvidence } from '../auth/evidence.js';
 import { systemClock, type Clock } from '../clock.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -58,6 +58,8 @@ export type Gate = <R>(api: ApiName, send: () => Promise<R>) => Promise<R>;
 export interface RequestSpec<T> {
   /** The API (gated: quota, retries) or the inventory (outside every quota: sent at once). */
   api: RequestTarget;
+  /** The account the call reads or changes (default: the `account` query parameter), named when it is refused. */
+  account?: string;
   method: 'GET' | 'DELETE';
   /** Path below the base URL, already encoded, e.g. `/app/metrics/v1/resources`. */
   path: string;
@@ -104,6 +106,8 @@ export class HttpClient {
   private readonly maxBodyBytes: number;
   private readonly maxBodyBytesPerApi: Partial<Record<ApiName, number>>;
   private readonly clock: Clock;
+  /** What calls proved about their tokens; shared by `withGate` copies, which send with the same tokens. */
+  private readonly evidence = new TokenEvidence();
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -137,33 +141,38 @@ export class HttpClient {
    * gate again rather than riding inside the first pass through it: the limiter counts one slot per `send`, and each
    * `send` is one HTTP request, so the quota stays exact — the retry is a second attempt with its own slot. (The
    * limiter does not retry a 401/403 itself: it is final to it.) The login is a different endpoint, outside every
-   * API's quota, so it runs outside the gate.
+   * API's quota, so it runs outside the gate. A refusal whose text does not say which it is (`possible`) is decided
+   * by what the token has proven (TokenEvidence.judge), never by its age.
    */
   async request<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
     // Log in (or read the token file) before queueing for a slot: a login that fails costs no quota.
     await this.tokens.current();
-    let sent: string | undefined;
+    const scope = `${spec.api} ${accountOf(spec) ?? ''}`; // what a refusal meaning "no access" is about
+    let renewFor: string | undefined; // the token a refusal asked to renew
     const attempt = (retry: boolean) =>
       this.gated(spec.api, async () => {
-        sent = await this.tokens.current(); // the freshest token at the moment of sending (the queue may be long)
+        // The freshest token at the moment of sending (the queue may be long).
+        const token = await this.tokens.current();
+        const sent = this.evidence.sent(token);
         try {
-          return await this.send(spec, sent);
+          const answered = await this.send(spec, token);
+          this.evidence.settled(sent, true, scope);
+          return answered;
         } catch (err) {
-          // Tagged before the gate's watchers see it: a refusal a renewal is about to cure is no operator's problem.
-          const { refusal } = classify(err);
-          if (refusal && err instanceof ApiError) {
-            err.tokenRenewal = retry ? 'renewed' : this.tokens.willRenew?.(sent, refusal) ? 'renewing' : undefined;
-          }
+          this.evidence.settled(sent, false, scope);
+          // Judged before the gate's watchers see it: a refusal a renewal is about to cure is no operator's problem,
+          // and one no renewal can cure names the account.
+          const renew = await this.evidence.judge(err, { ticket: sent, scope, retry, tokens: this.tokens });
+          renewFor = renew ? token : undefined;
           throw err;
         }
       });
     try {
       return await attempt(false);
     } catch (err) {
-      const { refusal } = classify(err);
-      if (!refusal || !this.tokens.renew || sent === undefined) throw err;
-      const renewed = await this.tokens.renew(sent, refusal);
-      if (renewed === sent) throw err; // nothing new to try
+      if (renewFor === undefined || !this.tokens.renew) throw err;
+      const renewed = await this.tokens.renew(renewFor);
+      if (renewed === renewFor) throw err; // nothing new to try
       return attempt(true);
     }
   }
@@ -180,8 +189,10 @@ export class HttpClient {
     if (useQueryToken) params.set(TOKEN_QUERY, token);
     const qs = params.toString();
     const url = `${this.baseUrl}${spec.path}${qs ? `?${qs}` : ''}`;
+    const account = accountOf(spec);
     const info: RequestInfo = {
       api: spec.api,
+      ...(account !== undefined ? { account } : {}),
       method: spec.method,
       url:
         `${withoutUserinfo(this.baseUrl)}${spec.path}${safeQs ? `?${safeQs}` : ''}` +

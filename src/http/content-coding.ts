@@ -1,16 +1,16 @@
 import { pipeline, type Readable, type Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createBrotliDecompress } from 'node:zlib';
 import { ContentEncodingError } from './errors.js';
+import { DeflateDecoder, GzipMemberDecoder } from './inflate.js';
 
 /**
- * The content codings node:zlib decodes, by their HTTP name (RFC 9110 §8.4.1; `x-gzip` is gzip's old alias).
- * `deflate` is the zlib format RFC 9110 names; a raw deflate stream fails as a corrupt body rather than being guessed
- * at.
+ * The content codings the client decodes, by their HTTP name (RFC 9110 §8.4.1; `x-gzip` is gzip's old alias), read
+ * as curl and browsers read them: gzip's first member (stray bytes after it ignored), `deflate` in zlib format or raw.
  */
 const DECODERS: Readonly<Record<string, () => Transform>> = {
-  gzip: createGunzip,
-  'x-gzip': createGunzip,
-  deflate: createInflate,
+  gzip: () => new GzipMemberDecoder(),
+  'x-gzip': () => new GzipMemberDecoder(),
+  deflate: () => new DeflateDecoder(),
   br: createBrotliDecompress,
 };
 

@@ -13,6 +13,8 @@ import { redactSecrets, redactValue } from '../secrets.js';
 /** The call that failed, as safe to log: method, redacted URL, API. */
 export interface RequestInfo {
   api: RequestTarget;
+  /** The account the call was about, when it names one. */
+  account?: string;
   method: string;
   url: string;
 }
@@ -36,6 +38,11 @@ export class ApiError extends CollectorError {
    * when the token refused was the renewed one (the retry's); set by the HttpClient.
    */
   tokenRenewal: 'renewing' | 'renewed' | undefined;
+  /**
+   * A refusal that means the account may not be read, not a dead token: a call with the same token succeeded that was
+   * sent after it, or the renewed token was refused too (set by the HttpClient). No new token cures it.
+   */
+  noAccess = false;
 
   constructor(init: {
     status: number;

@@ -20,3 +20,10 @@ export function redact(text: string, secret: string | undefined): string {
   if (encoded !== secret) out = out.split(encoded).join('***');
   return out;
 }
+
+/** The account a call names: given, or its single `account` query parameter. */
+export function accountOf(call: { account?: string | undefined; query?: Query | undefined }): string | undefined {
+  if (call.account !== undefined) return call.account;
+  const value = call.query?.account;
+  return typeof value === 'string' ? value : undefined;
+}

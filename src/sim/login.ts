@@ -11,6 +11,13 @@ export interface SimLogin {
   tokenLifetimeMs?: number;
   /** A login while the user's last token lives hands that token back, with the time it has left. */
   reuseTokens?: boolean;
+  /** A login drops the user's earlier tokens at once (as another client's login rotates them on some services). */
+  rotateTokens?: boolean;
+  /**
+   * What the next logins answer as `lifetime`, in order, before the real one: a number of ms (0 or less: the token
+   * is issued already expired), a string, or null (the key left out; the token then lives `tokenLifetimeMs`).
+   */
+  lifetimeAnswers?: Array<number | string | null>;
 }
 
 type Issue = (token: string, grant: Omit<TokenGrant, 'accounts'>) => void;
@@ -51,13 +58,15 @@ export class SimLoginService {
       return this.refuse(401);
     }
     this.wrongInARow = 0;
-    const answer = (token: string, expiresAt: number): SimReply => ({
-      status: 200,
-      body: { status: 200, person_id: 1, token, lifetime: expiresAt - now },
-    });
+    const scripted = this.config.lifetimeAnswers?.shift();
+    const answer = (token: string, expiresAt: number): SimReply => {
+      const lifetime = scripted === undefined ? expiresAt - now : scripted;
+      return { status: 200, body: { status: 200, person_id: 1, token, ...(lifetime === null ? {} : { lifetime }) } };
+    };
     if (this.config.reuseTokens && this.live && now < this.live.expiresAt)
       return answer(this.live.token, this.live.expiresAt);
-    const expiresAt = now + (this.config.tokenLifetimeMs ?? LOGIN_LIFETIME_MS);
+    const expiresAt =
+      now + (typeof scripted === 'number' ? scripted : (this.config.tokenLifetimeMs ?? LOGIN_LIFETIME_MS));
     const token = `sim-login-${randomBytes(12).toString('hex')}`;
     issue(token, { expiresAt, quotaKey: `user:${this.config.username}` });
     this.live = { token, expiresAt };
@@ -67,6 +76,11 @@ export class SimLoginService {
   /** Whether the account is banned now (tests). */
   banned(now: number): boolean {
     return now < this.bannedUntil;
+  }
+
+  /** Whether a login drops the user's earlier tokens. */
+  get rotates(): boolean {
+    return this.config.rotateTokens === true;
   }
 
   /** Ends the live token's reuse (the tokens themselves are expired by the server). */

@@ -44,6 +44,11 @@ export interface Simulator extends ControlTarget {
   readonly loginService: SimLoginService | undefined;
   /** Expires every token the login issued so far (as if the service restarted), so tests reach the refusal path. */
   expireLoginTokens(): void;
+  /**
+   * Drops every token the login issued so far, long before its lifetime (revoked, or rotated by another client's
+   * login): the service no longer knows them, and metrics answers its one 403 text, as for an account it refuses.
+   */
+  revokeLoginTokens(): void;
   close(): Promise<void>;
 }
 
@@ -57,6 +62,7 @@ export const defaultSettings: SimSettings = {
   shapes: 'seed',
   streamstatShape: 'buckets',
   metricsRefusal: 'Invalid token or no access',
+  metricsDeniedAccounts: [],
   inventory: true,
   contentEncoding: '',
 };
@@ -82,6 +88,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const ctx: SimContext = { world, clock, settings };
   const routes: ApiRoute[] = defaultRoutes;
   const loginService = options.login ? new SimLoginService(options.login) : undefined;
+  const revokeLoginTokens = () => {
+    for (const [t, grant] of tokens) if (grant.quotaKey?.startsWith('user:')) tokens.delete(t);
+  };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -99,16 +108,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     if (url.pathname === LOGIN_PATH && req.method === 'POST' && loginService) {
       const accounts = world.accounts.map((a) => a.name);
-      return send(
-        res,
-        loginService.handle(rawBody, clock.now(), (t, grant) => tokens.set(t, { ...grant, accounts })),
-        encoding(req),
-      );
+      const issue = (t: string, grant: Omit<TokenGrant, 'accounts'>) => {
+        if (loginService.rotates) revokeLoginTokens();
+        tokens.set(t, { ...grant, accounts });
+      };
+      return send(res, loginService.handle(rawBody, clock.now(), issue), encoding(req));
     }
     if (url.pathname.replace(/\/?$/, '/') === INVENTORY_ACCOUNTS_PATH && req.method === 'GET' && settings.inventory) {
       const grant = liveGrant(tokens, req.headers, clock.now());
-      if (!grant)
-        return send(res, { status: 403, body: { status: 'Forbidden', description: 'Invalid token or no access' } });
+      // The vendor's page: a refused token is answered 401 with no body.
+      if (!grant) return send(res, { status: 401, body: undefined });
       return send(res, { status: 200, body: inventoryAccounts(grant.accounts) }, encoding(req));
     }
     const route = routes.find((r) => url.pathname === r.prefix || url.pathname.startsWith(`${r.prefix}/`));
@@ -234,6 +243,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       loginService?.forget();
       for (const grant of tokens.values())
         if (grant.expiresAt !== undefined) grant.expiresAt = Math.min(grant.expiresAt, clock.now());
+    },
+    revokeLoginTokens: () => {
+      loginService?.forget();
+      revokeLoginTokens();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -53,6 +53,11 @@ export interface SimSettings {
   streamstatShape: 'buckets' | 'flat';
   /** The description of every metrics 403 (the real text is not published; the spec's meaning column by default). */
   metricsRefusal: string;
+  /**
+   * Accounts the metrics API refuses to every token (403 with `metricsRefusal`, the one documented text) while the
+   * inventory and the other APIs serve them: an account without access to that API.
+   */
+  metricsDeniedAccounts: string[];
   /** Whether `GET /app/inventory/v1/accounts/` exists (false: 404, as on a white label without it). */
   inventory: boolean;
   /**

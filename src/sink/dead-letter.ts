@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { access, appendFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { redactSecrets } from '../secrets.js';
 import { refusalCause, refusalFix, type RefusalCause } from './refusal.js';
+import { WholeLinesFile } from './whole-lines.js';
 
 /** One permanently rejected batch (or point), as a JSON line: enough to inspect, fix and replay by hand. */
 export interface DeadLetter {
@@ -17,20 +17,25 @@ export interface DeadLetter {
   lines: string[];
 }
 
-/** Appends dead letters to a JSON-lines file, creating its directory on first use. */
+/**
+ * Appends dead letters to a JSON-lines file, creating its directory on first use; a letter is written whole or not at
+ * all (a full disk leaves no half line for the next one to be glued to).
+ */
 export class DeadLetterFile {
-  private dirReady = false;
+  private readonly file: WholeLinesFile;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    this.file = new WholeLinesFile(path, { sync: false });
+  }
 
   async append(letter: Omit<DeadLetter, 'time'>, now = new Date()): Promise<void> {
-    if (!this.dirReady) {
-      await mkdir(dirname(this.path), { recursive: true });
-      this.dirReady = true;
-    }
     const entry: DeadLetter = { time: now.toISOString(), ...letter };
     // The reason quotes the database's answer, which may repeat anything it was sent.
-    await appendFile(this.path, `${redactSecrets(JSON.stringify(entry))}\n`);
+    try {
+      await this.file.append(Buffer.from(`${redactSecrets(JSON.stringify(entry))}\n`));
+    } finally {
+      await this.file.close(); // dead letters are rare: no descriptor held between them
+    }
   }
 }
 

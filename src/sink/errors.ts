@@ -1,4 +1,4 @@
-import { CollectorError } from '../errors.js';
+import { CollectorError, type ErrorCode } from '../errors.js';
 
 /**
  * A write the sink could not complete. `retryable` failures (network, timeout, 5xx, 429, local I/O) leave the data
@@ -7,7 +7,7 @@ import { CollectorError } from '../errors.js';
  * The message never holds credentials.
  */
 export class SinkError extends CollectorError {
-  override readonly code = 'CDN_ERR_SINK';
+  override readonly code: ErrorCode = 'CDN_ERR_SINK';
   constructor(
     readonly sink: string,
     /** HTTP status, or undefined when no response arrived. */
@@ -17,6 +17,42 @@ export class SinkError extends CollectorError {
     options?: { cause?: unknown },
   ) {
     super(`sink ${sink}: ${message}`, options);
+  }
+}
+
+/** The system codes of a file that cannot grow, and what each means. */
+const NO_ROOM: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large for the file size limit (ulimit -f)',
+};
+
+/** Whether a system code says the file cannot grow (a full disk, a quota, a size limit). */
+export function isNoRoomCode(code: string | undefined): code is string {
+  return code !== undefined && Object.hasOwn(NO_ROOM, code);
+}
+
+/**
+ * The file sink's file cannot grow: the disk is full, a quota or the file size limit is reached. Retryable (space
+ * gets freed), but a command that must finish says so and stops: its message names the cause and the fix.
+ */
+export class SinkSpaceError extends SinkError {
+  override readonly code = 'CDN_ERR_SINK_SPACE';
+  constructor(
+    sink: string,
+    readonly path: string,
+    /** ENOSPC, EDQUOT or EFBIG. */
+    readonly causeCode: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      sink,
+      undefined,
+      true,
+      `cannot write ${path}: ${NO_ROOM[causeCode] ?? causeCode} (${causeCode}); free space on its file system ` +
+        '(or raise the limit), or point sink.path at another one',
+      options,
+    );
   }
 }
 

@@ -4,12 +4,10 @@
  * precision InfluxDB assumes when the write names none, so a replay without `precision=` stores the right dates.
  */
 import { once } from 'node:events';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { BatchingSink, type BatchingOptions, type LineTransport, type Rejection } from './batching.js';
 import { DeadLetterFile } from './dead-letter.js';
-import { syncDirectory } from '../state/durable-file.js';
-import { SinkError } from './errors.js';
+import { isNoRoomCode, SinkError, SinkSpaceError } from './errors.js';
+import { WholeLinesFile } from './whole-lines.js';
 
 export interface FileSinkOptions extends BatchingOptions {
   /** File to append to, or `-` for stdout. */
@@ -22,15 +20,17 @@ export interface FileSinkOptions extends BatchingOptions {
 /**
  * Appends each batch and syncs it before confirming it: the confirmation advances the checkpoint, so a power loss
  * must not lose lines already marked collected. One sync per batch (not per line) keeps it cheap. A failed write
- * rejects (retryable: disks fill up and get freed).
+ * rejects (retryable: disks fill up and get freed) and leaves no part of its batch behind (WholeLinesFile).
  */
 class FileTransport implements LineTransport {
-  private handle: Promise<FileHandle> | undefined;
+  private readonly file: WholeLinesFile;
 
   constructor(
     private readonly sinkName: string,
     private readonly path: string,
-  ) {}
+  ) {
+    this.file = new WholeLinesFile(path, { sync: true });
+  }
 
   async send(body: Buffer | string): Promise<Rejection | undefined> {
     await this.guard('write', async () => {
@@ -38,48 +38,19 @@ class FileTransport implements LineTransport {
         process.stdout.write(body);
         if (!process.stdout.write(NEWLINE)) await once(process.stdout, 'drain');
       } else {
-        const file = await this.file();
         // One append per batch (a copy of it with its newline): the file sink is for demos and piping, not speed.
-        await file.appendFile(typeof body === 'string' ? `${body}\n` : Buffer.concat([body, NEWLINE]));
-        await file.datasync(); // data and the size that reaches it; the rest of the metadata is not needed to read it
+        await this.file.append(typeof body === 'string' ? Buffer.from(`${body}\n`) : Buffer.concat([body, NEWLINE]));
       }
     });
     return undefined;
   }
 
   async flush(): Promise<void> {
-    if (this.handle) await this.guard('fsync', async () => (await this.file()).sync());
+    await this.guard('fsync', () => this.file.sync());
   }
 
   async close(): Promise<void> {
-    if (!this.handle) return;
-    const handle = this.handle;
-    this.handle = undefined;
-    await this.guard('close', async () => {
-      const file = await handle;
-      await file.sync();
-      await file.close();
-    });
-  }
-
-  private file(): Promise<FileHandle> {
-    if (!this.handle) {
-      const opening = mkdir(dirname(this.path), { recursive: true }).then(async () => {
-        const handle = await open(this.path, 'a');
-        // A file created now exists after a power loss only once its directory entry is durable too.
-        await syncDirectory(dirname(this.path)).catch(async (err: unknown) => {
-          await handle.close();
-          throw err;
-        });
-        return handle;
-      });
-      // A failed open must not stick: the next write tries again.
-      opening.catch(() => {
-        if (this.handle === opening) this.handle = undefined;
-      });
-      this.handle = opening;
-    }
-    return this.handle;
+    await this.guard('close', () => this.file.close());
   }
 
   private async guard(action: string, run: () => Promise<unknown>): Promise<void> {
@@ -87,6 +58,7 @@ class FileTransport implements LineTransport {
       await run();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      if (isNoRoomCode(code)) throw new SinkSpaceError(this.sinkName, this.path, code, { cause: err });
       throw new SinkError(this.sinkName, undefined, true, `${action} ${this.path}: ${code}`, { cause: err });
     }
   }

@@ -13,5 +13,8 @@ export const ACTIVE_ACCOUNT_STATUS = 'active';
 /** What a request names as its target: one of the four APIs, or the inventory (no quota, no gate). */
 export type RequestTarget = ApiName | 'inventory';
 
-/** The inventory refuses a token as the header-token APIs do: 403, texts not published. */
-export const INVENTORY_REFUSAL: TokenRefusalRule = { status: 403, token: /token\s+(is\s+)?(expired|invalid)/i };
+/**
+ * The vendor's page: the inventory refuses a token with 401 and no body. It reads no account, so a refusal with no
+ * text (or one naming the token) is the token's.
+ */
+export const INVENTORY_REFUSAL: TokenRefusalRule = { status: 401, token: /^$|token\s+(is\s+)?(expired|invalid)/i };

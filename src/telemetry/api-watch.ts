@@ -42,6 +42,8 @@ export class ApiWatch {
 
   /** "Not found" lines, repeated every NOT_FOUND_LINE_EVERY_MS per API (a deleted stream answers 404 each pass). */
   private readonly notFoundLines = new RepeatLimit<ApiName>(NOT_FOUND_LINE_EVERY_MS);
+  /** "No access" lines, repeated as often, per API and account. */
+  private readonly noAccessLines = new RepeatLimit<string>(NOT_FOUND_LINE_EVERY_MS);
 
   constructor(
     private readonly log: Logger,
@@ -56,10 +58,13 @@ export class ApiWatch {
   observe(event: LimiterEvent): void {
     if (event.type !== 'call') return;
     this.count(event.api, event.failure);
-    const effect = this.record.apiCall(event.api, callOutcome(event.status, event.code));
+    // A refusal of an account the token may not read: the API answers and the token lives, so no run of failures.
+    const noAccess = event.error instanceof ApiError && event.error.noAccess;
+    const effect = this.record.apiCall(event.api, callOutcome(event.status, event.code), noAccess || undefined);
     if (effect.kind === 'served') {
       this.lines.succeeded(watched(event.api), effect.ended);
-      if (event.failure?.operator) this.notFound(event.api, event.error);
+      if (noAccess) this.refusedAccount(event.api, event.error as ApiError);
+      else if (event.failure?.operator) this.notFound(event.api, event.error);
     } else if (effect.kind === 'failed') this.failed(event.api, event.error, event.failure, effect.run);
   }
 
@@ -75,6 +80,23 @@ export class ApiWatch {
       { api, endpoint, reason, code: errorCodeOf(err) },
       `${api} API answered ${reason} (not found): check api.baseUrl / CDN_BASE_URL and the configured accounts and ` +
         'streams; what it asked for is not collected while this lasts',
+    );
+  }
+
+  /**
+   * A refusal that means no access to one account (the token was proven alive, or a renewed one was refused too): no
+   * login cures it, so one error line naming the API and the account at once, then at most one every
+   * NOT_FOUND_LINE_EVERY_MS per API and account while it goes on.
+   */
+  private refusedAccount(api: ApiName, err: ApiError): void {
+    const account = err.request.account ?? '';
+    if (!this.noAccessLines.due(`${api} ${account}`, this.clock.now())) return;
+    const { reason, endpoint } = describeFailure(err);
+    this.log.error(
+      { api, account, endpoint, reason, code: errorCodeOf(err), refusal: 'no-access' },
+      `${api} API refuses account ${account || '(none named)'} (${reason}), while the same token is served ` +
+        'elsewhere or was just renewed: that account has no access to this API. No new token is fetched; check the ' +
+        "configured accounts and the token's rights. Its data is not collected while this lasts",
     );
   }
 

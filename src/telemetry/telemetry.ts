@@ -74,14 +74,15 @@ export class Telemetry {
   /**
    * One finished HTTP call (`outcome`: see callOutcome) and what it did to the API's run of failures, the one record
    * every reader reads (failing.ts): a served call ends it, a failed one counts in it, a 429 (throttled) neither.
+   * `served` overrides what the outcome says (a refusal that proved the token alive: the API answers).
    */
-  apiCall(api: string, outcome: number | FailureKind): CallEffect {
+  apiCall(api: string, outcome: number | FailureKind, served = isServed(outcome)): CallEffect {
     this.count('api_calls', { api, status: String(outcome) });
     if (isQuotaWait(outcome)) {
       this.count('api_throttled', { api });
       return { kind: 'wait' };
     }
-    if (isServed(outcome)) return { kind: 'served', ended: this.apiFailures.succeeded(api) };
+    if (served) return { kind: 'served', ended: this.apiFailures.succeeded(api) };
     return { kind: 'failed', run: this.apiFailures.failed(api, this.clock.now(), outcome) };
   }
 

@@ -1,4 +1,4 @@
-import { schedule, type ScheduledTask } from 'node-cron';
+import { scheduleUtc, type CronTask } from '../cron.js';
 import type { Runtime } from '../collector/runtime.js';
 import type { Logger } from '../log.js';
 import { DAY, floorTo } from '../time.js';
@@ -22,7 +22,7 @@ export function daemonRange(rt: Pick<Runtime, 'config'>, now: number): VerifyRan
  * configured. Its calls go through the limiter at backfill priority (live collection first); a failure is logged and
  * the next run tries again. undefined when disabled or when the sink cannot be read back (logged once).
  */
-export function scheduleVerify(rt: Runtime, log: Logger): ScheduledTask | undefined {
+export function scheduleVerify(rt: Runtime, log: Logger): CronTask | undefined {
   const settings = rt.config.verify;
   if (!settings.enabled) return undefined;
   if (readerKindOf(rt.config) === undefined) {
@@ -41,5 +41,8 @@ export function scheduleVerify(rt: Runtime, log: Logger): ScheduledTask | undefi
       );
     }
   };
-  return schedule(settings.schedule, run, { noOverlap: true, name: 'verify' });
+  return scheduleUtc(settings.schedule, run, {
+    noOverlap: true,
+    onError: (err) => log.warn({ err: String(err) }, 'verify failed'),
+  });
 }

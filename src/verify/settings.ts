@@ -17,8 +17,8 @@ export const schema = z
     schedule: cronSchedule
       .default('40 3 * * *')
       .describe(
-        'node-cron expression: when the daemon verifies (default daily at 03:40, after the last buckets of yesterday ' +
-          'are final)',
+        'node-cron expression, in UTC: when the daemon verifies (default daily at 03:40, after the last buckets of ' +
+          'yesterday are final)',
       ),
     days: z
       .number()

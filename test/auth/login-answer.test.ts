@@ -16,11 +16,27 @@ describe('the login answer', () => {
     });
   });
 
-  it('assumes six hours when the lifetime is missing or unusable', () => {
-    for (const lifetime of ['', ',"lifetime": null', ',"lifetime": "soon"', ',"lifetime": -5']) {
+  it('assumes six hours when the lifetime is missing or not a number', () => {
+    for (const lifetime of ['', ',"lifetime": null', ',"lifetime": "soon"', ',"lifetime": ""', ',"lifetime": true']) {
       expect(parseLoginAnswer(200, `{"token": "abcdef123"${lifetime}}`)).toMatchObject({
         lifetimeMs: ASSUMED_LIFETIME_MS,
         lifetimeAssumed: true,
+      });
+    }
+  });
+
+  it('takes a lifetime of 0 or less as it comes: a token that expires now', () => {
+    for (const [lifetime, ms] of [
+      ['0', 0],
+      ['-5', -5],
+      ['"0"', 0],
+      ['-21599000', -21_599_000],
+    ] as const) {
+      expect(parseLoginAnswer(200, `{"token": "abcdef123", "lifetime": ${lifetime}}`)).toEqual({
+        ok: true,
+        token: 'abcdef123',
+        lifetimeMs: ms,
+        lifetimeAssumed: false,
       });
     }
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,10 @@ describe('dvr and api with a username and password', () => {
     }).exited;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/a login needs a password: set CDN_PASSWORD or pass --password-file/);
-    const wrong = await runCli(['dvr', 'get', 'acme', 'live/main'], {
+    // Refused logins are counted in the state.dir of -c (else ./state of the working directory).
+    const dir = mkdtempSync(join(tmpdir(), 'dvr-login-state-'));
+    writeFileSync(join(dir, 'collector.yaml'), `state:\n  dir: ${join(dir, 'state')}\n`);
+    const wrong = await runCli(['dvr', 'get', 'acme', 'live/main', '-c', join(dir, 'collector.yaml')], {
       CDN_BASE_URL: f.sim.url,
       CDN_USERNAME: LOGIN.username,
       CDN_PASSWORD: 'not-the-password',
@@ -56,5 +59,23 @@ describe('dvr and api with a username and password', () => {
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toMatch(/login POST .*\/app\/oauth\/v1\/token\/ failed: HTTP 401/);
     expect(wrong.stderr).not.toContain('not-the-password');
+  });
+
+  it('api with a wrong password says the credentials were refused, the tries left and the fix', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'api-login-state-'));
+    writeFileSync(join(dir, 'collector.yaml'), `state:\n  dir: ${join(dir, 'state')}\n`);
+    const wrong = await runCli(['api', 'dvr', '/acme/streams/live/main', '-c', join(dir, 'collector.yaml')], {
+      CDN_BASE_URL: f.sim.url,
+      CDN_USERNAME: LOGIN.username,
+      CDN_PASSWORD: 'not-the-password',
+    }).exited;
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`the service refused the credentials of ${LOGIN.username}`);
+    expect(wrong.stderr).toMatch(/at most 6 more wrong passwords before the service bans the account for 3 h/);
+    expect(wrong.stderr).toContain('fix the password (CDN_PASSWORD');
+    expect(wrong.stderr).not.toContain('not-the-password');
+    expect(JSON.parse(readFileSync(join(dir, 'state', 'login-refusals.json'), 'utf8'))).toMatchObject({
+      usernames: { [LOGIN.username]: { refused: 1 } },
+    });
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { brotliCompressSync, constants, createGzip, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HttpClient } from '../../src/http/client.js';
@@ -20,6 +20,15 @@ const MB = 1024 * 1024;
 
 function answer(res: ServerResponse, coding: string, body: Buffer): void {
   res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(body);
+}
+
+/** Sends `packets` one by one, each after the last was flushed, so the client reads them as separate chunks. */
+function streamPackets(res: ServerResponse, packets: Buffer[]): void {
+  const next = (i: number): void => {
+    if (i === packets.length) return void res.end();
+    res.write(packets[i], () => setImmediate(() => next(i + 1)));
+  };
+  next(0);
 }
 
 /** 100 MB of JSON text gzipped (about 100 KB): a body that is harmless on the wire and huge once inflated. */
@@ -105,6 +114,64 @@ describe('compressed answers', () => {
     const err = await get((res) => answer(res, 'gzip', TEXT));
     expect(err).toMatchObject({ name: 'ContentEncodingError', coding: 'gzip', problem: 'corrupt' });
   });
+
+  // What proxies and servers send that curl and browsers decode: the gzip member is the body (bytes after it are
+  // ignored), and `deflate` is zlib's format or, as many servers send it, raw DEFLATE data.
+  const asProxiesSend: Array<[string, string, Buffer[]]> = [
+    ['gzip followed by CR LF, in the same packet', 'gzip', [Buffer.concat([gzipSync(TEXT), Buffer.from('\r\n')])]],
+    ['gzip followed by CR LF, in a later packet', 'gzip', [gzipSync(TEXT), Buffer.from('\r\n')]],
+    ['gzip followed by stray text', 'x-gzip', [gzipSync(TEXT), Buffer.from('<html>junk</html>\n')]],
+    ['gzip sent a byte at a time', 'gzip', [...gzipSync(TEXT)].map((b) => Buffer.from([b]))],
+    ['deflate as raw DEFLATE data', 'deflate', [deflateRawSync(TEXT)]],
+    [
+      'deflate as raw DEFLATE data, a byte at a time',
+      'deflate',
+      [...deflateRawSync(TEXT)].map((b) => Buffer.from([b])),
+    ],
+    ['deflate in zlib format followed by CR LF', 'deflate', [deflateSync(TEXT), Buffer.from('\r\n')]],
+  ];
+  for (const [what, coding, packets] of asProxiesSend) {
+    it(`${what} is decoded as curl and browsers decode it`, async () => {
+      const body = await get((res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+        streamPackets(res, packets);
+      });
+      expect(body).toEqual(BODY);
+    });
+  }
+
+  it('a gzip member whose checksum does not match its data is corrupt, not decoded', async () => {
+    const whole = gzipSync(TEXT);
+    whole.writeUInt32LE((whole.readUInt32LE(whole.length - 8) ^ 1) >>> 0, whole.length - 8);
+    const err = await get((res) => answer(res, 'gzip', whole));
+    expect(err).toMatchObject({ name: 'ContentEncodingError', coding: 'gzip', problem: 'corrupt' });
+    expect(isRetryable(err)).toBe(true);
+  });
+
+  it('a gzip member cut off in its trailer is corrupt, not decoded', async () => {
+    const whole = gzipSync(TEXT);
+    const err = await get((res) => answer(res, 'gzip', whole.subarray(0, whole.length - 3)));
+    expect(err).toMatchObject({ name: 'ContentEncodingError', coding: 'gzip', problem: 'corrupt' });
+  });
+
+  it('raw DEFLATE data cut off is corrupt', async () => {
+    const whole = deflateRawSync(Buffer.from(JSON.stringify({ data: 'y'.repeat(50_000) })));
+    const err = await get((res) => answer(res, 'deflate', whole.subarray(0, whole.length - 20)));
+    expect(err).toMatchObject({ name: 'ContentEncodingError', coding: 'deflate', problem: 'corrupt' });
+  });
+
+  for (const [coding, compress] of [
+    ['gzip', (b: Buffer) => Buffer.concat([gzipSync(b, { level: 9 }), Buffer.from('\r\n')])],
+    ['deflate', (b: Buffer) => deflateRawSync(b, { level: 9 })],
+  ] as const) {
+    const what = coding === 'gzip' ? 'gzip with trailing bytes' : 'raw DEFLATE';
+    it(`a bomb in ${what} stops at the body cap`, async () => {
+      const bomb = compress(Buffer.alloc(64 * MB, 'x'));
+      const err = await get((res) => answer(res, coding, bomb), MB);
+      expect(err).toMatchObject({ name: 'BodyTooLargeError', maxBytes: MB });
+      expect((err as { readBytes: number }).readBytes).toBeLessThanOrEqual(MB + 64 * 1024);
+    });
+  }
 
   it('a gzip bomb (100 MB of text in ~100 KB) stops at the body cap, counted in decoded bytes', async () => {
     const bomb = await gzipBomb();

@@ -142,6 +142,42 @@ describe('ApiWatch', () => {
     );
   });
 
+  it('an account proven to have no access: one error line per API and account every 10 min, no run', () => {
+    const clock = new ManualClock(T0);
+    const { log, text } = capturedLogger();
+    const telemetry = new Telemetry({ clock, failing: { refusalsToFail: 1 } });
+    const watch = new ApiWatch(log, clock, telemetry, 'api.tokenFile (CDN_TOKEN_FILE)');
+    const refused = (account: string) => {
+      const err = new ApiError({
+        status: 403,
+        body: { status: 'Forbidden', description: 'Invalid token or no access' },
+        request: { ...request, account },
+      });
+      err.noAccess = true;
+      observe(watch, 'metrics', err);
+    };
+    const lines = () =>
+      text()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Line & { account?: string; refusal?: string });
+    refused('nosuch');
+    refused('nosuch');
+    clock.advance(NOT_FOUND_LINE_EVERY_MS / 2);
+    refused('nosuch');
+    refused('other');
+    expect(lines().map((l) => [l.level, l.refusal, l.account])).toEqual([
+      [50, 'no-access', 'nosuch'],
+      [50, 'no-access', 'other'],
+    ]);
+    expect(text()).not.toContain('the token is refused');
+    expect(telemetry.apiFailingSince('metrics')).toBeUndefined();
+    expect(evaluateHealth(telemetry, { maxLagMs: 3_600_000 }).reasons?.['api:metrics']).toBeUndefined();
+    clock.advance(NOT_FOUND_LINE_EVERY_MS / 2);
+    refused('nosuch');
+    expect(lines()).toHaveLength(3);
+  });
+
   it('a 404 is answered, the span set aside: it ends a run of failures and starts none', async () => {
     const { telemetry, lines, attempt } = watched();
     const gone = new ApiError({ status: 404, body: { message: 'stream not found' }, request });

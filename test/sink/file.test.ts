@@ -87,6 +87,15 @@ describe('file sink', () => {
     expect(await readFile(path, 'utf8')).toBe(`earlier line\nm v=0i ${ns(T0)}\n`);
   });
 
+  it('never glues its lines to a line left open (a process killed mid-write): it starts on a new line', async () => {
+    const path = join(dir, 'points.lp');
+    await writeFile(path, 'earlier line\nm v=1i 17040672000');
+    const sink = fileSink(path);
+    await sink.write([point(0)]);
+    await sink.close();
+    expect(await readFile(path, 'utf8')).toBe(`earlier line\nm v=1i 17040672000\nm v=0i ${ns(T0)}\n`);
+  });
+
   it('writes to stdout for "-"', async () => {
     const written: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {

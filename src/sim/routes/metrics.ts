@@ -80,8 +80,10 @@ function parseParams(req: SimRequest, ctx: SimContext): MetricsParams | SimReply
     if (q.getAll(key).length > 1) return invalid(`Parameter ${key} must be given once`);
   for (const key of REQUIRED_PARAMETERS) if (!q.get(key)) return invalid(`Missing required parameter: ${key}`);
   const accountName = q.get('account') ?? '';
-  const account = req.accounts.includes(accountName) ? findAccount(ctx.world, accountName) : undefined;
-  if (!account) return fail(403, 'Forbidden', `Access to account ${accountName} is denied`);
+  const readable = req.accounts.includes(accountName) && !ctx.settings.metricsDeniedAccounts.includes(accountName);
+  const account = readable ? findAccount(ctx.world, accountName) : undefined;
+  // One documented text for a dead token and for an account the token may not read.
+  if (!account) return fail(403, 'Forbidden', ctx.settings.metricsRefusal);
 
   const startMs = parseTime('start', q.get('start') ?? '');
   if (typeof startMs !== 'number') return startMs;

@@ -22,28 +22,29 @@ export class DvrClient {
 
   /** One record per node. */
   async get(account: string, stream: string): Promise<DvrGetResponse> {
-    return this.call('GET', dvrStreamPath(account, stream), undefined, dvrGetResponseSchema);
+    return this.call(account, 'GET', dvrStreamPath(account, stream), undefined, dvrGetResponseSchema);
   }
 
   /** Deletes [fromTs, toTs) or [fromTs, fromTs + durationSec) on `host` (`*` = every node). */
   async deleteRange(account: string, stream: string, range: DvrDeleteRange): Promise<DvrDeleteRangeResponse> {
     const path = dvrStreamPath(account, stream);
-    return this.call('DELETE', path, deleteRangeBody(range), dvrDeleteRangeResponseSchema);
+    return this.call(account, 'DELETE', path, deleteRangeBody(range), dvrDeleteRangeResponseSchema);
   }
 
   /** Deletes everything recorded on `host` (`*` = every node); an alive stream then records again. */
   async deleteAll(account: string, stream: string, target: { host: string }): Promise<DvrDeleteAllResponse> {
     const path = dvrStreamPath(account, stream);
-    return this.call('DELETE', path, deleteAllBody(target.host), dvrDeleteAllResponseSchema);
+    return this.call(account, 'DELETE', path, deleteAllBody(target.host), dvrDeleteAllResponseSchema);
   }
 
   private async call<T>(
+    account: string,
     method: 'GET' | 'DELETE',
     path: string,
     body: unknown,
     schema: ZodType<T, ZodTypeDef, unknown>,
   ): Promise<T> {
-    const res = await this.http.request({ api: 'dvr', method, path, body, schema });
+    const res = await this.http.request({ api: 'dvr', account, method, path, body, schema });
     return res.body;
   }
 }
