@@ -1,11 +1,12 @@
 /**
  * The job list of `cdn-collector status`: the jobs the daemon runs. While it runs, its report (daemon-status.json),
  * which lists the jobs /healthz lists under the same keys (both read the daemon's telemetry); otherwise derived as the
- * daemon derives them (sources/registry.ts daemonJobs), with `accounts: auto` from the accounts its last report named.
+ * daemon derives them (sources/registry.ts daemonJobs), with `accounts: auto` from the accounts its last report named
+ * (or, when no daemon ran, those the state directory keeps checkpoints of).
  * Checkpoints of the state directory that no such job keeps are listed after them, as not configured.
  */
 import type { CollectorConfig } from '../config/schema.js';
-import { daemonJobs } from '../sources/registry.js';
+import { accountJobs, daemonJobs } from '../sources/registry.js';
 import type { DaemonStatus } from '../state/daemon-status.js';
 import type { StateSnapshot } from '../state/snapshot.js';
 
@@ -41,14 +42,34 @@ interface ListedJob {
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 /** The jobs the running daemon reported, else those a daemon of `config` runs (see the file's comment). */
-function listedJobs(config: CollectorConfig, running: DaemonStatus | undefined, last: DaemonStatus | undefined) {
+function listedJobs(
+  config: CollectorConfig,
+  snapshot: StateSnapshot,
+  running: DaemonStatus | undefined,
+  last: DaemonStatus | undefined,
+) {
   if (running) {
     return Object.entries(running.jobs).map(
       ([key, j]): ListedJob => ({ key, checkpointed: j.checkpointed ?? true, keys: j.keys ?? [key] }),
     );
   }
-  return daemonJobs(config, last?.accounts ?? []).map(
+  return daemonJobs(config, last?.accounts ?? accountsInState(config, snapshot)).map(
     (job): ListedJob => ({ key: job.key, checkpointed: job.checkpointed, keys: job.sharedKeys?.() ?? [job.key] }),
+  );
+}
+
+/**
+ * With `accounts: auto` and no daemon report naming them (only `run --once` or `backfill` ran): the accounts whose
+ * jobs keep checkpoints in the state directory, the accounts a daemon would find again.
+ */
+function accountsInState(config: CollectorConfig, snapshot: StateSnapshot): string[] {
+  if (config.accounts !== 'auto') return [];
+  const keys = new Set(snapshot.jobs.keys());
+  const candidates = new Set(
+    [...keys].map((key) => key.split('/')[1]).filter((a): a is string => a !== undefined && a !== '*'),
+  );
+  return [...candidates].filter((account) =>
+    accountJobs(config, [account]).some((job) => [job.key, ...(job.sharedKeys?.() ?? [])].some((k) => keys.has(k))),
   );
 }
 
@@ -58,7 +79,7 @@ export function statusJobs(
   report: { running: DaemonStatus | undefined; last: DaemonStatus | undefined },
   now: number,
 ): JobStatus[] {
-  const listed = listedJobs(config, report.running, report.last).sort((a, b) => a.key.localeCompare(b.key));
+  const listed = listedJobs(config, snapshot, report.running, report.last).sort((a, b) => a.key.localeCompare(b.key));
   const owned = new Set(listed.flatMap((j) => [j.key, ...j.keys]));
   const stale = [...snapshot.jobs.keys()]
     .filter((key) => !owned.has(key))

@@ -90,6 +90,19 @@ describe('status lists the jobs the daemon runs', () => {
     ]);
   });
 
+  it('accounts: auto after run --once only (no daemon report): the accounts the state directory keeps', async () => {
+    const { dir, config } = setUp('auto');
+    const now = Date.now();
+    await confirm(dir, { 'statistic/acme/countries': now - 2 * HOUR, 'statistic/globex/total': now - 2 * HOUR });
+    const report = await gatherStatus(config, now);
+    expect(keysOf(report.jobs)).toEqual([
+      ['dvr/acme/live/main', true],
+      ['statistic/*/total', true],
+      ['statistic/acme/countries', true],
+      ['statistic/globex/countries', true],
+    ]);
+  });
+
   it('a running daemon: exactly the jobs of its report (the list /healthz shows), under the same keys', async () => {
     const { dir, config } = setUp('auto');
     const running: DaemonStatus = {
