@@ -79,7 +79,8 @@ export function statusJobs(
   report: { running: DaemonStatus | undefined; last: DaemonStatus | undefined },
   now: number,
 ): JobStatus[] {
-  const listed = listedJobs(config, snapshot, report.running, report.last).sort((a, b) => a.key.localeCompare(b.key));
+  // In the order /healthz lists them (code units: `metrics/…` before `metrics_resource/…`).
+  const listed = listedJobs(config, snapshot, report.running, report.last).sort((a, b) => (a.key < b.key ? -1 : 1));
   const owned = new Set(listed.flatMap((j) => [j.key, ...j.keys]));
   const stale = [...snapshot.jobs.keys()]
     .filter((key) => !owned.has(key))

@@ -45,7 +45,7 @@ describe('status and /healthz of one daemon', () => {
           api: { baseUrl: sim.url, token: sim.token },
           accounts: 'auto',
           jobs: {
-            metrics: { window: '1m', delay: '1s', byResource: false },
+            metrics: { window: '1m', delay: '1s', byResource: true },
             statistic: { groupings: ['total', 'regions'] },
             streamstat: { enabled: false },
             dvr: { streams: [stream] },
@@ -67,7 +67,7 @@ describe('status and /healthz of one daemon', () => {
       const expected = [
         `dvr/${stream.account}/${stream.stream}`,
         'statistic/*/total',
-        ...sim.accounts.flatMap((a) => [`metrics/${a}`, `statistic/${a}/regions`]),
+        ...sim.accounts.flatMap((a) => [`metrics/${a}`, `metrics_resource/${a}`, `statistic/${a}/regions`]),
       ].sort();
       const keys = await waitFor(
         'every job in /healthz',
