@@ -3,6 +3,7 @@ import type { CollectorConfig } from '../config/schema.js';
 import { estimateDuration } from '../plan/planner.js';
 import { perApi, type ApiName } from '../spec/apis.js';
 import type { BackfillStatus } from '../backfill/requests.js';
+import { counted } from '../words.js';
 
 // The plan of `backfill --dry-run` as it is printed (text or JSON).
 
@@ -27,15 +28,19 @@ export function printPlan(
   const [from, to] = [iso(range.from), iso(range.to)];
   const summary = { from, to, jobs, calls, callsMost: most, pagingMayAdd, minimumDurationSec, notes };
   if (json) return void process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  const lines = [`Backfill ${summary.from} → ${summary.to}: ${plan.spans} spans in ${plan.jobs.length} jobs`];
+  const size = `${counted(plan.spans, 'span')} in ${counted(plan.jobs.length, 'job')}`;
+  const lines = [`Backfill ${summary.from} → ${summary.to}: ${size}`];
   const callsPerApi = Object.entries(calls) as Array<[ApiName, number]>;
   for (const [api, n] of callsPerApi) lines.push(`  ${api}: ${callsText(n, most[api])} calls`);
   if (pagingMayAdd.length > 0) {
     const apis = pagingMayAdd.join(', ');
     lines.push(`  (${apis}: more only where a bucket has more groups than paging saw before: a call a page)`);
   }
-  const least = formatDuration(minimumDurationSec * 1000);
-  lines.push(`  at least ${minimumDurationSec} s (${least}) under the configured quotas`);
+  lines.push(
+    minimumDurationSec === 0
+      ? '  no wait for quota: the calls fit in the configured quotas at once'
+      : `  at least ${formatDuration(minimumDurationSec * 1000)} under the configured quotas`,
+  );
   for (const note of notes) lines.push(`  note: ${note}`);
   const none = '  0 spans: every window in the range is collected already, or cut by the notes above';
   if (plan.spans === 0) lines.push(none);

@@ -4,6 +4,7 @@ import type { BackfillStop } from './backfill-stop.js';
 import { CliError, EXIT_FAILURE } from './common.js';
 import { stoppedExitCode } from './signals.js';
 import { EXIT_POINTS_REFUSED } from './verdict.js';
+import { counted } from '../words.js';
 
 /** What a backfill did: the summary line, and `--json`. */
 export interface BackfillResult {
@@ -41,8 +42,9 @@ export function finish(result: BackfillResult, json: boolean, stop: BackfillStop
     // Before the summary: after a cancel, the last lines are the summary and how to resume.
     for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
     process.stderr.write(
-      `backfill ${result.state}: ${result.spans}/${result.plannedSpans} spans, ${result.points} points` +
-        `${result.refused > 0 ? ` (${result.refused} points refused by the database)` : ''} in ` +
+      `backfill ${result.state}: ${result.spans}/${counted(result.plannedSpans, 'span')}, ` +
+        `${counted(result.points, 'point')}` +
+        `${result.refused > 0 ? ` (${counted(result.refused, 'point')} refused by the database)` : ''} in ` +
         `${formatDuration(result.durationSec * 1000)}; calls: ${calls}\n`,
     );
     if (result.plannedSpans === 0)

@@ -12,6 +12,7 @@ import { createLogger } from '../log.js';
 import { createEncoder } from '../sink/index.js';
 import { withoutUserinfo } from '../secrets.js';
 import type { ApiName } from '../spec/apis.js';
+import { counted } from '../words.js';
 
 /**
  * `run --check --online`: one call to each enabled API and one empty write to the sink, a verdict line each, in
@@ -68,7 +69,12 @@ export async function printPoints(
   const log = createLogger(config.log.level);
   const rt = await createRuntime(config, systemClock, log, { shard, forceLogin });
   const encode = createEncoder('s', {
-    backslashes: config.sink.type === 'influx-v2' ? config.sink.backslashes : 'verbatim',
+    backslashes:
+      config.sink.type === 'influx-v2'
+        ? config.sink.backslashes
+        : config.sink.type === 'victoriametrics'
+          ? 'escaped'
+          : 'verbatim',
   });
   let failed = 0;
   let points = 0;
@@ -76,8 +82,8 @@ export async function printPoints(
     await rt.discovery?.refresh();
     const jobs = rt.collector.jobs;
     process.stderr.write(
-      `dry run: reading the newest window of ${jobs.length} jobs, within the quotas (a small quota makes it wait its ` +
-        `turn)…\n`,
+      `dry run: reading the newest window of ${counted(jobs.length, 'job')}, within the quotas (a small quota makes ` +
+        `it wait its turn)…\n`,
     );
     const planned: Partial<Record<ApiName, number>> = {};
     for (const job of jobs) planned[job.api] = (planned[job.api] ?? 0) + 1; // the newest window: one call at least
@@ -105,8 +111,8 @@ export async function printPoints(
   }
   const jobs = rt.collector.jobs.length;
   process.stderr.write(
-    `dry run: ${jobs - failed} of ${jobs} jobs answered, ${points} points printed; nothing written, no checkpoint ` +
-      `changed\n`,
+    `dry run: ${jobs - failed} of ${counted(jobs, 'job')} answered, ${counted(points, 'point')} printed; nothing ` +
+      `written, no checkpoint changed\n`,
   );
   return failed === 0 ? 0 : EXIT_WINDOWS_FAILED;
 }

@@ -7,6 +7,7 @@ import type { CollectJob, Span } from '../sources/types.js';
 import { describeError } from '../collector/errors.js';
 import type { Runtime } from '../collector/runtime.js';
 import type { Verdict } from './sink-probe.js';
+import { counted } from '../words.js';
 
 /**
  * How long a check's call may wait for its quota slot and answer: the limiter and the quota journal still decide
@@ -86,7 +87,10 @@ export async function checkApis(rt: Runtime): Promise<Map<ApiName, Verdict>> {
         return [api, { ok: !discoveryProblem, detail: discoveryProblem ?? 'no job configured (nothing to check)' }];
       try {
         const points = await sampleJob(rt, job);
-        return [api, { ok: true, detail: `${job.key}: answered, ${points.length} points in the newest window` }];
+        return [
+          api,
+          { ok: true, detail: `${job.key}: answered, ${counted(points.length, 'point')} in the newest window` },
+        ];
       } catch (err) {
         return [api, { ok: false, detail: `${job.key}: ${describeError(err)}` }];
       }

@@ -6,6 +6,8 @@ import { SinkError } from '../sink/errors.js';
 import { HttpLineTransport, type HttpLineTransportOptions } from '../sink/http-transport.js';
 import { influxV1Transport } from '../sink/influx-v1.js';
 import { influxV2Transport } from '../sink/influx-v2.js';
+import { victoriaTransport } from '../sink/victoria.js';
+import { withoutUserinfo } from '../secrets.js';
 import { sinkFix } from '../telemetry/sink-watch.js';
 
 /** A check's answer: ok, or the reason it failed. */
@@ -34,6 +36,12 @@ export async function probeSink(sink: CollectorConfig['sink']): Promise<Verdict>
       return probeHttp(influxV1Transport({ ...sink, timeoutMs }), `database ${sink.database}`, sink);
     case 'influx-v2':
       return probeHttp(influxV2Transport({ ...sink, timeoutMs }), `bucket ${sink.bucket}`, sink);
+    case 'victoriametrics':
+      return probeHttp(
+        victoriaTransport({ ...sink, timeoutMs }),
+        `VictoriaMetrics at ${withoutUserinfo(sink.url)}: /api/v2/write`,
+        sink,
+      );
   }
 }
 
@@ -46,8 +54,10 @@ async function probeHttp(
   try {
     const rejection = await transport.send('');
     // 2.x refuses an empty body only after authorizing the write to an existing bucket.
-    if (rejection === undefined || /requires points|no data/i.test(rejection.reason))
-      return { ok: true, detail: `${target} is writable` };
+    // Say what was checked: an empty write request, answered, so what it proves and no more.
+    if (rejection === undefined) return { ok: true, detail: `${target}: an empty write request was accepted` };
+    if (/requires points|no data/i.test(rejection.reason))
+      return { ok: true, detail: `${target} exists and takes the credentials (an empty write passed authorization)` };
     return { ok: false, detail: `HTTP ${rejection.status}: ${rejection.reason}` };
   } catch (err) {
     if (!(err instanceof SinkError)) throw err;

@@ -9,6 +9,8 @@ export function sinkTarget(sink: CollectorConfig['sink']): string {
       return sink.path === '-' ? 'file: stdout' : `file: ${sink.path}`;
     case 'influx-v2':
       return `influx-v2: ${withoutUserinfo(sink.url)} bucket ${sink.bucket} (org ${sink.org})`;
+    case 'victoriametrics':
+      return `victoriametrics: ${withoutUserinfo(sink.url)}`;
     case 'influx-v1':
       return (
         `influx-v1: ${withoutUserinfo(sink.url)} database ` +

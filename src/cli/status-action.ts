@@ -3,14 +3,18 @@ import { systemClock } from '../clock.js';
 import { formatDuration } from '../backfill/eta.js';
 import { gatherStatus, type StatusReport } from './status-report.js';
 import { loadConfigFile } from '../config/loader.js';
+import type { Shard } from '../config/shard.js';
+import { applyShard } from './apply-shard.js';
 import { AUTH_CONDITION } from '../telemetry/auth-reports.js';
 import { failingName, failureCount } from '../telemetry/failing.js';
 import { unfinishedBackfillLines } from './status-backfills.js';
+import { counted } from '../words.js';
 
 // What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.
 
-export async function statusAction(o: { config?: string; json?: boolean }): Promise<void> {
-  const report = await gatherStatus(loadConfigFile(o.config), systemClock.now());
+export async function statusAction(o: { config?: string; json?: boolean; shard?: Shard }): Promise<void> {
+  // The jobs of the shard's daemon (`--shard`, env CDN_SHARD), when no daemon's report names them.
+  const report = await gatherStatus(applyShard(loadConfigFile(o.config), o.shard), systemClock.now());
   if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (process.stdout.isTTY) process.stdout.write(renderTable(report));
   else process.stdout.write(renderText(report));
@@ -19,6 +23,8 @@ export async function statusAction(o: { config?: string; json?: boolean }): Prom
 }
 
 const seconds = (s: number | null) => (s === null ? '—' : formatDuration(s * 1000));
+/** Known only to a running daemon: `—` alone then, not `— windows`. */
+const backlogText = (windows: number | null) => (windows === null ? '—' : counted(windows, 'window'));
 function daemonLine(r: StatusReport): string {
   if (r.daemon) return `daemon: running (pid ${r.daemon.pid}, reported ${r.daemon.reportedAt})`;
   const stopped = r.daemonStoppedAt ? `stopped ${r.daemonStoppedAt}; ` : '';
@@ -57,12 +63,16 @@ function renderText(r: StatusReport): string {
   for (const job of r.jobs) {
     const aside = job.setAside.length > 0 ? `  set aside: ${job.setAside.length}` : '';
     const unconfigured = job.configured ? '' : '  (not configured)';
-    lines.push(`${job.key.padEnd(width)}  watermark ${job.watermark ?? '—'}${aside}${unconfigured}`);
+    const watermark = job.checkpointed
+      ? `watermark ${job.watermark ?? '—'}`
+      : 'no checkpoint: reads the current window';
+    lines.push(`${job.key.padEnd(width)}  ${watermark}${aside}${unconfigured}`);
+    for (const [key, at] of Object.entries(job.checkpoints ?? {})) lines.push(`  ${key}  watermark ${at ?? '—'}`);
     for (const e of job.setAside)
       lines.push(`  ${e.from}/${e.to}  attempts ${e.attempts}, next retry ${e.nextRetryAt}: ${e.reason}`);
     lines.push(
-      `  lag ${seconds(job.lagSeconds)}, backlog ${job.backlog ?? '—'} ` +
-        `windows${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`,
+      `  lag ${seconds(job.lagSeconds)}, backlog ${backlogText(job.backlog)}` +
+        `${job.lastError ? `, last error ${job.lastError.at}: ${job.lastError.error}` : ''}`,
     );
   }
   for (const a of r.apis) lines.push(`api ${a.api}: ${quotaText(a)}`);
@@ -83,7 +93,7 @@ function renderTable(r: StatusReport): string {
   for (const j of r.jobs) {
     jobs.push([
       j.configured ? j.key : `${j.key} (not configured)`,
-      j.watermark ?? '—',
+      j.checkpointed ? (j.watermark ?? '—') : 'no checkpoint',
       seconds(j.lagSeconds),
       j.backlog ?? '—',
       j.setAside.length === 0 ? '' : j.setAside.map((e) => `${e.from}: ${clip(e.reason)}`).join('\n'),

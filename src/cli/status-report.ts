@@ -1,13 +1,12 @@
 /**
  * What `cdn-collector status` reports, gathered without any lock so it works beside the running daemon: the state
- * files (watermarks, set-aside spans), the daemon's own report (lag, backlog, last errors, quota use, what is
- * failing; see state/daemon-status.ts) while it is fresh, and the backfills handed to it. Without a daemon, lag is
- * measured from the watermark and quota use read from the quota journal.
+ * files (watermarks, set-aside spans), the jobs the daemon runs (status-jobs.ts), the daemon's own report (lag,
+ * backlog, last errors, quota use, what is failing; see state/daemon-status.ts) while it is fresh, and the backfills
+ * handed to it. Without a daemon, lag is measured from the watermark and quota use read from the quota journal.
  */
 import { hostname } from 'node:os';
 import { systemClock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
-import { buildJobs } from '../sources/registry.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { readRequests, readStatus } from '../backfill/requests.js';
 import { readDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
@@ -19,6 +18,7 @@ import { loginGate } from '../auth/login-stop.js';
 import { readStateSnapshot } from '../state/snapshot.js';
 import { readRefused, type RefusedSummary } from '../sink/dead-letter.js';
 import { gatherUnfinishedBackfills, type UnfinishedBackfill } from './status-backfills.js';
+import { statusJobs, type JobStatus } from './status-jobs.js';
 
 /** A daemon report older than this is from a daemon that is gone (it rewrites it every second). */
 const FRESH_MS = 30_000;
@@ -65,52 +65,14 @@ export interface FailingStatus {
   stopped?: boolean;
 }
 
-export interface JobStatus {
-  key: string;
-  /** False for a key the state directory holds but the configuration no longer has. */
-  configured: boolean;
-  watermark: string | null;
-  lastConfirmedAt: string | null;
-  /** Seconds behind now (the daemon's, as /healthz; else now − watermark; null: no daemon, none confirmed). */
-  lagSeconds: number | null;
-  /** Windows still to collect (the daemon's count; null without a running daemon). */
-  backlog: number | null;
-  setAside: Array<{ from: string; to: string; reason: string; attempts: number; firstAt: string; nextRetryAt: string }>;
-  lastError: { error: string; at: string } | null;
-}
+export type { JobStatus } from './status-jobs.js';
 
 export async function gatherStatus(config: CollectorConfig, now = systemClock.now()): Promise<StatusReport> {
   const dir = config.state.dir;
   const snapshot = await readStateSnapshot(dir, now);
   const { status: reported, problem: reportProblem } = await readDaemonStatus(dir);
   const daemon = reported && isRunning(reported, now) ? reported : undefined;
-  // A job reading several accounts at once keeps their checkpoints too (statistic/<account>/total): configured keys.
-  const configured = buildJobs(config)
-    .filter((j) => j.checkpointed)
-    .flatMap((j) => [j.key, ...(j.sharedKeys?.() ?? [])]);
-  const keys = [...new Set([...configured, ...snapshot.jobs.keys()])].sort();
-  const jobs = keys.map((key): JobStatus => {
-    const job = snapshot.jobs.get(key);
-    const live = daemon?.jobs[key];
-    const lagMs = live?.lagMs ?? (job?.watermark === undefined ? undefined : Math.max(0, now - job.watermark));
-    return {
-      key,
-      configured: configured.includes(key),
-      watermark: iso(job?.watermark),
-      lastConfirmedAt: iso(job?.lastConfirmedAt),
-      lagSeconds: lagMs === undefined ? null : Math.round(lagMs / 1000),
-      backlog: live?.backlog ?? null,
-      setAside: (job?.setAside ?? []).map((e) => ({
-        from: iso(e.from)!,
-        to: iso(e.to)!,
-        reason: e.reason,
-        attempts: e.attempts,
-        firstAt: iso(e.firstAt)!,
-        nextRetryAt: iso(e.nextRetryAt)!,
-      })),
-      lastError: live?.lastError ? { error: live.lastError.error, at: iso(live.lastError.at)! } : null,
-    };
-  });
+  const jobs = statusJobs(config, snapshot, { running: daemon, last: reported }, now);
   const journal = daemon ? undefined : await journalUse(dir, config, now);
   const apis = API_NAMES.filter((api) => config.jobs[api].enabled).map((api) => {
     const use = daemon?.apis[api];

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { configFileOption } from './common.js';
+import { shardOption } from './shard.js';
+import type { Shard } from '../config/shard.js';
 
 export function statusCommand(): Command {
   return new Command('status')
@@ -10,5 +12,8 @@ export function statusCommand(): Command {
     )
     .addOption(configFileOption())
     .option('--json', 'print JSON')
-    .action(async (o: { config?: string; json?: boolean }) => (await import('./status-action.js')).statusAction(o));
+    .addOption(shardOption())
+    .action(async (o: { config?: string; json?: boolean; shard?: Shard }) =>
+      (await import('./status-action.js')).statusAction(o),
+    );
 }

@@ -1,5 +1,6 @@
 import type { CallTally } from '../telemetry/api-watch.js';
 import type { PassResult } from '../collector/collector.js';
+import { counted } from '../words.js';
 
 /** Exit codes of `run --once` beyond 0 (every pending window collected), 1 (error) and 2 (bad arguments/config). */
 export const EXIT_SET_ASIDE = 3;
@@ -46,11 +47,12 @@ export function onceVerdict(
 
 /** The one line `run --once` ends with. */
 export function verdictLine(v: OnceVerdict): string {
-  const failedJobs = v.failedJobs > 0 ? ` in ${v.failedJobs} job${v.failedJobs === 1 ? '' : 's'}` : '';
-  const refused = v.refused > 0 ? `, ${v.refused} points refused by the database (dead letters)` : '';
+  const failedJobs = v.failedJobs > 0 ? ` in ${counted(v.failedJobs, 'job')}` : '';
+  const refused = v.refused > 0 ? `, ${counted(v.refused, 'point')} refused by the database (dead letters)` : '';
   return (
-    `once: ${verdictWord(v)}: ${v.collected} windows collected, ${v.setAside} set aside, ` +
-    `${v.failed} failed${failedJobs}; ${v.points} points${refused}; ${v.calls} calls, ${v.quotaRejections} answered 429`
+    `once: ${verdictWord(v)}: ${counted(v.collected, 'window')} collected, ${v.setAside} set aside, ` +
+    `${v.failed} failed${failedJobs}; ${counted(v.points, 'point')}${refused}; ${counted(v.calls, 'call')}, ` +
+    `${v.quotaRejections} answered 429`
   );
 }
 
@@ -79,7 +81,8 @@ function sum<T>(items: readonly T[], of: (item: T) => number): number {
 /** The line of a `run --once` a signal stopped: what it kept, and what is left for the next run. */
 export function stoppedVerdictLine(v: OnceVerdict, signal: string, left: number): string {
   return (
-    `once: STOPPED by ${signal}: ${v.collected} windows collected and checkpointed, ${v.setAside} set aside, ` +
-    `${left} left for the next run; ${v.points} points; ${v.calls} calls, ${v.quotaRejections} answered 429`
+    `once: STOPPED by ${signal}: ${counted(v.collected, 'window')} collected and checkpointed, ${v.setAside} set ` +
+    `aside, ${left} left for the next run; ${counted(v.points, 'point')}; ${counted(v.calls, 'call')}, ` +
+    `${v.quotaRejections} answered 429`
   );
 }

@@ -1,6 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { whenAborted } from '../abort.js';
 import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
@@ -148,12 +149,13 @@ export class Collector {
     // Aborted while an earlier pass of the job still runs (a catch-up can take minutes), or while a call of its own is
     // in flight: the caller is answered at once with what the pass did so far; the pass itself stays in line, so
     // passes of the job still run one at a time, and starts no span.
+    if (signal.aborted) return Promise.resolve(passResult(job.key, { ...counts }));
+    let stopListening = () => {};
     const aborted = new Promise<PassResult>((resolve) => {
-      const answer = () => resolve(passResult(job.key, { ...counts }));
-      if (signal.aborted) answer();
-      else signal.addEventListener('abort', answer, { once: true });
+      stopListening = whenAborted(signal, () => resolve(passResult(job.key, { ...counts })));
     });
-    return Promise.race([pass, aborted]);
+    // A pass that ends without the abort stops listening: a backfill's signal serves pass after pass.
+    return Promise.race([pass, aborted]).finally(stopListening);
   }
 
   /** Runs a pass of `job` after its newest one (single flight), when `turns` (if any) gives it its turn. */
@@ -238,6 +240,11 @@ export class Collector {
   async stop(): Promise<void> {
     this.stopper.abort();
     await Promise.allSettled([...this.running.values()].map((p) => p.result));
+  }
+
+  /** Whether stop() was called: passes that end now end because of it. */
+  get stopping(): boolean {
+    return this.stopper.signal.aborted;
   }
 }
 

@@ -7,6 +7,8 @@ import { passCalls, showQuotaProgress } from '../telemetry/quota-progress.js';
 import { stopCollecting } from './stop.js';
 import { scheduleVerify } from '../verify/job.js';
 import { serveVerifyRequests } from '../verify/server.js';
+import { counted } from '../words.js';
+import type { PassResult } from './collector.js';
 
 export interface Daemon {
   /** Resolves after the first pass of every job (startup gap fill) has ended. */
@@ -39,6 +41,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
       const problems = { ...(failed.length > 0 ? { failed } : {}), ...(setAside.length > 0 ? { setAside } : {}) };
       log.info({ api, jobs: results.length, spans, points, ...problems }, 'pass');
     }
+    return results;
   };
   for (const api of API_NAMES) {
     if (!config.jobs[api].enabled) continue;
@@ -71,12 +74,14 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
       const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
       // The start-up pass may wait minutes for quota an earlier process spent: say so in the log while it does.
       const progress = showQuotaProgress(rt, passCalls(collector), (line, fields) => log.info(fields, line), false);
-      const passes = apis.map((a) => passOf(a)().then(() => collector.settled(jobsOf(a))));
+      const passes = apis.map(async (a) => {
+        const results = await passOf(a)();
+        await collector.settled(jobsOf(a));
+        return results;
+      });
       return Promise.all(passes).finally(() => progress.stop());
     })
-    .then(() => {
-      log.info('startup pass done: gaps since the checkpoints are filled');
-    });
+    .then((results) => logStartupPass(rt, log, results.flat()));
 
   return {
     firstPass,
@@ -90,6 +95,42 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
       await backfills.stopped();
     },
   };
+}
+
+/**
+ * The start-up pass's one line, saying what it did: the gaps are filled only when no job failed and no window is
+ * left; otherwise how many windows it collected and how many are still missing (a stop, a failing API or sink).
+ */
+function logStartupPass(rt: Runtime, log: Logger, results: readonly PassResult[]): void {
+  const collected = results.reduce((n, r) => n + r.spans, 0);
+  const points = results.reduce((n, r) => n + r.points, 0);
+  const setAside = results.reduce((n, r) => n + r.setAside, 0);
+  const failed = results.filter((r) => r.error).map((r) => r.key);
+  const left = rt.collector.jobs.filter((j) => j.checkpointed).reduce((n, j) => n + rt.collector.pending(j).length, 0);
+  const fields = { collected, points, setAside, left };
+  const done = `${counted(collected, 'window')} collected`;
+  const aside = setAside > 0 ? `, ${setAside} set aside` : '';
+  if (rt.collector.stopping) {
+    log.info(
+      { ...fields, stopped: true },
+      `startup pass stopped: ${done}${aside}, ${counted(left, 'window')} left for the next start`,
+    );
+  } else if (failed.length > 0 || left > 0) {
+    const jobs = failed.length > 0 ? ` (${counted(failed.length, 'job')} failed: ${listed(failed)})` : '';
+    log.warn(
+      { ...fields, failed },
+      `startup pass ended with gaps: ${done}${aside}, ${counted(left, 'window')} still missing${jobs}; ` +
+        'the next passes retry them',
+    );
+  } else {
+    log.info(fields, `startup pass done: gaps since the checkpoints are filled (${done}${aside})`);
+  }
+}
+
+/** The first few keys, and how many more: a line stays readable with thousands of jobs. */
+function listed(keys: readonly string[], max = 5): string {
+  const more = keys.length > max ? ` and ${keys.length - max} more` : '';
+  return `${keys.slice(0, max).join(', ')}${more}`;
 }
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {

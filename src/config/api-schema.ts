@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { perApi } from '../spec/apis.js';
 import { DEFAULT_LOGIN_BODY, LOGIN_BODY_FORMATS } from '../spec/login.js';
 import { duration } from './duration.js';
-import { apiToken, httpUrl, secretText } from './fields.js';
+import { apiBaseUrl, apiToken, secretText } from './fields.js';
 
 // The `api` section of the configuration (schema.ts): the provider API, how to authenticate, and the bounds of a call.
 
@@ -46,7 +46,7 @@ function checkCredentials(
 
 export const apiSchema = z
   .object({
-    baseUrl: httpUrl.describe('base URL of the provider API (env CDN_BASE_URL)'),
+    baseUrl: apiBaseUrl.describe('base URL of the provider API (env CDN_BASE_URL)'),
     token: apiToken
       .optional()
       .describe('a static API token (env CDN_TOKEN); never logged. One of token, tokenFile, username'),

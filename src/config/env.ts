@@ -96,7 +96,11 @@ export function applyEnv(raw: Obj, env: Env): Obj {
     if (sink.type === undefined) sink.type = env.INFLUX_DATABASE ? 'influx-v1' : 'influx-v2';
     for (const [name, key] of given) {
       const fits =
-        sink.type === 'influx-v1' ? !V2_ONLY.has(key) : sink.type === 'influx-v2' ? !V1_ONLY.has(key) : false;
+        sink.type === 'influx-v1'
+          ? !V2_ONLY.has(key)
+          : sink.type === 'influx-v2'
+            ? !V1_ONLY.has(key)
+            : sink.type === 'victoriametrics' && (key === 'url' || key === 'token');
       if (fits) sink[key] = variable(env, name);
     }
     out.sink = sink;

@@ -8,15 +8,53 @@ import { hasControlCharacter, isHeaderSafe } from '../secrets.js';
  * visibly): a `file:` or `ftp:` base URL, a listener address no socket can bind.
  */
 
-/** An http(s) URL: every API and sink speaks HTTP, so any other scheme is a typo or an attempt to read elsewhere. */
-export const httpUrl = z
-  .string()
-  .url()
-  // zod runs refinements after a failed .url() check too: only a parsable URL is asked for its scheme.
-  .refine(
-    (text) => !URL.canParse(text) || /^https?:$/.test(new URL(text).protocol),
-    'must be an http:// or https:// URL',
-  );
+/**
+ * An http(s) URL: every API and sink speaks HTTP, so any other scheme is a typo or an attempt to read elsewhere. What
+ * is wrong is said with what the value should look like (zod's own words are `Invalid url`).
+ */
+export const httpUrl = z.string().superRefine((text, ctx) => {
+  const problem = httpUrlProblem(text);
+  if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+});
+
+/** A URL as an error may show it: without a `user:password@` part. */
+const shown = (text: string) => text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i, '$1');
+
+function httpUrlProblem(value: string): string | undefined {
+  const text = shown(value);
+  if (text.trim() === '' || /\s/.test(text)) return `"${text}" is not a URL (e.g. https://api.example.com)`;
+  if (!text.includes('://') && !/^file:/i.test(text)) {
+    const host = text.replace(/^\/+/, '');
+    return `"${text}" has no scheme: write https://${host} (http://${host} for a server without TLS)`;
+  }
+  if (!URL.canParse(text)) return `"${text}" is not a URL (e.g. https://api.example.com)`;
+  if (!/^https?:$/.test(new URL(text).protocol)) return 'must be an http:// or https:// URL';
+  return undefined;
+}
+
+/**
+ * The API's base URL: scheme, host and port (a proxy's path prefix allowed), without the `/app` every API path
+ * starts with: the collector adds `/app/metrics/v1/…` itself, so `…/app` would be called as `…/app/app/…` (404).
+ */
+export const apiBaseUrl = httpUrl.superRefine((text, ctx) => {
+  if (!URL.canParse(text)) return;
+  const url = new URL(text);
+  const at = url.pathname.search(/(^|\/)app(\/|$)/);
+  if (at < 0) return;
+  const root = `${url.origin}${url.pathname.slice(0, at)}`;
+  ctx.addIssue({
+    code: z.ZodIssueCode.custom,
+    message:
+      `"${shown(text)}" has /app in its path, which the collector adds to every path itself (…/app/app/metrics/v1/ ` +
+      `answers 404): write ${root}`,
+  });
+});
+
+/** Whether a schema node is one of the URL fields above (the reference calls its type `URL`). */
+export function isUrlField(node: z.ZodTypeAny): boolean {
+  const effect = node instanceof z.ZodEffects ? node._def.effect : undefined;
+  return effect !== undefined && (effect === httpUrl._def.effect || effect === apiBaseUrl._def.effect);
+}
 
 /** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;

@@ -112,6 +112,23 @@ export function loadConfigFile(path: string | undefined, env: Env = process.env)
 }
 
 /**
+ * The accounts of a configuration alone (`config --shards`): the file's and `CDN_ACCOUNTS`, validated as the whole
+ * configuration validates them, without asking for what the split does not need (a token, the sink).
+ */
+export function loadAccounts(path: string | undefined, env: Env = process.env): CollectorConfig['accounts'] {
+  const { raw, unresolved } = path === undefined ? { raw: {}, unresolved: [] } : readConfigDocument(path, env);
+  const merged = applyEnv(raw, env);
+  const result = configSchema.shape.accounts.safeParse(merged.accounts);
+  const problems = unresolved.filter((p) => p.field === 'accounts' || p.field.startsWith('accounts.'));
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    problems.push(problemOf({ ...issue, path: ['accounts', ...issue.path] }, merged, env));
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
+}
+
+/**
  * A YAML config file as written (its `${VAR}` references resolved), not yet checked: for a command that needs one
  * field of a config whose other fields it does not use (`api` and `dvr` read only `state.dir`).
  */

@@ -117,6 +117,24 @@ export const configSchema = z
           .strict(),
         z
           .object({
+            type: z
+              .literal('victoriametrics')
+              .describe(
+                'VictoriaMetrics (single node or vminsert) through its /api/v2/write: no org, bucket or token; it ' +
+                  'keeps every sample, so output.overwrites is false with it',
+              ),
+            url: httpUrl.describe('env INFLUX_URL, e.g. http://localhost:8428'),
+            token: z
+              .string()
+              .min(1)
+              .optional()
+              .describe('bearer token of a vmauth or proxy in front of it (env INFLUX_TOKEN); never logged'),
+            gzipLevel: gzipLevel(1),
+            gzipMinBytes,
+          })
+          .strict(),
+        z
+          .object({
             type: z.literal('file').describe('line protocol to a file (tests, piping)'),
             path: z.string().min(1).describe('line-protocol file, or - for stdout'),
           })
@@ -236,6 +254,8 @@ export type CollectorConfig = Omit<ParsedConfig, 'output'> & {
 /** Fills the defaults that depend on other fields: the dead letters go beside the checkpoints unless placed. */
 export function withDependentDefaults(parsed: ParsedConfig): CollectorConfig {
   const deadLetterPath = parsed.output.deadLetterPath ?? join(parsed.state.dir, DEAD_LETTER_FILE);
-  return { ...parsed, output: { ...parsed.output, deadLetterPath } };
+  // VictoriaMetrics keeps every sample of a series and time: points rewritten with new values must not be written.
+  const overwrites = parsed.sink.type === 'victoriametrics' ? false : parsed.output.overwrites;
+  return { ...parsed, output: { ...parsed.output, deadLetterPath, overwrites } };
 }
 export type ConfigInput = z.input<typeof configSchema>;

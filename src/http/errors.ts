@@ -88,7 +88,7 @@ export class NetworkError extends CollectorError {
     readonly causeCode: string | undefined,
     options?: { cause?: unknown },
   ) {
-    super(`${request.method} ${request.url} failed: ${causeCode ?? 'network error'}`, options);
+    super(`${request.method} ${request.url} failed: ${causeCode ?? 'network error'}${networkHint(causeCode)}`, options);
   }
 }
 
@@ -106,6 +106,14 @@ export class RequestArgumentError extends CollectorError {
   ) {
     super(`${request.method} ${request.url} cannot be sent: ${redactSecrets(problem)}`);
   }
+}
+
+/** What a failure code most likely means about the configured URL, when it says something about it. */
+function networkHint(causeCode: string | undefined): string {
+  // OpenSSL's words when the server answers plain HTTP to a TLS handshake.
+  if (causeCode === 'ERR_SSL_WRONG_VERSION_NUMBER' || causeCode === 'ERR_SSL_PACKET_LENGTH_TOO_LONG')
+    return ' (an https:// URL to a server that speaks plain http: write the URL with http://)';
+  return '';
 }
 
 /** No complete response within the configured timeout. */

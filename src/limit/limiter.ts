@@ -1,5 +1,6 @@
 import { intervalClock, systemClock, type Clock } from '../clock.js';
 import { classify, type Failure } from '../failure.js';
+import { whenAborted } from '../abort.js';
 import type { ApiName } from '../spec/apis.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
@@ -230,24 +231,25 @@ export class Limiter {
           this.pump();
         }
       };
+      let stopListening = () => {};
       const waiter: Waiter = {
         seq: ticket.seq,
         priority: ticket.priority,
         enqueuedAt: this.clock.now(),
         deadlineAt: ticket.deadlineAt,
         grant: (now) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           const waitMs = now - waiter.enqueuedAt;
           if (waitMs > 0) this.emit({ type: 'throttled', attempt: ticket.attempt, waitMs });
           resolve();
         },
         expire: () => waiter.fail(new LimiterDeadlineError(this.api, ticket.deadlineMs)),
         fail: (err) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           reject(err);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) stopListening = whenAborted(signal, onAbort);
       this.queue.add(waiter);
       this.pump();
     });

@@ -1,5 +1,6 @@
 import { monotonicClock, systemClock, type Clock } from '../clock.js';
 import type { Sleeper } from './types.js';
+import { whenAborted } from '../abort.js';
 
 /**
  * The sleeper a limiter on `clock` needs: the system clock (and its monotonic twin) and a clock running at a known
@@ -25,19 +26,20 @@ export function pollingSleeper(pollMs = 250): Sleeper {
   return (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
       const timer = setTimeout(
         () => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening?.();
           resolve();
         },
         // setTimeout takes at most 2^31-1 ms; the caller re-checks its clock and sleeps again.
         Math.max(0, Math.min(ms, pollMs, 2 ** 31 - 1)),
       );
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopListening =
+        signal &&
+        whenAborted(signal, () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
     });
 }
 

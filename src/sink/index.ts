@@ -4,6 +4,7 @@ import type { BatchingOptions } from './batching.js';
 import { createFileSink, type FileSinkOptions } from './file.js';
 import { createInfluxV1Sink, type InfluxV1Options } from './influx-v1.js';
 import { createInfluxV2Sink, type InfluxV2Options } from './influx-v2.js';
+import { createVictoriaSink, type VictoriaOptions } from './victoria.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver } from './types.js';
 
 /** Settings every sink shares; all optional. */
@@ -37,6 +38,7 @@ export type SinkConfig = CommonSinkConfig &
   (
     | ({ type: 'influx-v2' } & Specific<InfluxV2Options>)
     | ({ type: 'influx-v1' } & Specific<InfluxV1Options>)
+    | ({ type: 'victoriametrics' } & Specific<VictoriaOptions>)
     | ({ type: 'file' } & Specific<FileSinkOptions>)
   );
 
@@ -48,6 +50,8 @@ export function createSink(config: SinkConfig): Sink {
       return createInfluxV2Sink(common);
     case 'influx-v1':
       return createInfluxV1Sink(common);
+    case 'victoriametrics':
+      return createVictoriaSink(common);
     case 'file':
       return createFileSink(common);
   }

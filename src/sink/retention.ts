@@ -7,6 +7,7 @@ import { request } from '../http/undici.js';
 import { serverMessage } from './http-outcome.js';
 import { influxV1Transport } from './influx-v1.js';
 import { influxV2Transport } from './influx-v2.js';
+import { victoriaTransport } from './victoria.js';
 
 export interface Retention {
   /** The policy or bucket it was read from, e.g. `retention policy "autogen" of database "cdn"`. */
@@ -26,6 +27,7 @@ export type RetentionTarget =
       password?: string | undefined;
     }
   | { type: 'influx-v2'; url: string; token: string; org: string; bucket: string }
+  | { type: 'victoriametrics'; url: string; token?: string | undefined }
   | { type: 'file' };
 
 const LOOKUP_TIMEOUT_MS = 10_000;
@@ -34,6 +36,7 @@ const LOOKUP_TIMEOUT_MS = 10_000;
 export async function readRetention(sink: RetentionTarget): Promise<Retention | undefined> {
   if (sink.type === 'influx-v1') return readV1(sink);
   if (sink.type === 'influx-v2') return readV2(sink);
+  if (sink.type === 'victoriametrics') return readVictoria(sink);
   return undefined;
 }
 
@@ -81,12 +84,47 @@ async function readV2(sink: Extract<RetentionTarget, { type: 'influx-v2' }>): Pr
   return { target: `bucket "${sink.bucket}"`, durationMs: seconds ? seconds * 1000 : undefined };
 }
 
+/** VictoriaMetrics' `-retentionPeriod`, from its `/flags` page (`-retentionPeriod="1"`: a bare number is months). */
+async function readVictoria(sink: Extract<RetentionTarget, { type: 'victoriametrics' }>): Promise<Retention> {
+  const text = await getText(sink.url, '/flags', authorization(victoriaTransport(sink).headers));
+  const value = /^-retentionPeriod="?([^"\s]*)"?\s*$/m.exec(text)?.[1];
+  if (value === undefined) throw new Error('GET /flags: no -retentionPeriod (not a VictoriaMetrics single node?)');
+  const durationMs = victoriaPeriodMs(value);
+  if (durationMs === undefined) throw new Error(`GET /flags: -retentionPeriod "${value}" is not a period`);
+  return { target: `VictoriaMetrics -retentionPeriod (${value})`, durationMs };
+}
+
+/** A VictoriaMetrics period: a number of months, or with a unit (h, d, w, y; `m` is minutes there, not months). */
+export function victoriaPeriodMs(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const units: Record<string, number> = {
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 7 * 86_400_000,
+    y: 365 * 86_400_000,
+  };
+  return Number(m[1]) * (m[2] === undefined ? 31 * 86_400_000 : units[m[2]]!);
+}
+
 /** The write requests' credentials, for a read of the same server. */
 function authorization(headers: Record<string, string>): Record<string, string> {
   return headers.authorization === undefined ? {} : { authorization: headers.authorization };
 }
 
 async function getJson(base: string, path: string, headers: Record<string, string>): Promise<unknown> {
+  const text = await getText(base, path, headers);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`GET ${path.split('?')[0]}: answer is not JSON`);
+  }
+}
+
+async function getText(base: string, path: string, headers: Record<string, string>): Promise<string> {
   const what = `GET ${path.split('?')[0]}`;
   let status: number;
   let text: string;
@@ -104,11 +142,7 @@ async function getJson(base: string, path: string, headers: Record<string, strin
     throw new Error(`${what} failed: ${(err as { code?: string }).code ?? (err as Error).name}`);
   }
   if (status < 200 || status >= 300) throw new Error(`${what} → HTTP ${status}: ${serverMessage(text).slice(0, 200)}`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${what}: answer is not JSON`);
-  }
+  return text;
 }
 
 /** A Go duration as InfluxDB prints it (`1h0m0s`, `168h0m0s`, `0s`) in milliseconds. */

@@ -76,6 +76,18 @@ export function buildJobs(config: SourcesConfig, learnt: SourcesLearnt = sources
   return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...bySettings];
 }
 
+/**
+ * The jobs a daemon of `config` runs once it found `discovered` (`accounts: auto`; ignored otherwise), by key, as its
+ * collector keeps them: the jobs of the start, then those of the accounts found (a key already there is not added).
+ */
+export function daemonJobs(config: SourcesConfig, discovered: readonly string[] = []): CollectJob[] {
+  const learnt = sourcesLearnt();
+  const found = config.accounts === 'auto' ? accountJobs(config, discovered, learnt) : [];
+  const byKey = new Map<string, CollectJob>();
+  for (const job of [...buildJobs(config, learnt), ...found]) if (!byKey.has(job.key)) byKey.set(job.key, job);
+  return [...byKey.values()];
+}
+
 /** The jobs of some accounts (DVR's streams are listed apart, with their accounts): at start, or once discovered. */
 export function accountJobs(
   config: SourcesConfig,

@@ -49,14 +49,21 @@ const daemonStatusSchema = z.object({
   updatedAt: epochMs,
   /** Set by the daemon's last report, written when it stopped. */
   stoppedAt: epochMs.optional(),
+  /** Every job the daemon runs, by the keys /healthz names them with (one record: the daemon's telemetry). */
   jobs: z.record(
     z.string(),
     z.object({
       lagMs: z.number(),
       backlog: z.number(),
       lastError: z.object({ error: z.string(), at: epochMs }).optional(),
+      /** False for a job without checkpoints (DVR snapshots, provisional reads). Absent in older reports: true. */
+      checkpointed: z.boolean().optional(),
+      /** The checkpoint keys of a job reading several accounts in one call (the shared statistic totals). */
+      keys: z.array(z.string()).optional(),
     }),
   ),
+  /** With `accounts: auto`: the accounts discovered so far (of this shard), from which `status` derives the jobs. */
+  accounts: z.array(z.string()).optional(),
   apis: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), apiQuotaUseSchema),
   /**
    * The /healthz conditions of failing APIs (`api:<name>`) and the sink (`sink`), with their runs. Optional: a report

@@ -27,17 +27,23 @@ export class DaemonReporter {
 }
 
 /**
- * Lag and backlog as telemetry holds them (JobState.report), and the failing APIs and sink as /healthz names them (one
- * record, telemetry/failing.ts, read as of the runtime's clock): the figures /healthz and /metrics show.
+ * The jobs as telemetry holds them (JobState.report) — the very list, keys and lags /healthz shows — with the backlog
+ * and last error of each, the failing APIs and sink as /healthz names them (one record, telemetry/failing.ts, read as
+ * of the runtime's clock), and with `accounts: auto` the accounts discovered: what `status` shows.
  */
 function daemonStatus(rt: Runtime, now: number): DaemonStatus {
   const errors = rt.telemetry.lastErrors();
+  const byKey = new Map(rt.collector.jobs.map((job) => [job.key, job]));
   const jobs: DaemonStatus['jobs'] = {};
-  for (const job of rt.collector.jobs) {
-    jobs[job.key] = {
-      lagMs: rt.telemetry.lagMs(job.key) ?? rt.collector.state.lagMs(job),
-      backlog: rt.telemetry.backlog(job.key) ?? 0,
-      ...(errors[job.key] ? { lastError: errors[job.key] } : {}),
+  for (const key of rt.telemetry.jobs()) {
+    const job = byKey.get(key);
+    const keys = job?.sharedKeys?.();
+    jobs[key] = {
+      lagMs: rt.telemetry.lagMs(key) ?? 0,
+      backlog: rt.telemetry.backlog(key) ?? 0,
+      ...(errors[key] ? { lastError: errors[key] } : {}),
+      ...(job && !job.checkpointed ? { checkpointed: false } : {}),
+      ...(keys ? { keys: [...keys] } : {}),
     };
   }
   const apis: DaemonStatus['apis'] = {};
@@ -57,5 +63,6 @@ function daemonStatus(rt: Runtime, now: number): DaemonStatus {
   }
   const refusedAccounts = rt.accounts.refusedAccounts();
   const refused = Object.keys(refusedAccounts).length > 0 ? { refusedAccounts } : {};
-  return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis, failing, ...refused };
+  const accounts = rt.discovery ? { accounts: rt.discovery.accounts } : {};
+  return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis, failing, ...refused, ...accounts };
 }

@@ -1,6 +1,7 @@
 import { apiStatusClass } from '../failure.js';
 import { API_NAMES } from '../spec/apis.js';
 import type { FailureKind } from './outcome.js';
+import { counted } from '../words.js';
 
 /** How long, and how often, something has failed since it last worked. */
 export interface FailingSince {
@@ -151,10 +152,9 @@ export function failingName(condition: string): string {
 
 /** Failures of a condition counted as /healthz counts them: `3 calls`, `2 failed writes`. */
 export function failureCount(condition: string, failures: number): string {
-  return plural(failures, condition === SINK_CONDITION ? 'failed write' : 'call');
+  return counted(failures, condition === SINK_CONDITION ? 'failed write' : 'call');
 }
 
 const isRefused = (f: Readonly<FailingSince>, limits: FailingLimits) => f.refusals >= limits.refusalsToFail;
 const iso = (ms: number) => new Date(ms).toISOString();
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

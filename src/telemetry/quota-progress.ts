@@ -59,7 +59,8 @@ export class QuotaProgress {
           api,
           done,
           ...(planned === undefined ? {} : { planned }),
-          leftMs: wait + estimateDuration(left, this.opts.limiters.get(api).quota),
+          // Whole milliseconds: a JSON log line carries `leftMs: 101200`, not the float the estimate comes out as.
+          leftMs: Math.round(wait + estimateDuration(left, this.opts.limiters.get(api).quota)),
         },
       ];
     });

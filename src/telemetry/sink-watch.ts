@@ -68,6 +68,8 @@ export function sinkFix(err: SinkError, sink: CollectorConfig['sink']): string {
     return ` (nothing answers at ${withoutUserinfo(sink.url)}: start the database, or check sink.url / INFLUX_URL)`;
   }
   if (err.status === 404) {
+    if (sink.type === 'victoriametrics')
+      return ` (no /api/v2/write at ${withoutUserinfo(sink.url)}: check sink.url / INFLUX_URL, e.g. http://host:8428)`;
     return sink.type === 'influx-v1'
       ? ` (no database ${sink.database}: create it, influx -execute 'CREATE DATABASE "${sink.database}"', or check ` +
           'sink.database / INFLUX_DATABASE)'

@@ -121,7 +121,7 @@ describe('backfill progress on a terminal', () => {
         `--to ${new Date(to - 4.5 * MINUTE).toISOString()} --dry-run`,
     );
     expect(code, out).toBe(0);
-    expect(out).toMatch(/0 spans in 1 jobs/);
+    expect(out).toMatch(/0 spans in 1 job\b/);
     expect(out).toMatch(/note: --to \S+ cuts the 1-minute window \S+–\S+ of metrics: it is not collected/);
     expect(out).toMatch(/0 spans: every window in the range is collected already, or cut by the notes above/);
   }, 60_000);

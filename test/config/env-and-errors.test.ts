@@ -107,7 +107,7 @@ describe('configuration errors', () => {
 
   it('a bad value from the environment names the variable it came from', () => {
     expect(problemsOf(minimal, { CDN_BASE_URL: 'not a url' })).toEqual([
-      'api.baseUrl: Invalid url (from CDN_BASE_URL)',
+      'api.baseUrl: "not a url" is not a URL (e.g. https://api.example.com) (from CDN_BASE_URL)',
     ]);
     expect(problemsOf(minimal, { LOG_FORMAT: 'xml' })[0]).toMatch(
       /^log\.format: .*json.*pretty.* \(from LOG_FORMAT\)$/,

@@ -30,8 +30,11 @@ const FILES = ['docker-compose.yml', 'docker-compose.sim.yml'];
 const text = (f: string) => readFileSync(f, 'utf8');
 const compose = (f: string) => parseYaml(text(f)) as ComposeFile;
 const SECRET_KEY = /TOKEN|PASSWORD|SECRET/i;
-/** `${VAR}` or `${VAR:?message}`: required from the environment, no default that could be a literal secret. */
-const FROM_ENV = /^\$\{[A-Z_][A-Z0-9_]*(:\?[^}]*)?\}$/;
+/**
+ * `${VAR}`, `${VAR:?message}` or `${VAR:-}`: from the environment (required, or empty when unset: one of two token
+ * sources), never a default that could be a literal secret.
+ */
+const FROM_ENV = /^\$\{[A-Z_][A-Z0-9_]*(:\?[^}]*|:-)?\}$/;
 
 function validator(): ValidateFunction {
   const schema = JSON.parse(text('test/deploy/compose-spec.json')) as Obj;
@@ -101,7 +104,8 @@ describe('docker compose files', () => {
     const sim = compose('docker-compose.sim.yml').services;
     expect(sim.sim!.command).toEqual(expect.arrayContaining(['sim', '--host', '0.0.0.0', '--port', '8080']));
     const token = (sim.sim!.command as string[])[(sim.sim!.command as string[]).indexOf('--token') + 1];
-    expect(token).toBe(env(compose('docker-compose.yml').services.collector!).CDN_TOKEN);
+    expect(token).toBe(env(sim.collector!).CDN_TOKEN);
+    expect(env(sim.collector!).CDN_USERNAME).toBe(''); // a login in .env does not reach the simulator
     expect(env(sim.collector!).CDN_BASE_URL).toBe('http://sim:8080');
   });
 

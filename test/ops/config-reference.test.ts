@@ -75,6 +75,7 @@ describe('the configuration reference', () => {
     expect(sections.filter((s) => s.path === 'sink').map((s) => s.variant)).toEqual([
       'type: influx-v2',
       'type: influx-v1',
+      'type: victoriametrics',
       'type: file',
     ]);
     expect(field('sink.token', 'type: influx-v2').env).toBe('INFLUX_TOKEN');

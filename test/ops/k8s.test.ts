@@ -103,6 +103,21 @@ describe('deploy/k8s', () => {
     }
   });
 
+  it("runs the image's ENTRYPOINT (no command of its own), as the manifests' comments say it is", async () => {
+    const dockerfile = await readFile(join(DIR, '..', '..', 'Dockerfile'), 'utf8');
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
+    for (const s of sets) {
+      for (const container of s.spec.template.spec.containers as Any[]) {
+        if (container.command !== undefined) expect(container.command, s.metadata.name).toEqual(entrypoint);
+        expect(container.args[0], s.metadata.name).toBe('run');
+      }
+    }
+    for (const file of (await readdir(DIR)).filter((f) => f.endsWith('.yaml'))) {
+      const text = await readFile(join(DIR, file), 'utf8');
+      for (const [, said] of text.matchAll(/ENTRYPOINT is `([^`]+)`/g)) expect(said, file).toBe(entrypoint.join(' '));
+    }
+  });
+
   it('probes /healthz on the port the config listens on, on every interface', () => {
     expect(config.http.port).toBeDefined();
     expect(config.http.host).toBe('0.0.0.0');
