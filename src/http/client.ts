@@ -15,7 +15,7 @@ import {
 } from './errors.js';
 import { APIS, type ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
-import { isHeaderSafe, redactSecrets, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
+import { isHeaderSafe, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { accountOf, redact, toSearchParams, type Query } from './query.js';
 import { ServerPaging } from '../paging/server-paging.js';
 import { asTokenProvider, type TokenProvider } from '../auth/provider.js';
@@ -23,6 +23,7 @@ import { TokenEvidence } from '../auth/evidence.js';
 import { HTTP_ARGUMENT_CODES } from '../failure.js';
 import { systemClock, type Clock } from '../clock.js';
 import { parseRetryAfter } from './retry-after.js';
+import { errorCode, excerpt, flattenHeaders, parseJson, sanitizeCause, untilAborted } from './exchange.js';
 
 /** Where the token travels; only APIs whose descriptor allows it (the statistics APIs) take it in the query. */
 export type TokenPlacement = 'header' | 'query';
@@ -291,59 +292,4 @@ export class HttpClient {
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
-}
-
-function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h))
-    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  if (typeof e.code === 'string') return e.code;
-  if (e.cause && typeof e.cause.code === 'string') return e.cause.code;
-  return undefined;
-}
-
-/** Keeps the cause's message for debugging, minus any trace of the token. */
-function sanitizeCause(err: unknown, token: string): Error {
-  const message = err instanceof Error ? err.message : String(err);
-  return new Error(redactSecrets(redact(message, token)));
-}
-
-/**
- * `work`, or the signal's reason as soon as it aborts, whichever comes first: a pass settles even when the HTTP layer
- * does not (undici's pool stops settling calls after it refused enough arguments).
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
-function excerpt(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
