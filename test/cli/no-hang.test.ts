@@ -81,7 +81,8 @@ describe('a stop while a login hangs', () => {
     run.child.kill('SIGTERM');
     const r = await run.exited;
     expect(r.signal, 'stopped by itself, not killed by the test').toBeNull();
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('"msg":"stopped"');
+    // The login may be the start's check of the configured accounts (a stop during start exits 143 at once) or the
+    // daemon's first one (a graceful stop, exit 0): either way not after api.timeout.
+    expect([0, 143], r.stderr).toContain(r.code);
   }, 90_000);
 });

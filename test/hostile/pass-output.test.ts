@@ -42,6 +42,7 @@ const passResult = (counts: { spans: number; points: number; setAside: number },
   key: 'hostile/job',
   ...counts,
   error: expect.stringMatching(error),
+  errorCode: expect.stringMatching(/^CDN_ERR_/),
 });
 
 /** A deferred the test settles by hand, to order a read against a write. */
