@@ -46,13 +46,19 @@ function fakedDaemon(startUtc: string, api = 'http://127.0.0.1:9', jobs = onlyJo
     {
       env: { ...process.env, TZ: 'Europe/Berlin', FAKETIME_FMT: '%s' },
       stdio: 'ignore',
+      // faketime runs the daemon as its child: the stop signals the whole group, or the daemon outlives the test.
+      detached: true,
     },
   );
   const exited = new Promise<void>((done) => child.once('close', () => done()));
   const daemon = {
     out,
     stop: async () => {
-      child.kill('SIGTERM');
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // the group is gone already
+      }
       await exited;
     },
   };
