@@ -35,6 +35,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration tests start real servers on fixed temp dirs/ports; files still run in parallel workers.
     pool: 'forks',
+    // Vitest's default on a 2-core machine is one worker (cores - 1), and most integration tests wait on processes,
+    // servers and timers rather than compute: three files at a time keep both cores busy.
+    maxWorkers: 3,
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'unit', include: unit } },
