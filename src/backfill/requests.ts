@@ -6,12 +6,19 @@
  * (`docker compose exec`, `kubectl exec`, a sidecar on the same volume), and spends no quota for anyone who cannot
  * write the state directory. Every file is replaced atomically, so readers see whole versions.
  */
-import { access, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { replaceFile } from '../state/durable-file.js';
-import { encodeStateText, loadStateFile, type StateFormat } from '../state/json-state.js';
+import {
+  missingReadsAsNothing as nothing,
+  readHandOverFile as read,
+  readHandOverRequests,
+  removeHandOverFiles,
+  writeHandOverFile as replace,
+  writeHandOverRequest,
+} from '../state/hand-over-files.js';
+import type { StateFormat } from '../state/json-state.js';
 
 const apiName = z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]);
 const perApiCount = z.record(apiName, z.number().min(0));
@@ -61,8 +68,7 @@ const statusSchema = z.object({
 });
 export type BackfillStatus = z.output<typeof statusSchema>;
 
-/** Hand-over files: a missing one reads as undefined. Files from before they had a version read as version 1. */
-const nothing = () => undefined;
+/** Files from before they had a version read as version 1. */
 const requestFormat: StateFormat<BackfillRequest | undefined> = { version: 1, schema: requestSchema, empty: nothing };
 const statusFormat: StateFormat<BackfillStatus | undefined> = { version: 1, schema: statusSchema, empty: nothing };
 
@@ -73,36 +79,12 @@ const CANCEL = '.cancel';
 
 export const requestDir = (stateDir: string) => join(stateDir, DIR);
 
-/** Replaced atomically; no fsync: a machine crash ends the command that follows the file anyway. */
-async function replace<T extends object>(path: string, format: StateFormat<T | undefined>, value: T): Promise<void> {
-  await replaceFile(path, encodeStateText(format, value));
-}
+export const writeRequest = (stateDir: string, request: BackfillRequest) =>
+  writeHandOverRequest(requestDir(stateDir), `${request.id}${REQUEST}`, requestFormat, request);
 
-/** The file's content; undefined when it is missing or not a whole, valid file (skipped until it is). */
-async function read<T>(path: string, format: StateFormat<T | undefined>): Promise<T | undefined> {
-  const loaded = await loadStateFile(path, format);
-  if (loaded.readError) throw loaded.readError;
-  return loaded.value;
-}
-
-export async function writeRequest(stateDir: string, request: BackfillRequest): Promise<void> {
-  await mkdir(requestDir(stateDir), { recursive: true });
-  await replace(join(requestDir(stateDir), `${request.id}${REQUEST}`), requestFormat, request);
-}
-
-/** Every request in the directory, oldest first (unreadable ones are skipped: a writer may still be renaming). */
+/** Every request in the directory, oldest first. */
 export async function readRequests(stateDir: string): Promise<BackfillRequest[]> {
-  let names: string[];
-  try {
-    names = await readdir(requestDir(stateDir));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-  const requests = await Promise.all(
-    names.filter((n) => n.endsWith(REQUEST)).map((n) => read(join(requestDir(stateDir), n), requestFormat)),
-  );
-  return requests.filter((r): r is BackfillRequest => r !== undefined).sort((a, b) => a.requestedAt - b.requestedAt);
+  return (await readHandOverRequests(requestDir(stateDir), REQUEST, requestFormat)).requests;
 }
 
 export const writeStatus = (stateDir: string, status: BackfillStatus) =>
@@ -123,10 +105,7 @@ export async function isCancelled(stateDir: string, id: string): Promise<boolean
 }
 
 /** Removes a request and its files (the command does once it has read the final status). */
-export async function removeRequest(stateDir: string, id: string): Promise<void> {
-  await Promise.all(
-    [REQUEST, STATUS, CANCEL].map((suffix) => rm(join(requestDir(stateDir), `${id}${suffix}`), { force: true })),
-  );
-}
+export const removeRequest = (stateDir: string, id: string) =>
+  removeHandOverFiles(requestDir(stateDir), id, [REQUEST, STATUS, CANCEL]);
 
 export const isFinal = (state: BackfillStatus['state']) => state !== 'running';

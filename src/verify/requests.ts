@@ -4,11 +4,17 @@
  * calls first), its sink for a repair — and writes the report into a result file the command reads. The same files
  * as a handed-over backfill (backfill/requests.ts), each replaced atomically.
  */
-import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { replaceFile } from '../state/durable-file.js';
-import { encodeStateText, loadStateFile, type StateFormat } from '../state/json-state.js';
+import {
+  missingReadsAsNothing as nothing,
+  readHandOverFile as read,
+  readHandOverRequests,
+  removeHandOverFiles,
+  writeHandOverFile,
+  writeHandOverRequest,
+} from '../state/hand-over-files.js';
+import type { StateFormat } from '../state/json-state.js';
 
 const requestSchema = z.object({
   id: z.string().min(1),
@@ -64,7 +70,6 @@ const resultSchema = z.object({
 });
 export type VerifyResult = z.output<typeof resultSchema>;
 
-const nothing = () => undefined;
 const requestFormat: StateFormat<VerifyRequest | undefined> = { version: 1, schema: requestSchema, empty: nothing };
 const resultFormat: StateFormat<VerifyResult | undefined> = { version: 1, schema: resultSchema, empty: nothing };
 
@@ -72,42 +77,23 @@ const REQUEST = '.request.json';
 const RESULT = '.result.json';
 const dirOf = (stateDir: string) => join(stateDir, 'verify');
 
-async function read<T>(path: string, format: StateFormat<T | undefined>): Promise<T | undefined> {
-  const loaded = await loadStateFile(path, format);
-  if (loaded.readError) throw loaded.readError;
-  return loaded.value;
-}
-
-export async function writeVerifyRequest(stateDir: string, request: VerifyRequest): Promise<void> {
-  await mkdir(dirOf(stateDir), { recursive: true });
-  await replaceFile(join(dirOf(stateDir), `${request.id}${REQUEST}`), encodeStateText(requestFormat, request));
-}
+export const writeVerifyRequest = (stateDir: string, request: VerifyRequest) =>
+  writeHandOverRequest(dirOf(stateDir), `${request.id}${REQUEST}`, requestFormat, request);
 
 /** The requests waiting or running, oldest first, and the ids of results whose request is gone (to remove). */
 export async function readVerifyRequests(stateDir: string): Promise<{ requests: VerifyRequest[]; orphans: string[] }> {
-  let names: string[];
-  try {
-    names = await readdir(dirOf(stateDir));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { requests: [], orphans: [] };
-    throw err;
-  }
-  const ids = (suffix: string) => names.filter((n) => n.endsWith(suffix)).map((n) => n.slice(0, -suffix.length));
-  const requested = ids(REQUEST);
-  const read_ = await Promise.all(requested.map((id) => read(join(dirOf(stateDir), `${id}${REQUEST}`), requestFormat)));
-  const requests = read_
-    .filter((r): r is VerifyRequest => r !== undefined)
-    .sort((a, b) => a.requestedAt - b.requestedAt);
-  return { requests, orphans: ids(RESULT).filter((id) => !requested.includes(id)) };
+  const { requests, names } = await readHandOverRequests(dirOf(stateDir), REQUEST, requestFormat);
+  const requested = new Set(requests.map((r) => r.id));
+  const results = names.filter((n) => n.endsWith(RESULT)).map((n) => n.slice(0, -RESULT.length));
+  return { requests, orphans: results.filter((id) => !requested.has(id)) };
 }
 
 export const writeVerifyResult = (stateDir: string, result: VerifyResult) =>
-  replaceFile(join(dirOf(stateDir), `${result.id}${RESULT}`), encodeStateText(resultFormat, result));
+  writeHandOverFile(join(dirOf(stateDir), `${result.id}${RESULT}`), resultFormat, result);
 
 export const readVerifyResult = (stateDir: string, id: string) =>
   read(join(dirOf(stateDir), `${id}${RESULT}`), resultFormat);
 
 /** Removes a request and its result (the command does once it has read the result). */
-export async function removeVerifyRequest(stateDir: string, id: string): Promise<void> {
-  await Promise.all([REQUEST, RESULT].map((suffix) => rm(join(dirOf(stateDir), `${id}${suffix}`), { force: true })));
-}
+export const removeVerifyRequest = (stateDir: string, id: string) =>
+  removeHandOverFiles(dirOf(stateDir), id, [REQUEST, RESULT]);
