@@ -2,6 +2,7 @@
  * The small parts of one exchange with undici that HttpClient.send composes: headers flattened, JSON parsed, an
  * error's code and cause made safe to log, an excerpt of a body, and a call that settles when its signal aborts.
  */
+import { whenAborted } from '../abort.js';
 import { redactSecrets } from '../secrets.js';
 import { redact } from './query.js';
 
@@ -41,18 +42,8 @@ export function sanitizeCause(err: unknown, token: string): Error {
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
+    const stopWaiting = whenAborted(signal, () => reject(signal.reason));
+    work.then(resolve, reject).finally(stopWaiting);
   });
 }
 
