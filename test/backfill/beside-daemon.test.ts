@@ -4,28 +4,16 @@
  * exceeded in any sliding window, and no window read twice (a recording proxy counts calls per account and window).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxInSlidingWindow } from '../../src/sim/stats.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { backfillArgs } from '../helpers/cli.js';
-import { onlyJobs, writeSimConfig } from '../helpers/collector.js';
-import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
-import { ensureBuilt, ROOT, spawnEntry, waitFor, type Entry } from '../ops/entry.js';
+import { BESIDE_QUOTA, type DaemonBeside, runEntry, startDaemonBeside } from '../helpers/daemon-beside.js';
+import { ROOT, spawnEntry, waitFor, type Entry } from '../ops/entry.js';
 
-const QUOTA = { calls: 5, periodMs: 2_000 };
 const MINUTE = 60_000;
-
-/** Runs the CLI to its end; stdout apart from the log lines on stderr. */
-async function cli(args: string[]): Promise<{ code: number | string; stdout: string; output: string }> {
-  const run = spawnEntry(args);
-  let stdout = '';
-  run.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const code = await run.exited;
-  return { code, stdout, output: run.output() };
-}
 
 /** Output of `command` run on a pseudo-terminal (util-linux `script`), from the repository root. */
 function inPty(command: string): Promise<string> {
@@ -41,65 +29,27 @@ function inPty(command: string): Promise<string> {
 
 describe('backfill beside a running daemon', () => {
   let sim: Simulator;
-  let proxy: LoopbackServer;
   let daemon: Entry;
   let configFile: string;
-  const dir = mkdtempSync(join(tmpdir(), 'backfill-beside-'));
+  let dir: string;
   /** Metrics calls seen, by `account start end`. */
-  const reads = new Map<string, number>();
+  let reads: Map<string, number>;
+  let beside: DaemonBeside | undefined;
 
   beforeAll(async () => {
-    ensureBuilt();
-    sim = await startSimulator({ quotas: { metrics: { calls: QUOTA.calls, periodMs: QUOTA.periodMs } } });
-    proxy = await loopbackServer(async (req, res) => {
-      const url = new URL(req.url ?? '/', sim.url);
-      if (url.pathname.includes('metrics')) {
-        const key = ['account', 'start', 'end'].map((k) => url.searchParams.get(k)).join(' ');
-        reads.set(key, (reads.get(key) ?? 0) + 1);
-      }
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(
-          ([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k),
-        ),
-      ) as Record<string, string>;
-      const answer = await fetch(url, { method: req.method, headers });
-      const body = Buffer.from(await answer.arrayBuffer());
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.end(body);
-    });
-    configFile = writeSimConfig(dir, sim, {
-      api: { baseUrl: proxy.url, token: sim.token, timeout: '5s' },
-      accounts: sim.accounts.slice(0, 2),
-      quotas: { metrics: { calls: QUOTA.calls, period: '2s' } },
-      jobs: onlyJobs({ metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' } }),
-      output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
-      state: { dir: join(dir, 'state'), initialLookback: '5m' },
-    });
-    daemon = spawnEntry(['run', '--config', configFile]);
-    // The daemon is up once it reports its status for `status` and backfills.
-    await waitFor(
-      'the daemon status file',
-      async () => (readdirSync(join(dir, 'state')).includes('daemon-status.json') ? true : undefined),
-      30_000,
-      daemon.output,
-    );
+    beside = await startDaemonBeside('backfill-beside-');
+    ({ sim, daemon, configFile, dir, reads } = beside);
   }, 120_000);
 
   afterAll(async () => {
-    if (daemon && daemon.child.exitCode === null) {
-      daemon.child.kill('SIGTERM');
-      await daemon.exited;
-    }
-    await proxy?.close();
-    await sim?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await beside?.close();
   });
 
   it('a dry run beside the daemon prints the plan instead of refusing the lock', async () => {
     const now = Date.now();
     const from = new Date(Math.floor(now / MINUTE) * MINUTE - 30 * MINUTE).toISOString();
     const to = new Date(Math.floor(now / MINUTE) * MINUTE - 20 * MINUTE + 5 * 1000).toISOString();
-    const run = await cli(['backfill', '--config', configFile, '--from', from, '--to', to, '--dry-run', '--json']);
+    const run = await runEntry(['backfill', '--config', configFile, '--from', from, '--to', to, '--dry-run', '--json']);
     expect(run.code, run.output).toBe(0);
     const plan = JSON.parse(run.stdout) as {
       jobs: Array<{ spans: number }>;
@@ -109,14 +59,14 @@ describe('backfill beside a running daemon', () => {
     expect(plan.calls.metrics).toBe(20); // 2 accounts × 10 whole minutes
     expect(plan.notes.join('\n')).toMatch(/--to .* cuts the 1-minute window .* it is not collected/);
     // Nothing is handed over by a dry run, and the text says what it does instead.
-    const text = await cli(['backfill', '--config', configFile, '--from', from, '--to', to, '--dry-run']);
+    const text = await runEntry(['backfill', '--config', configFile, '--from', from, '--to', to, '--dry-run']);
     expect(text.code, text.output).toBe(0);
     expect(text.output).not.toMatch(/handing the backfill/);
     expect(text.output).toMatch(/a daemon holds \S+: asking it for the plan/);
   }, 60_000);
 
   it('status works while the daemon runs: watermark, lag, backlog, last error per job; quota use per API', async () => {
-    const run = await cli(['status', '--config', configFile, '--json']);
+    const run = await runEntry(['status', '--config', configFile, '--json']);
     expect(run.code, run.output).toBe(0);
     const report = JSON.parse(run.stdout) as {
       daemon: { pid: number } | null;
@@ -143,8 +93,8 @@ describe('backfill beside a running daemon', () => {
       expect(job.lastError).toBeNull();
     }
     const metrics = report.apis.find((a) => a.api === 'metrics')!;
-    expect(metrics.quota).toBe(QUOTA.calls);
-    expect(metrics.used).toBeLessThanOrEqual(QUOTA.calls);
+    expect(metrics.quota).toBe(BESIDE_QUOTA.calls);
+    expect(metrics.used).toBeLessThanOrEqual(BESIDE_QUOTA.calls);
 
     // On a terminal (a pty through util-linux `script`): a table.
     const tty = (await inPty(`node bin/cdn-collector.js status --config ${configFile}`)).replace(/\x1b\[[0-9;]*m/g, '');
@@ -156,7 +106,7 @@ describe('backfill beside a running daemon', () => {
     const now = Date.now();
     const from = Math.floor(now / MINUTE) * MINUTE - 40 * MINUTE;
     const to = from + 30 * MINUTE;
-    const run = await cli(backfillArgs(configFile, from, to, '--json'));
+    const run = await runEntry(backfillArgs(configFile, from, to, '--json'));
     expect(run.code, `${run.output}\n${daemon.output()}`).toBe(0);
     const result = JSON.parse(run.stdout) as {
       mode: string;
@@ -178,7 +128,7 @@ describe('backfill beside a running daemon', () => {
     const stats = sim.stats.apis.metrics;
     expect(stats.quotaRejections).toBe(0);
     expect(stats.byStatus['429']).toBeUndefined();
-    expect(maxInSlidingWindow(stats.admittedAt, QUOTA.periodMs)).toBeLessThanOrEqual(QUOTA.calls);
+    expect(maxInSlidingWindow(stats.admittedAt, BESIDE_QUOTA.periodMs)).toBeLessThanOrEqual(BESIDE_QUOTA.calls);
     const twice = [...reads].filter(([, n]) => n > 1);
     expect(twice).toEqual([]);
     // Every backfilled window was read (once): 2 accounts × 30 minutes.
@@ -189,7 +139,7 @@ describe('backfill beside a running daemon', () => {
     expect(backfilled.length).toBe(60);
 
     // A second backfill of the same range finds nothing left: the daemon's checkpoints hold it.
-    const again = await cli(backfillArgs(configFile, from, to, '--json'));
+    const again = await runEntry(backfillArgs(configFile, from, to, '--json'));
     expect(again.code, again.output).toBe(0);
     const second = JSON.parse(again.stdout) as { plannedSpans: number };
     expect(second.plannedSpans).toBe(0);

@@ -4,25 +4,14 @@
  * cancelled range (they used to take the whole rest of it as gaps). `status` lists the unfinished range with its
  * resume command; running that command completes the range exactly: every window read once, none missing.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { backfillArgs } from '../helpers/cli.js';
-import { onlyJobs, writeSimConfig } from '../helpers/collector.js';
-import { loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
-import { ensureBuilt, spawnEntry, waitFor, type Entry } from '../ops/entry.js';
+import { type DaemonBeside, runEntry, startDaemonBeside } from '../helpers/daemon-beside.js';
+import { spawnEntry, waitFor, type Entry } from '../ops/entry.js';
 
 const MINUTE = 60_000;
-
-async function cli(args: string[]): Promise<{ code: number | string; stdout: string; output: string }> {
-  const run = spawnEntry(args);
-  let stdout = '';
-  run.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const code = await run.exited;
-  return { code, stdout, output: run.output() };
-}
 
 interface Unfinished {
   from: string;
@@ -35,59 +24,20 @@ interface Unfinished {
 }
 
 describe('a cancelled backfill beside the daemon', () => {
-  let sim: Simulator;
-  let proxy: LoopbackServer;
   let daemon: Entry;
   let configFile: string;
-  const dir = mkdtempSync(join(tmpdir(), 'cancel-owned-'));
+  let dir: string;
   /** Metrics calls seen, by `account start end`. */
-  const reads = new Map<string, number>();
+  let reads: Map<string, number>;
+  let beside: DaemonBeside | undefined;
 
   beforeAll(async () => {
-    ensureBuilt();
-    sim = await startSimulator({ quotas: { metrics: { calls: 5, periodMs: 2_000 } } });
-    proxy = await loopbackServer(async (req, res) => {
-      const url = new URL(req.url ?? '/', sim.url);
-      if (url.pathname.includes('metrics')) {
-        const key = ['account', 'start', 'end'].map((k) => url.searchParams.get(k)).join(' ');
-        reads.set(key, (reads.get(key) ?? 0) + 1);
-      }
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(
-          ([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k),
-        ),
-      ) as Record<string, string>;
-      const answer = await fetch(url, { method: req.method, headers });
-      const body = Buffer.from(await answer.arrayBuffer());
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.end(body);
-    });
-    configFile = writeSimConfig(dir, sim, {
-      api: { baseUrl: proxy.url, token: sim.token, timeout: '5s' },
-      accounts: sim.accounts.slice(0, 2),
-      quotas: { metrics: { calls: 5, period: '2s' } },
-      jobs: onlyJobs({ metrics: { window: '1m', delay: '1s', byResource: false, schedule: '*/2 * * * * *' } }),
-      output: { deadLetterPath: join(dir, 'dead-letters.jsonl') },
-      state: { dir: join(dir, 'state'), initialLookback: '5m' },
-      log: { level: 'debug' },
-    });
-    daemon = spawnEntry(['run', '--config', configFile]);
-    await waitFor(
-      'the daemon status file',
-      async () => (readdirSync(join(dir, 'state')).includes('daemon-status.json') ? true : undefined),
-      30_000,
-      daemon.output,
-    );
+    beside = await startDaemonBeside('cancel-owned-', { log: { level: 'debug' } });
+    ({ daemon, configFile, dir, reads } = beside);
   }, 120_000);
 
   afterAll(async () => {
-    if (daemon && daemon.child.exitCode === null) {
-      daemon.child.kill('SIGTERM');
-      await daemon.exited;
-    }
-    await proxy?.close();
-    await sim?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await beside?.close();
   });
 
   it('the daemon makes no call for the cancelled range; `backfill` again completes it exactly', async () => {
@@ -122,7 +72,7 @@ describe('a cancelled backfill beside the daemon', () => {
     await waitFor('two daemon passes', async () => (passes() >= seen + 4 ? true : undefined), 60_000, daemon.output);
     expect(inRange().length).toBe(done);
 
-    const status = await cli(['status', '--config', configFile, '--json']);
+    const status = await runEntry(['status', '--config', configFile, '--json']);
     const unfinished = (JSON.parse(status.stdout) as { unfinishedBackfills: Unfinished[] }).unfinishedBackfills;
     expect(unfinished).toHaveLength(1);
     expect(unfinished[0]).toMatchObject({
@@ -134,19 +84,19 @@ describe('a cancelled backfill beside the daemon', () => {
     });
     expect(unfinished[0]!.spansDone).toBeGreaterThan(0);
     expect(unfinished[0]!.spansDone).toBeLessThan(60);
-    const text = await cli(['status', '--config', configFile]);
+    const text = await runEntry(['status', '--config', configFile]);
     expect(text.stdout).toContain(unfinished[0]!.resume);
 
     // The resume command, as status gives it.
     const resume = unfinished[0]!.resume.split(' ').slice(1);
-    const again = await cli([...resume, '--json']);
+    const again = await runEntry([...resume, '--json']);
     expect(again.code, `${again.output}\n${daemon.output()}`).toBe(0);
     const result = JSON.parse(again.stdout) as { state: string; spans: number };
     expect(result.state).toBe('done');
     expect(result.spans).toBe(60 - done);
     expect(inRange().length).toBe(60);
     expect([...reads].filter(([, n]) => n > 1)).toEqual([]);
-    const after = await cli(['status', '--config', configFile, '--json']);
+    const after = await runEntry(['status', '--config', configFile, '--json']);
     expect((JSON.parse(after.stdout) as { unfinishedBackfills: Unfinished[] }).unfinishedBackfills).toEqual([]);
   }, 240_000);
 });
