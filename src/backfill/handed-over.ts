@@ -7,7 +7,7 @@ import { isCancelled, planSummary, writeStatus, type BackfillRequest, type Backf
 import { executeBackfill } from './backfill.js';
 import { OwnedRange, pendingIn, resumeCommand, type RangeEnd } from './owned-range.js';
 
-/** What of the daemon a handed-over backfill runs on: its config, its collector (limiter, checkpoints) and its clock. */
+/** What of the daemon a handed-over backfill runs on: its config, collector (limiter, checkpoints) and clock. */
 export interface BackfillHost {
   readonly config: CollectorConfig;
   readonly collector: Collector;

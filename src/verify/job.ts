@@ -1,7 +1,7 @@
 import { scheduleUtc, type CronTask } from '../cron.js';
 import type { Logger } from '../log.js';
 import { DAY, floorTo } from '../time.js';
-import { readerKindOf } from './readers/index.js';
+import { readerKindOf } from './readers/kind.js';
 import type { VerifyHost, VerifyRange } from './run.js';
 
 /**

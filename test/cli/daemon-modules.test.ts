@@ -9,9 +9,18 @@ import { ensureBuilt, spawnEntry, waitFor } from '../ops/entry.js';
 
 /**
  * What the daemon loads: what runs a backfill or a verify handed over by a command beside it (the planner's backfill,
- * the owned range, verify's comparison) is loaded when a request arrives, not at start.
+ * the owned range, verify's comparison and its readers of the database) is loaded when a request arrives, not at
+ * start.
  */
-const HAND_OVER_ONLY = /^dist\/(backfill\/(backfill|handed-over|owned-range)|verify\/(run|verify|compare))\.js$/;
+const HAND_OVER_ONLY = new RegExp(
+  [
+    /^dist\/backfill\/(backfill|handed-over|owned-range)\.js$/,
+    /^dist\/verify\/(run|verify|compare)\.js$/,
+    /^dist\/verify\/readers\/(flux|influxql|victoria)\.js$/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+);
 
 describe('what the daemon loads (a real process with a module-loader hook)', () => {
   const s = useSimulator();

@@ -12,7 +12,7 @@ import { createLogger } from '../../log.js';
 import { DAY, HOUR } from '../../time.js';
 import type { SeriesCheck } from '../../verify/compare.js';
 import { windowOf } from '../../verify/plan.js';
-import { readerKindOf } from '../../verify/readers/index.js';
+import { readerKindOf } from '../../verify/readers/kind.js';
 import { verifyRange } from '../../verify/run.js';
 import { driftRemains, type VerifyReport } from '../../verify/verify.js';
 import { applyShard } from '../common/apply-shard.js';
