@@ -4,30 +4,39 @@ import { describe, expect, it } from 'vitest';
 
 /*
  * The layout's import rules (docs/design.md): the simulator reads the spec's vocabulary (src/spec/), never the clients
- * it is the oracle for; config/ does not reach up into cli/; sources do not read the config that composes them; and
- * no module depends on itself through others. Type-only imports count: they tie modules together all the same.
+ * it is the oracle for; config/ does not reach up into cli/; sources do not read the config that composes them; no
+ * module depends on itself through others; no two folders import each other and no folders import each other in a
+ * circle. Every import counts: type-only ones and `import()` (loaded later, still a dependency) tie modules together
+ * all the same.
  */
 
 const SRC = resolve('src');
+
+/** The relative specifiers `text` imports: static, re-exported, side-effect only, type-only and `import()`. */
+function specifiersOf(text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const fromClause = [...code.matchAll(/(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/gs)];
+  const bare = [...code.matchAll(/(?:^|[;\s])import\s+['"](\.[^'"]+)['"]/g)];
+  const dynamic = [...code.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)];
+  return [...fromClause, ...bare, ...dynamic].map((m) => m[1]!);
+}
 
 /** Every module under src/ with the modules it imports (paths relative to src/, without extension). */
 function importGraph(): Map<string, string[]> {
   const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
   const graph = new Map<string, string[]>();
   for (const file of files) {
-    const text = readFileSync(join(SRC, file), 'utf8');
-    const specifiers = [...text.matchAll(/(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gs)].map((m) => m[1]!);
     const module = file.replace(/\.ts$/, '');
-    graph.set(
-      module,
-      specifiers.map((s) => relative(SRC, resolve(SRC, dirname(file), s)).replace(/\.js$/, '')),
+    const targets = specifiersOf(readFileSync(join(SRC, file), 'utf8')).map((s) =>
+      relative(SRC, resolve(SRC, dirname(file), s)).replace(/\.js$/, ''),
     );
+    graph.set(module, [...new Set(targets)]);
   }
   return graph;
 }
 
-/** Strongly connected components of more than one module (Tarjan), each sorted. */
-function cycles(graph: Map<string, string[]>): string[][] {
+/** Strongly connected components of more than one node (Tarjan), each sorted. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -56,6 +65,37 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** The folder of a module: its directory under src/, `.` for the files at the root. */
+const folderOf = (module: string): string => dirname(module);
+
+/** Each folder with the folders its modules import, and one module edge that shows each folder edge. */
+function folderGraph(graph: ReadonlyMap<string, readonly string[]>) {
+  const folders = new Map<string, string[]>();
+  const witness = new Map<string, string>();
+  for (const [module, deps] of graph) {
+    const from = folderOf(module);
+    if (!folders.has(from)) folders.set(from, []);
+    for (const dep of deps) {
+      const to = folderOf(dep);
+      if (to === from || !graph.has(dep)) continue;
+      if (!folders.get(from)!.includes(to)) folders.get(from)!.push(to);
+      if (!witness.has(`${from} → ${to}`)) witness.set(`${from} → ${to}`, `${module} → ${dep}`);
+    }
+  }
+  return { folders, witness };
+}
+
+/** Pairs of folders that import each other, each with one import of either way. */
+function mutualFolders(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const { folders, witness } = folderGraph(graph);
+  const pairs: string[] = [];
+  for (const [a, targets] of folders)
+    for (const b of targets)
+      if (a < b && folders.get(b)?.includes(a))
+        pairs.push(`${a} ↔ ${b} (${witness.get(`${a} → ${b}`)}; ${witness.get(`${b} → ${a}`)})`);
+  return pairs.sort();
+}
+
 const graph = importGraph();
 const importsOf = (folder: string) =>
   [...graph]
@@ -63,9 +103,36 @@ const importsOf = (folder: string) =>
     .flatMap(([module, deps]) => deps.map((d) => `${module} → ${d}`));
 
 describe('import rules of the layout', () => {
+  it('reads every kind of import, dynamic import() included', () => {
+    const text = [
+      "import { a } from './a.js';",
+      "import type { B } from '../b.js';",
+      "export { c } from './c/c.js';",
+      "export * from './d.js';",
+      "import './e.js';",
+      "const f = await import('./f.js');",
+      "const g = () => import(\n  '../g/g.js'\n);",
+      "type H = typeof import('./h.js');",
+      "import { i } from 'node:fs';",
+      "// import { j } from './j.js';",
+    ].join('\n');
+    expect(specifiersOf(text).sort()).toEqual(
+      ['./a.js', '../b.js', './c/c.js', './d.js', './e.js', './f.js', '../g/g.js', './h.js'].sort(),
+    );
+  });
+
   it('has no import cycle', () => {
     expect(graph.get('sim/server')).toContain('sim/routes/index'); // the graph is read, not empty
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it('no two folders import each other', () => {
+    expect(folderGraph(graph).folders.get('sim')).toContain('sim/routes'); // the folders are read, not empty
+    expect(mutualFolders(graph)).toEqual([]);
+  });
+
+  it('no folders import each other in a circle', () => {
+    expect(cycles(folderGraph(graph).folders)).toEqual([]);
   });
 
   it('the simulator imports no client code, only the spec vocabulary', () => {
