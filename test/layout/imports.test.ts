@@ -85,6 +85,32 @@ function folderGraph(graph: ReadonlyMap<string, readonly string[]>) {
   return { folders, witness };
 }
 
+/** The shortest circle through each node of every strongly connected component, as `a → b → a`, each once. */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found = new Set<string>();
+  for (const component of cycles(graph)) {
+    const inside = new Set(component);
+    for (const start of component) {
+      const via = new Map<string, string>();
+      const queue = [start];
+      while (queue.length > 0 && !via.has(start)) {
+        const node = queue.shift()!;
+        for (const next of graph.get(node) ?? []) {
+          if (!inside.has(next) || via.has(next)) continue;
+          via.set(next, node);
+          queue.push(next);
+        }
+      }
+      const circle = [start];
+      for (let node = via.get(start)!; node !== start; node = via.get(node)!) circle.unshift(node);
+      const first = circle.indexOf([...circle].sort()[0]!);
+      const turned = [...circle.slice(first), ...circle.slice(0, first)];
+      found.add([...turned, turned[0]].join(' → '));
+    }
+  }
+  return [...found].sort();
+}
+
 /** Pairs of folders that import each other, each with one import of either way. */
 function mutualFolders(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const { folders, witness } = folderGraph(graph);
@@ -132,7 +158,7 @@ describe('import rules of the layout', () => {
   });
 
   it('no folders import each other in a circle', () => {
-    expect(cycles(folderGraph(graph).folders)).toEqual([]);
+    expect(circles(folderGraph(graph).folders)).toEqual([]);
   });
 
   it('the simulator imports no client code, only the spec vocabulary', () => {
