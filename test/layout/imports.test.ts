@@ -161,6 +161,14 @@ describe('import rules of the layout', () => {
     expect(circles(folderGraph(graph).folders)).toEqual([]);
   });
 
+  it('the files at the root of src/ import no folder: they are the vocabulary every folder may use', () => {
+    const rootImports = [...graph]
+      .filter(([module]) => folderOf(module) === '.')
+      .flatMap(([module, deps]) => deps.map((d) => `${module} → ${d}`));
+    expect(rootImports).toContain('errors → failure'); // the root's imports are read, not empty
+    expect(rootImports.filter((edge) => edge.split(' → ')[1]!.includes('/'))).toEqual([]);
+  });
+
   it('the simulator imports no client code, only the spec vocabulary', () => {
     expect(importsOf('sim').filter((edge) => / → sources\//.test(edge))).toEqual([]);
   });
