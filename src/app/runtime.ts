@@ -20,7 +20,7 @@ import { AccountDiscovery } from '../collector/discovery.js';
 import { checkConfiguredAccounts } from '../collector/account-check.js';
 import { reportJournalEvent, reportLimiterEvent } from '../telemetry/limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
-import type { TokenProvider } from '../auth/provider.js';
+import type { TokenProvider } from '../http/token-provider.js';
 import { AuthReports } from '../telemetry/auth-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
 import { FailureLines } from '../telemetry/failure-lines.js';

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
 import { builtInLagMs } from '../../src/plan/windows.js';

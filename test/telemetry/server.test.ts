@@ -1,3 +1,4 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config/loader.js';
@@ -81,6 +82,18 @@ describe('telemetry server', () => {
     expect((await fetch(`${url}/`)).status).toBe(404);
     expect((await fetch(`${url}/metrics/extra`)).status).toBe(404);
     expect((await fetch(`${url}/healthz`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it("/metrics serves prom-client's default process and runtime metrics, each once, and the build info", async () => {
+    const defaults = new Registry();
+    collectDefaultMetrics({ register: defaults });
+    const typesOf = (text: string) => [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    const { url } = await serve(new Telemetry({ clock: new ManualClock(0) }));
+    const served = typesOf(await (await fetch(`${url}/metrics`)).text());
+    const runtime = served.filter((type) => !type.startsWith('cdn_collector_'));
+    expect(runtime.sort()).toEqual(typesOf(await defaults.metrics()).sort());
+    expect(runtime).toContain('nodejs_gc_duration_seconds histogram');
+    expect(served).toContain('cdn_collector_build_info gauge');
   });
 
   it('reports a port already in use as an error', async () => {

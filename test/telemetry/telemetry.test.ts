@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { errorCodeOf } from '../../src/errors.js';
 import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError } from '../../src/http/errors.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { METRICS } from '../../src/telemetry/metrics.js';
 import { callOutcome } from '../../src/telemetry/outcome.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option } from 'commander';
-import { durationMs } from '../../config/duration-text.js';
+import { durationMs } from '../../duration-text.js';
 import { fieldsOfVariables } from '../../config/env.js';
 import { CollectorError, type ErrorCode } from '../../errors.js';
 import { parseTimeText } from '../../time-text.js';

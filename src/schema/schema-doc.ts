@@ -1,4 +1,4 @@
-import { EMPTY_TAG, type Aggregate, type MeasurementSchema } from './points.js';
+import { EMPTY_TAG, type Aggregate, type MeasurementSchema } from '../points.js';
 
 /** How docs/schema.md is regenerated; printed in its header and in the test that compares it. */
 export const REGENERATE_COMMAND = 'npm run build && node bin/cdn-collector.js schema --write docs/schema.md';
@@ -59,7 +59,7 @@ export function renderSchemaDocument(schema: SchemaInput): string {
   return [
     '# InfluxDB schema of cdn-collector',
     '',
-    `<!-- Generated from src/schema.ts; do not edit. Regenerate: ${REGENERATE_COMMAND} -->`,
+    `<!-- Generated from src/schema/schema.ts; do not edit. Regenerate: ${REGENERATE_COMMAND} -->`,
     '',
     `Measurements: ${names.join(', ')}.`,
     '',
