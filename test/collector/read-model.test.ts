@@ -37,7 +37,8 @@ const okSink: Sink = {
 
 /**
  * Three fake jobs of one-minute windows, 10 windows after T0: `fake/shared` also confirms the checkpoint of
- * `fake/quiet` (as statistics totals shared by several keys do), whose own reads always fail on the network;
+ * `fake/quiet` (as statistics totals shared by several keys do), whose own reads always fail (HTTP 503) and whose
+ * checkpoint an earlier run left two windows after T0;
  * `fake/poisoned` has a span that fails for good (set aside).
  */
 async function threeJobs(telemetry?: (clock: ManualClock) => Telemetry) {
@@ -46,6 +47,7 @@ async function threeJobs(telemetry?: (clock: ManualClock) => Telemetry) {
   const clock = new ManualClock(T0 + 10 * MIN);
   const store = await CheckpointStore.open(dir);
   closers.push(() => store.close());
+  await store.confirm('fake/quiet', { from: T0, to: T0 + 2 * MIN }); // collected by an earlier run
   const { store: aside } = await SetAsideStore.open(dir, { clock });
   const quiet: CollectJob = {
     ...fakeJob(() => {
@@ -99,8 +101,9 @@ describe('status, /healthz and /metrics read the job state at one instant', () =
     const t = await threeJobs((clock) => new Telemetry({ clock }));
     const telemetry = t.telemetry!;
     const rt = runtimeOf(t.collector, telemetry, t.clock);
-    await t.collector.tick();
-    // The shared job confirmed the quiet job's checkpoint too: its lag changed without a pass of its own ending well.
+    // The quiet job's pass fails first; then the shared job confirms the quiet job's checkpoint too: the quiet job's
+    // lag changed after its own pass ended, with no pass of its own to say so.
+    for (const job of [t.quiet, t.shared, t.poisoned]) await t.collector.runOnce(job, 'live');
     expect(t.store.watermark('fake/quiet')).toBe(T0 + 10 * MIN);
     t.clock.advance(90_000);
 
