@@ -253,7 +253,6 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
         ]);
         f.rt.telemetry.condition('auth', 'login refused');
         const job = f.rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
-        jobs = SetJobFacts.watchedBy(f.rt.telemetry, f.rt.clock, f.rt.collector.state);
         jobs.setAside(job, 2).lag(job, 2 * HOUR);
         // A daily job 23 h behind is caught up (a day and its delay behind by design): not stale.
         jobs.lag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
