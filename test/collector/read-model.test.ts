@@ -3,7 +3,7 @@
  * are asked, so they agree with it and with each other; a pass plans its own spans and nothing more (the backlog is
  * counted when read, at most once a minute); telemetry keeps no copy of the facts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -184,6 +184,14 @@ describe('telemetry keeps no copy of job facts', () => {
       other.toPoints().filter((p) => p.tags.job !== undefined),
     );
     expect(await late.prometheus()).toContain('cdn_collector_job_failures_total{collector_job="fake/quiet"} 3');
+  });
+
+  it('collector/ imports nothing of telemetry/: it reports through the ports the runtime wires', () => {
+    const folder = join(import.meta.dirname, '../../src/collector');
+    const importers = readdirSync(folder)
+      .filter((file) => file.endsWith('.ts'))
+      .filter((file) => /(from\s+|import\(\s*)'\.\.\/telemetry\//.test(readFileSync(join(folder, file), 'utf8')));
+    expect(importers).toEqual([]);
   });
 
   it('has no way to be told a job fact: the collector is the only writer', () => {
