@@ -38,6 +38,8 @@ export class Telemetry {
   private readonly conditions = new Map<string, string>();
   /** Where the jobs' facts are read when asked (the collector's job state): telemetry keeps no copy of them. */
   private jobsView: JobsView | undefined;
+  /** While a scrape or a batch of points is made: the one instant its metrics read, and the jobs' facts as of then. */
+  private reading: { at: number; jobs?: readonly JobReading[] } | undefined;
   /** The last reconciliation: drift per measurement, field and account, and when it ran (epoch ms). */
   private verification: { drift: Sample[]; at: number } | undefined;
   private readonly clock: Clock;
@@ -71,7 +73,28 @@ export class Telemetry {
 
   /** Every job's facts as of `now` (sorted by key): what /metrics, /healthz and the points show. */
   jobsAt(now = this.clock.now()): readonly JobReading[] {
+    const reading = this.reading;
+    if (reading?.at === now) return (reading.jobs ??= this.jobsView?.snapshot(now).jobs ?? []);
     return this.jobsView?.snapshot(now).jobs ?? [];
+  }
+
+  /** Runs `read` (to its promise's end) with every metric reading one snapshot of the jobs' facts as of `at`. */
+  private readingAt<T>(at: number, read: () => T): T {
+    const reading = { at };
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = undefined;
+    };
+    let result: T;
+    try {
+      result = read();
+    } catch (err) {
+      done();
+      throw err;
+    }
+    if (result instanceof Promise) return result.finally(done) as T;
+    done();
+    return result;
   }
 
   /** Changes when failures become unhealthy (e.g. once the runtime knows whether its token can be renewed). */
@@ -191,11 +214,13 @@ export class Telemetry {
 
   /** Every series with its current value, sorted by metric then labels. */
   samples(now = this.clock.now()): Sample[] {
-    return (Object.keys(METRICS) as MetricKind[]).flatMap((kind) => this.samplesOf(kind, now));
+    return this.readingAt(now, () =>
+      (Object.keys(METRICS) as MetricKind[]).flatMap((kind) => this.samplesOf(kind, now)),
+    );
   }
 
   /** The series of one metric with their current values, sorted by labels. */
-  samplesOf(kind: MetricKind, now = this.clock.now()): Sample[] {
+  samplesOf(kind: MetricKind, now = this.reading?.at ?? this.clock.now()): Sample[] {
     // Keyed once per sample, not per comparison: thousands of series with hundreds of jobs, every minute and scrape.
     const keyed = this.unsortedSamplesOf(kind, now).map((sample) => ({ sample, key: seriesKey(sample) }));
     keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -254,7 +279,7 @@ export class Telemetry {
 
   /** Prometheus text exposition format (version 0.0.4), as /metrics serves it (without the process metrics). */
   prometheus(): Promise<string> {
-    return this.registry.metrics();
+    return this.readingAt(this.clock.now(), () => this.registry.metrics());
   }
 
   private count(kind: MetricKind, labels: Record<string, string>, by = 1): void {

@@ -134,6 +134,25 @@ describe('status, /healthz and /metrics read the job state at one instant', () =
   });
 });
 
+describe('one read of the job state per scrape and per batch of points', () => {
+  it('the job metrics of a /metrics scrape, or of a batch of points, read one snapshot at one instant', async () => {
+    const t = await threeJobs((clock) => new Telemetry({ clock }));
+    await t.collector.tick();
+    const read = vi.spyOn(t.collector.state, 'snapshot');
+    const scraped = await t.telemetry!.prometheus();
+    expect(read).toHaveBeenCalledTimes(1);
+    expect(read).toHaveBeenLastCalledWith(t.clock.now());
+    const points = t.telemetry!.toPoints();
+    expect(read).toHaveBeenCalledTimes(2);
+    const lag = points.find((p) => p.tags.kind === 'job_lag' && p.tags.job === 'fake/quiet')?.fields.lag_seconds;
+    expect(series(scraped, 'cdn_collector_job_lag_seconds', 'fake/quiet')).toBe(lag);
+    // Outside a scrape each read is its own: a fact written in between is seen by the next read.
+    t.clock.advance(MIN);
+    await t.collector.tick();
+    expect(t.telemetry!.jobsAt().find((j) => j.key === 'fake/quiet')?.failures).toBe(2);
+  });
+});
+
 describe('a pass and the backlog', () => {
   it('a pass plans its own spans once; the backlog is counted when read, at most once a minute', async () => {
     const t = await threeJobs();
