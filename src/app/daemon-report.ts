@@ -28,23 +28,19 @@ export class DaemonReporter {
 }
 
 /**
- * The jobs as telemetry holds them (JobState.report) — the very list, keys and lags /healthz shows — with the backlog
- * and last error of each, the failing APIs and sink as /healthz names them (one record, telemetry/failing.ts, read as
- * of the runtime's clock), and with `accounts: auto` the accounts discovered: what `status` shows.
+ * The jobs as the job state holds them — the very list, keys and lags /healthz shows, read as of the same instant of
+ * the runtime's clock — with the backlog and last error of each, the failing APIs and sink as /healthz names them (one
+ * record, telemetry/failing.ts), and with `accounts: auto` the accounts discovered: what `status` shows.
  */
-function daemonStatus(rt: Runtime, now: number): DaemonStatus {
-  const errors = rt.telemetry.lastErrors();
-  const byKey = new Map(rt.collector.jobs.map((job) => [job.key, job]));
+export function daemonStatus(rt: Runtime, now: number, at = rt.clock.now()): DaemonStatus {
   const jobs: DaemonStatus['jobs'] = {};
-  for (const key of rt.telemetry.jobs()) {
-    const job = byKey.get(key);
-    const keys = job?.sharedKeys?.();
-    jobs[key] = {
-      lagMs: rt.telemetry.lagMs(key) ?? 0,
-      backlog: rt.telemetry.backlog(key) ?? 0,
-      ...(errors[key] ? { lastError: errors[key] } : {}),
-      ...(job && !job.checkpointed ? { checkpointed: false } : {}),
-      ...(keys ? { keys: [...keys] } : {}),
+  for (const job of rt.collector.state.snapshot(at).jobs) {
+    jobs[job.key] = {
+      lagMs: job.lagMs,
+      backlog: job.backlog,
+      ...(job.lastError ? { lastError: job.lastError } : {}),
+      ...(job.checkpointed ? {} : { checkpointed: false }),
+      ...(job.keys ? { keys: job.keys } : {}),
     };
   }
   const apis: DaemonStatus['apis'] = {};
@@ -59,7 +55,7 @@ function daemonStatus(rt: Runtime, now: number): DaemonStatus {
     };
   }
   const failing: DaemonStatus['failing'] = {};
-  for (const [condition, { since, failures, last }] of Object.entries(rt.telemetry.failingRuns())) {
+  for (const [condition, { since, failures, last }] of Object.entries(rt.telemetry.failingRuns(at))) {
     failing[condition] = { since, failures, ...(last === undefined ? {} : { last }) };
   }
   const refusedAccounts = rt.accounts.refusedAccounts();

@@ -109,7 +109,9 @@ function logStartupPass(rt: Runtime, log: Logger, results: readonly PassResult[]
   const points = results.reduce((n, r) => n + r.points, 0);
   const setAside = results.reduce((n, r) => n + r.setAside, 0);
   const failed = results.filter((r) => r.error).map((r) => r.key);
-  const left = rt.collector.jobs.filter((j) => j.checkpointed).reduce((n, j) => n + rt.collector.pending(j).length, 0);
+  // Counted afresh (the job state keeps the count): status and /metrics show what this line says.
+  const now = rt.clock.now();
+  const left = rt.collector.jobs.reduce((n, j) => n + rt.collector.state.backlog(j, now, true), 0);
   const fields = { collected, points, setAside, left };
   const done = `${counted(collected, 'window')} collected`;
   const aside = setAside > 0 ? `, ${setAside} set aside` : '';
@@ -138,7 +140,6 @@ function listed(keys: readonly string[], max = 5): string {
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
-    rt.collector.state.report(job);
     if (job.checkpointed) {
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.
       const horizon = rt.clock.now() - rt.config.state.horizon;

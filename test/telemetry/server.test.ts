@@ -5,6 +5,7 @@ import { parseConfig } from '../../src/config/loader.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../../src/telemetry/prometheus.js';
 import { startHealthServer, startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 
 const HOUR = 3_600_000;
 const MINIMAL = {
@@ -32,8 +33,9 @@ describe('telemetry server', () => {
   it('/healthz answers 200 with every job when all lags are under their threshold', async () => {
     const clock = new ManualClock(0);
     const t = new Telemetry({ clock });
-    t.jobLag('metrics/acme', 60_000);
-    t.jobLag('statistic/acme/countries', 90 * 60_000);
+    const jobs = SetJobFacts.watchedBy(t, clock);
+    jobs.lag('metrics/acme', 60_000);
+    jobs.lag('statistic/acme/countries', 90 * 60_000);
     const { url } = await serve(t);
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(200);
@@ -49,12 +51,13 @@ describe('telemetry server', () => {
   it('/healthz answers 503 with a reason per lagging job, honouring per-job thresholds', async () => {
     const clock = new ManualClock(0);
     const t = new Telemetry({ clock });
-    t.jobLag('metrics/acme', 60_000);
-    t.jobLag('statistic/acme/countries', 90 * 60_000);
-    t.jobLag('streamstat/acme/regions', 60_000);
+    const jobs = SetJobFacts.watchedBy(t, clock);
+    jobs.lag('metrics/acme', 60_000);
+    jobs.lag('statistic/acme/countries', 90 * 60_000);
+    jobs.lag('streamstat/acme/regions', 60_000);
     const { url } = await serve(t, { 'statistic/acme/countries': HOUR });
     clock.advance(3 * HOUR); // nobody reported since: every lag grew past 2 h
-    t.jobLag('metrics/acme', 30_000);
+    jobs.lag('metrics/acme', 30_000);
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(503);
     const body = (await res.json()) as {
@@ -104,9 +107,11 @@ describe('telemetry server', () => {
   });
 
   it('startHealthServer takes the http section of the configuration, per-job limits included', async () => {
-    const telemetry = new Telemetry({ clock: new ManualClock(0) });
-    telemetry.jobLag('dvr/acme', 5_000);
-    telemetry.jobLag('statistic/acme/total', 2 * HOUR);
+    const clock = new ManualClock(0);
+    const telemetry = new Telemetry({ clock });
+    SetJobFacts.watchedBy(telemetry, clock)
+      .lag('dvr/acme', 5_000)
+      .lag('statistic/acme/total', 2 * HOUR);
     const { http } = parseConfig(
       { ...MINIMAL, http: { port: 0, maxLag: '1s', jobMaxLag: { 'statistic/acme/total': '3h' } } },
       {},
