@@ -122,7 +122,7 @@ function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number): F
     key: SHARED_TOTALS_KEY,
     rule: ruleFor(c, step, false, ctx),
     sharedKeys: (span?: Span) => (span ? readFor.take(span) : readable().sort()).map(totalsKey),
-    callsFor: (span) => sharedTotalsCalls(readable().length, limitFor(span)),
+    callsFor: (span) => sharedTotalsCalls(readable().length, limitFor(span), ctx.paging?.rowsOf(SHARED_TOTALS_KEY)),
     collect: async (span, http) => {
       const asked = new Set(readable());
       const q = { start: span.from, end: span.to, granularity: c.granularity };

@@ -18,8 +18,13 @@ export const SHARED_TOTALS_KEY = 'statistic/*/total';
  * accounts. The read stops once every bucket listed every member; an idle member (no row in a bucket) costs the page
  * that checks the last one (walkPages), and a token with more accounts than a page holds can add pages.
  */
-export function sharedTotalsCalls(members: number, limit: number): SpanCalls {
+export function sharedTotalsCalls(members: number, limit: number, lastCalls?: number): SpanCalls {
   const pages = Math.max(1, Math.ceil(members / limit));
+  // The calls of the last read (paging's memory): whether its members fill every bucket or one idles (the check page).
+  if (lastCalls !== undefined) {
+    const calls = Math.max(pages, Math.min(lastCalls, pages + 1));
+    return { least: calls, most: calls, paged: true };
+  }
   return { least: pages, most: pages + 1, paged: true };
 }
 
@@ -39,11 +44,14 @@ export async function readSharedTotals(
 ): Promise<SharedRead> {
   const points: Point[] = [];
   const seen = new Map<string, Set<string>>();
+  let calls = 0;
   const read = {
     api: 'statistic' as const,
     endpoint: '/times/accounts',
-    fetchPage: async (offset: number, limit: number) =>
-      (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
+    fetchPage: async (offset: number, limit: number) => {
+      calls++;
+      return (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body;
+    },
     rows: largestBucket,
   };
   for await (const page of walkPages(http, read, 0, limit)) {
@@ -57,6 +65,8 @@ export async function readSharedTotals(
     // Every member in every bucket: no member's row can be on a later page (each account is one row per bucket).
     if (page.result.length > 0 && [...seen.values()].every((s) => s.size === members.size)) break;
   }
+  // Kept with the reads' rows (the read ends on its members, not on a page's rows): forecasts its next spans.
+  http.paging.recordRows(SHARED_TOTALS_KEY, calls);
   const listed = new Set<string>();
   for (const accounts of seen.values()) for (const account of accounts) listed.add(account);
   return { points, listed };
