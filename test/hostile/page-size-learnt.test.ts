@@ -35,7 +35,7 @@ describe('the page size a server shows is learnt per API and planned with', () =
   }
   const calls = () => s.sim.stats.apis.statistic.requests;
 
-  it('a short page followed by more rows is the cap; after a restart the plan is one number, the calls made', async () => {
+  it('a short page then more rows is the cap; after a restart the plan is one number, the calls made', async () => {
     s.sim.faults.set('statistic', { rate: 1, kinds: ['page-cap'], pageCap: CAP });
     try {
       const first = await runtime();
