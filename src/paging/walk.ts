@@ -4,7 +4,7 @@ import type { ServerPaging } from './server-paging.js';
 import { PagingError } from '../http/errors.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
-import type { PointsHandOff, SpanCalls } from '../sources/types.js';
+import type { PointsHandOff, SpanCalls } from '../contracts/job.js';
 
 /**
  * Rows (or rows per bucket) asked for per call by default (`api.pageSize`); the services' maximum limit is not shown
