@@ -19,7 +19,7 @@ type Listed = (typeof LIST)[number];
 
 /** Every source with its settings' type erased, for code that treats all alike (LIST keeps each one's type). */
 // biome-ignore lint/suspicious/noExplicitAny: each source's own settings type is erased here on purpose
-export const SOURCES: readonly Source<ApiName, any>[] = LIST;
+export const SOURCES: readonly Source<ApiName, any, any>[] = LIST;
 
 /** The zod schema of each source's settings, by API name: the config's `jobs` section. */
 export const SETTINGS_SCHEMAS = Object.fromEntries(LIST.map((s) => [s.name, s.settings.schema])) as {

@@ -51,7 +51,7 @@ type FinalJob = Pick<CollectJob, 'key' | 'account' | 'rule' | 'callsFor' | 'coll
  * accounts have is read for all and rewrites the others' points with the same values. An account that joins (found
  * by discovery) has no checkpoint yet: the shared job reads its `initialLookback` like a new single-account job would.
  */
-export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob[] {
+export function statisticJobs(c: StatisticSettings, ctx: JobContext, members: Set<string> = new Set()): CollectJob[] {
   if (!c.enabled) return [];
   const step = stepMs(c);
   const groupings = [...new Set(c.groupings.map((g): Grouping => (g === 'accounts' ? 'total' : g)))];
@@ -63,7 +63,7 @@ export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob
       .filter((t) => !(shared && t.grouping === 'total'))
       .map((target) => targetJob(c, ctx, step, target)),
   );
-  if (shared) finals.push(sharedTotalsJob(c, ctx, step));
+  if (shared) finals.push(sharedTotalsJob(c, ctx, step, members));
   return finals.flatMap((final) => withProvisional(c, final));
 }
 
@@ -110,8 +110,7 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
  * (the accounts grouping leaves such an account out without a word), and, where no inventory vouched for them, none
  * whose standing its own `/times` has not proven (proveIdleMembers).
  */
-function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number): FinalJob {
-  const members = ctx.statisticAccounts ?? new Set<string>();
+function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number, members: Set<string>): FinalJob {
   for (const account of ctx.accounts) members.add(account);
   const standing = ctx.accountStanding;
   const readable = () => [...members].filter((account) => !standing?.isRefused(account));

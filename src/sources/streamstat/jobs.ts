@@ -17,7 +17,8 @@ import { StreamstatShape } from './shape.js';
  */
 export function streamstatJobs(
   c: StreamstatSettings,
-  { accounts, language, pageSize, streamstatShape, rowBudget: budgets, paging }: JobContext,
+  { accounts, language, pageSize, rowBudget: budgets, paging }: JobContext,
+  streamstatShape?: StreamstatShape,
 ): CollectJob[] {
   if (!c.enabled) return [];
   const shape = streamstatShape ?? new StreamstatShape();
