@@ -25,7 +25,7 @@ import { AuthReports } from '../telemetry/auth-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
 import { FailureLines } from '../telemetry/failure-lines.js';
 import { watchedSink } from '../telemetry/sink-watch.js';
-import { AccountStanding } from '../sources/account-standing.js';
+import { AccountStanding } from '../sources/common/account-standing.js';
 import { reportAccountStanding } from '../telemetry/account-reports.js';
 
 /** Passes of an API with no quota that run at once (a backfill's jobs side by side are as many). */

@@ -2,11 +2,11 @@ import type { z } from 'zod';
 import type { ApiName } from '../spec/apis.js';
 import { dvrSource } from './dvr/index.js';
 import { metricsSource } from './metrics/index.js';
-import type { CommonSettings, Source } from './source.js';
+import type { CommonSettings, Source } from './common/source.js';
 import { statisticSource } from './statistic/index.js';
 import { streamstatSource } from './streamstat/index.js';
 
-export type { CommonSettings, Source } from './source.js';
+export type { CommonSettings, Source } from './common/source.js';
 
 /**
  * Every source, in the order of src/spec/apis.ts (Telegraf's `inputs.Add`): adding an API is one folder and one entry

@@ -1,10 +1,10 @@
 import type { ServerPaging } from '../paging/server-paging.js';
-import type { AccountStanding } from './account-standing.js';
+import type { AccountStanding } from './common/account-standing.js';
 import type { Logger } from '../log.js';
 import type { ApiName } from '../spec/apis.js';
 import { SOURCES, type SourcesSettings } from './index.js';
 import { rowBudgets } from '../paging/row-budget.js';
-import type { CollectJob, JobContext } from './types.js';
+import type { CollectJob, JobContext } from './common/types.js';
 
 /** What the sources read of the collector's configuration: their own sections, the accounts, language and page size. */
 export interface SourcesConfig {

@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { MeasurementSchema } from '../points.js';
 import type { Sink } from '../sink/types.js';
-import type { CollectJob } from '../sources/types.js';
+import type { CollectJob } from '../sources/common/types.js';
 import { compareStored, expectations, type SeriesCheck } from './compare.js';
 import { readProvider } from './expected.js';
 import type { VerifyPlan } from './plan.js';

@@ -1,5 +1,5 @@
 import { APIS } from '../../spec/apis.js';
-import type { Source } from '../source.js';
+import type { Source } from '../common/source.js';
 import { dvrJobs } from './jobs.js';
 import { dvrMeasurements } from './measurements.js';
 import { DvrRecordingStore } from '../../state/dvr-recordings.js';

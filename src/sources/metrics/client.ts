@@ -6,7 +6,7 @@ import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
 import { isMetricName } from '../../spec/metrics.js';
 import { formatMinute, MINUTE, toMs, type TimeInput } from '../../time.js';
-import { checkMinuteTime } from '../params.js';
+import { checkMinuteTime } from '../common/params.js';
 import {
   metricsAggregateSchema,
   metricsByResourceSchema,

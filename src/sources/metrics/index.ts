@@ -1,5 +1,5 @@
 import { APIS } from '../../spec/apis.js';
-import type { Source } from '../source.js';
+import type { Source } from '../common/source.js';
 import { metricsJobs } from './jobs.js';
 import { metricsMeasurements } from './measurements.js';
 import * as settings from './settings.js';

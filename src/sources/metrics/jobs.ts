@@ -1,7 +1,7 @@
 import { metricsRule } from '../../plan/windows.js';
 import { MINUTE } from '../../time.js';
 import type { Point } from '../../points.js';
-import type { CollectJob, JobContext, Span } from '../types.js';
+import type { CollectJob, JobContext, Span } from '../common/types.js';
 import { MetricsClient, type MetricsQuery } from './client.js';
 import { aggregateToPoints, resourceToPoints } from './points.js';
 import type { MetricsSettings } from './settings.js';

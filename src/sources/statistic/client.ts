@@ -4,7 +4,7 @@ import type { HttpClient } from '../../http/client.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { APIS } from '../../spec/apis.js';
 import { flatRows, largestBucket, pageParams, walkPages } from '../../paging/walk.js';
-import { withoutUndefined } from '../params.js';
+import { withoutUndefined } from '../common/params.js';
 import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {
   statisticGroupedSchema,

@@ -1,5 +1,5 @@
 import { APIS } from '../../spec/apis.js';
-import type { Source } from '../source.js';
+import type { Source } from '../common/source.js';
 import { statisticJobs } from './jobs.js';
 import { statisticMeasurements } from './measurements.js';
 import * as settings from './settings.js';

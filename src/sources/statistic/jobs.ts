@@ -12,7 +12,7 @@ import {
   pageParams,
 } from '../../paging/walk.js';
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
-import type { CollectJob, JobContext, PointsHandOff, Span } from '../types.js';
+import type { CollectJob, JobContext, PointsHandOff, Span } from '../common/types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
 import {

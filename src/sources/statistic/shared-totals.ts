@@ -1,10 +1,10 @@
 import type { HttpClient } from '../../http/client.js';
 import type { Point } from '../../points.js';
 import { largestBucket, pageParams, walkPages } from '../../paging/walk.js';
-import type { Span, SpanCalls } from '../types.js';
+import type { Span, SpanCalls } from '../common/types.js';
 import type { StatisticClient } from './client.js';
 import { timesGroupedToPoints } from './points.js';
-import { type AccountStanding, isAccountRefusal, refusalReason } from '../account-standing.js';
+import { type AccountStanding, isAccountRefusal, refusalReason } from '../common/account-standing.js';
 
 /** The checkpoint key of an account's totals: the same for its own `/times` job and for the shared job. */
 export const totalsKey = (account: string): string => `statistic/${account}/total`;

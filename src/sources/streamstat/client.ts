@@ -5,7 +5,7 @@ import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
 import type { StreamstatGranularity, StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
 import { flatRows, pageParams, walkPages } from '../../paging/walk.js';
-import { withoutUndefined } from '../params.js';
+import { withoutUndefined } from '../common/params.js';
 import { buildStreamstatQuery, type StreamstatQuery } from './params.js';
 import {
   streamstatGroupedSchema,

@@ -1,5 +1,5 @@
 import { APIS } from '../../spec/apis.js';
-import type { Source } from '../source.js';
+import type { Source } from '../common/source.js';
 import { streamstatJobs } from './jobs.js';
 import { streamstatMeasurements } from './measurements.js';
 import * as settings from './settings.js';

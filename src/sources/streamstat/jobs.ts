@@ -1,6 +1,6 @@
 import { streamstatRule } from '../../plan/windows.js';
 import type { StreamstatGranularity } from '../../spec/streamstat.js';
-import type { CollectJob, JobContext } from '../types.js';
+import type { CollectJob, JobContext } from '../common/types.js';
 import { groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
 import { StreamstatClient } from './client.js';
 import { usersMeasurement, VIEWS_SERIES, type UniquesPeriod, type ViewsSeries } from './measurements.js';

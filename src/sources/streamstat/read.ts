@@ -13,7 +13,7 @@ import {
   SINGLE_CALL,
 } from '../../paging/walk.js';
 import { bucketLimit } from '../../paging/row-budget.js';
-import type { Span, SpanCalls } from '../types.js';
+import type { Span, SpanCalls } from '../common/types.js';
 import type { StreamstatClient } from './client.js';
 import { fieldsOf, type ViewsSeries } from './measurements.js';
 import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from './points.js';

@@ -1,9 +1,9 @@
 import type { AccountStanding } from './account-standing.js';
-import type { ServerPaging } from '../paging/server-paging.js';
-import type { ApiName } from '../spec/apis.js';
+import type { ServerPaging } from '../../paging/server-paging.js';
+import type { ApiName } from '../../spec/apis.js';
 
-export type { Span } from '../spans.js';
-export type { CollectJob, PointsHandOff, SpanCalls } from '../contracts/job.js';
+export type { Span } from '../../spans.js';
+export type { CollectJob, PointsHandOff, SpanCalls } from '../../contracts/job.js';
 
 /** What every source's jobs share: the accounts this instance collects, the language and the page size. */
 export interface JobContext {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Logger } from '../log.js';
-import type { MeasurementSchema } from '../points.js';
-import type { ApiDescriptor, ApiName } from '../spec/apis.js';
+import type { Logger } from '../../log.js';
+import type { MeasurementSchema } from '../../points.js';
+import type { ApiDescriptor, ApiName } from '../../spec/apis.js';
 import type { CollectJob, JobContext } from './types.js';
 
 /** What every source's settings hold: the config and the daemon read these of any source alike. */
