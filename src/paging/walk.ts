@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { HttpClient } from '../http/client.js';
 import type { ServerPaging } from './server-paging.js';
 import { PagingError } from '../http/errors.js';
 import type { ApiName } from '../spec/apis.js';
@@ -46,25 +45,25 @@ export interface PagedRead<P extends Page> {
  * - the next offset advances by the rows actually received, so a server that caps pages below `limit` is paged
  *   through, never cut short;
  * - a non-empty page shorter than `limit` ends the read only when it is also shorter than the largest page this server
- *   has returned for the API (`http.paging`): a server that once served more rows per page does not cap at fewer. A
+ *   has returned for the API (`paging`): a server that once served more rows per page does not cap at fewer. A
  *   page as large as any seen so far may be a capped one, so one more page is read (an empty one ends the read);
  * - unless the server's page cap is known: stated by the operator (`api.serverMaxLimit`; `limit` then never exceeds
  *   it) or shown by an earlier answer — a page shorter than the `limit` asked that more rows followed is the cap, kept
  *   per API (paging/memory.ts keeps it across restarts). Then a page shorter than the cap ends the read, and a page of
  *   exactly the cap is followed by the next;
  * - a page equal to the previous one means the server ignored `offset`: PagingError, never an endless loop;
- * - more than `http.paging.maxPages` pages: PagingError.
+ * - more than `paging.maxPages` pages: PagingError.
  */
 export async function* walkPages<P extends Page>(
-  http: HttpClient,
+  paging: ServerPaging,
   read: PagedRead<P>,
   start = 0,
   pageSize = PAGE_SIZE,
 ): AsyncGenerator<P> {
   let previous: string | undefined;
   let offset = start;
-  const limit = http.paging.limitFor(pageSize);
-  const remember = (rows: number) => read.key !== undefined && http.paging.recordRows(read.key, rows);
+  const limit = paging.limitFor(pageSize);
+  const remember = (rows: number) => read.key !== undefined && paging.recordRows(read.key, rows);
   /** Rows of the previous page when it was shorter than `limit`: if more rows follow, that was the server's cap. */
   let shortBefore: number | undefined;
   for (let pages = 1; ; pages++) {
@@ -85,19 +84,19 @@ export async function* walkPages<P extends Page>(
       );
     }
     previous = print;
-    if (shortBefore !== undefined) http.paging.learnCap(read.api, shortBefore);
+    if (shortBefore !== undefined) paging.learnCap(read.api, shortBefore);
     shortBefore = rows < limit ? rows : undefined;
     yield page;
-    const largest = http.paging.largestPage(read.api);
-    const cap = http.paging.pageCap(read.api);
-    http.paging.observe(read.api, rows);
+    const largest = paging.largestPage(read.api);
+    const cap = paging.pageCap(read.api);
+    paging.observe(read.api, rows);
     if (read.knownRows !== undefined) {
       if (offset + rows >= read.knownRows) return;
     } else if (rows < limit && rows < (cap ?? largest)) {
       remember(offset + rows);
       return;
     }
-    if (pages >= http.paging.maxPages) {
+    if (pages >= paging.maxPages) {
       throw new PagingError(
         read.api,
         read.endpoint,
@@ -117,13 +116,13 @@ export async function* walkPages<P extends Page>(
  * one of 5 statistic calls a minute); without it, all are returned together.
  */
 export async function collectPages<P extends Page>(
-  http: HttpClient,
+  paging: ServerPaging,
   read: PagedRead<P> & { toPoints(page: NoInfer<P>): Point[] },
   pageSize = PAGE_SIZE,
   handOff?: PointsHandOff,
 ): Promise<Point[]> {
   const points: Point[] = [];
-  for await (const page of walkPages(http, read, 0, pageSize)) {
+  for await (const page of walkPages(paging, read, 0, pageSize)) {
     if (handOff) await handOff(read.toPoints(page));
     else points.push(...read.toPoints(page));
   }

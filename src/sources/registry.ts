@@ -1,4 +1,4 @@
-import type { ServerPaging } from '../paging/server-paging.js';
+import { ServerPaging } from '../paging/server-paging.js';
 import type { AccountStanding } from './common/account-standing.js';
 import type { Logger } from '../log.js';
 import type { ApiName } from '../spec/apis.js';
@@ -13,6 +13,7 @@ export interface SourcesConfig {
   api: {
     language?: JobContext['language'];
     pageSize: number;
+    maxPages?: number;
     serverMaxLimit?: number;
     maxBodyBytes?: number;
     maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>>;
@@ -87,7 +88,8 @@ function jobContext(config: SourcesConfig, accounts: readonly string[], learnt: 
     accountsAuto: config.accounts === 'auto',
     overwrites: config.output?.overwrites,
     quotas: config.quotas,
-    paging: learnt.paging,
+    // Jobs built without the runtime's knowledge (checks, plans, tests) share a fresh one of this config.
+    paging: learnt.paging ?? new ServerPaging(config.api.maxPages, config.api.serverMaxLimit),
     accountStanding: learnt.accountStanding,
   };
 }

@@ -1,3 +1,4 @@
+import { ServerPaging } from '../paging/server-paging.js';
 import type { HttpClient } from '../http/client.js';
 import { StreamstatClient } from '../sources/streamstat/client.js';
 import { usersMeasurement, type UniquesPeriod } from '../sources/streamstat/measurements.js';
@@ -23,6 +24,8 @@ export async function readUniques(http: HttpClient, plan: VerifyPlan): Promise<P
   if (!s) return [];
   const client = new StreamstatClient(http, clientOptions(plan));
   const shape = new StreamstatShape();
+  // What paging learns of the server, shared by this verification's reads.
+  const paging = new ServerPaging();
   const reads: ProviderRead[] = [];
   for (const period of s.uniques) {
     const windowMs = uniquesStepMs(period);
@@ -30,7 +33,17 @@ export async function readUniques(http: HttpClient, plan: VerifyPlan): Promise<P
     for (const account of plan.accounts) {
       for (const grouping of s.allGroupings) {
         const series = { kind: 'users' as const, period };
-        const read = { http, client, account, grouping, granularity: period, series, pageSize: plan.pageSize, shape };
+        const read = {
+          http,
+          client,
+          account,
+          grouping,
+          granularity: period,
+          series,
+          pageSize: plan.pageSize,
+          shape,
+          paging,
+        };
         const points = await readViews(read, { from: plan.from, to: plan.to });
         reads.push({
           api: 'streamstat',

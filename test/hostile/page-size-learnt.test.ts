@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { PAGING_FILE, PagingMemory } from '../../src/paging/memory.js';
+import { ServerPaging } from '../../src/paging/server-paging.js';
 import { buildJobs, sourcesLearnt } from '../../src/sources/registry.js';
 import { HOUR } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
@@ -27,11 +28,12 @@ describe('the page size a server shows is learnt per API and planned with', () =
   /** One runtime's client and jobs on `state` (a restart: what paging learnt comes from the file). */
   async function runtime() {
     const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
-    const memory = await PagingMemory.open(state, http.paging);
+    const paging = new ServerPaging();
+    const memory = await PagingMemory.open(state, paging);
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!] });
-    const jobs = buildJobs(config, { ...sourcesLearnt(), paging: http.paging });
+    const jobs = buildJobs(config, { ...sourcesLearnt(), paging });
     const job = (grouping: string) => jobs.find((j) => j.key === `statistic/${s.sim.accounts[0]}/${grouping}`)!;
-    return { http, memory, job };
+    return { http, paging, memory, job };
   }
   const calls = () => s.sim.stats.apis.statistic.requests;
 
@@ -47,7 +49,7 @@ describe('the page size a server shows is learnt per API and planned with', () =
       const restarted = await runtime();
       for (const grouping of ['codes', 'countries']) {
         const job = restarted.job(grouping);
-        const rows = restarted.http.paging.rowsOf(job.key)!;
+        const rows = restarted.paging.rowsOf(job.key)!;
         expect(rows).toBeGreaterThan(0);
         const { least, most } = job.callsFor(span);
         const before = calls();
@@ -55,8 +57,8 @@ describe('the page size a server shows is learnt per API and planned with', () =
         expect({ grouping, least, most }).toEqual({ grouping, least: calls() - before, most: calls() - before });
         expect(least).toBe(Math.floor(rows / CAP) + 1); // full pages of the cap, then the short (or empty) one
       }
-      expect(restarted.http.paging.pageCap('statistic')).toBe(CAP);
-      expect(restarted.http.paging.pageCap('streamstat')).toBeUndefined(); // per API
+      expect(restarted.paging.pageCap('statistic')).toBe(CAP);
+      expect(restarted.paging.pageCap('streamstat')).toBeUndefined(); // per API
       await restarted.http.close();
     } finally {
       s.sim.faults.set('statistic', undefined);
@@ -67,9 +69,10 @@ describe('the page size a server shows is learnt per API and planned with', () =
     const honest = mkdtempSync(join(tmpdir(), 'page-size-honest-'));
     const open = async () => {
       const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
-      const memory = await PagingMemory.open(honest, http.paging);
+      const paging = new ServerPaging();
+      const memory = await PagingMemory.open(honest, paging);
       const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: s.sim.accounts });
-      const jobs = buildJobs(config, { ...sourcesLearnt(), paging: http.paging }).filter(
+      const jobs = buildJobs(config, { ...sourcesLearnt(), paging }).filter(
         (j) => (j.api === 'statistic' || j.api === 'streamstat') && j.checkpointed,
       );
       return { http, memory, jobs };

@@ -11,6 +11,7 @@ import {
   largestBucket,
   pageParams,
 } from '../../paging/walk.js';
+import { ServerPaging } from '../../paging/server-paging.js';
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
 import type { CollectJob, JobContext, PointsHandOff, Span } from '../common/types.js';
 import { StatisticClient } from './client.js';
@@ -98,8 +99,8 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
     },
     collect: (span, http, handOff) => {
       const client = new StatisticClient(http, languageFor(target.grouping, language));
-      const paging = { pageSize, budget: budgetOf(ctx), handOff };
-      return readSpan(http, client, target, { granularity: c.granularity, step, key }, span, paging);
+      const paging = { known: pagingOf(ctx), pageSize, budget: budgetOf(ctx), handOff };
+      return readSpan(client, target, { granularity: c.granularity, step, key }, span, paging);
     },
   };
 }
@@ -125,7 +126,7 @@ function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number, me
     collect: async (span, http) => {
       const asked = new Set(readable());
       const q = { start: span.from, end: span.to, granularity: c.granularity };
-      const read = await readSharedTotals(http, client(http), asked, q, limitFor(span));
+      const read = await readSharedTotals(pagingOf(ctx), client(http), asked, q, limitFor(span));
       for (const account of read.listed) standing?.answered(account, 'statistic');
       if (standing?.inventory === 'absent') await proveIdleMembers(client(http), asked, read, q, standing);
       readFor.record(span, asked);
@@ -168,20 +169,36 @@ function targetsOf(c: StatisticSettings, groupings: readonly Grouping[], account
   );
 }
 
+/** How a span is paged: what paging learnt of the server, the page size, the row budget, where pages are handed. */
+interface PagingOptions {
+  known: ServerPaging;
+  pageSize: number;
+  budget: number;
+  handOff: PointsHandOff | undefined;
+}
+
+/** The runtime's paging knowledge (the registry always gives one); a job built by hand gets its own. */
+const fallbackPaging = new WeakMap<JobContext, ServerPaging>();
+function pagingOf(ctx: JobContext): ServerPaging {
+  if (ctx.paging) return ctx.paging;
+  const own = fallbackPaging.get(ctx) ?? new ServerPaging();
+  fallbackPaging.set(ctx, own);
+  return own;
+}
+
 function readSpan(
-  http: HttpClient,
   client: StatisticClient,
   { account, grouping, host }: Target,
   { granularity, step, key }: { granularity: string; step: number; key: string },
   span: Span,
-  { pageSize, budget, handOff }: { pageSize: number; budget: number; handOff: PointsHandOff | undefined },
+  { known, pageSize, budget, handOff }: PagingOptions,
 ): Promise<Point[]> {
   const q = { account, host, start: span.from, end: span.to, granularity };
   const buckets = (span.to - span.from) / step;
   if (grouping === 'total') {
     // offset/limit of /times page the buckets themselves: the span fixes how many there are.
     return collectPages(
-      http,
+      known,
       {
         api: 'statistic',
         endpoint: '/times',
@@ -194,7 +211,7 @@ function readSpan(
     );
   }
   return collectPages(
-    http,
+    known,
     {
       api: 'statistic',
       endpoint: `/times/${grouping}`,

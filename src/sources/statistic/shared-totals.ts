@@ -1,4 +1,4 @@
-import type { HttpClient } from '../../http/client.js';
+import type { ServerPaging } from '../../paging/server-paging.js';
 import type { Point } from '../../points.js';
 import { largestBucket, pageParams, walkPages } from '../../paging/walk.js';
 import type { Span, SpanCalls } from '../common/types.js';
@@ -36,7 +36,7 @@ export function sharedTotalsCalls(members: number, limit: number, lastCalls?: nu
  * a configured account the token cannot read is simply absent (no 401 names it): its buckets stay empty.
  */
 export async function readSharedTotals(
-  http: HttpClient,
+  paging: ServerPaging,
   client: StatisticClient,
   members: ReadonlySet<string>,
   q: SharedQuery,
@@ -54,7 +54,7 @@ export async function readSharedTotals(
     },
     rows: largestBucket,
   };
-  for await (const page of walkPages(http, read, 0, limit)) {
+  for await (const page of walkPages(paging, read, 0, limit)) {
     for (const p of timesGroupedToPoints('accounts', page)) if (members.has(p.tags.account!)) points.push(p);
     for (const bucket of page.result) {
       const accounts = seen.get(bucket.start) ?? new Set<string>();
@@ -66,7 +66,7 @@ export async function readSharedTotals(
     if (page.result.length > 0 && [...seen.values()].every((s) => s.size === members.size)) break;
   }
   // Kept with the reads' rows (the read ends on its members, not on a page's rows): forecasts its next spans.
-  http.paging.recordRows(SHARED_TOTALS_KEY, calls);
+  paging.recordRows(SHARED_TOTALS_KEY, calls);
   const listed = new Set<string>();
   for (const accounts of seen.values()) for (const account of accounts) listed.add(account);
   return { points, listed };

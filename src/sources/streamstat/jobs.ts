@@ -6,6 +6,7 @@ import { StreamstatClient } from './client.js';
 import { usersMeasurement, VIEWS_SERIES, type UniquesPeriod, type ViewsSeries } from './measurements.js';
 import { viewsCalls, readViews, type ViewsRead } from './read.js';
 import { stepMs, uniquesStepMs, type StreamstatSettings } from './settings.js';
+import { ServerPaging } from '../../paging/server-paging.js';
 import { StreamstatShape } from './shape.js';
 
 /**
@@ -22,6 +23,8 @@ export function streamstatJobs(
 ): CollectJob[] {
   if (!c.enabled) return [];
   const shape = streamstatShape ?? new StreamstatShape();
+  // The runtime's paging knowledge (the registry always gives one); jobs built by hand share their own.
+  const known = paging ?? new ServerPaging();
   const rowBudget = budgets?.streamstat ?? rowsPerCall();
   // Spans as wide as `span` allows (a cap): a grouped read's limit per bucket keeps its rows in budget (row-budget.ts).
   const viewsRule = streamstatRule(
@@ -46,7 +49,7 @@ export function streamstatJobs(
           rowBudget,
           shape,
           key,
-          ...(paging ? { paging } : {}),
+          paging: known,
         };
         return {
           key,

@@ -38,7 +38,7 @@ export interface ViewsRead {
   shape: StreamstatShape;
   /** The job's key, under which paging remembers the read's rows, and what paging learnt (to forecast its pages). */
   key?: string;
-  paging?: ServerPaging;
+  paging: ServerPaging;
 }
 
 /**
@@ -112,7 +112,7 @@ function pagedViews<P extends { result: readonly unknown[] }>(
   read: Omit<PagedRead<P>, 'api' | 'endpoint'> & { toPoints(page: NoInfer<P>): Point[] },
 ): Promise<Point[]> {
   return collectPages(
-    r.http,
+    r.paging,
     { api: 'streamstat', endpoint: `/${g}`, ...read, ...(r.key !== undefined ? { key: r.key } : {}) },
     limit,
   );
