@@ -1,4 +1,4 @@
-import type { HttpClient } from '../http/client.js';
+import type { Requester } from './requester.js';
 import type { Point } from '../points.js';
 import type { Span } from '../spans.js';
 import type { ApiName } from '../spec/apis.js';
@@ -52,7 +52,7 @@ export interface CollectJob {
    * pages hands each page's points to it as they come and returns the rest: what a span holds is then one answer's
    * points (within the row budget), not the span's, however many groups the account has.
    */
-  collect(span: Span, http: HttpClient, handOff?: PointsHandOff): Promise<Point[]>;
+  collect(span: Span, http: Requester, handOff?: PointsHandOff): Promise<Point[]>;
 }
 
 /**

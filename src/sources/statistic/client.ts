@@ -1,6 +1,6 @@
 import type { ZodType, ZodTypeDef } from 'zod';
 import { ParameterError } from '../../errors.js';
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { APIS } from '../../spec/apis.js';
 import { ServerPaging } from '../../paging/server-paging.js';
@@ -41,7 +41,7 @@ export interface StatisticResponse<T> {
  */
 export class StatisticClient {
   constructor(
-    private readonly http: HttpClient,
+    private readonly http: Requester,
     private readonly options: StatisticClientOptions = {},
   ) {
     this.paging = options.paging ?? new ServerPaging();

@@ -1,4 +1,4 @@
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import { provisionalSpans, statisticRule, type WindowRule } from '../../plan/windows.js';
 import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
@@ -116,7 +116,7 @@ function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number, me
   const standing = ctx.accountStanding;
   const readable = () => [...members].filter((account) => !standing?.isRefused(account));
   const readFor = new ReadFor();
-  const client = (http: HttpClient) => new StatisticClient(http, languageFor('total', ctx.language));
+  const client = (http: Requester) => new StatisticClient(http, languageFor('total', ctx.language));
   const limitFor = (span: Span) => bucketLimit((span.to - span.from) / step, ctx.pageSize, budgetOf(ctx));
   return {
     key: SHARED_TOTALS_KEY,

@@ -1,6 +1,6 @@
 import type { ZodType, ZodTypeDef } from 'zod';
 import { ParameterError } from '../../errors.js';
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
 import type { StreamstatGranularity, StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
@@ -36,7 +36,7 @@ export interface StreamstatClientOptions {
  */
 export class StreamstatClient {
   constructor(
-    private readonly http: HttpClient,
+    private readonly http: Requester,
     private readonly options: StreamstatClientOptions = {},
   ) {
     this.paging = options.paging ?? new ServerPaging();

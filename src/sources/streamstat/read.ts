@@ -1,4 +1,4 @@
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
@@ -25,7 +25,7 @@ import { UnbucketedAnswerError, type StreamstatShape } from './shape.js';
  * over each bucket asked).
  */
 export interface ViewsRead {
-  http: HttpClient;
+  http: Requester;
   client: StreamstatClient;
   account: string;
   grouping: 'total' | StreamstatGrouping;
