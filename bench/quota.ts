@@ -156,6 +156,12 @@ async function scenario(label: string, api: Record<string, unknown>, range: { fr
         'max',
         0,
       ),
+      target(
+        `${name}: after a restart: planned range (most − least), learnt paging`,
+        restart.reduce((n, r) => n + (r.plannedMost - r.planned), 0),
+        'max',
+        0,
+      ),
       target(`${name}: APIs over quota in some window`, overQuota.length, 'max', 0),
     ];
     return {
@@ -192,9 +198,10 @@ async function afterRestart(
   const bound = lowerBound(config, sim.accounts, range, (api) => rt.paging.largestPage(api));
   return apis.map((api) => {
     const made = after.apis[api].admittedAt.length - before.apis[api].admittedAt.length;
-    console.log(
-      `  after a restart, the week before: ${api} planned ${plan.calls[api] ?? 0}, made ${made}, bound ${bound[api]}`,
-    );
-    return { api, planned: plan.calls[api] ?? 0, made, bound: bound[api] ?? 0 };
+    const planned = plan.calls[api] ?? 0;
+    const plannedMost = plan.callsMost[api] ?? planned;
+    const range = plannedMost === planned ? `${planned}` : `${planned}–${plannedMost}`;
+    console.log(`  after a restart, the week before: ${api} planned ${range}, made ${made}, bound ${bound[api]}`);
+    return { api, planned, plannedMost, made, bound: bound[api] ?? 0 };
   });
 }
