@@ -41,7 +41,16 @@ export async function verifyRange(
     const http = rt.http.withGate(gate);
     const report = await runVerify(
       plan,
-      { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) },
+      {
+        http,
+        paging: rt.paging,
+        reader,
+        jobs: rt.collector.jobs,
+        sink: rt.sink,
+        clock: rt.clock,
+        log,
+        ...(schema ? { schema } : {}),
+      },
       repair,
     );
     rt.telemetry.verified(driftBySeries(report));

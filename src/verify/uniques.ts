@@ -19,13 +19,15 @@ function uniquesJobKey(account: string, grouping: string, period: UniquesPeriod)
  * answers), and compared bucket by bucket ('last'). A period longer than the plan's window (a day of uniques while
  * verifying hours) is left out: its bucket is not inside the range.
  */
-export async function readUniques(http: HttpClient, plan: VerifyPlan): Promise<ProviderRead[]> {
+export async function readUniques(
+  http: HttpClient,
+  plan: VerifyPlan,
+  paging = new ServerPaging(),
+): Promise<ProviderRead[]> {
   const s = plan.streamstat;
   if (!s) return [];
   const client = new StreamstatClient(http, clientOptions(plan));
   const shape = new StreamstatShape();
-  // What paging learns of the server, shared by this verification's reads.
-  const paging = new ServerPaging();
   const reads: ProviderRead[] = [];
   for (const period of s.uniques) {
     const windowMs = uniquesStepMs(period);
