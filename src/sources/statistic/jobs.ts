@@ -52,8 +52,13 @@ type FinalJob = Pick<CollectJob, 'key' | 'account' | 'rule' | 'callsFor' | 'coll
  * accounts have is read for all and rewrites the others' points with the same values. An account that joins (found
  * by discovery) has no checkpoint yet: the shared job reads its `initialLookback` like a new single-account job would.
  */
+/** A context whose paging knowledge is settled (the runtime's, or one the jobs of one call share). */
+type PagedContext = JobContext & { paging: ServerPaging };
+
 export function statisticJobs(c: StatisticSettings, ctx: JobContext, members: Set<string> = new Set()): CollectJob[] {
   if (!c.enabled) return [];
+  // The runtime's paging knowledge (the registry always gives one); jobs built by hand share their own.
+  const withPaging: PagedContext = { ...ctx, paging: ctx.paging ?? new ServerPaging() };
   const step = stepMs(c);
   const groupings = [...new Set(c.groupings.map((g): Grouping => (g === 'accounts' ? 'total' : g)))];
   // With accounts: auto the job is made with the first accounts found; later ones join its member set.
@@ -62,9 +67,9 @@ export function statisticJobs(c: StatisticSettings, ctx: JobContext, members: Se
   const finals: FinalJob[] = ctx.accounts.flatMap((account) =>
     targetsOf(c, groupings, account)
       .filter((t) => !(shared && t.grouping === 'total'))
-      .map((target) => targetJob(c, ctx, step, target)),
+      .map((target) => targetJob(c, withPaging, step, target)),
   );
-  if (shared) finals.push(sharedTotalsJob(c, ctx, step, members));
+  if (shared) finals.push(sharedTotalsJob(c, withPaging, step, members));
   return finals.flatMap((final) => withProvisional(c, final));
 }
 
@@ -83,7 +88,7 @@ function ruleFor(c: StatisticSettings, step: number, flat: boolean, ctx: JobCont
 
 const budgetOf = (ctx: JobContext): number => ctx.rowBudget?.statistic ?? rowsPerCall();
 
-function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: Target): FinalJob {
+function targetJob(c: StatisticSettings, ctx: PagedContext, step: number, target: Target): FinalJob {
   const { language, pageSize } = ctx;
   const keyParts = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])];
   const key = `statistic/${keyParts.join('/')}`;
@@ -99,7 +104,7 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
     },
     collect: (span, http, handOff) => {
       const client = new StatisticClient(http, languageFor(target.grouping, language));
-      const paging = { known: pagingOf(ctx), pageSize, budget: budgetOf(ctx), handOff };
+      const paging = { known: ctx.paging, pageSize, budget: budgetOf(ctx), handOff };
       return readSpan(client, target, { granularity: c.granularity, step, key }, span, paging);
     },
   };
@@ -111,7 +116,7 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
  * (the accounts grouping leaves such an account out without a word), and, where no inventory vouched for them, none
  * whose standing its own `/times` has not proven (proveIdleMembers).
  */
-function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number, members: Set<string>): FinalJob {
+function sharedTotalsJob(c: StatisticSettings, ctx: PagedContext, step: number, members: Set<string>): FinalJob {
   for (const account of ctx.accounts) members.add(account);
   const standing = ctx.accountStanding;
   const readable = () => [...members].filter((account) => !standing?.isRefused(account));
@@ -126,7 +131,7 @@ function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number, me
     collect: async (span, http) => {
       const asked = new Set(readable());
       const q = { start: span.from, end: span.to, granularity: c.granularity };
-      const read = await readSharedTotals(pagingOf(ctx), client(http), asked, q, limitFor(span));
+      const read = await readSharedTotals(ctx.paging, client(http), asked, q, limitFor(span));
       for (const account of read.listed) standing?.answered(account, 'statistic');
       if (standing?.inventory === 'absent') await proveIdleMembers(client(http), asked, read, q, standing);
       readFor.record(span, asked);
@@ -175,15 +180,6 @@ interface PagingOptions {
   pageSize: number;
   budget: number;
   handOff: PointsHandOff | undefined;
-}
-
-/** The runtime's paging knowledge (the registry always gives one); a job built by hand gets its own. */
-const fallbackPaging = new WeakMap<JobContext, ServerPaging>();
-function pagingOf(ctx: JobContext): ServerPaging {
-  if (ctx.paging) return ctx.paging;
-  const own = fallbackPaging.get(ctx) ?? new ServerPaging();
-  fallbackPaging.set(ctx, own);
-  return own;
 }
 
 function readSpan(
