@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { writeDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
+import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 
 /** Writes daemon-status.json (state/daemon-status.ts) for `cdn-collector status`: the daemon calls it every second. */
@@ -65,4 +66,40 @@ function daemonStatus(rt: Runtime, now: number): DaemonStatus {
   const refused = Object.keys(refusedAccounts).length > 0 ? { refusedAccounts } : {};
   const accounts = rt.discovery ? { accounts: rt.discovery.accounts } : {};
   return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis, failing, ...refused, ...accounts };
+}
+
+/** How often the daemon refreshes daemon-status.json. */
+const REPORT_EVERY_MS = 1_000;
+
+/**
+ * The daemon's reports for `status`: one now and every `everyMs` until `stop()` (a write in progress is awaited, so
+ * that none lands after the last one); `stopped()`, once the daemon has stopped, writes its last report.
+ */
+export function reportDaemonStatus(
+  rt: Runtime,
+  log: Logger,
+  everyMs = REPORT_EVERY_MS,
+): { stop(): Promise<void>; stopped(): Promise<void> } {
+  const reporter = new DaemonReporter(rt);
+  let stopping = false;
+  let reporting: Promise<void> | undefined;
+  const report = async () => {
+    if (reporting || stopping) return;
+    const notWritten = (err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written');
+    reporting = reporter.write().catch(notWritten);
+    await reporting;
+    reporting = undefined;
+  };
+  const timer = setInterval(() => void report(), everyMs);
+  timer.unref();
+  void report();
+  return {
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await reporting;
+    },
+    stopped: () =>
+      reporter.stopped().catch((err: unknown) => log.warn({ err: String(err) }, 'daemon-status.json not written')),
+  };
 }

@@ -3,7 +3,8 @@ import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from '../backfill/server.js';
-import { passCalls, showQuotaProgress } from '../cli/common/quota-progress.js';
+import { reportDaemonStatus } from './daemon-report.js';
+import { passCalls, reportQuotaWaits } from './quota-waits.js';
 import { stopCollecting } from './stop.js';
 import { scheduleVerify } from '../verify/job.js';
 import { serveVerifyRequests } from '../verify/server.js';
@@ -51,6 +52,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     tasks.push(scheduleUtc(config.jobs[api].schedule, passOf(api), { noOverlap: false, onError }));
   }
   tasks.push(scheduleUtc('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, onError }));
+  const reports = reportDaemonStatus(rt, log); // daemon-status.json for `status`, every second
   const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
   tasks.push(...[scheduleVerify(rt, log)].filter((t) => t !== undefined)); // reconciliation (config verify)
   const verifies = serveVerifyRequests(rt, log); // `verify` beside the daemon hands its check over (state.dir)
@@ -73,7 +75,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     .then(() => {
       const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
       // The start-up pass may wait minutes for quota an earlier process spent: say so in the log while it does.
-      const progress = showQuotaProgress(rt, passCalls(collector), (line, fields) => log.info(fields, line), false);
+      const progress = reportQuotaWaits(rt, passCalls(collector), (line, fields) => log.info(fields, line));
       const passes = apis.map(async (a) => {
         const results = await passOf(a)();
         await collector.settled(jobsOf(a));
@@ -87,12 +89,13 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     firstPass,
     async stop() {
       clearInterval(discoveryTimer);
+      await reports.stop();
       await backfills.stop();
       await verifies.stop();
       for (const t of tasks) await t.stop();
       await stopCollecting(rt);
       await writeTelemetry(rt, log);
-      await backfills.stopped();
+      await reports.stopped();
     },
   };
 }

@@ -9,6 +9,8 @@ import { parseTimeText } from '../../time-text.js';
 export const EXIT_USAGE = 2;
 /** Exit code of every other failure. */
 export const EXIT_FAILURE = 1;
+/** `verify`'s exit code when drift is found (after --repair: when the re-check still finds some). */
+export const EXIT_DRIFT = 3;
 
 /**
  * A command failed with a message meant for the user; main prints it and exits with `exitCode`: bad input
