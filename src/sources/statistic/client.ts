@@ -4,9 +4,11 @@ import type { HttpClient } from '../../http/client.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { APIS } from '../../spec/apis.js';
 import { flatRows, largestBucket, pageParams, walkPages } from '../../paging/walk.js';
+import type { ListSpec } from '../../http/json-list.js';
 import { withoutUndefined } from '../params.js';
 import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {
+  groupedBucketSchema,
   statisticGroupedSchema,
   statisticTimesGroupedSchema,
   statisticTimesSchema,
@@ -63,6 +65,20 @@ export class StatisticClient {
   }
 
   /**
+   * The same read, each bucket handed to `onBucket` as it arrives, checked (the body returned has `result` empty): the
+   * answer's text and parse tree are never held whole, only the buckets the caller keeps. A bucket that fails its
+   * schema fails the call; the buckets handed on before it are then the caller's to drop.
+   */
+  timesGroupedEach(
+    grouping: StatisticGrouping,
+    q: StatisticQuery,
+    onBucket: (bucket: StatisticGroupedBucket) => void,
+  ): Promise<StatisticResponse<StatisticTimesGrouped>> {
+    const list = { key: 'result', element: groupedBucketSchema, onElement: onBucket };
+    return this.get({ grouping, times: true }, q, statisticTimesGroupedSchema, list);
+  }
+
+  /**
    * Every group of `/<grouping>`, page by page from `q.offset` (or 0), without trusting the server's paging
    * (see walkPages: capped pages are paged through, a repeated page or too many pages is a PagingError).
    */
@@ -101,10 +117,18 @@ export class StatisticClient {
     e: StatisticEndpoint,
     q: StatisticQuery,
     schema: ZodType<T, ZodTypeDef, unknown>,
+    list?: ListSpec<StatisticGroupedBucket>,
   ): Promise<StatisticResponse<T>> {
     const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);
     const path = `${APIS.statistic.prefix}${endpointPath(e)}`;
-    const res = await this.http.request({ api: 'statistic', method: 'GET', path, query, schema });
+    const res = await this.http.request({
+      api: 'statistic',
+      method: 'GET',
+      path,
+      query,
+      schema,
+      ...(list ? { list: list as ListSpec<unknown> } : {}),
+    });
     return { body: res.body, language: res.headers['accept-language'] };
   }
 }

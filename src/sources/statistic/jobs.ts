@@ -14,7 +14,8 @@ import {
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
 import type { CollectJob, JobContext, PointsHandOff, Span } from '../types.js';
 import { StatisticClient } from './client.js';
-import { timesGroupedToPoints, timesToPoints } from './points.js';
+import { timesGroupedPointParts, timesToPoints } from './points.js';
+import type { StatisticGroupedBucket } from './schemas.js';
 import {
   proveIdleMembers,
   ReadFor,
@@ -199,9 +200,14 @@ function readSpan(
     {
       api: 'statistic',
       endpoint: `/times/${grouping}`,
-      fetchPage: async (offset, limit) =>
-        (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
-      toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
+      // Read bucket by bucket as the answer arrives, and made into points bucket by bucket as they are handed over.
+      fetchPage: async (offset, limit) => {
+        const buckets: StatisticGroupedBucket[] = [];
+        const page = { ...q, ...pageParams(offset, limit) };
+        const { body } = await client.timesGroupedEach(grouping, page, (bucket) => buckets.push(bucket));
+        return { ...body, result: buckets };
+      },
+      pointParts: (body) => timesGroupedPointParts(grouping, body, { account }),
       rows: largestBucket,
       key,
     },
