@@ -79,6 +79,16 @@ export class StatisticClient {
   }
 
   /**
+   * `timesGrouped`'s body read bucket by bucket (timesGroupedEach): the same body, its buckets checked as they arrive,
+   * without the answer's text and parse tree held whole besides them.
+   */
+  async timesGroupedBuckets(grouping: StatisticGrouping, q: StatisticQuery): Promise<StatisticTimesGrouped> {
+    const buckets: StatisticGroupedBucket[] = [];
+    const { body } = await this.timesGroupedEach(grouping, q, (bucket) => buckets.push(bucket));
+    return { ...body, result: buckets };
+  }
+
+  /**
    * Every group of `/<grouping>`, page by page from `q.offset` (or 0), without trusting the server's paging
    * (see walkPages: capped pages are paged through, a repeated page or too many pages is a PagingError).
    */

@@ -15,7 +15,6 @@ import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../..
 import type { CollectJob, JobContext, PointsHandOff, Span } from '../types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedPointParts, timesToPoints } from './points.js';
-import type { StatisticGroupedBucket } from './schemas.js';
 import {
   proveIdleMembers,
   ReadFor,
@@ -201,12 +200,7 @@ function readSpan(
       api: 'statistic',
       endpoint: `/times/${grouping}`,
       // Read bucket by bucket as the answer arrives, and made into points bucket by bucket as they are handed over.
-      fetchPage: async (offset, limit) => {
-        const buckets: StatisticGroupedBucket[] = [];
-        const page = { ...q, ...pageParams(offset, limit) };
-        const { body } = await client.timesGroupedEach(grouping, page, (bucket) => buckets.push(bucket));
-        return { ...body, result: buckets };
-      },
+      fetchPage: (offset, limit) => client.timesGroupedBuckets(grouping, { ...q, ...pageParams(offset, limit) }),
       pointParts: (body) => timesGroupedPointParts(grouping, body, { account }),
       rows: largestBucket,
       key,

@@ -42,8 +42,9 @@ export async function readSharedTotals(
   const read = {
     api: 'statistic' as const,
     endpoint: '/times/accounts',
-    fetchPage: async (offset: number, limit: number) =>
-      (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
+    // Read bucket by bucket as the answer arrives (a token's accounts × the span's buckets can be a large answer).
+    fetchPage: (offset: number, limit: number) =>
+      client.timesGroupedBuckets('accounts', { ...q, ...pageParams(offset, limit) }),
     rows: largestBucket,
   };
   for await (const page of walkPages(http, read, 0, limit)) {
