@@ -23,7 +23,7 @@ import { freePort, startVictoriaMetrics } from '../test/helpers/servers.js';
 import { loadAverage, rssMb } from './lib/proc-sample.js';
 import { quick, report, round, target, ROOT } from './lib/results.js';
 import { startSimProcess } from './lib/sim-process.js';
-import { writeDaemonConfig } from './lib/daemon-config.js';
+import { daemonEnv, writeDaemonConfig } from './lib/daemon-config.js';
 
 const SECONDS = Number(process.env.BENCH_BIG_SECONDS ?? (quick() ? 120 : 240));
 const RESOURCES = Number(process.env.BENCH_BIG_RESOURCES ?? 5000);
@@ -66,6 +66,7 @@ const configPath = writeDaemonConfig(
 );
 
 const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'run', '--config', configPath], {
+  env: daemonEnv(),
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
