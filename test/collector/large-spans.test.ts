@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/clock.js';
 import { HAND_OFF_POINTS } from '../../src/paging/walk.js';
 import type { Point } from '../../src/points.js';
 import type { Sink } from '../../src/sink/types.js';
-import type { CollectJob } from '../../src/sources/types.js';
+import type { CollectJob } from '../../src/sources/common/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { fakeJob, MIN, offlineCollector, spanIndex, T0 } from '../helpers/fake-job.js';
