@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { HttpClient } from '../http/client.js';
+import type { Dispatcher } from '../http/undici.js';
 import { LimiterSet } from '../limit/index.js';
 import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
@@ -66,6 +67,8 @@ export interface RuntimeOptions {
    * commands that collect or verify; an account it does not list is a ConfigError, the runtime closed.
    */
   checkAccounts?: boolean;
+  /** Where the API's calls and logins go instead of a connection pool of their own (tests: an in-process simulator). */
+  dispatcher?: Dispatcher;
 }
 
 export async function createRuntime(
@@ -87,6 +90,7 @@ export async function createRuntime(
     onEvent: (e) => auth.report(e),
     stateDir: config.state.dir,
     forceLogin: options.forceLogin,
+    dispatcher: options.dispatcher,
     onProblem: (problem) =>
       log.warn({ problem }, 'refused-login count: file unreadable or not saved; counted in memory'),
   });
@@ -141,6 +145,7 @@ export async function createRuntime(
     maxBodyBytesPerApi: config.api.maxBodyBytesPerApi,
     maxPages: config.api.maxPages,
     clock,
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     ...(config.api.serverMaxLimit !== undefined ? { serverMaxLimit: config.api.serverMaxLimit } : {}),
   });
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
