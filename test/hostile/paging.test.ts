@@ -1,14 +1,12 @@
-import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { isRetryable } from '../../src/failure.js';
-import { HttpClient } from '../../src/http/client.js';
 import { parseFaultFlag, type FaultPlan } from '../../src/sim/faults.js';
 import { buildJobs } from '../../src/sources/registry.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { StreamstatClient } from '../../src/sources/streamstat/client.js';
 import { HOUR } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, simClient, simRequest } from '../helpers/in-process.js';
 
 /** A closed hour, long final: the same rows on every read. */
 const to = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
@@ -20,14 +18,14 @@ const span = { from: to - HOUR, to };
  * the number of pages is bounded.
  */
 describe('paging against a server that does not honour limit or offset', () => {
-  const s = useSimulator({ quotas: { statistic: null, streamstat: null } });
+  const s = useSimInProcess({ quotas: { statistic: null, streamstat: null } });
 
   /** Points of one span of `key`, read through a fresh client (nothing learned yet), with `faults` on its API. */
   async function read(key: string, plan: FaultPlan | undefined, maxPages?: number) {
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!] });
     const job = buildJobs(config).find((j) => j.key === key)!;
     s.sim.faults.set(job.api, plan);
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token, ...(maxPages ? { maxPages } : {}) });
+    const http = simClient(s.sim, { token: s.sim.token, ...(maxPages ? { maxPages } : {}) });
     try {
       return await job.collect(span, http);
     } finally {
@@ -73,7 +71,7 @@ describe('paging against a server that does not honour limit or offset', () => {
   it('once the server has shown a larger page, a short page ends the read without an extra call', async () => {
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!] });
     const jobs = buildJobs(config);
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+    const http = simClient(s.sim, { token: s.sim.token });
     const calls = () => s.sim.stats.apis.statistic.requests;
     // A day of 5-minute buckets: 288 on one page.
     const day = { from: to - 24 * HOUR, to };
@@ -93,7 +91,7 @@ describe('paging against a server that does not honour limit or offset', () => {
     };
     const all = async (api: 'statistic' | 'streamstat', plan: FaultPlan | undefined) => {
       s.sim.faults.set(api, plan);
-      const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+      const http = simClient(s.sim, { token: s.sim.token });
       const rows: unknown[] = [];
       const pages =
         api === 'statistic'
@@ -116,7 +114,7 @@ describe('paging against a server that does not honour limit or offset', () => {
       apis: ['statistic'],
       plan: { rate: 1, kinds: ['page-cap', 'ignore-offset'] },
     });
-    const res = await request(`${s.sim.url}/_sim/faults/streamstat`, {
+    const res = await simRequest(`${s.sim.url}/_sim/faults/streamstat`, {
       method: 'PUT',
       body: JSON.stringify({ kinds: ['page-cap'], rate: 1, pageCap: 3 }),
     });
