@@ -57,11 +57,10 @@ export function runtimeInProcess(
   log: Logger,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
-  const dispatcher = dispatcherFor(config.api.baseUrl);
-  return createRuntime(config, clock, log, { ...(dispatcher ? { dispatcher } : {}), ...options });
+  return createRuntime(config, clock, log, { ...reach(config.api.baseUrl), ...options });
 }
 
-/** `{ dispatcher }` of the in-process simulator at `baseUrl`, or nothing (a server's URL): spread into client options. */
+/** `{ dispatcher }` of the in-process simulator at `baseUrl`, or nothing (a server's URL): spread it into options. */
 export function reach(baseUrl: string): { dispatcher?: Dispatcher } {
   const dispatcher = dispatcherFor(baseUrl);
   return dispatcher ? { dispatcher } : {};
