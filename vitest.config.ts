@@ -11,8 +11,8 @@ const INTEGRATION = new RegExp(
   [
     /startSimulator|useSimulator|runCli|node:child_process/,
     /helpers\/(servers|cli|docker|loaded-modules|sim|loopback)/,
-    // A runtime, daemon or client is in-process by itself: it reaches a socket only through a server matched here.
-    /createServer|testcontainers|\.listen\(|node:net|HttpClient\(/,
+    // A daemon or runtimeFor's runtime is in-process by itself: it reaches a socket only through a server matched here.
+    /createServer|createRuntime|testcontainers|\.listen\(|node:net|HttpClient\(/,
   ]
     .map((r) => r.source)
     .join('|'),
