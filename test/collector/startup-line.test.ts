@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { startDaemon } from '../../src/collector/daemon.js';
+import { startDaemon } from '../../src/app/daemon.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { onlyJobs, type LogLine } from '../helpers/collector.js';

@@ -5,7 +5,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll } from 'vitest';
 import type { Clock } from '../../src/clock.js';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/collector/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/app/runtime.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { HttpClient, type HttpClientOptions } from '../../src/http/client.js';
 import type { Dispatcher } from '../../src/http/undici.js';
