@@ -3,15 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, ScaledClock } from '../../src/clock.js';
-import type { Runtime } from '../../src/app/runtime.js';
+import { createRuntime, type Runtime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import type { Simulator } from '../../src/sim/server.js';
+import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { API_NAMES } from '../../src/spec/apis.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
 import { capturedLogger } from '../helpers/captured-log.js';
-import { simInProcess, runtimeInProcess } from '../helpers/in-process.js';
 
 const PASSWORD = 'sim-daemon-password-42';
 
@@ -40,11 +39,11 @@ describe('the collector across token expiries', () => {
   const logs = capturedLogger();
 
   beforeAll(async () => {
-    sim = simInProcess({
+    sim = await startSimulator({
       clock,
       login: { username: 'ops@example', password: PASSWORD, tokenLifetimeMs: 5 * MINUTE },
     });
-    rt = await runtimeInProcess(loginConfig(sim), clock, logs.log);
+    rt = await createRuntime(loginConfig(sim), clock, logs.log);
   });
   afterAll(async () => {
     await rt?.close();
@@ -100,19 +99,21 @@ describe('a failed login', () => {
   let sim: Simulator;
 
   beforeAll(async () => {
-    sim = simInProcess({ clock, quotas: NO_QUOTAS, login });
+    sim = await startSimulator({ clock, quotas: NO_QUOTAS, login });
   });
   afterAll(() => sim.close());
 
   it('fails the pass with a LoginError, marks /healthz unhealthy, clears once a later login works', async () => {
     const logs = capturedLogger();
-    const rt = await runtimeInProcess(loginConfig(sim, PASSWORD), clock, logs.log);
+    const rt = await createRuntime(loginConfig(sim, PASSWORD), clock, logs.log);
     try {
       const failed = await rt.collector.tick();
       const errors = failed.filter((r) => r.error).map((r) => String(r.error));
       expect(errors.length).toBeGreaterThan(0);
       for (const err of errors) {
-        expect(err).toMatch(/^LoginError: login POST http:\/\/[^/]+\/app\/oauth\/v1\/token\/ failed: HTTP 401/);
+        expect(err).toMatch(
+          /^LoginError: login POST http:\/\/127\.0\.0\.1:\d+\/app\/oauth\/v1\/token\/ failed: HTTP 401/,
+        );
         expect(err).not.toContain(PASSWORD);
       }
       expect(sim.logins).toBe(1); // every job waited on the same login, and none retried within the backoff

@@ -7,14 +7,15 @@ import { LoginTokenProvider } from '../../src/auth/login.js';
 import type { TokenProvider } from '../../src/auth/provider.js';
 import { FileTokenProvider } from '../../src/auth/token-file.js';
 import { ManualClock } from '../../src/clock.js';
+import { createRuntime } from '../../src/app/runtime.js';
+import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import type { Simulator, SimulatorOptions } from '../../src/sim/server.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/server.js';
 import { LOGIN_PATH } from '../../src/spec/login.js';
 import { MINUTE } from '../../src/time.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { configFor, onlyJobs, type LogLine } from '../helpers/collector.js';
-import { simInProcess, runtimeInProcess, simClient, simFetch, reach } from '../helpers/in-process.js';
 
 /**
  * A metrics 403 says "Invalid token or no access" for both: it is decided by what the token has proven, never by its
@@ -31,19 +32,11 @@ afterEach(async () => {
 
 async function setUp(extra: Partial<SimulatorOptions> = {}, tokens?: (sim: Simulator) => TokenProvider | string) {
   const clock = new ManualClock(T0);
-  const sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN }, ...extra });
+  const sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN }, ...extra });
   cleanups.push(() => sim.close());
   const provider =
-    tokens?.(sim) ??
-    new LoginTokenProvider({
-      ...reach(sim.url),
-      baseUrl: sim.url,
-      ...LOGIN,
-      bodyFormat: 'form',
-      timeoutMs: 5000,
-      clock,
-    });
-  const http = simClient(sim, { token: provider });
+    tokens?.(sim) ?? new LoginTokenProvider({ baseUrl: sim.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
+  const http = new HttpClient({ baseUrl: sim.url, token: provider });
   cleanups.push(() => http.close());
   const [readable, denied] = sim.accounts as [string, string];
   const metricsGet = (account: string) => {
@@ -83,7 +76,7 @@ describe('a metrics 403 decided by proof, not by the token age', () => {
   it("a token rotated by another client's login is renewed at once", async () => {
     const { sim, readable, metricsGet } = await setUp({ login: { ...LOGIN, rotateTokens: true } });
     expect((await metricsGet(readable)).status).toBe(200);
-    const other = await simFetch(`${sim.url}${LOGIN_PATH}`, { method: 'POST', body: new URLSearchParams(LOGIN) });
+    const other = await fetch(`${sim.url}${LOGIN_PATH}`, { method: 'POST', body: new URLSearchParams(LOGIN) });
     expect(other.status).toBe(200);
     expect((await metricsGet(readable)).status).toBe(200);
     expect(sim.logins).toBe(3);
@@ -167,7 +160,7 @@ describe.each([
 ])('the daemon with an account the metrics API refuses, its token from %s', (_source, tokenSource) => {
   it('one error line naming the API and the account, no token blamed, no login', { timeout: 30_000 }, async () => {
     const clock = new ManualClock(T0);
-    const sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
+    const sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
     cleanups.push(() => sim.close());
     const [readable, denied] = sim.accounts as [string, string];
     sim.settings.metricsDeniedAccounts = [denied];
@@ -180,7 +173,7 @@ describe.each([
       { api: { baseUrl: sim.url, ...tokenSource(sim) }, accounts: [readable, denied], jobs: onlyJobs({ metrics: {} }) },
     );
     const { log, text } = capturedLogger();
-    const rt = await runtimeInProcess(config, clock, log);
+    const rt = await createRuntime(config, clock, log);
     cleanups.push(() => rt.close());
     for (let pass = 0; pass < 4; pass++) {
       await rt.collector.tick();

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import type { Simulator } from '../../src/sim/server.js';
+import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
-import { simInProcess } from '../helpers/in-process.js';
 
 /**
  * The daemon's pass is also its gap filler: after downtime, the first pass collects every window between the
@@ -21,7 +20,7 @@ describe('gaps after downtime', () => {
 
   beforeAll(async () => {
     // No quotas: a frozen manual clock would make a quota wait forever.
-    sim = simInProcess({ clock, quotas: NO_QUOTAS });
+    sim = await startSimulator({ clock, quotas: NO_QUOTAS });
   });
   afterAll(() => sim.close());
 

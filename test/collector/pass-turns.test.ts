@@ -5,10 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stopCollecting } from '../../src/app/stop.js';
 import type { Runtime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import type { Simulator } from '../../src/sim/server.js';
+import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { API_NAMES } from '../../src/spec/apis.js';
 import { configFor, onlyJobs, runtimeFor } from '../helpers/collector.js';
-import { simInProcess } from '../helpers/in-process.js';
 
 const ACCOUNTS = 30;
 const open: Array<{ sim: Simulator; rt: Runtime; dir: string }> = [];
@@ -26,7 +25,7 @@ afterEach(async () => {
  * whose metrics quota is `quota` (the collector's too).
  */
 async function setup(quota: { calls: number; periodMs: number }, lookback: string, metrics = {}) {
-  const sim = simInProcess({ quotas: { ...NO_QUOTAS, metrics: quota }, world: { accounts: ACCOUNTS } });
+  const sim = await startSimulator({ quotas: { ...NO_QUOTAS, metrics: quota }, world: { accounts: ACCOUNTS } });
   const dir = mkdtempSync(join(tmpdir(), 'pass-turns-'));
   const config = configFor(
     sim,

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { HttpClient } from '../../src/http/client.js';
+import { HttpClient } from '../../src/http/client.js';
 import { JsonListSplitter } from '../../src/http/json-list.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
 import { metricsJobs } from '../../src/sources/metrics/jobs.js';
 import { byResourceToPoints } from '../../src/sources/metrics/points.js';
 import { schema as metricsSettings } from '../../src/sources/metrics/settings.js';
-import { useSimInProcess, simClient } from '../helpers/in-process.js';
+import { useSimulator } from '../helpers/sim.js';
 
 const RESOURCES = 2_000;
 const WINDOW = 10 * 60_000;
@@ -17,11 +17,11 @@ const WINDOW = 10 * 60_000;
  * one resource, whatever the account's size: measured structurally, by the largest text handed to JSON.parse.
  */
 describe('the by-resource breakdown is read one resource at a time', () => {
-  const s = useSimInProcess({ quotas: NO_QUOTAS, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
+  const s = useSimulator({ quotas: NO_QUOTAS, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
   let http: HttpClient;
   let parsed: number[];
   beforeEach(() => {
-    http = simClient(s.sim, { token: s.sim.token });
+    http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
     parsed = [];
     const parse = JSON.parse;
     vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {

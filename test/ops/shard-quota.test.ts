@@ -7,9 +7,9 @@ import type { Runtime } from '../../src/app/runtime.js';
 import { stopCollecting } from '../../src/app/stop.js';
 import { ConfigError, parseConfig } from '../../src/config/loader.js';
 import { configQuotasOf, NO_QUOTAS } from '../../src/sim/quota.js';
+import { startSimulator } from '../../src/sim/server.js';
 import { API_NAMES } from '../../src/spec/apis.js';
 import { onlyJobs, runtimeFor } from '../helpers/collector.js';
-import { simInProcess } from '../helpers/in-process.js';
 
 const LOGIN = { username: 'shards@example', password: 'shared-login-password-3' };
 const dirs: string[] = [];
@@ -68,7 +68,7 @@ describe('the quota of shards that share a login', () => {
       statistic: { calls: 4, periodMs: 1000 },
       streamstat: { calls: 4, periodMs: 1000 },
     };
-    const sim = simInProcess({ quotas, world: { accounts: 6 }, login: LOGIN });
+    const sim = await startSimulator({ quotas, world: { accounts: 6 }, login: LOGIN });
     const runtimes: Runtime[] = [];
     try {
       for (const index of [0, 1]) {

@@ -4,15 +4,15 @@ import type { StatisticQuery } from '../../src/sources/statistic/params.js';
 import type { StatisticRow } from '../../src/sources/statistic/schemas.js';
 import { GROUPING_KEYS, type StatisticGrouping } from '../../src/spec/statistic.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
+import { useSimulator } from '../helpers/sim.js';
 import { clientFor, EVERY_GROUPING, FILTER_SETS, newClock, NOW } from './helpers.js';
-import { useSimInProcess } from '../helpers/in-process.js';
 
 /**
  * The simulator's data adds up exactly, as the README promises. For any range, granularity, time zone,
  * grouping and filter: the buckets of /times/<g> add up to /<g> per group, the groups of /<g> to the total /, and the
  * cached bytes (round(traffic × cache_ratio), what the collector stores as cached_traffic) add up the same way.
  */
-const ctx = useSimInProcess({ clock: newClock(), quotas: { statistic: null }, world: { accounts: 3 } });
+const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null }, world: { accounts: 3 } });
 
 type Sums = { traffic: number; hits: number; cached: number };
 const cachedOf = (r: { traffic?: number; cache_ratio?: number }) => Math.round(r.traffic! * r.cache_ratio!);

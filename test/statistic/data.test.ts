@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { minuteTraffic } from '../../src/sim/model/traffic.js';
+import { startSimulator } from '../../src/sim/server.js';
 import type { StatisticQuery } from '../../src/sources/statistic/params.js';
 import type { StatisticRow } from '../../src/sources/statistic/schemas.js';
 import type { StatisticGrouping } from '../../src/spec/statistic.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
+import { useSimulator } from '../helpers/sim.js';
 import { clientFor, EVERY_GROUPING, FILTER_SETS, newClock, NOW, WINDOW } from './helpers.js';
-import { useSimInProcess, simInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimInProcess({ clock: newClock(), quotas: { statistic: null } });
+const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null } });
 
 const sum = (rows: ReadonlyArray<{ traffic?: number; hits?: number }>, key: 'traffic' | 'hits') =>
   rows.reduce((a, r) => a + r[key]!, 0);
@@ -202,7 +203,7 @@ describe('/times', () => {
 describe('late data (lag up to an hour)', () => {
   it('the last hour keeps growing and reaches its final value once the lag has passed', async () => {
     const clock = newClock();
-    const sim = simInProcess({ clock, quotas: { statistic: null } });
+    const sim = await startSimulator({ clock, quotas: { statistic: null } });
     try {
       const client = clientFor(sim);
       const q = { start: new Date(NOW - HOUR), end: new Date(NOW) };
@@ -220,7 +221,7 @@ describe('late data (lag up to an hour)', () => {
       clock.advance(DAY);
       expect((await client.total(q)).body.traffic).toBe(final);
       // the final value is what a simulator whose clock was always late enough serves
-      const late = simInProcess({ clock: newClock(NOW + 2 * HOUR), quotas: { statistic: null } });
+      const late = await startSimulator({ clock: newClock(NOW + 2 * HOUR), quotas: { statistic: null } });
       try {
         expect((await clientFor(late).total(q)).body.traffic).toBe(final);
       } finally {

@@ -6,7 +6,7 @@ import type { Point } from '../../src/points.js';
 import { rowsPerCall } from '../../src/paging/row-budget.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
-import { useSimInProcess } from '../helpers/in-process.js';
+import { useSimulator } from '../helpers/sim.js';
 
 const RESOURCES = 5000;
 /** A body cap that makes one answer's row budget 4,096 rows: below one span's 10,000, so its parts are seen. */
@@ -22,7 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * budget of one answer); the checkpoint still waits for the last of them.
  */
 describe('a span of 5,000 resources is written page by page', () => {
-  const s = useSimInProcess({ quotas: { statistic: null }, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
+  const s = useSimulator({ quotas: { statistic: null }, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
 
   it("no write holds more than one answer's row budget; the span is confirmed after its last point", async () => {
     const account = s.sim.accounts[0]!;
