@@ -41,7 +41,7 @@ export default defineConfig({
     maxWorkers: 3,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: unit, isolate: false } },
+      { extends: true, test: { name: 'unit', include: unit } },
       { extends: true, test: { name: 'integration', include: integration } },
     ],
   },
