@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
  */
 const INTEGRATION = new RegExp(
   [
-    /startSimulator|useSimulator|runCli|node:child_process/,
+    /startSimulator|useSimulator|runCli|spawnEntry|node:child_process/,
     /helpers\/(servers|cli|docker|loaded-modules|sim|loopback)/,
     // A daemon or runtimeFor's runtime is in-process by itself: it reaches a socket only through a server matched here.
     /createServer|createRuntime|testcontainers|\.listen\(|node:net|HttpClient\(/,
