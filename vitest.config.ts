@@ -41,7 +41,8 @@ export default defineConfig({
     maxWorkers: 3,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: unit } },
+      // Unit files start no process and no server: worker threads start and load them faster than forks.
+      { extends: true, test: { name: 'unit', include: unit, pool: 'threads' } },
       { extends: true, test: { name: 'integration', include: integration } },
     ],
   },
