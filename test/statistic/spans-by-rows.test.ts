@@ -1,17 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
 import { buildJobs } from '../../src/sources/registry.js';
 import { bucketLimit, groupedSpanBuckets } from '../../src/paging/row-budget.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, simClient } from '../helpers/in-process.js';
 
 /** Whole hours, long final. */
 const to = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
 
 /** Spans sized by the rows a call returns, so a range costs the calls its rows need, not one per day. */
 describe('statistic spans sized by rows', () => {
-  const s = useSimulator({ quotas: { statistic: null } });
+  const s = useSimInProcess({ quotas: { statistic: null } });
   const jobsOf = (accounts: string[]) => buildJobs(configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts }));
   const calls = () => s.sim.stats.apis.statistic.requests;
 
@@ -21,7 +20,7 @@ describe('statistic spans sized by rows', () => {
     expect(total.rule.maxSpanMs).toBe(1000 * 5 * MINUTE);
     const span = { from: to - total.rule.maxSpanMs, to };
     expect(total.callsFor(span)).toEqual({ least: 1, most: 1, paged: false });
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+    const http = simClient(s.sim, { token: s.sim.token });
     const before = calls();
     const points = await total.collect(span, http);
     expect(calls() - before).toBe(1); // a full page, yet no page to look for more: the span fixes the rows
@@ -33,7 +32,7 @@ describe('statistic spans sized by rows', () => {
     const account = s.sim.accounts[0]!;
     const countries = jobsOf([account]).find((j) => j.key === `statistic/${account}/countries`)!;
     expect(countries.rule.maxSpanMs).toBe(groupedSpanBuckets(1000) * 5 * MINUTE); // 11 days of PT5M
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+    const http = simClient(s.sim, { token: s.sim.token });
     http.paging.observe('statistic', 1000); // a server known to serve full pages (as after a restart, paging.json)
     const before = calls();
     const points = await countries.collect({ from: to - 7 * DAY, to }, http);
@@ -49,7 +48,7 @@ describe('statistic spans sized by rows', () => {
     const shared = jobsOf(s.sim.accounts.slice(0, 2)).find((j) => j.key === 'statistic/*/total')!;
     const span = { from: to - 7 * DAY, to };
     expect(shared.callsFor(span)).toEqual({ least: 1, most: 2, paged: true });
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+    const http = simClient(s.sim, { token: s.sim.token });
     const before = calls();
     const points = await shared.collect(span, http);
     expect(calls() - before).toBe(1);
