@@ -9,9 +9,10 @@ import { defineConfig } from 'vitest/config';
  */
 const INTEGRATION = new RegExp(
   [
-    /startSimulator|useSimulator|runCli|node:child_process/,
+    /startSimulator|useSimulator|runCli|spawnEntry|node:child_process/,
     /helpers\/(servers|cli|docker|loaded-modules|sim|loopback)/,
-    /createServer|startDaemon|createRuntime|runtimeFor|testcontainers|\.listen\(|node:net|HttpClient\(/,
+    // A daemon or runtimeFor's runtime is in-process by itself: it reaches a socket only through a server matched here.
+    /createServer|createRuntime|testcontainers|\.listen\(|node:net|HttpClient\(/,
   ]
     .map((r) => r.source)
     .join('|'),
@@ -40,7 +41,8 @@ export default defineConfig({
     maxWorkers: 3,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: unit } },
+      // Unit files start no process and no server: worker threads start and load them faster than forks.
+      { extends: true, test: { name: 'unit', include: unit, pool: 'threads' } },
       { extends: true, test: { name: 'integration', include: integration } },
     ],
   },

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { CollectorConfig } from '../config/schema.js';
 import { HttpClient } from '../http/client.js';
+import type { Dispatcher } from '../http/undici.js';
 import { LimiterSet } from '../limit/index.js';
 import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
@@ -70,6 +71,8 @@ export interface RuntimeOptions {
    * commands that collect or verify; an account it does not list is a ConfigError, the runtime closed.
    */
   checkAccounts?: boolean;
+  /** Where the API's calls and logins go instead of a connection pool of their own (tests: an in-process simulator). */
+  dispatcher?: Dispatcher;
 }
 
 export async function createRuntime(
@@ -91,6 +94,7 @@ export async function createRuntime(
     onEvent: (e) => auth.report(e),
     stateDir: config.state.dir,
     forceLogin: options.forceLogin,
+    dispatcher: options.dispatcher,
     onProblem: (problem) =>
       log.warn({ problem }, 'refused-login count: file unreadable or not saved; counted in memory'),
   });
@@ -144,6 +148,7 @@ export async function createRuntime(
     maxBodyBytes: config.api.maxBodyBytes,
     maxBodyBytesPerApi: config.api.maxBodyBytesPerApi,
     clock,
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   // What paging learns of the server (page sizes, each read's rows), the sources' reads share it.
   const paging = new ServerPaging(config.api.maxPages, config.api.serverMaxLimit);

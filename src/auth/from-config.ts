@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { ConfigError } from '../config/loader.js';
 import type { CollectorConfig } from '../config/schema.js';
+import type { Dispatcher } from '../http/undici.js';
 import { PasswordFileError } from './errors.js';
 import { passwordFileReader } from './password-file.js';
 import { LoginTokenProvider } from './login.js';
@@ -24,6 +25,8 @@ export function tokenProviderFor(
     /** Where refused logins are counted for every process (state.dir). */
     stateDir: string;
     forceLogin?: boolean | undefined;
+    /** Where the login is sent instead of undici's global pool (tests: an in-process simulator). */
+    dispatcher?: Dispatcher | undefined;
     /** The count's file cannot be read or saved (the count is kept in memory then). */
     onProblem?: (message: string) => void;
   },
@@ -42,6 +45,7 @@ export function tokenProviderFor(
     ledger: refusalLedger(options.stateDir, api.username, options.onProblem),
     forceLogin: options.forceLogin ?? false,
     fix: CONFIG_FIX,
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
 }
 

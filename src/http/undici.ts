@@ -3,5 +3,4 @@
  * path saved some megabytes of RSS (fetch, WebSocket and the caches load with the index) but tied the daemon to
  * undici's private layout, which a minor release may change; every user imports undici through this module.
  */
-export { Agent, request } from 'undici';
-export type { Dispatcher } from 'undici';
+export { Agent, Dispatcher, request } from 'undici';

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatherStatus } from '../../src/cli/status/status-report.js';
 import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { SHARED_TOTALS_KEY } from '../../src/sources/statistic/shared-totals.js';
 import { DaemonReporter } from '../../src/app/daemon-report.js';
@@ -12,7 +11,7 @@ import { evaluateHealth } from '../../src/telemetry/health.js';
 import { HOUR } from '../../src/time.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { configFor, type LogLine, onlyJobs } from '../helpers/collector.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, runtimeInProcess } from '../helpers/in-process.js';
 
 const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
 
@@ -23,7 +22,7 @@ const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
  * refusal is reported in the log, /healthz, /metrics and `status`.
  */
 describe('no inventory: the shared totals job never confirms an account an API refuses', () => {
-  const s = useSimulator({ clock, quotas: NO_QUOTAS, world: { accounts: 2 }, settings: { inventory: false } });
+  const s = useSimInProcess({ clock, quotas: NO_QUOTAS, world: { accounts: 2 }, settings: { inventory: false } });
 
   it('confirms acme and globex, never nosuch, and reports nosuch as refused everywhere', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'no-inventory-'));
@@ -33,7 +32,7 @@ describe('no inventory: the shared totals job never confirms an account an API r
       { accounts: ['acme', 'globex', 'nosuch'], jobs: onlyJobs({ statistic: { groupings: ['total'] } }) },
     );
     const { log, text } = capturedLogger();
-    const rt = await createRuntime(config, clock, log, { checkAccounts: true });
+    const rt = await runtimeInProcess(config, clock, log, { checkAccounts: true });
     try {
       const before = s.sim.stats.apis.statistic.requests;
       const [shared] = rt.collector.jobs;
@@ -84,7 +83,7 @@ describe('no inventory: the shared totals job never confirms an account an API r
       { accounts: ['acme', 'nosuch'], jobs: onlyJobs({ streamstat: { groupings: ['total'] } }) },
     );
     const { log, text } = capturedLogger();
-    const rt = await createRuntime(config, clock, log, { checkAccounts: true });
+    const rt = await runtimeInProcess(config, clock, log, { checkAccounts: true });
     try {
       await rt.collector.tick();
       await rt.collector.tick();

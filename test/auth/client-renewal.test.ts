@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LoginTokenProvider } from '../../src/auth/login.js';
 import { ManualClock } from '../../src/clock.js';
-import { HttpClient, type Gate } from '../../src/http/client.js';
+import type { HttpClient, Gate } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import type { ApiName } from '../../src/spec/apis.js';
+import { simInProcess, simClient, reach } from '../helpers/in-process.js';
 
 const T0 = Date.UTC(2026, 2, 2, 10, 5, 0);
 const LOGIN = { username: 'ops@example', password: 'sim-password-123', tokenLifetimeMs: 10 * 60_000 };
@@ -28,9 +29,16 @@ describe('HttpClient with a login token provider', () => {
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: LOGIN });
-    provider = new LoginTokenProvider({ baseUrl: sim.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
-    http = new HttpClient({ baseUrl: sim.url, token: provider, gate });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS, login: LOGIN });
+    provider = new LoginTokenProvider({
+      ...reach(sim.url),
+      baseUrl: sim.url,
+      ...LOGIN,
+      bodyFormat: 'form',
+      timeoutMs: 5000,
+      clock,
+    });
+    http = simClient(sim, { token: provider, gate });
   });
   afterAll(async () => {
     await http.close();
@@ -91,7 +99,7 @@ describe('HttpClient with a login token provider', () => {
   });
 
   it('a static token that is refused is not retried', async () => {
-    const stale = new HttpClient({ baseUrl: sim.url, token: SPECIAL_TOKENS.expired, gate });
+    const stale = simClient(sim, { token: SPECIAL_TOKENS.expired, gate });
     gated.length = 0;
     const { account, stream } = sim.streams[0]!;
     const err = await stale

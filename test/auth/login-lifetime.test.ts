@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LoginTokenProvider } from '../../src/auth/login.js';
 import { ManualClock } from '../../src/clock.js';
-import { HttpClient } from '../../src/http/client.js';
+import type { HttpClient } from '../../src/http/client.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import type { SimLogin } from '../../src/sim/login.js';
 import { LOGINS_PER_MINUTE } from '../../src/spec/login.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
@@ -13,6 +13,7 @@ import { FailureLines } from '../../src/telemetry/failure-lines.js';
 import { MINUTE } from '../../src/time.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import type { LogLine } from '../helpers/collector.js';
+import { simInProcess, simClient, simFetch, reach } from '../helpers/in-process.js';
 
 /**
  * The login's answer taken as it comes (src/spec/login.ts): `lifetime` is the time left, so 0 or less is a token that
@@ -29,12 +30,13 @@ afterEach(async () => {
 
 async function setUp(login: Partial<SimLogin>) {
   const clock = new ManualClock(T0);
-  const sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN, ...login } });
+  const sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN, ...login } });
   cleanups.push(() => sim.close());
   const { log, text } = capturedLogger();
   const telemetry = new Telemetry({ clock });
   const auth = new AuthReports(telemetry, log, clock, new FailureLines(log, clock));
   const tokens = new LoginTokenProvider({
+    ...reach(sim.url),
     baseUrl: sim.url,
     ...LOGIN,
     bodyFormat: 'form',
@@ -43,7 +45,7 @@ async function setUp(login: Partial<SimLogin>) {
     random: () => 1,
     onEvent: (e) => auth.report(e),
   });
-  const http = new HttpClient({ baseUrl: sim.url, token: tokens });
+  const http = simClient(sim, { token: tokens });
   cleanups.push(() => http.close());
   const lines = () =>
     text()
@@ -114,7 +116,9 @@ describe("the inventory's refusal", () => {
   it('is 401 with no body, as the vendor page says; the client takes it as the token and renews it', async () => {
     const { readAccounts } = await import('../../src/sources/accounts.js');
     const { clock, sim, http } = await setUp({});
-    const raw = await fetch(`${sim.url}/app/inventory/v1/accounts/`, { headers: { 'cdn-auth-token': 'not-a-token' } });
+    const raw = await simFetch(`${sim.url}/app/inventory/v1/accounts/`, {
+      headers: { 'cdn-auth-token': 'not-a-token' },
+    });
     expect({ status: raw.status, body: await raw.text() }).toEqual({ status: 401, body: '' });
     expect((await readAccounts(http, clock.now())).from).toBe('inventory');
     sim.revokeLoginTokens(); // a young token dropped by the service

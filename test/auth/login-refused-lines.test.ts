@@ -6,13 +6,13 @@ import { LoginTokenProvider } from '../../src/auth/login.js';
 import { LoginsStoppedError, MAX_CREDENTIAL_REFUSALS } from '../../src/auth/login-stop.js';
 import { refusalLedger } from '../../src/auth/from-config.js';
 import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
 import { HOUR } from '../../src/time.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { configFor } from '../helpers/collector.js';
+import { simInProcess, runtimeInProcess, reach } from '../helpers/in-process.js';
 
 const LOGIN = { username: 'ops@example', password: 'the-right-password-9' };
 
@@ -33,7 +33,7 @@ afterEach(async () => {
 describe('a wrong password in the daemon', () => {
   it('is one error line naming the username, a summary a minute, one line when a login works again', async () => {
     const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - HOUR);
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
     const dir = mkdtempSync(join(tmpdir(), 'refused-lines-'));
     const passwordFile = join(dir, 'password');
     writeFileSync(passwordFile, 'a-typo\n');
@@ -43,7 +43,7 @@ describe('a wrong password in the daemon', () => {
       { api: { baseUrl: sim.url, username: LOGIN.username, passwordFile } },
     );
     const logs = capturedLogger();
-    const rt = await createRuntime(config, clock, logs.log);
+    const rt = await runtimeInProcess(config, clock, logs.log);
     const lines = () =>
       logs
         .text()
@@ -86,6 +86,7 @@ describe('a wrong password in the daemon', () => {
 describe('the count of refused logins in the state dir', () => {
   const provider = (dir: string, password: string, forceLogin = false) =>
     new LoginTokenProvider({
+      ...reach(sim!.url),
       baseUrl: sim!.url,
       username: LOGIN.username,
       password,
@@ -98,7 +99,7 @@ describe('the count of refused logins in the state dir', () => {
 
   it('is shared by providers of separate processes: together they stop at 3; --force-login sends one', async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 20, 12));
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
     const dir = mkdtempSync(join(tmpdir(), 'refusal-count-'));
     for (let i = 0; i < 2; i++)
       await provider(dir, 'a-typo')
@@ -125,7 +126,7 @@ describe('the count of refused logins in the state dir', () => {
 
   it('once stopped, one login is tried after the pause, and none past the tries kept for the operator', async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 20, 12));
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
     const dir = mkdtempSync(join(tmpdir(), 'refusal-pause-'));
     for (let i = 0; i < 3; i++)
       await provider(dir, 'a-typo')

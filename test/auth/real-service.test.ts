@@ -7,12 +7,13 @@ import { LoginTokenProvider } from '../../src/auth/login.js';
 import { requestLogin } from '../../src/auth/login-request.js';
 import { passwordFileReader } from '../../src/auth/password-file.js';
 import { ManualClock } from '../../src/clock.js';
-import { HttpClient } from '../../src/http/client.js';
+import type { HttpClient } from '../../src/http/client.js';
 import { BAN_AFTER_REFUSALS } from '../../src/spec/login.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator, SimulatorOptions } from '../../src/sim/server.js';
 import { LOGIN_PATH } from '../../src/spec/login.js';
 import { HOUR, MINUTE } from '../../src/time.js';
+import { simInProcess, simClient, simFetch, reach } from '../helpers/in-process.js';
 
 /**
  * The login and the refusals as the real service has them (src/spec/login.ts): a form body, `lifetime` as time left,
@@ -27,16 +28,17 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function simWith(
-  clock: ManualClock,
-  extra: Partial<Parameters<typeof startSimulator>[0]> = {},
-): Promise<Simulator> {
-  sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN }, ...extra });
+async function simWith(clock: ManualClock, extra: Partial<SimulatorOptions> = {}): Promise<Simulator> {
+  sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN }, ...extra });
   return sim;
 }
 
 async function rawLogin(s: Simulator, body: string, contentType: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${s.url}${LOGIN_PATH}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const res = await simFetch(`${s.url}${LOGIN_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body,
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -107,7 +109,13 @@ describe('the simulator is as strict as the real login', () => {
 describe('the collector against the real login', () => {
   it('logs in with a form by default', async () => {
     const s = await simWith(new ManualClock(T0));
-    const answer = await requestLogin({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000 });
+    const answer = await requestLogin({
+      ...reach(s.url),
+      baseUrl: s.url,
+      ...LOGIN,
+      bodyFormat: 'form',
+      timeoutMs: 5000,
+    });
     expect(answer).toMatchObject({ ok: true, lifetimeMs: 21_599_000 });
     const { configSchema } = await import('../../src/config/schema.js');
     const parsed = configSchema.parse({
@@ -121,8 +129,15 @@ describe('the collector against the real login', () => {
   it('a metrics 403 with the documented text, nothing proving the token alive: one renewal, one retry', async () => {
     const clock = new ManualClock(T0);
     const s = await simWith(clock);
-    const tokens = new LoginTokenProvider({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
-    const http = new HttpClient({ baseUrl: s.url, token: tokens });
+    const tokens = new LoginTokenProvider({
+      ...reach(s.url),
+      baseUrl: s.url,
+      ...LOGIN,
+      bodyFormat: 'form',
+      timeoutMs: 5000,
+      clock,
+    });
+    const http = simClient(s, { token: tokens });
     try {
       expect((await metricsGet(http, s)).status).toBe(200);
       clock.advance(30 * MINUTE);
@@ -141,8 +156,15 @@ describe('the collector against the real login', () => {
       const clock = new ManualClock(T0);
       const lifetime = 10 * MINUTE;
       const s = await simWith(clock, { login: { ...LOGIN, reuseTokens: true, tokenLifetimeMs: lifetime } });
-      const tokens = new LoginTokenProvider({ baseUrl: s.url, ...LOGIN, bodyFormat: 'form', timeoutMs: 5000, clock });
-      const http = new HttpClient({ baseUrl: s.url, token: tokens });
+      const tokens = new LoginTokenProvider({
+        ...reach(s.url),
+        baseUrl: s.url,
+        ...LOGIN,
+        bodyFormat: 'form',
+        timeoutMs: 5000,
+        clock,
+      });
+      const http = simClient(s, { token: tokens });
       try {
         for (let t = 0; t < 6 * lifetime; t += 20_000) {
           expect((await metricsGet(http, s)).status).toBe(200);
@@ -166,6 +188,7 @@ describe('the collector against the real login', () => {
       const file = join(dir, 'password');
       writeFileSync(file, 'a typo\n');
       const tokens = new LoginTokenProvider({
+        ...reach(s.url),
         baseUrl: s.url,
         username: LOGIN.username,
         password: passwordFileReader(file),
@@ -219,7 +242,7 @@ describe('accounts: auto', () => {
     const { readAccounts } = await import('../../src/sources/accounts.js');
     const clock = new ManualClock(T0);
     const s = await simWith(clock);
-    const http = new HttpClient({ baseUrl: s.url, token: s.token });
+    const http = simClient(s, { token: s.token });
     try {
       const found = await readAccounts(http, clock.now());
       expect(found).toEqual({ accounts: [...s.accounts].sort(), from: 'inventory' });

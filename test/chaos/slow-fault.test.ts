@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
 import { TimeoutError } from '../../src/http/errors.js';
 import { DvrClient } from '../../src/sources/dvr/client.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, simClient } from '../helpers/in-process.js';
 
 /**
  * The limiter's quota proof assumes the server counts a call between its send and its completion. A slow answer must
@@ -10,10 +9,10 @@ import { useSimulator } from '../helpers/sim.js';
  * land in a later quota window than the client accounted it to, and a correct client would see quota 429s.
  */
 describe('simulator: a slow fault delays the answer, not the arrival', () => {
-  const s = useSimulator({ faults: { dvr: { script: ['slow'], slowMs: 1500 } } });
+  const s = useSimInProcess({ faults: { dvr: { script: ['slow'], slowMs: 1500 } } });
 
   it('counts the call against the quota before the client times out', async () => {
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token, timeoutMs: 300 });
+    const http = simClient(s.sim, { token: s.sim.token, timeoutMs: 300 });
     const sent = Date.now();
     const [account, stream] = [s.sim.streams[0]!.account, s.sim.streams[0]!.stream];
     await expect(new DvrClient(http).get(account, stream)).rejects.toBeInstanceOf(TimeoutError);

@@ -6,7 +6,7 @@ import { executeBackfill } from '../../src/backfill/backfill.js';
 import type { Runtime } from '../../src/app/runtime.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
 const MINUTE = 60_000;
 
@@ -16,7 +16,7 @@ const MINUTE = 60_000;
  * few jobs collecting for minutes.
  */
 describe('a backfill asked to stop', () => {
-  const s = useSimulator();
+  const s = useSimInProcess();
   let rt: Runtime | undefined;
   afterAll(async () => rt?.close());
 

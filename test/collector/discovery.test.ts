@@ -9,9 +9,10 @@ import { applyShard } from '../../src/cli/common/apply-shard.js';
 import { shardOf } from '../../src/config/shard.js';
 import { createLogger } from '../../src/log.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { HOUR } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
+import { simInProcess, runtimeInProcess } from '../helpers/in-process.js';
 
 const TOKEN = 'discovery-token';
 
@@ -39,7 +40,7 @@ describe('account discovery', () => {
   const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
   let sim: Simulator;
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS, world: { accounts: 4 } });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS, world: { accounts: 4 } });
   });
   afterAll(() => sim.close());
 
@@ -127,8 +128,7 @@ describe('account discovery', () => {
     const shard = { index: 1, count: 2 };
     const config = applyShard(autoConfig(out), shard);
     expect(config.accounts).toBe('auto'); // applyShard accepts it: the shard is applied as accounts are found
-    const { createRuntime } = await import('../../src/app/runtime.js');
-    const rt = await createRuntime(config, clock, createLogger('warn', { pretty: false }), { shard });
+    const rt = await runtimeInProcess(config, clock, createLogger('warn', { pretty: false }), { shard });
     const mine = all.filter((a) => shardOf(a, 2) === 1).sort();
     expect(mine.length).toBeGreaterThan(0);
     expect(mine.length).toBeLessThan(all.length);

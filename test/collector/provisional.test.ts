@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
+import { simInProcess, simClient } from '../helpers/in-process.js';
 
 /** Hits of `cdn_traffic` total points for acme in a line-protocol file: the last value written per time wins. */
 function hitsByTime(path: string): Map<number, number> {
@@ -27,7 +28,7 @@ describe('provisional statistics', () => {
   const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
   let sim: Simulator;
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS });
   });
   afterAll(() => sim.close());
 
@@ -58,8 +59,7 @@ describe('provisional statistics', () => {
     const final = hitsByTime(out).get(recent)!;
     expect(final).toBeGreaterThan(provisional);
     const { StatisticClient } = await import('../../src/sources/statistic/client.js');
-    const { HttpClient } = await import('../../src/http/client.js');
-    const truth = await new StatisticClient(new HttpClient({ baseUrl: sim.url, token: sim.token })).total({
+    const truth = await new StatisticClient(simClient(sim, { token: sim.token })).total({
       account: 'acme',
       start: recent,
       end: recent + 5 * MINUTE,

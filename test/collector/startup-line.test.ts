@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { startDaemon } from '../../src/app/daemon.js';
-import { createRuntime } from '../../src/app/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { onlyJobs, type LogLine } from '../helpers/collector.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, runtimeInProcess } from '../helpers/in-process.js';
 
-const simulator = useSimulator();
+const simulator = useSimInProcess();
 
 /** A daemon of acme's metrics in 1-minute windows `lookback` back, its log captured. */
 async function daemonOf(token: string, lookback: string, quota = { calls: 1000, period: '1m' }) {
@@ -32,7 +31,7 @@ async function daemonOf(token: string, lookback: string, quota = { calls: 1000, 
     {},
   );
   const { log, text } = capturedLogger();
-  const rt = await createRuntime(config, systemClock, log);
+  const rt = await runtimeInProcess(config, systemClock, log);
   const daemon = startDaemon(rt, log);
   const startupLine = () =>
     text()

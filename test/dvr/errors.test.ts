@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
+import type { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
 import { DvrClient } from '../../src/sources/dvr/client.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { rangesOf, startDvrFixture, T0, type DvrFixture } from './helpers.js';
 import { APIS } from '../../src/spec/apis.js';
+import { simClient } from '../helpers/in-process.js';
 
 let f: DvrFixture;
 beforeAll(async () => {
@@ -24,7 +25,7 @@ async function apiError(promise: Promise<unknown>): Promise<ApiError> {
 
 /** A client with another token; closed by the caller. */
 function clientWith(token: string): { dvr: DvrClient; http: HttpClient } {
-  const http = new HttpClient({ baseUrl: f.sim.url, token });
+  const http = simClient(f.sim, { token });
   return { dvr: new DvrClient(http), http };
 }
 

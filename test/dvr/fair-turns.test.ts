@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { maxInSlidingWindow } from '../../src/sim/stats.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
 import { T0_MS } from './helpers.js';
+import { simInProcess } from '../helpers/in-process.js';
 
 const MINUTE = 60_000;
 /** DVR quota of this test: 5 calls a minute, against more streams than that at one snapshot a minute. */
@@ -34,7 +35,7 @@ describe('DVR streams that do not fit the quota take fair turns', () => {
   const clock = new ManualClock(T0_MS);
   let sim: Simulator;
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: { ...NO_QUOTAS, dvr: QUOTA }, world: { streamsPerAccount: 12 } });
+    sim = simInProcess({ clock, quotas: { ...NO_QUOTAS, dvr: QUOTA }, world: { streamsPerAccount: 12 } });
   });
   afterAll(() => sim.close());
 

@@ -3,6 +3,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/server.js';
 import { DvrClient } from '../../src/sources/dvr/client.js';
 import type { DvrRange, DvrRecord } from '../../src/sources/dvr/schemas.js';
+import { reach } from '../helpers/in-process.js';
 
 /**
  * 2026-03-02T10:05:00Z: five minutes into an hour, so the next minutes are free of simulated breaks (they start at
@@ -23,7 +24,7 @@ export interface DvrFixture {
 export async function startDvrFixture(options: SimulatorOptions = {}): Promise<DvrFixture> {
   const clock = new ManualClock(T0_MS);
   const sim = await startSimulator({ clock, quotas: { dvr: null }, ...options });
-  const http = new HttpClient({ baseUrl: sim.url, token: sim.token });
+  const http = new HttpClient({ baseUrl: sim.url, token: sim.token, ...reach(sim.url) });
   return {
     sim,
     clock,

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { DVR_RECORDINGS_FILE } from '../../src/state/dvr-recordings.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
 import { T0_MS } from './helpers.js';
+import { simInProcess } from '../helpers/in-process.js';
 
 /** `series time → starts_at` of the cdn_dvr_range lines written at snapshot `seenAt`. */
 function rangesSeenAt(path: string, seenAt: number): Map<string, number> {
@@ -24,7 +25,7 @@ describe('DVR recording identities through the runtime', () => {
   const clock = new ManualClock(T0_MS);
   let sim: Simulator;
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS });
   });
   afterAll(() => sim.close());
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import { createRuntime, type Runtime } from '../../src/app/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
@@ -13,6 +13,7 @@ import type { Simulator } from '../../src/sim/server.js';
 import { perApi, type ApiName } from '../../src/spec/apis.js';
 import { capturedLogger } from './captured-log.js';
 import { T0 } from './fake-job.js';
+import { runtimeInProcess } from './in-process.js';
 
 /** Quota periods scaled down so that days of history backfill in seconds (same calls per period as the spec). */
 export const FAST_QUOTAS = scaledQuotas(1000);
@@ -59,11 +60,14 @@ export interface LogLine {
   [field: string]: unknown;
 }
 
-/** A runtime of `config` on a ManualClock at T0 whose log is captured: `logLines()` are its lines so far, parsed. */
+/**
+ * A runtime of `config` (an in-process simulator at its base URL answers it) on a ManualClock at T0 whose log is
+ * captured: `logLines()` are its lines so far, parsed.
+ */
 export async function capturedRuntime(config: CollectorConfig) {
   const clock = new ManualClock(T0);
   const { log, text } = capturedLogger();
-  const rt = await createRuntime(config, clock, log);
+  const rt = await runtimeInProcess(config, clock, log);
   const logLines = () =>
     text()
       .split('\n')
@@ -74,7 +78,7 @@ export async function capturedRuntime(config: CollectorConfig) {
 
 export async function runtimeFor(config: CollectorConfig, clock?: Clock): Promise<Runtime> {
   const { systemClock } = await import('../../src/clock.js');
-  return createRuntime(config, clock ?? systemClock, createLogger('warn', { pretty: false }));
+  return runtimeInProcess(config, clock ?? systemClock, createLogger('warn', { pretty: false }));
 }
 
 /**

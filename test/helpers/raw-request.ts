@@ -1,4 +1,5 @@
 import type { Simulator } from '../../src/sim/server.js';
+import { simFetch } from './in-process.js';
 
 /** A query as a test writes it: a string, an object (arrays repeat a key) or pairs (a key may repeat). */
 export type RawQuery = string | Record<string, string | string[]> | Array<[string, string]>;
@@ -42,7 +43,7 @@ export async function rawRequest<B = Record<string, unknown>>(
   if (placement === 'query' && !params.has('cdnauthtoken')) params.set('cdnauthtoken', token);
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const qs = params.toString();
-  const res = await fetch(`${sim.url}${prefix}${path}${qs ? `?${qs}` : ''}`, {
+  const res = await simFetch(`${sim.url}${prefix}${path}${qs ? `?${qs}` : ''}`, {
     method: init.method ?? 'GET',
     headers,
     body: init.body === undefined ? undefined : JSON.stringify(init.body),

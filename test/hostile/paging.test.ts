@@ -1,7 +1,5 @@
-import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { isRetryable } from '../../src/failure.js';
-import { HttpClient } from '../../src/http/client.js';
 import { parseFaultFlag, type FaultPlan } from '../../src/sim/faults.js';
 import { ServerPaging } from '../../src/paging/server-paging.js';
 import { buildJobs, sourcesLearnt } from '../../src/sources/registry.js';
@@ -9,7 +7,7 @@ import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { StreamstatClient } from '../../src/sources/streamstat/client.js';
 import { HOUR } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, simClient, simRequest } from '../helpers/in-process.js';
 
 /** A closed hour, long final: the same rows on every read. */
 const to = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
@@ -21,7 +19,7 @@ const span = { from: to - HOUR, to };
  * the number of pages is bounded.
  */
 describe('paging against a server that does not honour limit or offset', () => {
-  const s = useSimulator({ quotas: { statistic: null, streamstat: null } });
+  const s = useSimInProcess({ quotas: { statistic: null, streamstat: null } });
 
   /** Points of one span of `key`, read through a fresh client (nothing learned yet), with `faults` on its API. */
   async function read(key: string, plan: FaultPlan | undefined, maxPages?: number) {
@@ -29,7 +27,7 @@ describe('paging against a server that does not honour limit or offset', () => {
     const paging = new ServerPaging(maxPages);
     const job = buildJobs(config, { ...sourcesLearnt(), paging }).find((j) => j.key === key)!;
     s.sim.faults.set(job.api, plan);
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+    const http = simClient(s.sim);
     try {
       return await job.collect(span, http);
     } finally {
@@ -76,7 +74,7 @@ describe('paging against a server that does not honour limit or offset', () => {
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!] });
     const paging = new ServerPaging();
     const jobs = buildJobs(config, { ...sourcesLearnt(), paging });
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+    const http = simClient(s.sim);
     const calls = () => s.sim.stats.apis.statistic.requests;
     // A day of 5-minute buckets: 288 on one page.
     const day = { from: to - 24 * HOUR, to };
@@ -96,7 +94,7 @@ describe('paging against a server that does not honour limit or offset', () => {
     };
     const all = async (api: 'statistic' | 'streamstat', plan: FaultPlan | undefined) => {
       s.sim.faults.set(api, plan);
-      const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+      const http = simClient(s.sim, { token: s.sim.token });
       const rows: unknown[] = [];
       const pages =
         api === 'statistic'
@@ -119,7 +117,7 @@ describe('paging against a server that does not honour limit or offset', () => {
       apis: ['statistic'],
       plan: { rate: 1, kinds: ['page-cap', 'ignore-offset'] },
     });
-    const res = await request(`${s.sim.url}/_sim/faults/streamstat`, {
+    const res = await simRequest(`${s.sim.url}/_sim/faults/streamstat`, {
       method: 'PUT',
       body: JSON.stringify({ kinds: ['page-cap'], rate: 1, pageCap: 3 }),
     });

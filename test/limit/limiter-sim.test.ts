@@ -1,14 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HttpClient } from '../../src/http/client.js';
+import type { HttpClient } from '../../src/http/client.js';
 import { ApiError, NetworkError } from '../../src/http/errors.js';
 import { LimiterSet } from '../../src/limit/limiter-set.js';
 import type { LimiterEvent } from '../../src/limit/types.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { maxInSlidingWindow } from '../../src/sim/stats.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, simClient } from '../helpers/in-process.js';
 
-const ctx = useSimulator({
+const ctx = useSimInProcess({
   quotas: { ...NO_QUOTAS, statistic: { calls: 5, periodMs: 1000 } },
 });
 
@@ -49,7 +49,7 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
       { statistic: { calls: 5, periodMs: 1000 } },
       { backoff: { baseMs: 20, capMs: 100 }, onEvent: (e) => events.push(e) },
     );
-    http = new HttpClient({ baseUrl: sim.url, token: sim.token, timeoutMs: 5000 });
+    http = simClient(sim, { token: sim.token, timeoutMs: 5000 });
     return async () => {
       await limiters.close();
       await http.close();
@@ -109,7 +109,7 @@ describe('Limiter against the simulator (statistic: 5 calls per 1000 ms)', () =>
 
   it('through the HttpClient gate, does not retry a non-retryable answer (401: no valid token)', async () => {
     const { sim } = ctx;
-    const wrongToken = new HttpClient({ baseUrl: sim.url, token: 'not-a-token', gate: limiters.gate('live') });
+    const wrongToken = simClient(sim, { token: 'not-a-token', gate: limiters.gate('live') });
     try {
       const err = await statisticRequest(wrongToken).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);

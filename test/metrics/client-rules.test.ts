@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.js';
 import type { MetricsQuery } from '../../src/sources/metrics/client.js';
 import { MINUTE } from '../../src/time.js';
-import { useSimulator } from '../helpers/sim.js';
 import { END, END_MS, metricsClient, START, START_MS } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimulator();
+const ctx = useSimInProcess();
 
 type Case = [title: string, parameter: string, change: Partial<MetricsQuery> | ((q: MetricsQuery) => MetricsQuery)];
 const BROKEN: Case[] = [

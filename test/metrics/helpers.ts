@@ -3,6 +3,7 @@ import { MetricsClient } from '../../src/sources/metrics/client.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { APIS } from '../../src/spec/apis.js';
+import { reach } from '../helpers/in-process.js';
 
 /** A finished window in the past, so every minute of it has traffic whatever the wall clock says. */
 export const START = '2024-05-01T10:00:00';
@@ -11,7 +12,7 @@ export const START_MS = Date.UTC(2024, 4, 1, 10, 0);
 export const END_MS = Date.UTC(2024, 4, 1, 10, 5);
 
 export function metricsClient(sim: Simulator, token = sim.token): MetricsClient {
-  return new MetricsClient(new HttpClient({ baseUrl: sim.url, token }));
+  return new MetricsClient(new HttpClient({ baseUrl: sim.url, token, ...reach(sim.url) }));
 }
 
 /** Calls the simulator directly, bypassing the client's checks, to see the simulator's own answers. */

@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { ApiError } from '../../src/http/errors.js';
 import { statedPeriodLimit } from '../../src/sources/metrics/window-limit.js';
 import { formatMinute, HOUR, MINUTE } from '../../src/time.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { configFor, type LogLine, onlyJobs } from '../helpers/collector.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, runtimeInProcess, simFetch } from '../helpers/in-process.js';
 
 const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
 
@@ -20,7 +19,7 @@ const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
  * said once at warn naming jobs.metrics.window — not every window set aside with nothing saying why.
  */
 describe('a metrics window the API refuses as too long', () => {
-  const s = useSimulator({
+  const s = useSimInProcess({
     clock,
     quotas: NO_QUOTAS,
     world: { accounts: 2 },
@@ -40,7 +39,7 @@ describe('a metrics window the API refuses as too long', () => {
       },
     );
     const { log, text } = capturedLogger();
-    const rt = await createRuntime(config, clock, log);
+    const rt = await runtimeInProcess(config, clock, log);
     try {
       const results = await rt.collector.tick();
       expect(results.filter((r) => r.error || r.setAside > 0)).toEqual([]);
@@ -84,7 +83,7 @@ describe('a metrics window the API refuses as too long', () => {
     const query = (minutes: number) =>
       `account=acme&start=${formatMinute(end - minutes * MINUTE)}&end=${formatMinute(end)}`;
     const get = (minutes: number) =>
-      fetch(`${s.sim.url}/app/metrics/v1/?${query(minutes)}`, { headers: { 'cdn-auth-token': s.sim.token } });
+      simFetch(`${s.sim.url}/app/metrics/v1/?${query(minutes)}`, { headers: { 'cdn-auth-token': s.sim.token } });
     const refused = await get(2);
     expect(refused.status).toBe(422);
     expect(await refused.json()).toEqual({ status: 'Unprocessable Entity', description: 'Period must be 1 minute' });

@@ -5,10 +5,10 @@ import { aggregateToPoints, byResourceToPoints } from '../../src/sources/metrics
 import { metricsByResourceSchema, type MetricsAggregateBody } from '../../src/sources/metrics/schema.js';
 import { metricFieldName } from '../../src/sources/metrics/fields.js';
 import { METRIC_NAMES } from '../../src/spec/metrics.js';
-import { useSimulator } from '../helpers/sim.js';
 import { END, metricsClient, START, START_MS } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimulator();
+const ctx = useSimInProcess();
 const SCHEMA = new Map(metricsMeasurements.map((m) => [m.name, m]));
 const envelope = { status: 'OK', start: START, end: END, account: 'acme', metrics: [] };
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
 import { MINUTE_PRECISION_TEXT, START_BEFORE_END_TEXT } from '../../src/sim/routes/metrics.js';
-import { useSimulator } from '../helpers/sim.js';
 import { baseQuery, END, rawGet, START } from './helpers.js';
+import { useSimInProcess, simFetch } from '../helpers/in-process.js';
 
-const ctx = useSimulator();
+const ctx = useSimInProcess();
 const UNPROCESSABLE = 'Unprocessable Entity';
 
 describe('metrics simulator: its own error answers (raw HTTP, no client checks)', () => {
@@ -147,7 +147,7 @@ describe('metrics simulator: its own error answers (raw HTTP, no client checks)'
 
   it('answers 405 for a method other than GET (read-only service)', async () => {
     const qs = new URLSearchParams(baseQuery(account())).toString();
-    const res = await fetch(`${ctx.sim.url}/app/metrics/v1/?${qs}`, {
+    const res = await simFetch(`${ctx.sim.url}/app/metrics/v1/?${qs}`, {
       method: 'DELETE',
       headers: { 'cdn-auth-token': ctx.sim.token },
     });

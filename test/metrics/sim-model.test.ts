@@ -3,11 +3,10 @@ import { ManualClock } from '../../src/clock.js';
 import { aggregatePeriods, resourcePeriod } from '../../src/sim/model/metrics.js';
 import { minuteTraffic } from '../../src/sim/model/traffic.js';
 import { createWorld } from '../../src/sim/model/world.js';
-import { startSimulator } from '../../src/sim/server.js';
-import { HttpClient } from '../../src/http/client.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
 import { MINUTE } from '../../src/time.js';
 import { START_MS } from './helpers.js';
+import { simInProcess, simClient } from '../helpers/in-process.js';
 
 const world = createWorld({ seed: 7 });
 const account = world.accounts[0]!;
@@ -58,8 +57,8 @@ describe('metrics simulator model', () => {
 
   it('serves the window that is still running with only its finished minutes (simulator clock)', async () => {
     const clock = new ManualClock(START_MS + 3 * MINUTE);
-    const sim = await startSimulator({ seed: 7, clock });
-    const http = new HttpClient({ baseUrl: sim.url, token: sim.token });
+    const sim = simInProcess({ seed: 7, clock });
+    const http = simClient(sim, { token: sim.token });
     try {
       const client = new MetricsClient(http);
       const q = { account: account.name, start: START_MS, end: END_MS, metrics: ['edge_requests_total'] };

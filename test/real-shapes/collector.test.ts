@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { HOUR } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
+import { simInProcess, simFetch } from '../helpers/in-process.js';
 
 /**
  * The collector against the simulator in real shapes (`shapes: 'real'`, CLI `sim --real-shapes`): a pass over every
@@ -19,7 +20,7 @@ describe('collecting from a simulator that answers in the real shapes', () => {
 
   /** The lines one collector pass writes against a simulator with `shapes`. */
   async function linesOf(shapes: 'seed' | 'real'): Promise<string[]> {
-    const sim = await startSimulator({ clock, quotas: NO_QUOTAS, settings: { shapes } });
+    const sim = simInProcess({ clock, quotas: NO_QUOTAS, settings: { shapes } });
     sims.push(sim);
     const out = join(mkdtempSync(join(tmpdir(), `shapes-${shapes}-`)), 'points.lp');
     const rt = await runtimeFor(configFor(sim, { type: 'file', path: out }), clock);
@@ -36,10 +37,10 @@ describe('collecting from a simulator that answers in the real shapes', () => {
   }
 
   it('the simulator in real shapes answers with text echoes, zone-less times and a numeric status', async () => {
-    const sim = await startSimulator({ clock, quotas: NO_QUOTAS, settings: { shapes: 'real' } });
+    const sim = simInProcess({ clock, quotas: NO_QUOTAS, settings: { shapes: 'real' } });
     sims.push(sim);
     const get = async (path: string) =>
-      (await (await fetch(`${sim.url}${path}`, { headers: { 'cdn-auth-token': sim.token } })).json()) as Record<
+      (await (await simFetch(`${sim.url}${path}`, { headers: { 'cdn-auth-token': sim.token } })).json()) as Record<
         string,
         unknown
       >;

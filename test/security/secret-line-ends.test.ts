@@ -15,8 +15,9 @@ import { ManualClock } from '../../src/clock.js';
 import { resolveConnection } from '../../src/cli/common/connection.js';
 import { ConfigError, parseConfig } from '../../src/config/loader.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { problemsOf } from '../helpers/config-error.js';
+import { simInProcess, reach } from '../helpers/in-process.js';
 
 const BASE = { accounts: ['acme'], sink: { type: 'file', path: '-' } };
 const LOGIN = { username: 'ops@example', password: 'correct horse battery' };
@@ -76,10 +77,11 @@ describe('a secret from the environment', () => {
 
   it('the login sends CDN_PASSWORD without its line end: the service takes it (it refused it before)', async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 20, 12));
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS, login: { ...LOGIN } });
     const env = { CDN_BASE_URL: sim.url, CDN_USERNAME: LOGIN.username, CDN_PASSWORD: `${LOGIN.password}\n` };
     const config = parseConfig(BASE, env);
     const tokens = tokenProviderFor(config.api, {
+      ...reach(config.api.baseUrl),
       clock,
       onEvent: () => {},
       stateDir: mkdtempSync(join(tmpdir(), 'secret-state-')),

@@ -1,18 +1,16 @@
-import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
 import { ApiError, NetworkError, ResponseFormatError, TimeoutError } from '../../src/http/errors.js';
 import { parseFaultFlag, type FaultKind } from '../../src/sim/faults.js';
 import { API_NAMES } from '../../src/spec/apis.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
-import { useSimulator } from '../helpers/sim.js';
+import { useSimInProcess, simClient, simRequest } from '../helpers/in-process.js';
 
 const window = { account: 'acme', start: '2026-11-20T10:00:00Z', end: '2026-11-20T10:05:00Z' };
 
 describe('injected faults reach the client as typed errors', () => {
-  const s = useSimulator();
-  const metrics = () => new MetricsClient(new HttpClient({ baseUrl: s.sim.url, token: s.sim.token, timeoutMs: 300 }));
+  const s = useSimInProcess();
+  const metrics = () => new MetricsClient(simClient(s.sim, { token: s.sim.token, timeoutMs: 300 }));
 
   const cases: Array<[FaultKind, (err: unknown) => void]> = [
     ['429', (e) => expect(e).toMatchObject({ status: 429, retryAfterSec: 2 })],
@@ -37,7 +35,7 @@ describe('injected faults reach the client as typed errors', () => {
   it('a rate injects faults into about that share of calls, deterministically from the seed', async () => {
     s.sim.faults.set('statistic', { rate: 0.5, kinds: ['500'] });
     s.sim.quota.setRule('statistic', null);
-    const client = new StatisticClient(new HttpClient({ baseUrl: s.sim.url, token: s.sim.token }));
+    const client = new StatisticClient(simClient(s.sim, { token: s.sim.token }));
     let failed = 0;
     for (let i = 0; i < 40; i++) await client.total(window).catch(() => failed++);
     s.sim.faults.set('statistic', undefined);
@@ -47,14 +45,14 @@ describe('injected faults reach the client as typed errors', () => {
   });
 
   it('can be set from another process through PUT /_sim/faults/<api>', async () => {
-    const res = await request(`${s.sim.url}/_sim/faults/dvr`, {
+    const res = await simRequest(`${s.sim.url}/_sim/faults/dvr`, {
       method: 'PUT',
       body: JSON.stringify({ script: ['504'] }),
     });
     expect(res.statusCode).toBe(200);
     await res.body.dump();
     expect(s.sim.faults.get('dvr')?.script).toEqual(['504']);
-    const bad = await request(`${s.sim.url}/_sim/faults/dvr`, {
+    const bad = await simRequest(`${s.sim.url}/_sim/faults/dvr`, {
       method: 'PUT',
       body: JSON.stringify({ kinds: ['boom'] }),
     });

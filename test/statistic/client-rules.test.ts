@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.js';
 import type { StatisticClient } from '../../src/sources/statistic/client.js';
 import type { StatisticQuery } from '../../src/sources/statistic/params.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, EVERY_GROUPING, newClock, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null } });
+const ctx = useSimInProcess({ clock: newClock(), quotas: { statistic: null } });
 
 /** Runs a call that must break a rule: a ParameterError naming `parameter`, and no request reached the simulator. */
 async function rejects(call: (c: StatisticClient) => Promise<unknown>, parameter: string): Promise<void> {

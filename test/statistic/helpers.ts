@@ -7,6 +7,7 @@ import { APIS } from '../../src/spec/apis.js';
 import type { StatisticGrouping } from '../../src/spec/statistic.js';
 import { DAY, HOUR } from '../../src/time.js';
 import { rawRequest, type RawInit, type RawQuery } from '../helpers/raw-request.js';
+import { reach } from '../helpers/in-process.js';
 
 /** A fixed "now" well after the test windows, so their data is final unless a test moves the clock. */
 export const NOW = Date.parse('2026-03-12T12:00:00Z');
@@ -21,7 +22,12 @@ export function clientFor(
   sim: Simulator,
   options: { tokenPlacement?: TokenPlacement; language?: string } = {},
 ): StatisticClient {
-  const http = new HttpClient({ baseUrl: sim.url, token: sim.token, tokenPlacement: options.tokenPlacement });
+  const http = new HttpClient({
+    baseUrl: sim.url,
+    token: sim.token,
+    tokenPlacement: options.tokenPlacement,
+    ...reach(sim.url),
+  });
   return new StatisticClient(http, { language: options.language });
 }
 

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { HttpClient } from '../../src/http/client.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { HOUR } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
+import { simInProcess, simClient } from '../helpers/in-process.js';
 
 /** Hits of acme's `paths` points in a line-protocol file, summed per host tag. */
 function pathHitsByHost(file: string): Map<string, number> {
@@ -27,7 +27,7 @@ describe('paths grouping', () => {
   const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR);
   let sim: Simulator;
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS });
+    sim = simInProcess({ clock, quotas: NO_QUOTAS });
   });
   afterAll(() => sim.close());
 
@@ -55,7 +55,7 @@ describe('paths grouping', () => {
 
     const collected = pathHitsByHost(out);
     expect([...collected.keys()].sort()).toEqual([...hosts].sort());
-    const client = new StatisticClient(new HttpClient({ baseUrl: sim.url, token: sim.token }));
+    const client = new StatisticClient(simClient(sim, { token: sim.token }));
     for (const host of hosts) {
       const spans = rt.store.confirmed(`statistic/acme/paths/${host}`);
       expect(spans).toHaveLength(1);

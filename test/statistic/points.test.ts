@@ -17,10 +17,10 @@ import {
   statisticTimesSchema,
   statisticTotalSchema,
 } from '../../src/sources/statistic/schemas.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, EVERY_GROUPING, newClock, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null } });
+const ctx = useSimInProcess({ clock: newClock(), quotas: { statistic: null } });
 const values = { traffic: 1000, hits: 10, cache_ratio: 0.25, bandwidth: 133 };
 /** The API's values as fields: bandwidth is the peak, cached_traffic = round(traffic × cache_ratio). */
 const fields = { traffic: 1000, hits: 10, cached_traffic: 250, cache_ratio: 0.25, bandwidth_peak: 133 };

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
-import { HttpClient } from '../../src/http/client.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { statisticJobs } from '../../src/sources/statistic/jobs.js';
 import { schema as statisticSettings } from '../../src/sources/statistic/settings.js';
 import { ReadFor, SHARED_TOTALS_KEY } from '../../src/sources/statistic/shared-totals.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
+import { simInProcess, simClient } from '../helpers/in-process.js';
 
 /** Hits of cdn_traffic points per account and time in a line-protocol file, and how often each was written. */
 function trafficPoints(file: string): Map<string, Map<number, { hits: number; writes: number }>> {
@@ -46,8 +46,8 @@ describe('one /times/accounts job for the totals of several accounts', () => {
   let sim: Simulator;
   let client: StatisticClient;
   beforeAll(async () => {
-    sim = await startSimulator({ clock, quotas: NO_QUOTAS, world: { accounts: 4 } });
-    client = new StatisticClient(new HttpClient({ baseUrl: sim.url, token: sim.token }));
+    sim = simInProcess({ clock, quotas: NO_QUOTAS, world: { accounts: 4 } });
+    client = new StatisticClient(simClient(sim, { token: sim.token }));
   });
   afterAll(() => sim.close());
 
@@ -162,7 +162,7 @@ describe('one /times/accounts job for the totals of several accounts', () => {
     ]);
     const [job] = jobs;
     const span = { from: clock.now() - 3 * HOUR, to: clock.now() - 2 * HOUR };
-    const points = await job!.collect(span, new HttpClient({ baseUrl: sim.url, token: sim.token }));
+    const points = await job!.collect(span, simClient(sim, { token: sim.token }));
     expect(new Set(points.map((p) => p.tags.account))).toEqual(new Set(['acme', 'globex']));
     expect(points).toHaveLength(2 * 12);
     // Discovery adds an account (statisticJobs with the runtime's member set) before the span is confirmed.

@@ -2,11 +2,10 @@ import { isRetryable } from '../../src/failure.js';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
-import { startSimulator } from '../../src/sim/server.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, raw, WINDOW } from './helpers.js';
+import { useSimInProcess, simInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimulator({ clock: newClock(), quotas: { statistic: null } });
+const ctx = useSimInProcess({ clock: newClock(), quotas: { statistic: null } });
 const W = { start: '2026-03-10T08:00:00Z', end: '2026-03-10T10:00:00Z' };
 
 async function error(path: string, query: Record<string, string>, init?: Parameters<typeof raw>[3]) {
@@ -203,7 +202,7 @@ describe('language: parameter, then Accept-Language, else en; echoed in the Acce
 describe('quota: 5 calls per minute', () => {
   it('the 6th call within the period gets 429 with Retry-After', async () => {
     const clock = newClock();
-    const sim = await startSimulator({ clock });
+    const sim = simInProcess({ clock });
     try {
       for (let i = 0; i < 5; i++) expect((await raw(sim, '/', W)).status).toBe(200);
       clock.advance(30_000);

@@ -6,11 +6,11 @@ import {
   streamstatGranularity as g,
 } from '../../src/spec/streamstat.js';
 import { MINUTE } from '../../src/time.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, NOW, newClock, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
 const clock = newClock();
-const ctx = useSimulator({ clock, quotas: { streamstat: null } });
+const ctx = useSimInProcess({ clock, quotas: { streamstat: null } });
 const utc = (s: string) => Date.parse(s);
 
 describe('streamstat granularity table (UTC alignment)', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.js';
 import type { StreamstatQuery } from '../../src/sources/streamstat/params.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimulator({ clock: newClock() });
+const ctx = useSimInProcess({ clock: newClock() });
 const base: StreamstatQuery = { ...WINDOW, account: 'acme' };
 
 /** Runs the call, expects a ParameterError naming `parameter`, and checks that nothing reached the simulator. */

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { StreamstatQuery } from '../../src/sources/streamstat/params.js';
 import type { StreamstatElement } from '../../src/sources/streamstat/schemas.js';
 import { STREAMSTAT_GROUPINGS } from '../../src/spec/streamstat.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, rawGet, WINDOW, newClock } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
 // Many calls at one frozen instant: the quota has its own test (quota.test.ts). Four accounts, many streams: paging.
-const ctx = useSimulator({
+const ctx = useSimInProcess({
   clock: newClock(),
   quotas: { streamstat: null },
   world: { accounts: 4, streamsPerAccount: 6 },

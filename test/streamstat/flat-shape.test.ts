@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/app/runtime.js';
 import { createLogger } from '../../src/log.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
-import { startSimulator, type Simulator } from '../../src/sim/server.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
 import { rawGet } from './helpers.js';
+import { simInProcess, runtimeInProcess } from '../helpers/in-process.js';
 
 const FLAT_WARNING = 'stream view statistics answer without buckets';
 
@@ -25,7 +25,7 @@ describe('stream views from a service that answers without buckets', () => {
   afterAll(() => Promise.all(sims.map((s) => s.close())));
 
   async function simulator(streamstatShape: 'buckets' | 'flat'): Promise<Simulator> {
-    const sim = await startSimulator({ clock, quotas: NO_QUOTAS, settings: { streamstatShape } });
+    const sim = simInProcess({ clock, quotas: NO_QUOTAS, settings: { streamstatShape } });
     sims.push(sim);
     return sim;
   }
@@ -44,7 +44,7 @@ describe('stream views from a service that answers without buckets', () => {
     };
     const logged: string[] = [];
     const destination = new Writable({ write: (chunk, _enc, done) => void (logged.push(String(chunk)), done()) });
-    const rt = await createRuntime(
+    const rt = await runtimeInProcess(
       configFor(sim, { type: 'file', path: out }, { jobs }),
       clock,
       createLogger('warn', { pretty: false, destination }),

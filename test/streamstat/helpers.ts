@@ -4,6 +4,7 @@ import { StreamstatClient, type StreamstatClientOptions } from '../../src/source
 import type { Simulator } from '../../src/sim/server.js';
 import { rawRequest, type RawInit, type RawQuery } from '../helpers/raw-request.js';
 import { APIS } from '../../src/spec/apis.js';
+import { reach } from '../helpers/in-process.js';
 
 /** A fixed "now" so that data is deterministic; windows in the past of it are complete (no lag). */
 export const NOW = Date.UTC(2026, 2, 10, 12, 0);
@@ -18,7 +19,7 @@ export function clientFor(
   options?: StreamstatClientOptions,
 ): StreamstatClient {
   return new StreamstatClient(
-    new HttpClient({ baseUrl: sim.url, token: sim.token, tokenPlacement: placement }),
+    new HttpClient({ baseUrl: sim.url, token: sim.token, tokenPlacement: placement, ...reach(sim.url) }),
     options,
   );
 }

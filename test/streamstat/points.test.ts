@@ -8,10 +8,10 @@ import {
   timesToPoints,
   totalToPoints,
 } from '../../src/sources/streamstat/points.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
-const ctx = useSimulator({ clock: newClock(), quotas: { streamstat: null } });
+const ctx = useSimInProcess({ clock: newClock(), quotas: { streamstat: null } });
 const windowStart = Date.parse(WINDOW.start);
 
 describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<period>)', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isRetryable } from '../../src/failure.js';
 import { ApiError } from '../../src/http/errors.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
 const clock = newClock();
 // A short quota period keeps the test quick; the rule (30 calls per period) is the spec's.
-const ctx = useSimulator({ clock, quotas: { streamstat: { calls: 30, periodMs: 10_000 } } });
+const ctx = useSimInProcess({ clock, quotas: { streamstat: { calls: 30, periodMs: 10_000 } } });
 
 describe('streamstat quota and token placement', () => {
   it('the token works in the query and in the header, and never shows in errors', async () => {

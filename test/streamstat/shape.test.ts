@@ -7,11 +7,11 @@ import {
   StreamstatShape,
   UnbucketedAnswerError,
 } from '../../src/sources/streamstat/shape.js';
-import { useSimulator } from '../helpers/sim.js';
 import { clientFor, newClock, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
 const envelope = { start: '2026-03-10T08:00:00Z', end: '2026-03-10T09:00:00Z' };
-const ctx = useSimulator({ clock: newClock(), quotas: { streamstat: null }, settings: { streamstatShape: 'flat' } });
+const ctx = useSimInProcess({ clock: newClock(), quotas: { streamstat: null }, settings: { streamstatShape: 'flat' } });
 
 describe('recognising an answer to granularity without buckets', () => {
   it('a total without a result list and a list of elements are flat; buckets and an empty list are not', () => {

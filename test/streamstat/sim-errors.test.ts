@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SPECIAL_TOKENS } from '../../src/sim/auth.js';
-import { useSimulator } from '../helpers/sim.js';
 import { newClock, rawGet, WINDOW } from './helpers.js';
+import { useSimInProcess } from '../helpers/in-process.js';
 
 // Many calls at one frozen instant: the quota has its own test (quota.test.ts).
-const ctx = useSimulator({ clock: newClock(), quotas: { streamstat: null } });
+const ctx = useSimInProcess({ clock: newClock(), quotas: { streamstat: null } });
 const ok = { ...WINDOW };
 
 /** Table B rows, with the body shape chosen for the statistics APIs: {status:'error', data:'<text>'}. */
