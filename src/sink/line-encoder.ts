@@ -15,6 +15,10 @@ export const NO_LINE = -1;
 
 const SPACE = 0x20;
 const COMMA = 0x2c;
+const EQUALS = 0x3d;
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+const OPEN_PARENTHESIS = 0x28;
 const QUOTE = 0x22;
 const INTEGER_SUFFIX = 0x69;
 const TRUE = Buffer.from('true');
@@ -129,8 +133,30 @@ export class LineEncoder {
     const out = this.out;
     for (const { key, prefix } of layout!.sorted) {
       out.bytes(prefix);
-      out.bytes(this.tagValue(tags[key]));
+      const value = tags[key];
+      if (!this.writePlainTagValue(value)) out.bytes(this.tagValue(value));
     }
+  }
+
+  /**
+   * Most tag values (ids, hosts, accounts) are ASCII needing no escape and no placeholder: copied as they are, without
+   * a look-up. False, with nothing written, for any other.
+   */
+  private writePlainTagValue(value: string | undefined): boolean {
+    if (typeof value !== 'string') return false;
+    const n = value.length;
+    if (n === 0 || value.charCodeAt(0) === OPEN_PARENTHESIS) return false; // empty, or maybe a placeholder (tagText)
+    const out = this.out;
+    out.room(n);
+    const buf = out.buf;
+    let pos = out.pos;
+    for (let i = 0; i < n; i++) {
+      const c = value.charCodeAt(i);
+      if (c >= 0x80 || c === SPACE || c === COMMA || c === EQUALS || c === BACKSLASH || c === NEWLINE) return false;
+      buf[pos++] = c;
+    }
+    out.pos = pos;
+    return true;
   }
 
   /** Keys in an order not seen last: sorted again, and kept as the measurement's layout if every key has a form. */
