@@ -56,9 +56,11 @@ export class BufferPool {
 export class LineBatch<Owner> implements ByteTarget {
   private used = 0;
   /** Byte offset just past each line's `\n`. */
+  /** Per-line arrays, kept at their length when the batch is released and reused (only the first `lines` count). */
   private readonly ends: number[] = [];
-  private readonly owners: Owner[] = [];
+  private readonly owners: Array<Owner | undefined> = [];
   private readonly measurements: string[] = [];
+  private lineCount = 0;
 
   /**
    * Taken at the first line (an empty batch holds no buffer); starts small (a daemon's pass writes few lines) and
@@ -73,7 +75,7 @@ export class LineBatch<Owner> implements ByteTarget {
   }
 
   get count(): number {
-    return this.ends.length;
+    return this.lineCount;
   }
 
   get byteLength(): number {
@@ -119,7 +121,7 @@ export class LineBatch<Owner> implements ByteTarget {
   }
 
   owner(i: number): Owner {
-    return this.owners[i]!;
+    return this.owners[i] as Owner;
   }
 
   measurement(i: number): string {
@@ -130,7 +132,7 @@ export class LineBatch<Owner> implements ByteTarget {
   retain(keep: (owner: Owner) => boolean): number {
     let kept = 0;
     let write = 0;
-    for (let i = 0; i < this.ends.length; i++) {
+    for (let i = 0; i < this.lineCount; i++) {
       if (!keep(this.owners[i]!)) continue;
       const start = this.start(i);
       const end = this.ends[i]!;
@@ -141,8 +143,9 @@ export class LineBatch<Owner> implements ByteTarget {
       this.measurements[kept] = this.measurements[i]!;
       kept++;
     }
-    const dropped = this.ends.length - kept;
-    this.ends.length = this.owners.length = this.measurements.length = kept;
+    const dropped = this.lineCount - kept;
+    this.owners.fill(undefined, kept, this.lineCount);
+    this.lineCount = kept;
     this.used = write;
     return dropped;
   }
@@ -152,16 +155,18 @@ export class LineBatch<Owner> implements ByteTarget {
     this.pool?.give(this.buffer);
     this.buffer = NO_BYTES;
     this.used = 0;
-    this.ends.length = this.owners.length = this.measurements.length = 0;
+    this.owners.fill(undefined, 0, this.lineCount); // no write's ticket kept alive by a spare batch
+    this.lineCount = 0;
   }
 
   /** The line's text is in place up to `end` (with room for its newline). */
   private commit(end: number, measurement: string, owner: Owner): void {
     this.buffer[end] = NEWLINE;
     this.used = end + 1;
-    this.ends.push(this.used);
-    this.owners.push(owner);
-    this.measurements.push(measurement);
+    const i = this.lineCount++;
+    this.ends[i] = this.used;
+    this.owners[i] = owner;
+    this.measurements[i] = measurement;
   }
 
   private start(i: number): number {

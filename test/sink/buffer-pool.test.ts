@@ -46,6 +46,22 @@ describe('BufferPool', () => {
   });
 });
 
+describe('LineBatch reuse', () => {
+  it('a released batch starts empty and takes lines again (the sink reuses its per-line arrays)', () => {
+    const pool = new BufferPool(2);
+    const batch = new LineBatch<string>(pool);
+    for (let i = 0; i < 5; i++) batch.append(`first ${i}`, 'm', 'a');
+    batch.release();
+    expect(batch.count).toBe(0);
+    batch.append('second ü', 'n', 'b');
+    batch.append('third', 'm', 'c');
+    expect(batch.lines()).toEqual(['second ü', 'third']);
+    expect([batch.owner(1), batch.measurement(0)]).toEqual(['c', 'n']);
+    expect(batch.retain((owner) => owner === 'c')).toBe(1);
+    expect(batch.body().toString()).toBe('third');
+  });
+});
+
 describe('BatchingSink buffers', () => {
   it('reuses buffers while busy and holds none once idle', async () => {
     const pooledWhileSending: number[] = [];
