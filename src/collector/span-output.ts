@@ -4,16 +4,17 @@ import type { Point } from '../points.js';
 import type { AccountStanding } from '../sources/account-standing.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, PointsHandOff, Span } from '../sources/types.js';
-import type { RefusalReports } from '../telemetry/refusal-reports.js';
 import type { JobState } from './job-state.js';
 import { spanText } from './job-state.js';
+import type { WriteReports } from './reports.js';
 import { writeWithRetry } from './write-retry.js';
 
 /** Where a pass's points go, and what confirms them: the same for every pass of a collector. */
 export interface OutputDeps {
   sink: Sink;
   state: JobState;
-  refusals: RefusalReports;
+  /** Reports the points the database refused for good. */
+  writes: WriteReports;
   clock: Clock;
   log: Logger;
   /** How long a span's write is retried through a database outage before the pass gives up. */
@@ -95,7 +96,7 @@ export class SpanOutput {
 
   /** Writes through a database outage (writeWithRetry); returns how many points the database refused for good. */
   private async write(points: readonly Point[]): Promise<number> {
-    const { sink, clock, sinkRetryMs, stop, log, refusals } = this.deps;
+    const { sink, clock, sinkRetryMs, stop, log, writes } = this.deps;
     const job = this.job.key;
     const result = await writeWithRetry(sink, points, {
       clock,
@@ -104,7 +105,7 @@ export class SpanOutput {
       // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
       onRetry: (err, waitMs) => log.debug({ job, err: err.message, waitMs }, 'write failed; retrying'),
     });
-    return refusals.written(result, points, job);
+    return writes.written(result, points, job);
   }
 
   private count(points: readonly Point[], refused: number): void {

@@ -3,7 +3,7 @@
  * bytes directly (line-encoder.ts); both are the same encoder, so the text is exactly the bytes the sink sends.
  */
 import type { MeasurementSchema, Point } from '../points.js';
-import { SCHEMA } from '../schema.js';
+import { SCHEMA } from '../schema/schema.js';
 import { GrowingBytes } from './byte-writer.js';
 import { LineEncoder, NO_LINE } from './line-encoder.js';
 import type { BackslashDialect, Precision } from './types.js';

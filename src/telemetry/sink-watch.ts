@@ -1,8 +1,8 @@
 import type { CollectorConfig } from '../config/schema.js';
 import { withoutUserinfo } from '../secrets.js';
-import { SinkError } from '../sink/errors.js';
+import { causeCode, SinkError } from '../sink/errors.js';
 import type { Sink, WriteResult } from '../sink/types.js';
-import { causeCode, classify, TRANSIENT_NETWORK_CODES } from '../failure.js';
+import { classify, TRANSIENT_NETWORK_CODES } from '../failure.js';
 import type { Failing, FailureLines } from './failure-lines.js';
 import type { Telemetry } from './telemetry.js';
 

@@ -16,11 +16,12 @@ const ANY_BODY = { safeParse: (data: unknown) => ({ success: true, data }) } as 
   unknown
 >;
 
-export async function apiAction(
-  api: ApiName,
-  path: string,
-  o: { query?: string[] } & ConnectionOptions,
-): Promise<void> {
+export interface ApiOptions extends ConnectionOptions {
+  /** `-q key=value`, repeated. */
+  query?: string[];
+}
+
+export async function apiAction(api: ApiName, path: string, o: ApiOptions): Promise<void> {
   const { baseUrl, token } = resolveConnection(o, process.env, undefined, await loginStateDir(o));
   await token.checkStart?.();
   const query: Record<string, string[]> = {};
