@@ -8,7 +8,10 @@
  * Run: node bench/run.js big-account [--quick]  (4 min; --quick 2 min; env BENCH_BIG_SECONDS, BENCH_BIG_RESOURCES
  * override; BENCH_COLLECTOR_BIN=<path> runs another build's bin/cdn-collector.js, for an A/B against an earlier build).
  * BENCH_BIG_LOOKBACK (state.initialLookback, default 1h) makes the first pass catch up longer, as a restart after that
- * much downtime does; BENCH_BIG_ACCOUNTS runs several accounts of that many resources each.
+ * much downtime does; BENCH_BIG_ACCOUNTS runs several accounts of that many resources each. BENCH_BIG_ONLY=statistic
+ * collects the statistics of resources alone (the largest answers of a catch-up), without quotas on the simulator
+ * and with a 5-minute call deadline: the catch-up's answers then arrive whatever the load of the machine, which
+ * otherwise slows the simulator until calls time out and the catch-up, and its peak, never happen.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +23,7 @@ import { freePort, startVictoriaMetrics } from '../test/helpers/servers.js';
 import { loadAverage, rssMb } from './lib/proc-sample.js';
 import { quick, report, round, target, ROOT } from './lib/results.js';
 import { startSimProcess } from './lib/sim-process.js';
-import { writeDaemonConfig } from './lib/daemon-config.js';
+import { daemonEnv, writeDaemonConfig } from './lib/daemon-config.js';
 
 const SECONDS = Number(process.env.BENCH_BIG_SECONDS ?? (quick() ? 120 : 240));
 const RESOURCES = Number(process.env.BENCH_BIG_RESOURCES ?? 5000);
@@ -28,16 +31,42 @@ const ACCOUNTS = Number(process.env.BENCH_BIG_ACCOUNTS ?? 1);
 const LOOKBACK = process.env.BENCH_BIG_LOOKBACK ?? '1h';
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const BIN = process.env.BENCH_COLLECTOR_BIN ?? join(ROOT, 'bin', 'cdn-collector.js');
+const ONLY_STATISTIC = process.env.BENCH_BIG_ONLY === 'statistic';
+if (process.env.BENCH_BIG_ONLY !== undefined && !ONLY_STATISTIC) throw new Error('BENCH_BIG_ONLY: only `statistic`');
+const quotas = ONLY_STATISTIC ? { ...defaultQuotas, statistic: null } : defaultQuotas;
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-big-'));
 const [sim, vm, port] = await Promise.all([
-  startSimProcess({ quotas: defaultQuotas, accounts: ACCOUNTS, resources: RESOURCES, streams: 100 }),
+  startSimProcess({ quotas, accounts: ACCOUNTS, resources: RESOURCES, streams: 100 }),
   startVictoriaMetrics(),
   freePort(),
 ]);
-const configPath = writeDaemonConfig(dir, sim, vm.url, port, { initialLookback: LOOKBACK });
+const statisticOnly = {
+  api: { baseUrl: sim.url, token: sim.token, timeout: '5m' },
+  quotas: Object.fromEntries(
+    Object.entries(quotas).map(([api, q]) => [
+      api,
+      q ? { calls: q.calls, period: `${q.periodMs}ms` } : { calls: 100_000, period: '1ms' }, // off, as configQuotasOf
+    ]),
+  ),
+  jobs: {
+    statistic: { groupings: ['resources'] },
+    metrics: { enabled: false },
+    streamstat: { enabled: false },
+    dvr: { enabled: false },
+  },
+};
+const configPath = writeDaemonConfig(
+  dir,
+  sim,
+  vm.url,
+  port,
+  { initialLookback: LOOKBACK },
+  ONLY_STATISTIC ? statisticOnly : {},
+);
 
 const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'run', '--config', configPath], {
+  env: daemonEnv(),
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -46,7 +75,8 @@ const byMinute: number[] = [];
 const started = Date.now();
 let peak = 0;
 let minutePeak = 0;
-const shape = `${ACCOUNTS} account(s) of ${RESOURCES} resources, lookback ${LOOKBACK}`;
+const only = ONLY_STATISTIC ? ', statistic only' : '';
+const shape = `${ACCOUNTS} account(s) of ${RESOURCES} resources, lookback ${LOOKBACK}${only}`;
 console.log(`big account: cdn-collector run (${NODE_FLAGS.join(' ')}), ${shape}, ${SECONDS} s real time`);
 try {
   while (Date.now() - started < SECONDS * 1000) {
@@ -78,6 +108,7 @@ report(
     resources: RESOURCES,
     accounts: ACCOUNTS,
     lookback: LOOKBACK,
+    only: ONLY_STATISTIC ? 'statistic' : 'all',
     nodeFlags: NODE_FLAGS.join(' '),
     peakRssMb: round(peak),
     peakRssMbByMinute: byMinute.map(round),

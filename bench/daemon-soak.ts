@@ -1,6 +1,7 @@
 /**
  * Memory and CPU of the daemon as it ships: `node <shebang flags> bin/cdn-collector.js run --config <yaml>` in its own
- * process, every API enabled (metrics with the per-resource breakdown, statistic, streamstat, DVR) against the
+ * process with the image's environment (daemonEnv: MALLOC_ARENA_MAX=2), every API enabled (metrics with the
+ * per-resource breakdown, statistic, streamstat, DVR) against the
  * simulator (its own process: 2 accounts × 500 resources and 100 streams, the spec's quotas) and a real HTTP sink
  * (VictoriaMetrics, InfluxDB v2 write API). Real time: the daemon's schedules are cron, minute-based; the first pass
  * catches up the initial lookback (1 h), then the live passes follow.
@@ -26,7 +27,7 @@ import { RESOURCES, STREAMS } from './lib/points.js';
 import { cpuSeconds, loadAverage, rssMb, type ProcSample } from './lib/proc-sample.js';
 import { quick, report, round, slope, target, ROOT } from './lib/results.js';
 import { startSimProcess } from './lib/sim-process.js';
-import { writeDaemonConfig } from './lib/daemon-config.js';
+import { daemonEnv, writeDaemonConfig } from './lib/daemon-config.js';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (quick() ? 180 : 480));
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
@@ -44,6 +45,7 @@ const configPath = writeDaemonConfig(dir, sim, vm.url, port);
 
 const profileFlags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
 const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, BIN, 'run', '--config', configPath], {
+  env: daemonEnv(),
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

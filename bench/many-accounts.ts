@@ -20,7 +20,7 @@ import { freePort, startVictoriaMetrics } from '../test/helpers/servers.js';
 import { loadAverage, rssMb } from './lib/proc-sample.js';
 import { quick, report, round, target, ROOT } from './lib/results.js';
 import { startSimProcess } from './lib/sim-process.js';
-import { writeDaemonConfig } from './lib/daemon-config.js';
+import { daemonEnv, writeDaemonConfig } from './lib/daemon-config.js';
 
 const SECONDS = Number(process.env.BENCH_MANY_SECONDS ?? (quick() ? 90 : 180));
 const ACCOUNTS = Number(process.env.BENCH_MANY_ACCOUNTS ?? 2000);
@@ -37,6 +37,7 @@ const [sim, vm, port] = await Promise.all([
 const configPath = writeDaemonConfig(dir, sim, vm.url, port, {}, { accounts: 'auto', jobs: {} });
 
 const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'run', '--config', configPath], {
+  env: daemonEnv(),
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

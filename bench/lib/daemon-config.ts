@@ -10,6 +10,14 @@ import { stringify } from 'yaml';
 import { defaultQuotas } from '../../src/sim/quota.js';
 import type { SimProcess } from './sim-process.js';
 
+/**
+ * The environment of a bench's daemon: as the image runs it (the Dockerfile's runtime ENV: glibc's malloc kept to two
+ * arenas); `MALLOC_ARENA_MAX` set outside overrides it (e.g. empty, to measure glibc's default).
+ */
+export function daemonEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+}
+
 export function writeDaemonConfig(
   dir: string,
   sim: SimProcess,

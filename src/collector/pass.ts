@@ -4,6 +4,7 @@ import { ApiError } from '../http/errors.js';
 import { LimiterClosedError } from '../limit/errors.js';
 import { errorCodeOf, type ErrorCode } from '../errors.js';
 import { isSpanFault } from '../failure.js';
+import { HAND_OFF_POINTS } from '../paging/walk.js';
 import type { Point } from '../points.js';
 import { SinkError } from '../sink/errors.js';
 import type { CollectJob, Span } from '../sources/common/types.js';
@@ -42,9 +43,9 @@ export interface PassInput {
 /**
  * One pass of one job, as Telegraf's gather → accumulator → output: the job gathers each span's points through the
  * quota-gated client (`job.collect`), and the SpanOutput writes them in span order and confirms each span once its
- * points are written. Span n+1 is gathered while span n is written, so API and database latencies overlap. A span that
- * fails for a permanent reason (isSpanFault) is set aside and the pass goes on; any other failure ends the pass, and
- * its span and all later ones stay missing, collected again by the next pass.
+ * points are written. Span n+1 is gathered while span n is written (unless span n is large), so API and database
+ * latencies overlap. A span that fails for a permanent reason (isSpanFault) is set aside and the pass goes on; any
+ * other failure ends the pass, and its span and all later ones stay missing, collected again by the next pass.
  */
 export async function runPass(job: CollectJob, input: PassInput, deps: OutputDeps): Promise<PassResult> {
   const { spans, http, stopped, signal, onSpan } = input;
@@ -52,6 +53,12 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
   let failure: { span: Span; err: unknown } | undefined;
   for (const span of spans) {
     if (stopped()) break;
+    // A large span is written before the next is read, so that two such spans' points are never held at once (a
+    // catch-up of thousands of resources: thousands of points of dozens of fields each).
+    if (output.writingPoints >= HAND_OFF_POINTS) {
+      await output.settle();
+      if (output.failure) break;
+    }
     const gathered = await job.collect(span, http, output.handOff(span)).then(
       (points): Gathered => ({ failed: false, points }),
       (err: unknown): Gathered => ({ failed: true, err }),

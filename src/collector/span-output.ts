@@ -44,7 +44,7 @@ export const noCounts = (): PassCounts => ({ spans: 0, points: 0, refused: 0, se
 export class SpanOutput {
   /** The write that ended the pass: its span stays missing. */
   failure: { span: Span; err: unknown } | undefined;
-  private writing: { span: Span; done: Promise<void> } | undefined;
+  private writing: { span: Span; done: Promise<void>; points: number } | undefined;
 
   constructor(
     private readonly job: CollectJob,
@@ -74,7 +74,12 @@ export class SpanOutput {
   add(span: Span, points: Point[]): void {
     const done = this.writeSpan(span, points);
     done.catch(() => {}); // observed by settle()
-    this.writing = { span, done };
+    this.writing = { span, done, points: points.length };
+  }
+
+  /** The points of the span being written (0 when none is). */
+  get writingPoints(): number {
+    return this.writing?.points ?? 0;
   }
 
   /** Waits for the span being written; a failed write becomes the pass's `failure`. */

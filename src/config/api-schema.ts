@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { perApi } from '../spec/apis.js';
 import { DEFAULT_LOGIN_BODY, LOGIN_BODY_FORMATS } from '../spec/login.js';
-import { duration } from './duration.js';
-import { apiBaseUrl, apiToken, secretText } from './fields.js';
+import { duration } from './fields/duration.js';
+import { apiBaseUrl, apiToken, secretText } from './fields/fields.js';
 
 // The `api` section of the configuration (schema.ts): the provider API, how to authenticate, and the bounds of a call.
 

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { z, type ZodTypeAny } from 'zod';
 import { withoutUserinfo } from '../secrets.js';
-import { durationText } from './duration.js';
+import { durationText } from './fields/duration.js';
 import { isDuration, unwrap } from './reference.js';
 import { configSchema, type CollectorConfig } from './schema.js';
 

@@ -110,21 +110,46 @@ export async function* walkPages<P extends Page>(
 }
 
 /**
+ * How a page becomes points: whole, or in parts (e.g. bucket by bucket) that a reader handing its points over passes on
+ * as they are made, so that it never holds one answer's points at once.
+ */
+export type PagePoints<P> = { toPoints(page: P): Point[] } | { pointParts(page: P): Iterable<Point[]> };
+
+/**
+ * Points handed over at once by a paged read at least (about one sink request's lines): parts smaller than that are
+ * gathered first, so that a page of many small buckets still makes full requests.
+ */
+export const HAND_OFF_POINTS = 5_000;
+
+/**
  * A whole paged read mapped to points page by page (see walkPages). A PagingError fails the span; it stays pending.
- * With `handOff`, each page's points are handed over and taken before the next page is asked for, so one answer's
- * points are held whatever the rows of the span (waiting costs nothing a quota would not: a page of a grouped read is
+ * With `handOff`, a page's points are handed over in parts of about HAND_OFF_POINTS as they are made, each taken before
+ * the read goes on, and the page's last part before the next page is asked for: a read holds one answer and one part
+ * of its points whatever the rows of the span (waiting costs nothing a quota would not: a page of a grouped read is
  * one of 5 statistic calls a minute); without it, all are returned together.
  */
 export async function collectPages<P extends Page>(
   paging: ServerPaging,
-  read: PagedRead<P> & { toPoints(page: NoInfer<P>): Point[] },
+  read: PagedRead<P> & PagePoints<NoInfer<P>>,
   pageSize = PAGE_SIZE,
   handOff?: PointsHandOff,
 ): Promise<Point[]> {
   const points: Point[] = [];
   for await (const page of walkPages(paging, read, 0, pageSize)) {
-    if (handOff) await handOff(read.toPoints(page));
-    else points.push(...read.toPoints(page));
+    const parts = 'pointParts' in read ? read.pointParts(page) : [read.toPoints(page)];
+    let part: Point[] = [];
+    for (const made of parts) {
+      if (!handOff) {
+        for (const point of made) points.push(point);
+        continue;
+      }
+      part = part.length === 0 ? made : part.concat(made);
+      if (part.length >= HAND_OFF_POINTS) {
+        await handOff(part);
+        part = [];
+      }
+    }
+    if (part.length > 0) await handOff!(part);
   }
   return points;
 }
@@ -185,5 +210,8 @@ export const largestBucket = (page: BucketPage): number =>
 
 /** A digest of a page's rows: enough to see a repeat without holding the previous page. */
 function fingerprint(result: readonly unknown[]): string {
-  return createHash('sha1').update(JSON.stringify(result)).digest('base64');
+  // Row by row: the text of one row at a time, never the page's.
+  const hash = createHash('sha1');
+  for (const row of result) hash.update(JSON.stringify(row) ?? 'undefined').update('\n');
+  return hash.digest('base64');
 }

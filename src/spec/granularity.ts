@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import type { Span } from '../spans.js';
 import { DAY, HOUR, MINUTE } from '../time.js';
 
@@ -58,40 +57,62 @@ export function fixedLengthMs(g: Granularity): number | undefined {
 const SUB_DAY: ReadonlySet<GranularityUnit> = new Set(['hour', 'minute', 'second']);
 
 /**
- * Starts of the buckets covering [fromMs, toMs), aligned to calendar boundaries of the unit in `timeZone` (IANA):
- * minutes/hours/seconds to multiples of the bucket length since local midnight, days to local midnight, weeks to
- * Monday, months and years to their first day. The first start is clipped to `fromMs` when `fromMs` is not aligned.
+ * Starts of the buckets covering [fromMs, toMs) in UTC, aligned to calendar boundaries of the unit: minutes/hours/
+ * seconds to multiples of the bucket length since midnight, days to midnight, weeks to Monday, months and years to
+ * their first day. The first start is clipped to `fromMs` when `fromMs` is not aligned. In another zone (the
+ * simulator's `timezone`): zoned-buckets.ts, which needs a time zone library the collector does not load.
  */
-export function bucketStarts(fromMs: number, toMs: number, g: Granularity, timeZone = 'UTC'): number[] {
-  return bucketSpans(fromMs, toMs, g, timeZone).map((s) => s.from);
+export function bucketStarts(fromMs: number, toMs: number, g: Granularity): number[] {
+  return bucketSpans(fromMs, toMs, g).map((s) => s.from);
 }
 
 /** The buckets as spans, clipped to [fromMs, toMs) (an unaligned window gets a partial first and last bucket). */
-export function bucketSpans(fromMs: number, toMs: number, g: Granularity, timeZone = 'UTC'): Span[] {
+export function bucketSpans(fromMs: number, toMs: number, g: Granularity): Span[] {
   const spans: Span[] = [];
   if (!(fromMs < toMs)) return spans;
-  const first = DateTime.fromMillis(fromMs, { zone: timeZone });
-  if (!first.isValid) throw new RangeError(`unknown time zone "${timeZone}"`);
-  let start = alignedStart(first, g);
-  while (start.toMillis() < toMs) {
-    const next = start.plus({ [`${g.unit}s`]: g.count });
-    spans.push({ from: Math.max(start.toMillis(), fromMs), to: Math.min(next.toMillis(), toMs) });
+  let start = bucketStartAt(fromMs, g);
+  while (start < toMs) {
+    const next = nextStart(start, g);
+    spans.push({ from: Math.max(start, fromMs), to: Math.min(next, toMs) });
     start = next;
   }
   return spans;
 }
 
 /** Start of the bucket that contains `ms` (aligned as in bucketSpans, not clipped). */
-export function bucketStartAt(ms: number, g: Granularity, timeZone = 'UTC'): number {
-  return alignedStart(DateTime.fromMillis(ms, { zone: timeZone }), g).toMillis();
+export function bucketStartAt(ms: number, g: Granularity): number {
+  const length = fixedLengthMs(g);
+  if (SUB_DAY.has(g.unit)) {
+    const midnight = ms - mod(ms, DAY);
+    return midnight + Math.floor((ms - midnight) / length!) * length!;
+  }
+  const t = new Date(ms);
+  if (g.unit === 'day') return Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate());
+  if (g.unit === 'week') {
+    const day = Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate());
+    return day - ((t.getUTCDay() + 6) % 7) * DAY; // back to Monday
+  }
+  if (g.unit === 'month') return Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), 1);
+  return Date.UTC(t.getUTCFullYear(), 0, 1);
 }
 
-function alignedStart(t: DateTime, g: Granularity): DateTime {
-  if (SUB_DAY.has(g.unit)) {
-    const midnight = t.startOf('day');
-    const length = fixedLengthMs(g)!;
-    return midnight.plus({ milliseconds: Math.floor((t.toMillis() - midnight.toMillis()) / length) * length });
+/** The start of the bucket after the one starting at the aligned `start`. */
+function nextStart(start: number, g: Granularity): number {
+  const length = fixedLengthMs(g);
+  if (length !== undefined) return start + length;
+  const t = new Date(start);
+  const months = g.unit === 'month' ? g.count : 12 * g.count;
+  return Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + months, 1);
+}
+
+const mod = (a: number, b: number): number => ((a % b) + b) % b;
+
+/** Whether `zone` names an IANA time zone this runtime knows (as luxon's IANAZone.isValidZone decides it). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
   }
-  // luxon's startOf('week') is ISO: Monday.
-  return t.startOf(g.unit);
 }

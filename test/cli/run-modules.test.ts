@@ -8,11 +8,12 @@ import { useSimulator } from '../helpers/sim.js';
 
 /**
  * What `run` loads when it collects (a lean daemon): not the simulator, not verify's comparison and
- * readers' clients, not the online checks, not the tables and progress bars of other commands.
+ * readers' clients, not the online checks, not the tables and progress bars of other commands, not the time zone
+ * library (the collector asks in UTC; only the simulator answers in zones).
  */
 const NOT_FOR_RUN = new RegExp(
   [
-    /^(@influxdata\/.*|cli-table3|cli-progress)$/,
+    /^(@influxdata\/.*|cli-table3|cli-progress|luxon)$/,
     /^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/,
     /^dist\/verify\/(run|verify|repair|compare|plan)\.js$/,
     /^dist\/cli\/(run\/check-online|run\/probe|common\/sink-probe)\.js$/,

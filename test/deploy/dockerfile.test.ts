@@ -66,6 +66,11 @@ describe('Dockerfile', () => {
     expect(of('COPY').some((i) => /--from=\w+\s+\S*dist\b/.test(i.args))).toBe(true);
   });
 
+  it("keeps glibc's malloc to two arenas in the runtime stage (the daemon's steady RSS)", () => {
+    const env = of('ENV').flatMap((i) => i.args.split(/\s+/));
+    expect(env).toContain('MALLOC_ARENA_MAX=2');
+  });
+
   it('runs as a non-root user', () => {
     const user = of('USER').at(-1)?.args;
     expect(user).toBeDefined();

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bucketSpans, bucketStarts, fixedLengthMs, parseGranularity } from '../../src/spec/granularity.js';
+import { zonedBucketSpans, zonedBucketStarts } from '../../src/spec/zoned-buckets.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 
 const utc = (s: string) => Date.parse(s);
@@ -64,12 +66,17 @@ describe('bucketStarts/bucketSpans: calendar-aligned in the zone, clipped to [fr
   });
 
   it('aligns days to local midnight of an IANA zone', () => {
-    const starts = bucketStarts(utc('2026-03-10T00:00:00Z'), utc('2026-03-12T00:00:00Z'), g('P1D'), 'Europe/Moscow');
+    const starts = zonedBucketStarts(
+      utc('2026-03-10T00:00:00Z'),
+      utc('2026-03-12T00:00:00Z'),
+      g('P1D'),
+      'Europe/Moscow',
+    );
     expect(starts).toEqual([utc('2026-03-10T00:00:00Z'), utc('2026-03-10T21:00:00Z'), utc('2026-03-11T21:00:00Z')]);
   });
 
   it('keeps local midnights across a DST change (a 23-hour day)', () => {
-    const spans = bucketSpans(utc('2026-03-28T23:00:00Z'), utc('2026-03-30T22:00:00Z'), g('P1D'), 'Europe/Berlin');
+    const spans = zonedBucketSpans(utc('2026-03-28T23:00:00Z'), utc('2026-03-30T22:00:00Z'), g('P1D'), 'Europe/Berlin');
     // 2026-03-29 00:00 CET → 2026-03-30 00:00 CEST is 23 hours; the next local day is 24 again.
     expect(spans.map((s) => s.from)).toEqual([utc('2026-03-28T23:00:00Z'), utc('2026-03-29T22:00:00Z')]);
     expect(spans.map((s) => (s.to - s.from) / HOUR)).toEqual([23, 24]);
@@ -87,12 +94,32 @@ describe('bucketStarts/bucketSpans: calendar-aligned in the zone, clipped to [fr
   });
 
   it('aligns hours to the local hour in a half-hour zone', () => {
-    const starts = bucketStarts(utc('2026-03-10T00:00:00Z'), utc('2026-03-10T02:00:00Z'), g('PT1H'), 'Asia/Kolkata');
+    const starts = zonedBucketStarts(
+      utc('2026-03-10T00:00:00Z'),
+      utc('2026-03-10T02:00:00Z'),
+      g('PT1H'),
+      'Asia/Kolkata',
+    );
     expect(starts).toEqual([utc('2026-03-10T00:00:00Z'), utc('2026-03-10T00:30:00Z'), utc('2026-03-10T01:30:00Z')]);
   });
 
+  it("in UTC, the collector's calendar arithmetic gives the buckets of the zoned (time zone library) reading", () => {
+    const granularities = ['PT1M', 'PT5M', 'PT7H', 'PT1H', 'P1D', 'P2D', 'P1W', 'P2W', 'P1M', 'P3M', 'P1Y', 'PT90S'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...granularities),
+        fc.integer({ min: utc('1999-12-01T00:00:00Z'), max: utc('2031-01-01T00:00:00Z') }),
+        fc.integer({ min: 0, max: 400 * DAY }),
+        (text, from, length) => {
+          const to = from + (text.endsWith('Y') ? length * 10 : text.includes('T') ? length / 100 : length);
+          expect(bucketSpans(from, to, g(text))).toEqual(zonedBucketSpans(from, to, g(text), 'UTC'));
+        },
+      ),
+    );
+  });
+
   it('covers the window without gaps and returns nothing for an empty window', () => {
-    const s = bucketSpans(utc('2026-03-10T08:07:00Z'), utc('2026-03-12T10:00:00Z'), g('PT7H'), 'America/New_York');
+    const s = zonedBucketSpans(utc('2026-03-10T08:07:00Z'), utc('2026-03-12T10:00:00Z'), g('PT7H'), 'America/New_York');
     expect(s[0]!.from).toBe(utc('2026-03-10T08:07:00Z'));
     expect(s.at(-1)!.to).toBe(utc('2026-03-12T10:00:00Z'));
     for (let i = 1; i < s.length; i++) expect(s[i]!.from).toBe(s[i - 1]!.to);

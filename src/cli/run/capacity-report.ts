@@ -1,5 +1,5 @@
 import type { CollectorConfig } from '../../config/schema.js';
-import { scheduleGapMs } from '../../config/schedule-gap.js';
+import { scheduleGapMs } from '../../config/fields/schedule-gap.js';
 import { demandLine, overQuota, quotaDemand, type ApiDemand } from '../../plan/capacity.js';
 import { sourceOf } from '../../sources/index.js';
 import { buildJobs } from '../../sources/registry.js';

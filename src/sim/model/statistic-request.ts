@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DateTime, IANAZone } from 'luxon';
-import { bucketSpans, parseGranularity, type Granularity } from '../../spec/granularity.js';
+import { parseGranularity, type Granularity } from '../../spec/granularity.js';
+import { zonedBucketSpans } from '../../spec/zoned-buckets.js';
 import {
   FILTER_NAMES,
   GROUPING_KEYS,
@@ -198,5 +199,5 @@ function acceptableGranularity(g: Granularity | undefined, start: number, end: n
   if (g.unit === 'second' && g.count % 60 !== 0) return false;
   const roughLength = { second: 1000, minute: MINUTE, hour: 60 * MINUTE }[g.unit as 'second' | 'minute' | 'hour'];
   if (roughLength !== undefined && (end - start) / (roughLength * g.count) > MAX_BUCKETS) return false;
-  return roughLength !== undefined || bucketSpans(start, end, g, timeZone).length <= MAX_BUCKETS;
+  return roughLength !== undefined || zonedBucketSpans(start, end, g, timeZone).length <= MAX_BUCKETS;
 }

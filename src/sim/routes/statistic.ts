@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { bucketSpans } from '../../spec/granularity.js';
+import { zonedBucketSpans } from '../../spec/zoned-buckets.js';
 import { STATISTIC_KEYS, type StatisticGrouping, type StatisticKey } from '../../spec/statistic.js';
 import {
   dimensionRowKeys,
@@ -78,7 +78,7 @@ function respond(
     if (!grouping) return { start: envelope.start, end: envelope.end, ...echoed, ...pick(r, values.get('total')) };
     return { ...envelope, result: rowsOf(values) };
   }
-  let spans = bucketSpans(r.start, r.end, r.granularity!, r.timeZone);
+  let spans = zonedBucketSpans(r.start, r.end, r.granularity!, r.timeZone);
   if (!grouping) spans = pageOf(spans, r.offset, r.limitSent ? r.limit : Infinity, paging);
   const buckets = spans.map(({ from, to }) => {
     const values = compute(from, to);

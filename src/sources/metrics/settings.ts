@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { duration } from '../../config/duration.js';
-import { cronSchedule } from '../../config/fields.js';
+import { duration } from '../../config/fields/duration.js';
+import { cronSchedule } from '../../config/fields/fields.js';
 import { ParameterError } from '../../errors.js';
 import { metricsRule } from '../../plan/windows.js';
 import { isMetricName } from '../../spec/metrics.js';

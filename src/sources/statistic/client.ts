@@ -5,9 +5,11 @@ import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '..
 import { APIS } from '../../spec/apis.js';
 import { ServerPaging } from '../../paging/server-paging.js';
 import { flatRows, largestBucket, pageParams, walkPages } from '../../paging/walk.js';
+import type { ListSpec } from '../../http/json-list.js';
 import { withoutUndefined } from '../common/params.js';
 import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {
+  groupedBucketSchema,
   statisticGroupedSchema,
   statisticTimesGroupedSchema,
   statisticTimesSchema,
@@ -70,6 +72,30 @@ export class StatisticClient {
   }
 
   /**
+   * The same read, each bucket handed to `onBucket` as it arrives, checked (the body returned has `result` empty): the
+   * answer's text and parse tree are never held whole, only the buckets the caller keeps. A bucket that fails its
+   * schema fails the call; the buckets handed on before it are then the caller's to drop.
+   */
+  timesGroupedEach(
+    grouping: StatisticGrouping,
+    q: StatisticQuery,
+    onBucket: (bucket: StatisticGroupedBucket) => void,
+  ): Promise<StatisticResponse<StatisticTimesGrouped>> {
+    const list = { key: 'result', element: groupedBucketSchema, onElement: onBucket };
+    return this.get({ grouping, times: true }, q, statisticTimesGroupedSchema, list);
+  }
+
+  /**
+   * `timesGrouped`'s body read bucket by bucket (timesGroupedEach): the same body, its buckets checked as they arrive,
+   * without the answer's text and parse tree held whole besides them.
+   */
+  async timesGroupedBuckets(grouping: StatisticGrouping, q: StatisticQuery): Promise<StatisticTimesGrouped> {
+    const buckets: StatisticGroupedBucket[] = [];
+    const { body } = await this.timesGroupedEach(grouping, q, (bucket) => buckets.push(bucket));
+    return { ...body, result: buckets };
+  }
+
+  /**
    * Every group of `/<grouping>`, page by page from `q.offset` (or 0), without trusting the server's paging
    * (see walkPages: capped pages are paged through, a repeated page or too many pages is a PagingError).
    */
@@ -108,10 +134,18 @@ export class StatisticClient {
     e: StatisticEndpoint,
     q: StatisticQuery,
     schema: ZodType<T, ZodTypeDef, unknown>,
+    list?: ListSpec<StatisticGroupedBucket>,
   ): Promise<StatisticResponse<T>> {
     const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);
     const path = `${APIS.statistic.prefix}${endpointPath(e)}`;
-    const res = await this.http.request({ api: 'statistic', method: 'GET', path, query, schema });
+    const res = await this.http.request({
+      api: 'statistic',
+      method: 'GET',
+      path,
+      query,
+      schema,
+      ...(list ? { list: list as ListSpec<unknown> } : {}),
+    });
     return { body: res.body, language: res.headers['accept-language'] };
   }
 }

@@ -15,7 +15,7 @@ import { ServerPaging } from '../../paging/server-paging.js';
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
 import type { CollectJob, JobContext, PointsHandOff, Span } from '../common/types.js';
 import { StatisticClient } from './client.js';
-import { timesGroupedToPoints, timesToPoints } from './points.js';
+import { timesGroupedPointParts, timesToPoints } from './points.js';
 import {
   proveIdleMembers,
   ReadFor,
@@ -211,9 +211,9 @@ function readSpan(
     {
       api: 'statistic',
       endpoint: `/times/${grouping}`,
-      fetchPage: async (offset, limit) =>
-        (await client.timesGrouped(grouping, { ...q, ...pageParams(offset, limit) })).body,
-      toPoints: (body) => timesGroupedToPoints(grouping, body, { account }),
+      // Read bucket by bucket as the answer arrives, and made into points bucket by bucket as they are handed over.
+      fetchPage: (offset, limit) => client.timesGroupedBuckets(grouping, { ...q, ...pageParams(offset, limit) }),
+      pointParts: (body) => timesGroupedPointParts(grouping, body, { account }),
       rows: largestBucket,
       key,
     },

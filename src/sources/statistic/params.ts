@@ -1,7 +1,6 @@
-import { IANAZone } from 'luxon';
 import { ParameterError } from '../../errors.js';
 import type { Query } from '../../http/query.js';
-import { parseGranularity } from '../../spec/granularity.js';
+import { isTimeZone, parseGranularity } from '../../spec/granularity.js';
 import {
   endpointPath,
   FILTER_NAMES,
@@ -84,7 +83,7 @@ function checkEndpointParameters(q: StatisticQuery, e: StatisticEndpoint): void 
         `must be an ISO 8601 duration with one component (e.g. PT5M, P1M), got "${q.granularity}"`,
       );
     }
-    if (q.timezone !== undefined && !IANAZone.isValidZone(q.timezone))
+    if (q.timezone !== undefined && !isTimeZone(q.timezone))
       throw new ParameterError('timezone', `unknown IANA zone "${q.timezone}"`);
   } else {
     for (const key of ['granularity', 'timezone'] as const) {

@@ -4,6 +4,7 @@ import { toMs } from '../../time.js';
 import { trafficMeasurement } from './measurements.js';
 import type {
   StatisticGrouped,
+  StatisticGroupedBucket,
   StatisticRow,
   StatisticTimes,
   StatisticTimesGrouped,
@@ -36,9 +37,29 @@ export function timesGroupedToPoints(
   body: StatisticTimesGrouped,
   call: CallContext = {},
 ): Point[] {
-  return body.result.flatMap((bucket) =>
-    bucket.result.map((row) => point(grouping, bucket.start, body, call, row, row)),
-  );
+  return body.result.flatMap((bucket) => bucketToPoints(grouping, bucket, body, call));
+}
+
+/**
+ * The same points bucket by bucket, each bucket taken out of `body` as its points are made: a reader that hands each
+ * part on holds one bucket's points and the buckets not yet made into points, never the whole answer's points.
+ */
+export function* timesGroupedPointParts(
+  grouping: StatisticGrouping,
+  body: StatisticTimesGrouped,
+  call: CallContext = {},
+): Generator<Point[]> {
+  for (let bucket = body.result.shift(); bucket; bucket = body.result.shift())
+    yield bucketToPoints(grouping, bucket, body, call);
+}
+
+function bucketToPoints(
+  grouping: StatisticGrouping,
+  bucket: StatisticGroupedBucket,
+  envelope: Envelope,
+  call: CallContext,
+): Point[] {
+  return bucket.result.map((row) => point(grouping, bucket.start, envelope, call, row, row));
 }
 
 /** `/`: one point at the window start. */

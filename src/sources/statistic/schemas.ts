@@ -62,7 +62,7 @@ export const statisticTimesSchema = z
   .passthrough();
 export type StatisticTimes = z.infer<typeof statisticTimesSchema>;
 
-const groupedBucketSchema = z.object({ ...bucketSpan, result: z.array(rowSchema) }).passthrough();
+export const groupedBucketSchema = z.object({ ...bucketSpan, result: z.array(rowSchema) }).passthrough();
 export type StatisticGroupedBucket = z.infer<typeof groupedBucketSchema>;
 
 export const statisticTimesGroupedSchema = z

@@ -48,9 +48,10 @@ export async function readSharedTotals(
   const read = {
     api: 'statistic' as const,
     endpoint: '/times/accounts',
-    fetchPage: async (offset: number, limit: number) => {
+    // Read bucket by bucket as the answer arrives (a token's accounts × the span's buckets can be a large answer).
+    fetchPage: (offset: number, limit: number) => {
       calls++;
-      return (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body;
+      return client.timesGroupedBuckets('accounts', { ...q, ...pageParams(offset, limit) });
     },
     rows: largestBucket,
   };
