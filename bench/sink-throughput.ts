@@ -13,9 +13,11 @@
  * A 5xx (a loaded InfluxDB 1.x answers 500 timeout) is retried up to 5 times by every side, and counted per run.
  * Targets: sink ≥ 1.0 × bare, ≥ 0.6 × raw, peak RSS ≤ 150 MB.
  *
+ * Each run reports its client CPU per point (all threads, gzip included) and GC's share of its event loop's busy time.
  * Run: node bench/run.js sink-throughput [--quick]; env BENCH_POINTS, BENCH_PAIRS (default 3), BENCH_KINDS (v2,v1),
  * BENCH_WRITERS, BENCH_BATCH, BENCH_IN_FLIGHT (our sink's and raw's; default: the sink's own default),
- * BENCH_BARE_IN_FLIGHT, BENCH_GZIP (gzip level of our v2 sink and its raw bodies).
+ * BENCH_BARE_IN_FLIGHT, BENCH_GZIP (gzip level of our v2 sink and its raw bodies), BENCH_ROLES (e.g. sink,raw),
+ * BENCH_BASELINE (a bundle of this bench from an older tree: its sink runs as `sink-base`, alternated with ours).
  */
 import { spawn } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,9 +40,24 @@ const GZIP = envNumber('BENCH_GZIP') ?? 1;
 const SHIPPED_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 type Kind = 'v1' | 'v2';
-type Role = 'bare' | 'sink' | 'raw' | 'sink-default';
-const ROLES: Role[] = ['bare', 'sink', 'raw', 'sink-default'];
-type Measurement = { seconds: number; pointsPerSec: number; peakRssMb: number; retries: number };
+type Role = 'bare' | 'sink' | 'raw' | 'sink-default' | 'sink-base';
+/** BENCH_BASELINE: a bundle of this bench built from an older tree; its sink runs as `sink-base` in the same pairs. */
+const BASELINE = process.env.BENCH_BASELINE;
+const ROLES: Role[] = (
+  process.env.BENCH_ROLES?.split(',') ?? ['bare', 'sink', 'raw', 'sink-default', ...(BASELINE ? ['sink-base'] : [])]
+).filter((role): role is Role => role !== 'sink-base' || BASELINE !== undefined) as Role[];
+type Measurement = {
+  seconds: number;
+  pointsPerSec: number;
+  peakRssMb: number;
+  retries: number;
+  /** CPU of the whole process (every thread: gzip runs on libuv's pool) per point, in µs. */
+  cpuUsPerPoint: number;
+  /** GC pauses ÷ the event loop's busy time (performance.eventLoopUtilization's `active`). */
+  gcShare: number;
+  /** The load average just after the run. */
+  load?: string;
+};
 
 const inFlightOf = (kind: Kind): number =>
   envNumber('BENCH_IN_FLIGHT') ?? (kind === 'v2' ? DEFAULT_MAX_IN_FLIGHT : DEFAULT_MAX_IN_FLIGHT_V1);
@@ -102,17 +119,30 @@ async function child(kind: Kind, role: Role, url: string, total: number): Promis
     gzipLevel: GZIP,
   };
   const raw = role === 'raw' ? prepareRaw(t) : undefined;
+  let gcMs = 0;
+  const gcs = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs += entry.duration;
+  });
+  gcs.observe({ entryTypes: ['gc'] });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const loopBefore = performance.eventLoopUtilization();
   if (raw) await raw.start();
   else if (role === 'bare') await (kind === 'v2' ? bareV2(t) : bareV1(t));
   else await ours(kind, url, total);
+  const loop = performance.eventLoopUtilization(loopBefore);
+  const cpu = process.cpuUsage(cpuBefore);
   const seconds = (performance.now() - started) / 1000;
+  await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
+  gcs.disconnect();
   process.stdout.write(
     `${JSON.stringify({
       seconds,
       pointsPerSec: total / seconds,
       peakRssMb: process.resourceUsage().maxRSS / 1024,
       retries: retried.count,
+      cpuUsPerPoint: (cpu.user + cpu.system) / total,
+      gcShare: gcMs / loop.active,
     })}\n`,
   );
 }
@@ -124,7 +154,8 @@ async function measure(kind: Kind, role: Role, total: number): Promise<Measureme
     if (kind === 'v1') await (server as Awaited<ReturnType<typeof startInfluxV1>>).query('CREATE DATABASE bench');
     const shipped = new Set(SHIPPED_FLAGS);
     const execArgv = role === 'sink-default' ? process.execArgv.filter((a) => !shipped.has(a)) : process.execArgv;
-    const args = [...execArgv, fileURLToPath(import.meta.url), '--child', kind, role, server.url, String(total)];
+    const [script, childRole] = role === 'sink-base' ? [BASELINE!, 'sink'] : [fileURLToPath(import.meta.url), role];
+    const args = [...execArgv, script, '--child', kind, childRole, server.url, String(total)];
     const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -153,40 +184,50 @@ async function benchKind(kind: Kind, total: number, pairs: number) {
   for (let p = 0; p < pairs; p++) {
     const order = p % 2 === 0 ? ROLES : [...ROLES].reverse();
     const pair = {} as Record<Role, Measurement>;
-    for (const role of order) pair[role] = await measure(kind, role, total);
+    for (const role of order) pair[role] = { ...(await measure(kind, role, total)), load: load() };
     runs.push(pair);
-    const r = (a: Role, b: Role) => (pair[a].pointsPerSec / pair[b].pointsPerSec).toFixed(2);
+    const r = (a: Role, b: Role) =>
+      pair[a] && pair[b] ? (pair[a].pointsPerSec / pair[b].pointsPerSec).toFixed(2) : '-';
     const perRole = ROLES.map((role) => {
       const m = pair[role];
       const retries = m.retries ? ` (${m.retries} retries)` : '';
-      return `${role} ${Math.round(m.pointsPerSec)}/s ${m.peakRssMb.toFixed(0)} MB${retries}`;
+      const cpu = `${m.cpuUsPerPoint?.toFixed(1)} µs/pt GC ${((m.gcShare ?? 0) * 100).toFixed(0)}%`;
+      return `${role} ${Math.round(m.pointsPerSec)}/s ${m.peakRssMb.toFixed(0)} MB ${cpu}${retries}`;
     });
     console.log(
       `  ${kind} pair ${p + 1}: ${perRole.join(', ')}; ` +
-        `sink÷bare ${r('sink', 'bare')}, sink÷raw ${r('sink', 'raw')}, default÷bare ${r('sink-default', 'bare')}`,
+        `sink÷bare ${r('sink', 'bare')}, sink÷raw ${r('sink', 'raw')}, default÷bare ${r('sink-default', 'bare')}, ` +
+        `base÷raw ${r('sink-base', 'raw')}`,
     );
   }
   const loadAfter = load();
-  const ratio = (a: Role, b: Role) => median(runs.map((pair) => pair[a].pointsPerSec / pair[b].pointsPerSec));
+  const has = (role: Role): boolean => ROLES.includes(role);
+  const ratio = (a: Role, b: Role) =>
+    has(a) && has(b) ? round(median(runs.map((pair) => pair[a].pointsPerSec / pair[b].pointsPerSec))) : undefined;
   const summary = Object.fromEntries(
     ROLES.map((role) => [
       role,
       {
         pointsPerSec: round(median(runs.map((x) => x[role].pointsPerSec))),
         peakRssMb: round(Math.max(...runs.map((x) => x[role].peakRssMb))),
+        cpuUsPerPoint: round(median(runs.map((x) => x[role].cpuUsPerPoint))),
+        gcShare: round(median(runs.map((x) => x[role].gcShare))),
       },
     ]),
-  ) as Record<Role, { pointsPerSec: number; peakRssMb: number }>;
+  ) as Record<Role, { pointsPerSec: number; peakRssMb: number; cpuUsPerPoint: number; gcShare: number }>;
   for (const role of ROLES)
     console.log(
       `  ${kind} ${role.padEnd(12)} → ${server}: ${String(summary[role].pointsPerSec).padStart(7)} points/s ` +
-        `(median), peak RSS ${summary[role].peakRssMb} MB (max)`,
+        `(median), peak RSS ${summary[role].peakRssMb} MB (max), CPU ${summary[role].cpuUsPerPoint} µs/point, ` +
+        `GC ${(summary[role].gcShare * 100).toFixed(1)}% of busy (medians)`,
     );
   const ratios = {
-    sinkOverBare: round(ratio('sink', 'bare')),
-    sinkOverRaw: round(ratio('sink', 'raw')),
-    sinkDefaultOverBare: round(ratio('sink-default', 'bare')),
-    sinkDefaultOverSink: round(ratio('sink-default', 'sink')),
+    sinkOverBare: ratio('sink', 'bare'),
+    sinkOverRaw: ratio('sink', 'raw'),
+    sinkDefaultOverBare: ratio('sink-default', 'bare'),
+    sinkDefaultOverSink: ratio('sink-default', 'sink'),
+    baseOverRaw: ratio('sink-base', 'raw'),
+    sinkOverBase: ratio('sink', 'sink-base'),
   };
   console.log(
     `  ${kind} medians of ${pairs} pairs: ${JSON.stringify(ratios)}; load average before ${loadBefore}, ` +
@@ -202,12 +243,22 @@ async function benchKind(kind: Kind, total: number, pairs: number) {
     loadAfter,
     pairs: runs,
   };
-  const targets = [
-    target(`${kind} sink ÷ bare points/s (same flags, median of pairs)`, ratios.sinkOverBare, 'min', 1.0),
-    target(`${kind} sink ÷ raw POST points/s (median of pairs)`, ratios.sinkOverRaw, 'min', 0.6),
-    target(`${kind} sink peak RSS (shipped flags)`, summary.sink.peakRssMb, 'max', 150, ' MB'),
-    target(`${kind} sink peak RSS (node's default flags)`, summary['sink-default'].peakRssMb, 'max', 150, ' MB'),
-  ];
+  const targets = [];
+  if (ratios.sinkOverBare !== undefined)
+    targets.push(target(`${kind} sink ÷ bare points/s (same flags, median of pairs)`, ratios.sinkOverBare, 'min', 1.0));
+  if (ratios.sinkOverRaw !== undefined)
+    targets.push(target(`${kind} sink ÷ raw POST points/s (median of pairs)`, ratios.sinkOverRaw, 'min', 0.6));
+  if (has('sink')) {
+    targets.push(
+      target(`${kind} sink client CPU per point (gzip included)`, summary.sink.cpuUsPerPoint, 'max', 6, ' µs'),
+    );
+    targets.push(target(`${kind} sink GC share of busy time`, summary.sink.gcShare, 'max', 0.15));
+    targets.push(target(`${kind} sink peak RSS (shipped flags)`, summary.sink.peakRssMb, 'max', 150, ' MB'));
+  }
+  if (has('sink-default')) {
+    const rss = summary['sink-default'].peakRssMb;
+    targets.push(target(`${kind} sink peak RSS (node's default flags)`, rss, 'max', 150, ' MB'));
+  }
   return { figures, targets };
 }
 

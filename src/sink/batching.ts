@@ -3,11 +3,14 @@
  * each one, and sort out permanently rejected lines into the dead-letter file. See BatchingSink.
  */
 import type { MeasurementSchema, Point } from '../points.js';
+import { GrowingBytes } from './byte-writer.js';
 import type { DeadLetterFile } from './dead-letter.js';
 import { InvalidValueError, SinkError, UnrepresentableError } from './errors.js';
 import { BufferPool, LineBatch } from './line-batch.js';
-import { createEncoder, type PointEncoder } from './line-protocol.js';
+import { type LineEncoder, NO_LINE } from './line-encoder.js';
+import { lineEncoder } from './line-protocol.js';
 import { addRefusal, refusalCause } from './refusal.js';
+import { Ticket, ticketsOf } from './ticket.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver, WriteResult } from './types.js';
 
 /** A permanent rejection (400/422/413) of a request's content; transient failures are thrown as SinkError instead. */
@@ -46,42 +49,6 @@ export interface BatchingOptions {
 export const DEFAULT_BATCH_SIZE = 5_000;
 export const DEFAULT_MAX_IN_FLIGHT = 2;
 
-/** What one `write` call waits for: every one of its lines confirmed or dead-lettered, or the first failure. */
-class Ticket {
-  readonly result: WriteResult = { written: 0, rejected: 0 };
-  open = 0;
-  sealed = false;
-  failure: { error: unknown } | undefined;
-  readonly done: Promise<WriteResult>;
-  private settle!: { resolve: (r: WriteResult) => void; reject: (e: unknown) => void };
-
-  constructor() {
-    this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
-    this.done.catch(() => {}); // observed by write(); avoids an unhandled rejection before it awaits
-  }
-
-  lineDone(): void {
-    this.open--;
-    this.maybeResolve();
-  }
-
-  seal(): void {
-    this.sealed = true;
-    this.maybeResolve();
-  }
-
-  fail(error: unknown): boolean {
-    if (this.failure) return false;
-    this.failure = { error };
-    this.settle.reject(error);
-    return true;
-  }
-
-  private maybeResolve(): void {
-    if (this.sealed && this.open === 0 && !this.failure) this.settle.resolve(this.result);
-  }
-}
-
 /**
  * Concurrent `write` calls share one queue of encoded lines: a request carries up to `batchSize` lines from any of
  * them, at most `maxInFlight` requests are on the wire, and a writer waits while `batchSize × (maxInFlight + 1)` lines
@@ -93,13 +60,17 @@ export class BatchingSink implements Sink {
   private readonly maxInFlight: number;
   private readonly maxSplitRequests: number;
   private readonly capacity: number;
-  private readonly encode: PointEncoder;
+  private readonly encoder: LineEncoder;
+  /** Where a point is encoded on trial while the queue is full (see write). */
+  private readonly trial = new GrowingBytes();
   private readonly observer: SinkObserver | undefined;
   /** The batch being filled, full batches waiting for a request slot, and the lines in both. */
   private filling: LineBatch<Ticket>;
   /** One buffer per batch that can exist at once: in flight, ready, filling. */
   private readonly buffers: BufferPool;
   private readonly ready: Array<LineBatch<Ticket>> = [];
+  /** Released batches, reused with their per-line arrays (as many as buffers). */
+  private readonly spareBatches: Array<LineBatch<Ticket>> = [];
   private queued = 0;
   private readonly spaceWaiters: Array<() => void> = [];
   private inFlight = 0;
@@ -115,7 +86,7 @@ export class BatchingSink implements Sink {
     this.maxInFlight = positive('maxInFlight', options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
     this.maxSplitRequests = options.maxSplitRequests ?? 64;
     this.capacity = this.batchSize * (this.maxInFlight + 1);
-    this.encode = createEncoder(options.precision ?? 's', { schema: options.schema, backslashes: options.backslashes });
+    this.encoder = lineEncoder(options.precision ?? 's', { schema: options.schema, backslashes: options.backslashes });
     this.observer = options.observer;
     this.buffers = new BufferPool(this.maxInFlight + 2);
     this.filling = new LineBatch(this.buffers);
@@ -127,15 +98,24 @@ export class BatchingSink implements Sink {
     try {
       for (const point of points) {
         if (ticket.failure) break;
-        const line = this.encodeOrReject(point);
-        if (typeof line !== 'string') {
-          await this.reject(0, line.reason, [JSON.stringify(point)], [ticket]);
+        let refused: string | undefined;
+        try {
+          // No await (no turn) while there is room. When full, a point without a line is refused at once, not after
+          // the wait: the trial encoding tells, and the point is encoded again into whichever batch is filling then.
+          if (this.queued >= this.capacity && this.encoder.encodeInto(point, this.trial, 0) !== NO_LINE) {
+            await this.spaceFor(ticket);
+            if (ticket.failure) break;
+          }
+          if (!this.filling.appendPoint(point, this.encoder, ticket)) refused = 'no field has a finite value';
+        } catch (err) {
+          if (!(err instanceof UnrepresentableError || err instanceof InvalidValueError)) throw err;
+          refused = err.message;
+        }
+        if (refused !== undefined) {
+          await this.reject(0, refused, [JSON.stringify(point)], [ticket]);
           continue;
         }
-        if (this.queued >= this.capacity) await this.spaceFor(ticket); // no await (no turn) while there is room
-        if (ticket.failure) break;
         ticket.open++;
-        this.filling.append(line, point.measurement, ticket);
         this.queued++;
         if (this.filling.count >= this.batchSize) {
           this.ready.push(this.takeFilling());
@@ -177,20 +157,10 @@ export class BatchingSink implements Sink {
     for (const wake of this.spaceWaiters.splice(0)) wake();
   }
 
-  /** The line of a point, or why no line can express it (it then goes to the dead letters). */
-  private encodeOrReject(point: Point): string | { reason: string } {
-    try {
-      return this.encode(point) ?? { reason: 'no field has a finite value' };
-    } catch (err) {
-      if (!(err instanceof UnrepresentableError || err instanceof InvalidValueError)) throw err;
-      return { reason: err.message };
-    }
-  }
-
   /** The batch being filled, handed over (to the ready list or the wire); a new one takes its place. */
   private takeFilling(): LineBatch<Ticket> {
     const batch = this.filling;
-    this.filling = new LineBatch(this.buffers);
+    this.filling = this.spareBatches.pop() ?? new LineBatch(this.buffers);
     return batch;
   }
 
@@ -198,7 +168,10 @@ export class BatchingSink implements Sink {
   private pump(): void {
     while (this.inFlight < this.maxInFlight) {
       const batch = this.ready.shift() ?? (this.filling.count > 0 ? this.takeFilling() : undefined);
-      if (!batch) return;
+      if (!batch) {
+        if (this.inFlight === 0 && this.filling.count === 0) this.letGoOfBuffers();
+        return;
+      }
       this.queued -= batch.count;
       this.wakeWriters();
       this.inFlight++;
@@ -206,10 +179,23 @@ export class BatchingSink implements Sink {
         .catch((error: unknown) => this.failTickets(ticketsOf(batch), error))
         .finally(() => {
           batch.release(); // the request is settled: its body is no longer read
+          if (this.spareBatches.length < this.maxInFlight + 2) this.spareBatches.push(batch);
           this.inFlight--;
           this.pump();
         });
     }
+  }
+
+  /** Idle (nothing queued, nothing on the wire): the buffers kept for the next batches go back to the system. */
+  private letGoOfBuffers(): void {
+    this.filling.release();
+    this.buffers.clear();
+    this.spareBatches.length = 0;
+  }
+
+  /** Bytes kept for reuse while idle (none: see letGoOfBuffers) or between batches. */
+  get pooledBytes(): number {
+    return this.buffers.pooledBytes;
   }
 
   /** Sends lines [from, to); on a permanent rejection, bisects to dead-letter only the lines the server refuses. */
@@ -289,12 +275,6 @@ export class BatchingSink implements Sink {
     for (let i = from; i < to; i++) counts.set(batch.measurement(i), (counts.get(batch.measurement(i)) ?? 0) + 1);
     for (const [measurement, count] of counts) this.observer.pointsWritten(measurement, count);
   }
-}
-
-function ticketsOf(batch: LineBatch<Ticket>): Set<Ticket> {
-  const tickets = new Set<Ticket>();
-  for (let i = 0; i < batch.count; i++) tickets.add(batch.owner(i));
-  return tickets;
 }
 
 /** InfluxDB reports how many lines of a partial write it dropped: `… dropped=3`. */
