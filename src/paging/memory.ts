@@ -9,7 +9,7 @@ export const PAGING_FILE = 'paging.json';
 const rowCount = z.number().int().min(0).safe();
 const fileSchema = z
   .object({
-    largestPage: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), rowCount),
+    largestPage: z.partialRecord(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), rowCount),
     /** Per read (job key), the rows it last returned: the planner's forecast of its pages. */
     reads: z.record(z.string().min(1), rowCount).default({}),
   })

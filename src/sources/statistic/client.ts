@@ -1,4 +1,4 @@
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
@@ -97,11 +97,7 @@ export class StatisticClient {
     for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
-  private async get<T>(
-    e: StatisticEndpoint,
-    q: StatisticQuery,
-    schema: ZodType<T, ZodTypeDef, unknown>,
-  ): Promise<StatisticResponse<T>> {
+  private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T>): Promise<StatisticResponse<T>> {
     const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);
     const path = `${APIS.statistic.prefix}${endpointPath(e)}`;
     const res = await this.http.request({ api: 'statistic', method: 'GET', path, query, schema });
