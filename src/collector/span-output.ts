@@ -7,18 +7,16 @@ import type { CollectJob, PointsHandOff, Span } from '../sources/types.js';
 import type { RefusalReports } from '../telemetry/refusal-reports.js';
 import type { JobState } from './job-state.js';
 import { spanText } from './job-state.js';
-import { writeWithRetry } from './write-retry.js';
 
 /** Where a pass's points go, and what confirms them: the same for every pass of a collector. */
 export interface OutputDeps {
+  /** Retries a write through a database outage itself (sink/retrying.ts): a write that throws ends the pass. */
   sink: Sink;
   state: JobState;
   refusals: RefusalReports;
   clock: Clock;
   log: Logger;
-  /** How long a span's write is retried through a database outage before the pass gives up. */
-  sinkRetryMs: number;
-  /** A graceful stop: a write in an outage gives up at once, its wait included. */
+  /** A graceful stop: calls dropped by it end a pass quietly (the sink's retries give up at it too). */
   stop: AbortSignal;
   /** Told when an API refuses a job's account, or answers for it (the runtime's; absent: not tracked). */
   accounts?: AccountStanding | undefined;
@@ -93,18 +91,10 @@ export class SpanOutput {
     this.onSpan?.(span);
   }
 
-  /** Writes through a database outage (writeWithRetry); returns how many points the database refused for good. */
+  /** Writes the points; returns how many of them the database refused for good. */
   private async write(points: readonly Point[]): Promise<number> {
-    const { sink, clock, sinkRetryMs, stop, log, refusals } = this.deps;
-    const job = this.job.key;
-    const result = await writeWithRetry(sink, points, {
-      clock,
-      deadlineMs: sinkRetryMs,
-      stop,
-      // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
-      onRetry: (err, waitMs) => log.debug({ job, err: err.message, waitMs }, 'write failed; retrying'),
-    });
-    return refusals.written(result, points, job);
+    const result = await this.deps.sink.write(points);
+    return this.deps.refusals.written(result, points, this.job.key);
   }
 
   private count(points: readonly Point[], refused: number): void {
