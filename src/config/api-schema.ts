@@ -158,5 +158,6 @@ export const apiSchema = z
       .describe('most pages one paged read may take; a span that needs more fails naming the endpoint'),
   })
   .strict()
-  .superRefine(checkCredentials)
+  // Checked even when another api field is wrong, so that one run lists every problem.
+  .superRefine(checkCredentials, { when: ({ value }) => typeof value === 'object' && value !== null })
   .describe('the provider API and how to authenticate: a static token, a token file or a login');

@@ -80,7 +80,6 @@ function problemOf(issue: ZodIssue, merged: Obj, env: Env): ConfigProblem {
   if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) message = 'required';
   const options = issue.code === 'invalid_union' && 'options' in issue ? issue.options : undefined;
   if (missing && options) message = `required: one of ${options.map(String).join(', ')}`;
-  if (issue.code === 'unrecognized_keys') message += ` (${issue.keys.join(', ')})`;
   const variable = envFields(merged).get(field);
   if (variable && !message.includes(variable))
     message += setsField(variable, env, merged, path) ? ` (from ${variable})` : missing ? ` (set ${variable})` : '';

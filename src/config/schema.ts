@@ -67,7 +67,7 @@ export const configSchema = z
               .min(1)
               .regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces'),
           )
-          .min(1),
+          .min(1, 'must list at least one account, or be auto'),
       ])
       .describe(
         "accounts this instance collects (split accounts across instances to scale out), or auto: the token's active " +
