@@ -121,6 +121,7 @@ async function handle(
   if (request.dryRun) return;
   log.info(
     {
+      event: 'backfill_handed_over',
       id: request.id,
       from: new Date(request.from).toISOString(),
       to: new Date(request.to).toISOString(),

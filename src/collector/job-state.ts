@@ -61,7 +61,10 @@ export class JobState {
     if (this.unwritten.delete(job.key)) this.reportUnwritten();
     if ((await this.deps.aside.resolve(job.key, span)) > 0) {
       this.deps.telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
-      this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
+      this.deps.log.info(
+        { event: 'set_aside_collected', job: job.key, span: spanText(span) },
+        'set-aside span collected on retry',
+      );
     }
     this.reportLag(job);
   }

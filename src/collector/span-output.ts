@@ -86,7 +86,8 @@ export class SpanOutput {
     // Written, and counted, whether or not the checkpoint that confirms them can be written.
     this.count(points, await this.write(points));
     await this.deps.state.collected(this.job, span);
-    this.deps.log.debug({ job: this.job.key, span: spanText(span), points: points.length }, 'span confirmed');
+    const fields = { event: 'span_confirmed', job: this.job.key, span: spanText(span), points: points.length };
+    this.deps.log.debug(fields, 'span confirmed');
     this.counts.spans++;
     this.onSpan?.(span);
   }

@@ -19,12 +19,13 @@ export function reportLimiterEvent(telemetry: Telemetry, log: Logger, e: Limiter
       break;
     case 'retry':
       telemetry.apiRetry(e.api);
-      log.debug(fields, 'API call failed; retrying');
+      log.debug({ event: 'api_call_retry', ...fields }, 'API call failed; retrying');
       break;
     case 'error':
       // A final error (404, bad parameters) is the caller's to report; giving up on a retryable one is ours.
-      if (e.reason === 'deadline') log.warn(fields, 'API call failed; giving up at its deadline');
-      else log.debug(fields, 'API call failed with a final error');
+      if (e.reason === 'deadline')
+        log.warn({ event: 'api_call_gave_up', ...fields }, 'API call failed; giving up at its deadline');
+      else log.debug({ event: 'api_call_final_error', ...fields }, 'API call failed with a final error');
       break;
     case 'retry-after-capped':
       log.warn({ ...fields, requestedMs: e.requestedMs }, 'Retry-After over api.maxRetryAfter; waiting the maximum');
