@@ -40,13 +40,13 @@ export function reportJournalEvent(telemetry: Telemetry, log: Logger, e: Journal
   switch (e.type) {
     case 'damaged':
       log.warn(
-        { path: e.path, problem: e.problem, copy: e.copy ?? '(could not copy)' },
+        { event: 'quota_journal_damaged', path: e.path, problem: e.problem, copy: e.copy ?? '(could not copy)' },
         'quota journal is damaged; counting every API quota window as full for one period',
       );
       break;
     case 'future':
       log.warn(
-        { path: e.path, count: e.count, aheadMs: e.aheadMs },
+        { event: 'quota_journal_future', path: e.path, count: e.count, aheadMs: e.aheadMs },
         'quota journal has completion times in the future (wall clock set back?); counted as now',
       );
       break;
@@ -55,14 +55,14 @@ export function reportJournalEvent(telemetry: Telemetry, log: Logger, e: Journal
       const failedPath = (e.error as NodeJS.ErrnoException | undefined)?.path ?? e.path;
       telemetry.condition(JOURNAL_CONDITION, `cannot write ${failedPath}: ${ioProblem(e.error)}`);
       log.warn(
-        { path: failedPath, problem: ioProblem(e.error) },
+        { event: 'quota_journal_unwritten', path: failedPath, problem: ioProblem(e.error) },
         'quota journal cannot be written; calls go on, but a restart may overspend the current window',
       );
       break;
     }
     case 'write-recovered':
       telemetry.condition(JOURNAL_CONDITION, undefined);
-      log.info({ path: e.path }, 'quota journal written again');
+      log.info({ event: 'quota_journal_written_again', path: e.path }, 'quota journal written again');
       break;
   }
 }
