@@ -22,7 +22,7 @@ const simArgs = [join(root, 'bin', 'cdn-collector.js'), 'sim'];
 const sim = spawn(process.execPath, simArgs, { stdio: ['ignore', 'pipe', 'ignore'] });
 const info = JSON.parse(await new Promise((resolve) => createInterface({ input: sim.stdout }).once('line', resolve)));
 const { loadConfigFile: loadConfig } = await load('config/loader.js');
-const { createRuntime } = await load('collector/runtime.js');
+const { createRuntime } = await load('app/runtime.js');
 const { systemClock } = await load('clock.js');
 const { createLogger } = await load('log.js');
 const { API_NAMES } = await load('spec/apis.js');

@@ -11,8 +11,8 @@ import {
 } from './requests.js';
 import { executeBackfill } from './backfill.js';
 import { OwnedRange, pendingIn, resumeCommand, type RangeEnd } from './owned-range.js';
-import { DaemonReporter } from '../telemetry/daemon-report.js';
-import type { Runtime } from '../collector/runtime.js';
+import { DaemonReporter } from '../app/daemon-report.js';
+import type { Runtime } from '../app/runtime.js';
 
 /** How often the daemon looks for requests and cancellations, and refreshes daemon-status.json. */
 export const POLL_MS = 1_000;

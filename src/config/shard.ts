@@ -4,7 +4,7 @@
  * the account name's UTF-8 bytes: it depends on nothing but the name, so an account stays in its shard across
  * restarts, hosts and versions, and adding or removing another account never moves it. (Changing n does move
  * accounts; their checkpoints stay with the old shard's state, so the new owner starts from `state.initialLookback`.)
- * The option itself, and its usage errors, are the CLI's (src/cli/shard.ts).
+ * The option itself, and its usage errors, are the CLI's (src/cli/common/shard.ts).
  */
 export interface Shard {
   index: number;

@@ -1,5 +1,5 @@
 import { scheduleUtc, type CronTask } from '../cron.js';
-import type { Runtime } from '../collector/runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { Logger } from '../log.js';
 import { DAY, floorTo } from '../time.js';
 import { readerKindOf } from './readers/index.js';

@@ -1,4 +1,4 @@
-import type { Runtime } from '../collector/runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { Logger } from '../log.js';
 import type { MeasurementSchema } from '../points.js';
 import type { SeriesCheck } from './compare.js';

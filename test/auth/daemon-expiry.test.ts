@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, ScaledClock } from '../../src/clock.js';
-import { createRuntime, type Runtime } from '../../src/collector/runtime.js';
+import { createRuntime, type Runtime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { API_NAMES } from '../../src/spec/apis.js';

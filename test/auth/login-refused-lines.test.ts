@@ -6,7 +6,7 @@ import { LoginTokenProvider } from '../../src/auth/login.js';
 import { LoginsStoppedError, MAX_CREDENTIAL_REFUSALS } from '../../src/auth/login-stop.js';
 import { refusalLedger } from '../../src/auth/from-config.js';
 import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/collector/runtime.js';
+import { createRuntime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';

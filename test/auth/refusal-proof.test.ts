@@ -7,7 +7,7 @@ import { LoginTokenProvider } from '../../src/auth/login.js';
 import type { TokenProvider } from '../../src/auth/provider.js';
 import { FileTokenProvider } from '../../src/auth/token-file.js';
 import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/collector/runtime.js';
+import { createRuntime } from '../../src/app/runtime.js';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';

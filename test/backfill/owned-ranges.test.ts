@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OwnedRange } from '../../src/backfill/owned-range.js';
-import { gatherUnfinishedBackfills } from '../../src/cli/status-backfills.js';
+import { gatherUnfinishedBackfills } from '../../src/cli/status/status-backfills.js';
 import { ManualClock } from '../../src/clock.js';
 import type { BackfillPlan } from '../../src/plan/planner.js';
 import { changeBackfillRanges } from '../../src/state/backfill-ranges.js';

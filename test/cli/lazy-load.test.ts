@@ -10,7 +10,7 @@ import { useSimulator } from '../helpers/sim.js';
 const HEAVY = new RegExp(
   [
     /^(undici|pino|pino-pretty|zod|@influxdata\/.*|luxon|node-cron|yaml|cli-table3|cli-progress|p-limit)$/,
-    /^dist\/(collector|backfill)\//,
+    /^dist\/(app|collector|backfill)\//,
     /^dist\/(sources|sink|telemetry|state|verify|config\/schema|config\/loader)\b/,
     /^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/,
   ]
@@ -33,7 +33,7 @@ describe('what the CLI loads (a real process with a module-loader hook)', () => 
     async (_, args) => {
       const names = await loaded(args);
       expect(names).toContain('commander');
-      expect(names).toContain('dist/cli/run.js');
+      expect(names).toContain('dist/cli/run/run.js');
       expect(names.filter((name) => HEAVY.test(name))).toEqual([]);
     },
   );
@@ -65,7 +65,7 @@ describe('what the first API call loads before its request', () => {
     expect(typeof JSON.parse(run.stdout)).toBe('object');
     const names = await loaded(args, env);
     expect(names).toContain('undici');
-    expect(names).toContain('dist/cli/api-action.js');
+    expect(names).toContain('dist/cli/api/api-action.js');
     expect(names.filter((name) => /^(zod|pino|luxon|yaml)$/.test(name))).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ const NOT_FOR_RUN = new RegExp(
     /^(@influxdata\/.*|cli-table3|cli-progress)$/,
     /^dist\/sim\/(?!faults\.js$|model\/rng\.js$)/,
     /^dist\/verify\/(run|verify|repair|compare|plan)\.js$/,
-    /^dist\/cli\/(check-online|probe|sink-probe)\.js$/,
+    /^dist\/cli\/(run\/check-online|run\/probe|common\/sink-probe)\.js$/,
   ]
     .map((r) => r.source)
     .join('|'),

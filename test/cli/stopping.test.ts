@@ -21,9 +21,9 @@ const DEBUG_JSON = ['--log-level', 'debug', '--log-format', 'json'];
 const lockOf = (dir: string) => join(dir, 'state', 'state.lock');
 
 /**
- * Every command stops the same way on SIGINT, SIGTERM and SIGHUP (src/cli/signals.ts): the calls in flight finish and
- * are confirmed, what was collected is checkpointed, the state lock is released, and a command whose work was left
- * says so and exits 128 + the signal's number. Real signals to a real CLI process against the simulator.
+ * Every command stops the same way on SIGINT, SIGTERM and SIGHUP (src/cli/common/signals.ts): the calls in flight
+ * finish and are confirmed, what was collected is checkpointed, the state lock is released, and a command whose work
+ * was left says so and exits 128 + the signal's number. Real signals to a real CLI process against the simulator.
  */
 /**
  * A simulator of its own (its quota is per token): 5 metrics calls a minute, so after the first few spans every call

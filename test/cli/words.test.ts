@@ -1,10 +1,10 @@
 /** Counts in what the CLI and the log say: `1 window`, `1 point`, no `at least 0 s (0s)`, whole milliseconds. */
 import { describe, expect, it, vi } from 'vitest';
-import { printPlan } from '../../src/cli/backfill-plan.js';
-import { stoppedVerdictLine, verdictLine } from '../../src/cli/verdict.js';
+import { printPlan } from '../../src/cli/backfill/backfill-plan.js';
+import { stoppedVerdictLine, verdictLine } from '../../src/cli/common/verdict.js';
 import { parseConfig } from '../../src/config/loader.js';
 import type { LimiterSet } from '../../src/limit/index.js';
-import { QuotaProgress } from '../../src/telemetry/quota-progress.js';
+import { QuotaProgress } from '../../src/cli/common/quota-progress.js';
 
 const one = {
   collected: 1,

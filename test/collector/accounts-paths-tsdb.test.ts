@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { HttpClient } from '../../src/http/client.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeBackfill } from '../../src/backfill/backfill.js';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { configFor, runtimeFor } from '../helpers/collector.js';
 import { useSimulator } from '../helpers/sim.js';

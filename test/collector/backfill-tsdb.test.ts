@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfill } from '../../src/backfill/backfill.js';
 import { planBackfill } from '../../src/plan/planner.js';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { HttpClient } from '../../src/http/client.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { maxInSlidingWindow } from '../../src/sim/stats.js';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { startDaemon } from '../../src/collector/daemon.js';
+import { startDaemon } from '../../src/app/daemon.js';
 import { DISCOVERY_CONDITION } from '../../src/collector/discovery.js';
-import { applyShard } from '../../src/cli/apply-shard.js';
+import { applyShard } from '../../src/cli/common/apply-shard.js';
 import { shardOf } from '../../src/config/shard.js';
 import { createLogger } from '../../src/log.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
@@ -127,7 +127,7 @@ describe('account discovery', () => {
     const shard = { index: 1, count: 2 };
     const config = applyShard(autoConfig(out), shard);
     expect(config.accounts).toBe('auto'); // applyShard accepts it: the shard is applied as accounts are found
-    const { createRuntime } = await import('../../src/collector/runtime.js');
+    const { createRuntime } = await import('../../src/app/runtime.js');
     const rt = await createRuntime(config, clock, createLogger('warn', { pretty: false }), { shard });
     const mine = all.filter((a) => shardOf(a, 2) === 1).sort();
     expect(mine.length).toBeGreaterThan(0);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/collector/runtime.js';
+import { createRuntime } from '../../src/app/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { ApiError, NetworkError, ResponseFormatError, TimeoutError } from '../../src/http/errors.js';
 import { createLogger } from '../../src/log.js';

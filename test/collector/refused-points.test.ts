@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFUSED_CONDITION } from '../../src/telemetry/refusal-reports.js';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { configQuotasOf, scaledQuotas } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { startTelemetryServer } from '../../src/telemetry/server.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { Collector } from '../../src/collector/collector.js';
-import { createRuntime } from '../../src/collector/runtime.js';
+import { createRuntime } from '../../src/app/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { FailureLines, FAILURE_SUMMARY_MS } from '../../src/telemetry/failure-lines.js';
 import { watchedSink } from '../../src/telemetry/sink-watch.js';

@@ -7,7 +7,7 @@ import {
   onceVerdict,
   verdictExitCode,
   verdictLine,
-} from '../../src/cli/verdict.js';
+} from '../../src/cli/common/verdict.js';
 import { runCli } from '../helpers/cli.js';
 import { ensureBuilt } from '../ops/entry.js';
 

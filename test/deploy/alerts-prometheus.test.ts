@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { METRICS, prometheusLabel } from '../../src/telemetry/metrics.js';
 import { startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runBackfill } from '../../src/backfill/backfill.js';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import type { QuotaSet } from '../../src/limit/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exitCodeOf } from '../../src/cli/common.js';
-import { dvrCommand } from '../../src/cli/dvr.js';
+import { exitCodeOf } from '../../src/cli/common/common.js';
+import { dvrCommand } from '../../src/cli/dvr/dvr.js';
 import { CollectorError } from '../../src/errors.js';
 import { rangesOf, startDvrFixture, T0, type DvrFixture } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CliError, EXIT_USAGE, exitCodeOf } from '../../src/cli/common.js';
+import { CliError, EXIT_USAGE, exitCodeOf } from '../../src/cli/common/common.js';
 import { ConfigError } from '../../src/config/loader.js';
 import { CollectorError, errorCodeOf, ParameterError } from '../../src/errors.js';
 import { StateIoError } from '../../src/state/errors.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import { createRuntime, type Runtime } from '../../src/collector/runtime.js';
+import { createRuntime, type Runtime } from '../../src/app/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
 import type { CollectorConfig } from '../../src/config/schema.js';

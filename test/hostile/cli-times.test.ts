@@ -1,7 +1,7 @@
 import { type Command, CommanderError } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
-import { backfillCommand } from '../../src/cli/backfill.js';
-import { verifyCommand } from '../../src/cli/verify.js';
+import { backfillCommand } from '../../src/cli/backfill/backfill.js';
+import { verifyCommand } from '../../src/cli/verify/verify.js';
 import { DAY, HOUR, MINUTE, parseIsoTime, toMs } from '../../src/time.js';
 import { parseTimeText } from '../../src/time-text.js';
 

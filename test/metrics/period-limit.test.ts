@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { createRuntime } from '../../src/collector/runtime.js';
+import { createRuntime } from '../../src/app/runtime.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { ApiError } from '../../src/http/errors.js';
 import { statedPeriodLimit } from '../../src/sources/metrics/window-limit.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
-import { configCommand } from '../../src/cli/config.js';
+import { configCommand } from '../../src/cli/config/config.js';
 import { duration } from '../../src/config/duration.js';
 import { CONFIG_ENV, parseConfig } from '../../src/config/loader.js';
 import {

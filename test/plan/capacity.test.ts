@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configDemand, overQuotaLines } from '../../src/cli/capacity-report.js';
+import { configDemand, overQuotaLines } from '../../src/cli/run/capacity-report.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
 import { demandLine, durationWords, overQuota } from '../../src/plan/capacity.js';

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { schemaCommand } from '../../src/cli/schema.js';
+import { schemaCommand } from '../../src/cli/schema/schema.js';
 import type { MeasurementSchema } from '../../src/points.js';
 import { SCHEMA } from '../../src/schema.js';
 import { REGENERATE_COMMAND, renderSchemaDocument, renderSchemaMarkdown } from '../../src/schema-doc.js';

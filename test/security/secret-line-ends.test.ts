@@ -12,7 +12,7 @@ import { tokenProviderFor } from '../../src/auth/from-config.js';
 import { passwordFileReader } from '../../src/auth/password-file.js';
 import { FileTokenProvider } from '../../src/auth/token-file.js';
 import { ManualClock } from '../../src/clock.js';
-import { resolveConnection } from '../../src/cli/connection.js';
+import { resolveConnection } from '../../src/cli/common/connection.js';
 import { ConfigError, parseConfig } from '../../src/config/loader.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probeSink } from '../../src/cli/sink-probe.js';
+import { probeSink } from '../../src/cli/common/sink-probe.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { createSink } from '../../src/sink/index.js';
 import { readRetention, victoriaPeriodMs } from '../../src/sink/retention.js';

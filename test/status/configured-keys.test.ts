@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gatherStatus } from '../../src/cli/status-report.js';
+import { gatherStatus } from '../../src/cli/status/status-report.js';
 import { parseConfig } from '../../src/config/loader.js';
 
 describe('status: which checkpoints belong to the configuration', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gatherStatus } from '../../src/cli/status-report.js';
+import { gatherStatus } from '../../src/cli/status/status-report.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { writeDaemonStatus, type DaemonStatus } from '../../src/state/daemon-status.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { runBackfill } from '../../src/backfill/backfill.js';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import { HttpClient } from '../../src/http/client.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';

@@ -1,5 +1,5 @@
 import { runBackfill } from '../../src/backfill/backfill.js';
-import type { Runtime } from '../../src/collector/runtime.js';
+import type { Runtime } from '../../src/app/runtime.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import type { MeasurementSchema } from '../../src/points.js';

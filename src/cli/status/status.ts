@@ -1,0 +1,19 @@
+import { Command } from 'commander';
+import { configFileOption } from '../common/common.js';
+import { shardOption } from '../common/shard.js';
+import type { Shard } from '../../config/shard.js';
+
+export function statusCommand(): Command {
+  return new Command('status')
+    .description(
+      'Per job: watermark, lag, backlog, set-aside spans (reason, next retry), last error; per API: quota use; ' +
+        'the APIs and the sink failing, as /healthz names them; backfills handed to the daemon. Takes no lock, so ' +
+        'it works while the daemon runs. A table on a terminal; plain lines otherwise',
+    )
+    .addOption(configFileOption())
+    .option('--json', 'print JSON')
+    .addOption(shardOption())
+    .action(async (o: { config?: string; json?: boolean; shard?: Shard }) =>
+      (await import('./status-action.js')).statusAction(o),
+    );
+}
