@@ -40,7 +40,8 @@ function typeName(node: JsonNode, path: string): string {
   if (node.format === 'uri') return 'URL';
   if (node.const !== undefined) return `\`${String(node.const)}\``;
   if (node.enum) return `one of ${node.enum.map((v) => `\`${String(v)}\``).join(', ')}`;
-  if (discriminatorOf(node) !== undefined) return `object, by \`${discriminatorOf(node)}\` (see \`${path}\`)`;
+  const key = discriminatorOf(node);
+  if (key !== undefined) return `object, by \`${key}\` (see \`${path}\`)`;
   const options = node.anyOf ?? node.oneOf;
   if (options) return options.map((option) => typeName(option, path)).join(' or ');
   if (Array.isArray(node.type)) return node.type.map((type) => typeName({ type }, path)).join(' or ');
