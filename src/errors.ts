@@ -1,3 +1,4 @@
+import { FAILURE, type Failure, SPAN_FAULT } from './failure.js';
 import { redactSecrets } from './secrets.js';
 
 /**
@@ -36,5 +37,8 @@ export class ParameterError extends CollectorError {
     message: string,
   ) {
     super(`${parameter}: ${message}`);
+  }
+  [FAILURE](): Failure {
+    return SPAN_FAULT;
   }
 }

@@ -1,22 +1,14 @@
-import { LoginError, TokenFileError } from './auth/errors.js';
-import { tokenRefusalOf, type TokenRefusal } from './auth/refusal.js';
-import { ParameterError } from './errors.js';
-import {
-  ApiError,
-  BodyTooLargeError,
-  ContentEncodingError,
-  NetworkError,
-  PagingError,
-  RequestArgumentError,
-  ResponseFormatError,
-  TimeoutError,
-} from './http/errors.js';
-import { LimiterClosedError, LimiterDeadlineError } from './limit/errors.js';
-import { SinkError } from './sink/errors.js';
+/**
+ * What a 401/403 says about the token, decided per API from what its spec documents (src/http/refusal.ts):
+ * - `token`: the text names a dead token (DVR `Token is expired`, statistics `token is invalid`);
+ * - `possible`: a 401/403 whose text is not documented (metrics publishes none): it may be an expired token.
+ * Both earn one renewal and one retry; a refusal of the renewed token is "no access".
+ */
+export type TokenRefusal = 'token' | 'possible';
 
 /**
  * What a failure asks of its caller, decided once for every error (the limiter, the HTTP client, the collector, the
- * sink's writes, telemetry and the log lines all ask here):
+ * sink's writes, telemetry and the log lines all ask here) by the error's own class (`FAILURE`):
  * - `transient`: try again after a backoff (network, timeout, 5xx, a body cut off);
  * - `quota`: the server's rate limit (429): wait as it asks, then try again;
  * - `token`: the credentials are refused; a renewal may cure it (`refusal`), else an operator must;
@@ -74,37 +66,31 @@ export function sinkStatusClass(status: number): FailureClass {
   return status === 401 || status === 403 ? 'token' : 'final';
 }
 
-type Row<E> = [new (...args: never[]) => E, (err: E) => Failure];
-const row = <E>(type: Row<E>[0], decide: Row<E>[1]): Row<unknown> => [type, decide as Row<unknown>[1]];
+/**
+ * The method by which an error class declares how it fails: `classify` asks the error itself, so this file knows none
+ * of the layers (auth, http, limit, sink) whose errors it classifies. A subclass inherits its parent's answer.
+ */
+export const FAILURE: unique symbol = Symbol('failure');
 
-const transient: Failure = { class: 'transient', operator: false };
-const span: Failure = { class: 'span', operator: false };
-const final: Failure = { class: 'final', operator: false };
+/** An error that declares how it fails. */
+export interface DeclaresFailure {
+  [FAILURE](): Failure;
+}
 
-/** The table: the first row whose class the error is an instance of decides; anything else is final. */
-const ROWS: ReadonlyArray<Row<unknown>> = [
-  row(ApiError, (e) => ({ ...apiStatusClass(e.status), ...waitOf(e.retryAfterSec), ...refusalOf(e) })),
-  row(RequestArgumentError, () => ({ class: 'final', operator: true })),
-  row(NetworkError, (e) => networkFailure(e.causeCode)),
-  row(TimeoutError, () => transient),
-  // A body that is not JSON was usually cut off; JSON that does not fit the schema would come back the same.
-  row(ResponseFormatError, (e) => (e.kind === 'not-json' ? transient : span)),
-  // A corrupt stream is a body cut off; a coding the client does not know would come back on every call.
-  row(ContentEncodingError, (e) => (e.problem === 'corrupt' ? transient : final)),
-  row(BodyTooLargeError, () => span),
-  row(PagingError, () => span),
-  row(ParameterError, () => span),
-  row(LoginError, (e) => ({ class: 'token', operator: false, ...waitOf(e.retryInMs, 1) })),
-  row(TokenFileError, () => ({ class: 'token', operator: false })),
-  row(LimiterDeadlineError, () => transient),
-  row(LimiterClosedError, () => final),
-  row(SinkError, (e) => sinkFailure(e)),
-];
+/** A failure worth another try after a backoff. */
+export const TRANSIENT: Failure = { class: 'transient', operator: false };
+/** The span's own fault: set aside. */
+export const SPAN_FAULT: Failure = { class: 'span', operator: false };
+/** Nothing helps now; what an error that declares nothing gets. */
+export const FINAL: Failure = { class: 'final', operator: false };
 
-/** How `err` failed and what it asks for: see FailureClass. */
+/** How `err` failed and what it asks for (see FailureClass): as its class declares, else final. */
 export function classify(err: unknown): Failure {
-  for (const [type, decide] of ROWS) if (err instanceof type) return decide(err);
-  return final;
+  return declaresFailure(err) ? err[FAILURE]() : FINAL;
+}
+
+function declaresFailure(err: unknown): err is DeclaresFailure {
+  return typeof err === 'object' && err !== null && typeof (err as Partial<DeclaresFailure>)[FAILURE] === 'function';
 }
 
 /** Worth another try by whoever made the call: the limiter for API calls, the write retry for the sink. */
@@ -123,36 +109,14 @@ export function isSpanFault(err: unknown): boolean {
 }
 
 /** A wait of `amount` units of `unitMs` (a Retry-After in seconds), when usable. */
-function waitOf(amount: number | undefined, unitMs = 1000): { waitMs?: number } {
+export function waitOf(amount: number | undefined, unitMs = 1000): { waitMs?: number } {
   const ms = amount === undefined ? Number.NaN : amount * unitMs;
   // Negative or non-finite: as if absent.
   return Number.isFinite(ms) && ms >= 0 ? { waitMs: ms } : {};
 }
 
-function refusalOf(err: ApiError): { refusal?: TokenRefusal } {
-  const refusal = tokenRefusalOf(err);
-  return refusal ? { refusal } : {};
-}
-
-function sinkFailure(err: SinkError): Failure {
-  const failureClass = err.status === undefined ? (err.retryable ? 'transient' : 'final') : sinkStatusClass(err.status);
-  const code = causeCode(err);
-  if (code !== undefined && HTTP_ARGUMENT_CODES.has(code)) return networkFailure(code);
-  // Refused for good, or nothing listens at the address: only the database or the config changing cures it.
-  const operator = !retried(failureClass) || (code !== undefined && !TRANSIENT_NETWORK_CODES.has(code));
-  return { class: failureClass, operator };
-}
-
 /** A call that got no answer, by its code: an argument refused is final; a refused address needs an operator. */
-function networkFailure(code: string | undefined): Failure {
+export function networkFailure(code: string | undefined): Failure {
   if (code !== undefined && HTTP_ARGUMENT_CODES.has(code)) return { class: 'final', operator: true };
   return { class: 'transient', operator: !TRANSIENT_NETWORK_CODES.has(code ?? '') };
-}
-
-/** The system code (ECONNREFUSED) behind a sink's failure; a timeout counts as ETIMEDOUT. */
-export function causeCode(err: SinkError): string | undefined {
-  const cause = err.cause as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = cause?.code ?? cause?.cause?.code;
-  if (typeof code === 'string') return code;
-  return /timed out/.test(err.message) ? 'ETIMEDOUT' : undefined;
 }

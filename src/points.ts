@@ -1,6 +1,6 @@
 /**
  * The unit every source produces and every sink writes. Field values are plain JS values; the *type* each field is
- * written with comes from the measurement schema (src/schema.ts), never from how a number happens to look.
+ * written with comes from the measurement schema (src/schema/schema.ts), never from how a number happens to look.
  */
 export interface Point {
   measurement: string;

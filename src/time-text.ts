@@ -11,7 +11,7 @@
  * before it; a bare offset counts from now (`-7d` = `now-7d`). Nothing else: JavaScript's date parser turns `-5`,
  * `Nov 23` or `01/11/2026` into some date, and a guessed start can delete the wrong DVR.
  */
-import { durationMs } from './config/duration-text.js';
+import { durationMs } from './duration-text.js';
 import { DAY, parseIsoTime } from './time.js';
 
 /** The forms, for errors. */

@@ -8,7 +8,7 @@
  * About 6,000 points per 10 minutes; 1 M points ≈ 1.1 simulated days.
  */
 import type { Point } from '../../src/points.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { METRICS_RESOURCE_MEASUREMENT } from '../../src/sources/metrics/measurements.js';
 import { trafficMeasurement } from '../../src/sources/statistic/measurements.js';
 import { viewsMeasurement } from '../../src/sources/streamstat/measurements.js';

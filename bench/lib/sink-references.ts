@@ -9,7 +9,7 @@
 import { gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import type { Point } from '../../src/points.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { createEncoder } from '../../src/sink/line-protocol.js';
 import { DEFAULT_GZIP_MIN_BYTES } from '../../src/sink/types.js';
 import { writeCalls } from './points.js';

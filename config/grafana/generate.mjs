@@ -4,7 +4,8 @@
 // rules' provisioning file config/grafana/provisioning/alerting/cdn-alerts.yaml from alerting.mjs.
 //   node config/grafana/generate.mjs           rewrite the JSON files
 //   node config/grafana/generate.mjs --check   exit 1 when a committed file differs (run by test/deploy)
-// Measurement, tag and field names must be those of src/schema.ts: test/deploy/dashboards.test.ts parses every query.
+// Measurement, tag and field names must be those of src/schema/schema.ts: test/deploy/dashboards.test.ts parses
+// every query.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

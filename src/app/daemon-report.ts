@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
 import { writeDaemonStatus, type DaemonStatus } from '../state/daemon-status.js';
+import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 
 /** Writes daemon-status.json (state/daemon-status.ts) for `cdn-collector status`: the daemon calls it every second. */
@@ -27,23 +28,19 @@ export class DaemonReporter {
 }
 
 /**
- * The jobs as telemetry holds them (JobState.report) — the very list, keys and lags /healthz shows — with the backlog
- * and last error of each, the failing APIs and sink as /healthz names them (one record, telemetry/failing.ts, read as
- * of the runtime's clock), and with `accounts: auto` the accounts discovered: what `status` shows.
+ * The jobs as the job state holds them — the very list, keys and lags /healthz shows, read as of the same instant of
+ * the runtime's clock — with the backlog and last error of each, the failing APIs and sink as /healthz names them (one
+ * record, telemetry/failing.ts), and with `accounts: auto` the accounts discovered: what `status` shows.
  */
-function daemonStatus(rt: Runtime, now: number): DaemonStatus {
-  const errors = rt.telemetry.lastErrors();
-  const byKey = new Map(rt.collector.jobs.map((job) => [job.key, job]));
+export function daemonStatus(rt: Runtime, now: number, at = rt.clock.now()): DaemonStatus {
   const jobs: DaemonStatus['jobs'] = {};
-  for (const key of rt.telemetry.jobs()) {
-    const job = byKey.get(key);
-    const keys = job?.sharedKeys?.();
-    jobs[key] = {
-      lagMs: rt.telemetry.lagMs(key) ?? 0,
-      backlog: rt.telemetry.backlog(key) ?? 0,
-      ...(errors[key] ? { lastError: errors[key] } : {}),
-      ...(job && !job.checkpointed ? { checkpointed: false } : {}),
-      ...(keys ? { keys: [...keys] } : {}),
+  for (const job of rt.collector.state.snapshot(at).jobs) {
+    jobs[job.key] = {
+      lagMs: job.lagMs,
+      backlog: job.backlog,
+      ...(job.lastError ? { lastError: job.lastError } : {}),
+      ...(job.checkpointed ? {} : { checkpointed: false }),
+      ...(job.keys ? { keys: job.keys } : {}),
     };
   }
   const apis: DaemonStatus['apis'] = {};
@@ -58,11 +55,47 @@ function daemonStatus(rt: Runtime, now: number): DaemonStatus {
     };
   }
   const failing: DaemonStatus['failing'] = {};
-  for (const [condition, { since, failures, last }] of Object.entries(rt.telemetry.failingRuns())) {
+  for (const [condition, { since, failures, last }] of Object.entries(rt.telemetry.failingRuns(at))) {
     failing[condition] = { since, failures, ...(last === undefined ? {} : { last }) };
   }
   const refusedAccounts = rt.accounts.refusedAccounts();
   const refused = Object.keys(refusedAccounts).length > 0 ? { refusedAccounts } : {};
   const accounts = rt.discovery ? { accounts: rt.discovery.accounts } : {};
   return { pid: process.pid, host: hostname(), updatedAt: now, jobs, apis, failing, ...refused, ...accounts };
+}
+
+/** How often the daemon refreshes daemon-status.json. */
+const REPORT_EVERY_MS = 1_000;
+
+/**
+ * The daemon's reports for `status`: one now and every `everyMs` until `stop()` (a write in progress is awaited, so
+ * that none lands after the last one); `stopped()`, once the daemon has stopped, writes its last report.
+ */
+export function reportDaemonStatus(
+  rt: Runtime,
+  log: Logger,
+  everyMs = REPORT_EVERY_MS,
+): { stop(): Promise<void>; stopped(): Promise<void> } {
+  const reporter = new DaemonReporter(rt);
+  let stopping = false;
+  let reporting: Promise<void> | undefined;
+  const report = async () => {
+    if (reporting || stopping) return;
+    const notWritten = (err: unknown) => log.debug({ err: String(err) }, 'daemon-status.json not written');
+    reporting = reporter.write().catch(notWritten);
+    await reporting;
+    reporting = undefined;
+  };
+  const timer = setInterval(() => void report(), everyMs);
+  timer.unref();
+  void report();
+  return {
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await reporting;
+    },
+    stopped: () =>
+      reporter.stopped().catch((err: unknown) => log.warn({ err: String(err) }, 'daemon-status.json not written')),
+  };
 }

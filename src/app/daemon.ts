@@ -3,7 +3,8 @@ import { API_NAMES, type ApiName } from '../spec/apis.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from './runtime.js';
 import { serveBackfillRequests } from '../backfill/server.js';
-import { passCalls, showQuotaProgress } from '../cli/common/quota-progress.js';
+import { reportDaemonStatus } from './daemon-report.js';
+import { passCalls, reportQuotaWaits } from './quota-waits.js';
 import { stopCollecting } from './stop.js';
 import { scheduleVerify } from '../verify/job.js';
 import { serveVerifyRequests } from '../verify/server.js';
@@ -51,6 +52,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     tasks.push(scheduleUtc(config.jobs[api].schedule, passOf(api), { noOverlap: false, onError }));
   }
   tasks.push(scheduleUtc('*/1 * * * *', () => writeTelemetry(rt, log), { noOverlap: true, onError }));
+  const reports = reportDaemonStatus(rt, log); // daemon-status.json for `status`, every second
   const backfills = serveBackfillRequests(rt, log); // `backfill` beside the daemon hands its range over (state.dir)
   tasks.push(...[scheduleVerify(rt, log)].filter((t) => t !== undefined)); // reconciliation (config verify)
   const verifies = serveVerifyRequests(rt, log); // `verify` beside the daemon hands its check over (state.dir)
@@ -73,7 +75,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     .then(() => {
       const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
       // The start-up pass may wait minutes for quota an earlier process spent: say so in the log while it does.
-      const progress = showQuotaProgress(rt, passCalls(collector), (line, fields) => log.info(fields, line), false);
+      const progress = reportQuotaWaits(rt, passCalls(collector), (line, fields) => log.info(fields, line));
       const passes = apis.map(async (a) => {
         const results = await passOf(a)();
         await collector.settled(jobsOf(a));
@@ -87,12 +89,13 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
     firstPass,
     async stop() {
       clearInterval(discoveryTimer);
+      await reports.stop();
       await backfills.stop();
       await verifies.stop();
       for (const t of tasks) await t.stop();
       await stopCollecting(rt);
       await writeTelemetry(rt, log);
-      await backfills.stopped();
+      await reports.stopped();
     },
   };
 }
@@ -106,7 +109,9 @@ function logStartupPass(rt: Runtime, log: Logger, results: readonly PassResult[]
   const points = results.reduce((n, r) => n + r.points, 0);
   const setAside = results.reduce((n, r) => n + r.setAside, 0);
   const failed = results.filter((r) => r.error).map((r) => r.key);
-  const left = rt.collector.jobs.filter((j) => j.checkpointed).reduce((n, j) => n + rt.collector.pending(j).length, 0);
+  // Counted afresh (the job state keeps the count): status and /metrics show what this line says.
+  const now = rt.clock.now();
+  const left = rt.collector.jobs.reduce((n, j) => n + rt.collector.state.backlog(j, now, true), 0);
   const fields = { collected, points, setAside, left };
   const done = `${counted(collected, 'window')} collected`;
   const aside = setAside > 0 ? `, ${setAside} set aside` : '';
@@ -138,7 +143,6 @@ function listed(keys: readonly string[], max = 5): string {
 
 async function writeTelemetry(rt: Runtime, log: Logger): Promise<void> {
   for (const job of rt.collector.jobs) {
-    rt.collector.state.report(job);
     if (job.checkpointed) {
       // Gaps beyond the horizon are abandoned: drop their spans (and set-aside spans) so state stays bounded.
       const horizon = rt.clock.now() - rt.config.state.horizon;

@@ -20,8 +20,9 @@ import { AccountDiscovery } from '../collector/discovery.js';
 import { checkConfiguredAccounts } from '../collector/account-check.js';
 import { reportJournalEvent, reportLimiterEvent } from '../telemetry/limiter-reports.js';
 import { tokenProviderFor } from '../auth/from-config.js';
-import type { TokenProvider } from '../auth/provider.js';
+import type { TokenProvider } from '../http/token-provider.js';
 import { AuthReports } from '../telemetry/auth-reports.js';
+import { RefusalReports } from '../telemetry/refusal-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
 import { FailureLines } from '../telemetry/failure-lines.js';
 import { watchedSink } from '../telemetry/sink-watch.js';
@@ -160,19 +161,30 @@ export async function createRuntime(
     sink,
     store,
     aside,
-    telemetry,
+    writes: new RefusalReports(telemetry, log, clock, config.output.deadLetterPath),
     clock,
     log,
     horizonMs: config.state.horizon,
     initialLookbackMs: config.state.initialLookback,
-    deadLetterPath: config.output.deadLetterPath,
     accounts,
     // Bounded by the quota, not the number of jobs: thousands of accounts hold thousands of jobs, not of passes.
     passesAtOnce: (api) => limiters.get(api).quota?.calls ?? PASSES_AT_ONCE_WITHOUT_QUOTA,
   });
+  // The job state is the one record of job facts: /metrics, /healthz and the points read it when asked.
+  telemetry.watchJobs(collector.state);
   const discovery =
     config.accounts === 'auto'
-      ? new AccountDiscovery({ config, shard: options.shard, http, limiters, collector, clock, log, telemetry, learnt })
+      ? new AccountDiscovery({
+          config,
+          shard: options.shard,
+          http,
+          limiters,
+          collector,
+          clock,
+          log,
+          learnt,
+          conditions: telemetry,
+        })
       : undefined;
   const rt: Runtime = {
     config,

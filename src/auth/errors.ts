@@ -1,4 +1,5 @@
 import { CollectorError } from '../errors.js';
+import { FAILURE, type Failure, waitOf } from '../failure.js';
 
 /**
  * The login (`POST …/app/oauth/v1/token/`) failed: refused credentials, an unreachable service, an answer without a
@@ -16,6 +17,9 @@ export class LoginError extends CollectorError {
     options?: ErrorOptions,
   ) {
     super(`login POST ${url} failed: ${problem}`, options);
+  }
+  [FAILURE](): Failure {
+    return { class: 'token', operator: false, ...waitOf(this.retryInMs, 1) };
   }
 }
 
@@ -51,6 +55,9 @@ export class TokenFileError extends SecretFileError {
   override readonly code = 'CDN_ERR_TOKEN_FILE';
   constructor(path: string, problem: string) {
     super('token file', path, problem);
+  }
+  [FAILURE](): Failure {
+    return { class: 'token', operator: false };
   }
 }
 

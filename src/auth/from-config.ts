@@ -5,7 +5,8 @@ import { PasswordFileError } from './errors.js';
 import { passwordFileReader } from './password-file.js';
 import { LoginTokenProvider } from './login.js';
 import type { LoginLedger } from './login-stop.js';
-import { StaticTokenProvider, type AuthEvent, type TokenProvider } from './provider.js';
+import { StaticTokenProvider, type TokenProvider } from '../http/token-provider.js';
+import type { AuthEvent } from './events.js';
 import { FileTokenProvider } from './token-file.js';
 import { LoginRefusalFile } from '../state/login-refusals.js';
 

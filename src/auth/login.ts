@@ -14,7 +14,8 @@ import {
   type LoginGate,
   type LoginLedger,
 } from './login-stop.js';
-import type { AuthEvent, TokenProvider } from './provider.js';
+import type { TokenProvider } from '../http/token-provider.js';
+import type { AuthEvent } from './events.js';
 import { LOGINS_PER_MINUTE } from '../spec/login.js';
 
 export { CREDENTIALS_PAUSE_MS, MAX_CREDENTIAL_REFUSALS } from './login-stop.js';

@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { isHeaderSafe, registerSecret } from '../secrets.js';
 import { TokenFileError, UNSENDABLE_TOKEN } from './errors.js';
-import type { AuthEvent, TokenProvider } from './provider.js';
+import type { TokenProvider } from '../http/token-provider.js';
+import type { AuthEvent } from './events.js';
 
 /**
  * A token kept in a file by someone else (a secret manager, a sidecar, a cron job): its first line, re-read when the

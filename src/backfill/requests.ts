@@ -19,6 +19,7 @@ import {
   writeHandOverRequest,
 } from '../state/hand-over-files.js';
 import type { StateFormat } from '../state/json-state.js';
+import type { BackfillPlan } from '../plan/planner.js';
 
 const apiName = z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]);
 const perApiCount = z.partialRecord(apiName, z.number().min(0));
@@ -109,3 +110,10 @@ export const removeRequest = (stateDir: string, id: string) =>
   removeHandOverFiles(requestDir(stateDir), id, [REQUEST, STATUS, CANCEL]);
 
 export const isFinal = (state: BackfillStatus['state']) => state !== 'running';
+
+/** The summary of a plan as the status file and `--dry-run` show it. */
+export function planSummary(plan: BackfillPlan): BackfillStatus['plan'] {
+  const { calls, callsMost, pagingMayAdd, spans } = plan;
+  const jobs = plan.jobs.map(({ job, spans }) => ({ key: job.key, api: job.api, spans: spans.length }));
+  return { jobs, calls, callsMost, pagingMayAdd, spans };
+}

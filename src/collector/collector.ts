@@ -13,10 +13,9 @@ import type { ApiName } from '../spec/apis.js';
 import type { CollectJob, Span } from '../sources/types.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import { SetAsideStore } from '../state/set-aside.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
-import { RefusalReports } from '../telemetry/refusal-reports.js';
 import { JobState } from './job-state.js';
 import { type PassResult, passResult, runPass } from './pass.js';
+import { silentWriteReports, type WriteReports } from './reports.js';
 import { noCounts, type OutputDeps, type PassCounts } from './span-output.js';
 
 export type { PassResult } from './pass.js';
@@ -29,7 +28,8 @@ export interface CollectorDeps {
   store: CheckpointStore;
   /** Spans set aside for a permanent failure (default: an unsaved list). */
   aside?: SetAsideStore;
-  telemetry: Telemetry;
+  /** Told of each confirmed write, to report points the database refused (default: counted, not reported). */
+  writes?: WriteReports;
   clock: Clock;
   log: Logger;
   /** Gaps older than this are left alone (bounded catch-up after long downtime). */
@@ -38,8 +38,6 @@ export interface CollectorDeps {
   initialLookbackMs: number;
   /** How long a span's write is retried through a database outage before the pass gives up (default 60 s). */
   sinkRetryMs?: number;
-  /** Named in the error line of points the database refuses (they are kept there). */
-  deadLetterPath?: string;
   /** Told when an API refuses a job's account or answers for it (see AccountStanding). */
   accounts?: AccountStanding;
   /**
@@ -66,8 +64,8 @@ export class Collector {
   private readonly stopper = new AbortController();
   private readonly aside: SetAsideStore;
   /**
-   * Checkpoints, set-aside spans, lag and backlog of each job: what passes leave behind, and the one count of it that
-   * status, /healthz, /metrics and the points read (JobState.report).
+   * Checkpoints, set-aside spans, failures, lag and backlog of each job: what passes leave behind, the one record that
+   * status, /healthz, /metrics and the points read (JobState.snapshot).
    */
   readonly state: JobState;
   /** Grows when accounts are discovered (addJobs); never shrinks while running. */
@@ -91,7 +89,7 @@ export class Collector {
         onRetry: (err, waitMs) =>
           deps.log.debug({ event: 'sink_write_retry', err: err.message, waitMs }, 'write failed; retrying'),
       }),
-      refusals: new RefusalReports(deps.telemetry, deps.log, deps.clock, deps.deadLetterPath),
+      writes: deps.writes ?? silentWriteReports,
       stop: this.stopper.signal,
     };
     this.addJobs(deps.jobs);

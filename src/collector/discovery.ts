@@ -6,9 +6,9 @@ import type { LimiterSet } from '../limit/index.js';
 import type { Logger } from '../log.js';
 import { accountJobs, type SourcesLearnt } from '../sources/registry.js';
 import { readAccounts } from '../sources/accounts.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Collector } from './collector.js';
 import { describeError } from './errors.js';
+import type { ConditionReports } from './reports.js';
 
 export interface DiscoveryDeps {
   config: CollectorConfig;
@@ -19,7 +19,8 @@ export interface DiscoveryDeps {
   collector: Collector;
   clock: Clock;
   log: Logger;
-  telemetry: Telemetry;
+  /** Where the condition `accounts:discovery` is reported (/healthz). */
+  conditions: ConditionReports;
   /** Shared with the jobs the runtime started with. */
   learnt: SourcesLearnt;
 }
@@ -53,13 +54,13 @@ export class AccountDiscovery {
   }
 
   private async read(): Promise<string[]> {
-    const { config, shard, collector, log, telemetry } = this.deps;
+    const { config, shard, collector, log, conditions } = this.deps;
     const http = this.deps.http.withGate(this.deps.limiters.gate('live'));
     // A later failure leaves the accounts found so far collecting (logged by the daemon); only "none yet" is unhealthy.
     const { accounts: found, from } = await readAccounts(http, this.deps.clock.now(), config.api.language).catch(
       (err: unknown) => {
         if (this.known.size === 0)
-          telemetry.condition(DISCOVERY_CONDITION, `no account discovered yet: ${describeError(err)}`);
+          conditions.condition(DISCOVERY_CONDITION, `no account discovered yet: ${describeError(err)}`);
         throw err;
       },
     );
@@ -74,7 +75,7 @@ export class AccountDiscovery {
     }
     const scope = shard ? ` in shard ${shard.index}/${shard.count}` : '';
     const none = from === 'inventory' ? 'no active account' : 'no account with traffic in the last day';
-    telemetry.condition(DISCOVERY_CONDITION, this.known.size === 0 ? `the token has ${none}${scope}` : undefined);
+    conditions.condition(DISCOVERY_CONDITION, this.known.size === 0 ? `the token has ${none}${scope}` : undefined);
     return fresh;
   }
 }

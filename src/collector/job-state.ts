@@ -5,27 +5,64 @@ import type { CollectJob, Span } from '../sources/types.js';
 import { advanceWatermark, mergeSpan } from '../spans.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import type { SetAsideStore } from '../state/set-aside.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
 import { describeError } from './errors.js';
 
 export interface JobStateDeps {
   store: CheckpointStore;
   aside: SetAsideStore;
-  telemetry: Telemetry;
   clock: Clock;
   log: Logger;
-  /** The spans a pass would collect now (the collector's planning). */
+  /** The spans a pass would collect now (the collector's planning): counted for the backlog, when it is read. */
   pending(job: CollectJob): Span[];
 }
 
+/** A job's backlog is counted again when read this long after its last count (planning every job costs). */
+export const BACKLOG_COUNT_EVERY_MS = 60_000;
+
+/** What is known of one job at one instant: what status, /healthz, /metrics and the cdn_collector points show. */
+export interface JobFacts {
+  key: string;
+  /** See JobState.lagMs. */
+  lagMs: number;
+  /** The lag the job has by design when caught up (its delay plus one window), allowed on top of /healthz's limit. */
+  builtInLagMs: number;
+  /** Windows a checkpointed job still lacks (0 for the others, which read the newest window only). */
+  backlog: number;
+  /** Spans set aside for a permanent reason. */
+  setAside: number;
+  /** Passes that ended early on an error, since the process started. */
+  failures: number;
+  /** The error of the newest pass, while it failed, and when. */
+  lastError?: { error: string; at: number };
+  checkpointed: boolean;
+  /** The checkpoint keys a job shared by several keys confirms (see CollectJob.sharedKeys). */
+  keys?: string[];
+}
+
+/** Every job's facts at `at`, sorted by key, and the conditions of the job state (a checkpoint not written). */
+export interface JobsSnapshot {
+  at: number;
+  jobs: JobFacts[];
+  conditions: Record<string, string>;
+}
+
+interface JobRecord {
+  job: CollectJob;
+  /** When the job joined (start-up, its account's discovery): a job that never confirmed a span lags from then. */
+  joinedAt: number;
+  failures: number;
+  lastError?: { error: string; at: number };
+  /** The last count of the backlog, and when (see BACKLOG_COUNT_EVERY_MS). */
+  counted?: { windows: number; at: number };
+}
+
 /**
- * What passes leave behind for each job, and the one count of it every surface reads: confirmed spans (checkpoints),
- * spans set aside, and from them the job's lag and backlog, handed to telemetry (status, /healthz, /metrics and the
- * cdn_collector points all read telemetry's record).
+ * The one record of what passes leave behind for each job: confirmed spans (checkpoints), spans set aside, failures,
+ * and from them the job's lag and backlog. Passes write it; status, /healthz, /metrics and the log read a snapshot of
+ * it when they ask, so they agree.
  */
 export class JobState {
-  /** When each job joined (start-up, its account's discovery): a job that never confirmed a span lags from then. */
-  private readonly joinedAt = new Map<string, number>();
+  private readonly records = new Map<string, JobRecord>();
   /**
    * Jobs whose last checkpoint could not be written, and why: the condition lasts until each of them wrote one (another
    * job's checkpoint says nothing of a file of its own that cannot be replaced).
@@ -34,20 +71,18 @@ export class JobState {
 
   constructor(private readonly deps: JobStateDeps) {}
 
-  /** Registers a job (false when its key is known) and reports it, so it is listed from the start. */
+  /** Registers a job (false when its key is known), so it is listed from the start. */
   join(job: CollectJob): boolean {
-    if (this.joinedAt.has(job.key)) return false;
-    this.joinedAt.set(job.key, this.deps.clock.now());
-    this.deps.telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
-    this.report(job);
+    if (this.records.has(job.key)) return false;
+    this.records.set(job.key, { job, joinedAt: this.deps.clock.now(), failures: 0 });
     return true;
   }
 
   /**
-   * A span of a checkpointed job is collected: its checkpoint is written (for every key it was read for), a set-aside
-   * entry of it leaves the list, and the job's lag is reported. A checkpoint that cannot be written (full disk,
-   * read-only mount) leaves the span pending — its points are rewritten, idempotently, on a later pass — and turns
-   * /healthz 503 until that job's checkpoint is written.
+   * A span of a checkpointed job is collected: its checkpoint is written (for every key it was read for) and a
+   * set-aside entry of it leaves the list. A checkpoint that cannot be written (full disk, read-only mount) leaves the
+   * span pending — its points are rewritten, idempotently, on a later pass — and turns /healthz 503 until that job's
+   * checkpoint is written.
    */
   async collected(job: CollectJob, span: Span): Promise<void> {
     if (!job.checkpointed) return;
@@ -55,43 +90,37 @@ export class JobState {
       await Promise.all([job.key, ...(job.sharedKeys?.(span) ?? [])].map((key) => this.deps.store.confirm(key, span)));
     } catch (err) {
       this.unwritten.set(job.key, describeError(err));
-      this.reportUnwritten();
       throw err;
     }
-    if (this.unwritten.delete(job.key)) this.reportUnwritten();
+    this.unwritten.delete(job.key);
     if ((await this.deps.aside.resolve(job.key, span)) > 0) {
-      this.deps.telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
       this.deps.log.info(
         { event: 'set_aside_collected', job: job.key, span: spanText(span) },
         'set-aside span collected on retry',
       );
     }
-    this.reportLag(job);
   }
 
-  private reportUnwritten(): void {
-    const text = [...this.unwritten].map(([key, why]) => `checkpoint of ${key} not written: ${why}`).join('; ');
-    this.deps.telemetry.condition(CHECKPOINT_CONDITION, text === '' ? undefined : text);
-  }
-
-  /**
-   * A pass of `job` ended, on `error` or well: the job's last error (status) and failure count, then its lag and
-   * backlog (report).
-   */
+  /** A pass of `job` ended, on `error` or well: the job's last error and failure count. */
   passEnded(job: CollectJob, error: string | undefined): void {
-    if (error === undefined) this.deps.telemetry.jobRecovered(job.key);
-    else this.deps.telemetry.jobFailed(job.key, error);
-    this.report(job);
+    const record = this.records.get(job.key);
+    if (!record) return;
+    if (error === undefined) {
+      delete record.lastError;
+      return;
+    }
+    record.failures++;
+    record.lastError = { error, at: this.deps.clock.now() };
   }
 
   /**
-   * Sets `span` aside (see SetAsideStore) and reports it; false when the job's list is full, and then the failure
-   * ends the pass like a transient one: the job stops advancing rather than drop or skip data.
+   * Sets `span` aside (see SetAsideStore); false when the job's list is full, and then the failure ends the pass like
+   * a transient one: the job stops advancing rather than drop or skip data.
    */
   async setAside(job: CollectJob, span: Span, err: unknown): Promise<boolean> {
     const reason = describeError(err);
     const entry = await this.deps.aside.add(job.key, span, reason);
-    const { log, telemetry } = this.deps;
+    const { log } = this.deps;
     if (!entry) {
       log.error(
         { job: job.key, span: spanText(span), reason },
@@ -99,7 +128,6 @@ export class JobState {
       );
       return false;
     }
-    telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
     const nextRetryAt = new Date(entry.nextRetryAt).toISOString();
     log.warn(
       { job: job.key, span: spanText(span), reason, attempts: entry.attempts, nextRetryAt },
@@ -115,41 +143,66 @@ export class JobState {
    * has handled no span yet lags from the start of the first window that fell due after it joined: as far behind as a
    * job that was caught up then, so a job that never collects turns unhealthy like one that stopped.
    */
-  lagMs(job: CollectJob): number {
+  lagMs(job: CollectJob, now = this.deps.clock.now()): number {
     if (!job.checkpointed) return 0;
-    const now = this.deps.clock.now();
     const handled = this.deps.aside
       .list(job.key)
       .reduce((spans, e) => mergeSpan(spans, e), this.deps.store.confirmed(job.key));
-    const joined = this.joinedAt.get(job.key) ?? now;
+    const joined = this.records.get(job.key)?.joinedAt ?? now;
     const reached = advanceWatermark(handled, this.deps.store.watermark(job.key)) ?? collectableEnd(job.rule, joined);
     return Math.max(0, now - reached);
   }
 
   /**
-   * Hands the job's lag to telemetry, the one place /healthz, /metrics and the daemon's report for `status` read it
-   * from (it grows with time between reports): at start, after each confirmed span and pass, and once a minute.
+   * The windows a checkpointed job still lacks (0 for the others). Planning every job is not free: the count is
+   * redone when read at least BACKLOG_COUNT_EVERY_MS after the last one, or when `fresh` asks for it.
    */
-  reportLag(job: CollectJob): void {
-    this.deps.telemetry.jobLag(job.key, this.lagMs(job), builtInLagMs(job.rule));
+  backlog(job: CollectJob, now = this.deps.clock.now(), fresh = false): number {
+    if (!job.checkpointed) return 0;
+    const record = this.records.get(job.key);
+    const counted = record?.counted;
+    if (!fresh && counted && now >= counted.at && now - counted.at < BACKLOG_COUNT_EVERY_MS) return counted.windows;
+    const windows = this.deps.pending(job).length;
+    if (record) record.counted = { windows, at: now };
+    return windows;
   }
 
-  /**
-   * The one count of a job's state that every surface reads (status, /healthz, /metrics, the cdn_collector points):
-   * its lag, and its backlog — the windows still missing of a checkpointed job (0 for the others, which read the
-   * newest window only). Counted when a job joins, after each pass and by the daemon once a minute; the lag also
-   * after each confirmed span.
-   */
-  report(job: CollectJob): void {
-    this.reportLag(job);
-    this.deps.telemetry.jobBacklog(job.key, job.checkpointed ? this.deps.pending(job).length : 0);
+  /** The facts of every job as of `now`, one read for all surfaces. */
+  snapshot(now = this.deps.clock.now()): JobsSnapshot {
+    const keys = [...this.records.keys()].sort();
+    return {
+      at: now,
+      jobs: keys.map((key) => this.factsOf(this.records.get(key)!, now)),
+      conditions: this.conditions(),
+    };
+  }
+
+  /** The conditions of the job state: checkpoints that could not be written. */
+  conditions(): Record<string, string> {
+    if (this.unwritten.size === 0) return {};
+    const text = [...this.unwritten].map(([key, why]) => `checkpoint of ${key} not written: ${why}`).join('; ');
+    return { [CHECKPOINT_CONDITION]: text };
+  }
+
+  private factsOf(record: JobRecord, now: number): JobFacts {
+    const { job, failures, lastError } = record;
+    const keys = job.sharedKeys?.();
+    return {
+      key: job.key,
+      lagMs: this.lagMs(job, now),
+      builtInLagMs: builtInLagMs(job.rule),
+      backlog: this.backlog(job, now),
+      setAside: this.deps.aside.list(job.key).length,
+      failures,
+      ...(lastError ? { lastError: { ...lastError } } : {}),
+      checkpointed: job.checkpointed,
+      ...(keys ? { keys: [...keys] } : {}),
+    };
   }
 
   /** Drops set-aside spans older than `before` (the horizon, like the checkpoint's compaction); logs each. */
   async compactSetAside(job: CollectJob, before: number): Promise<void> {
     const dropped = await this.deps.aside.dropBefore(job.key, before);
-    if (dropped.length === 0) return;
-    this.deps.telemetry.spansSetAside(job.key, this.deps.aside.list(job.key).length);
     for (const e of dropped) {
       this.deps.log.warn(
         { job: job.key, span: spanText(e), reason: e.reason },

@@ -4,16 +4,17 @@ import type { Point } from '../points.js';
 import type { AccountStanding } from '../sources/account-standing.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob, PointsHandOff, Span } from '../sources/types.js';
-import type { RefusalReports } from '../telemetry/refusal-reports.js';
 import type { JobState } from './job-state.js';
 import { spanText } from './job-state.js';
+import type { WriteReports } from './reports.js';
 
 /** Where a pass's points go, and what confirms them: the same for every pass of a collector. */
 export interface OutputDeps {
   /** Retries a write through a database outage itself (sink/retrying.ts): a write that throws ends the pass. */
   sink: Sink;
   state: JobState;
-  refusals: RefusalReports;
+  /** Reports the points the database refused for good. */
+  writes: WriteReports;
   clock: Clock;
   log: Logger;
   /** A graceful stop: calls dropped by it end a pass quietly (the sink's retries give up at it too). */
@@ -95,7 +96,7 @@ export class SpanOutput {
   /** Writes the points; returns how many of them the database refused for good. */
   private async write(points: readonly Point[]): Promise<number> {
     const result = await this.deps.sink.write(points);
-    return this.deps.refusals.written(result, points, this.job.key);
+    return this.deps.writes.written(result, points, this.job.key);
   }
 
   private count(points: readonly Point[], refused: number): void {

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { withoutUserinfo } from '../secrets.js';
-import { durationText } from './duration-text.js';
+import { durationText } from '../duration-text.js';
 import { configJsonSchema, isDuration, variantFor, type JsonNode } from './json-schema.js';
 import type { CollectorConfig } from './schema.js';
 

@@ -1,5 +1,5 @@
 import { API_NAMES } from '../spec/apis.js';
-import { durationText } from './duration-text.js';
+import { durationText } from '../duration-text.js';
 import { ConfigError } from './loader.js';
 import type { CollectorConfig } from './schema.js';
 import type { Shard } from './shard.js';

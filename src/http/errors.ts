@@ -1,10 +1,21 @@
 import { CollectorError } from '../errors.js';
+import {
+  apiStatusClass,
+  FAILURE,
+  type Failure,
+  FINAL,
+  networkFailure,
+  SPAN_FAULT,
+  TRANSIENT,
+  waitOf,
+} from '../failure.js';
 import type { ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
 import { redactSecrets, redactValue } from '../secrets.js';
+import { tokenRefusal } from './refusal.js';
 
 /**
- * Typed errors of the request layer. Each carries what src/failure.ts needs to classify it (retry, skip, report),
+ * Typed errors of the request layer. Each declares how it fails (`FAILURE`, src/failure.ts: retry, skip, report),
  * and never the token: `request` holds a redacted description of the call that failed, and every message and every
  * piece of a server's answer kept on an error passes through the secret redactor (src/secrets.ts) — a server may
  * repeat the token back.
@@ -77,6 +88,10 @@ export class ApiError extends CollectorError {
     this.body = body;
     this.request = init.request;
   }
+  [FAILURE](): Failure {
+    const refusal = tokenRefusal(this.request.api, this.status, this.description);
+    return { ...apiStatusClass(this.status), ...waitOf(this.retryAfterSec), ...(refusal ? { refusal } : {}) };
+  }
 }
 
 /** The connection failed (reset, refused, DNS) before a complete response arrived. */
@@ -89,6 +104,9 @@ export class NetworkError extends CollectorError {
     options?: { cause?: unknown },
   ) {
     super(`${request.method} ${request.url} failed: ${causeCode ?? 'network error'}${networkHint(causeCode)}`, options);
+  }
+  [FAILURE](): Failure {
+    return networkFailure(this.causeCode);
   }
 }
 
@@ -105,6 +123,9 @@ export class RequestArgumentError extends CollectorError {
     readonly causeCode?: string,
   ) {
     super(`${request.method} ${request.url} cannot be sent: ${redactSecrets(problem)}`);
+  }
+  [FAILURE](): Failure {
+    return { class: 'final', operator: true };
   }
 }
 
@@ -124,6 +145,9 @@ export class TimeoutError extends CollectorError {
     readonly timeoutMs: number,
   ) {
     super(`${request.method} ${request.url} timed out after ${timeoutMs} ms`);
+  }
+  [FAILURE](): Failure {
+    return TRANSIENT;
   }
 }
 
@@ -150,6 +174,10 @@ export class ResponseFormatError extends CollectorError {
     this.problem = redactSecrets(problem);
     this.bodyExcerpt = redactSecrets(bodyExcerpt);
   }
+  // A body that is not JSON was usually cut off; JSON that does not fit the schema would come back the same.
+  [FAILURE](): Failure {
+    return this.kind === 'not-json' ? TRANSIENT : SPAN_FAULT;
+  }
 }
 
 /**
@@ -173,6 +201,9 @@ export class BodyTooLargeError extends CollectorError {
         (declaredBytes !== undefined ? `declares ${declaredBytes} bytes` : `passed ${readBytes} bytes`) +
         `, over the ${maxBytes}-byte cap (api.maxBodyBytes)`,
     );
+  }
+  [FAILURE](): Failure {
+    return SPAN_FAULT;
   }
 }
 
@@ -198,6 +229,10 @@ export class ContentEncodingError extends CollectorError {
   of(request: RequestInfo, status: number): ContentEncodingError {
     return new ContentEncodingError(this.coding, this.problem, this.detail, request, status);
   }
+  // A corrupt stream is a body cut off; a coding the client does not know would come back on every call.
+  [FAILURE](): Failure {
+    return this.problem === 'corrupt' ? TRANSIENT : FINAL;
+  }
 }
 
 /**
@@ -214,5 +249,8 @@ export class PagingError extends CollectorError {
     detail: string,
   ) {
     super(`${api} ${endpoint}: paging stopped: ${detail}`);
+  }
+  [FAILURE](): Failure {
+    return SPAN_FAULT;
   }
 }

@@ -1,4 +1,5 @@
 import { CollectorError } from '../errors.js';
+import { FAILURE, type Failure, FINAL, TRANSIENT } from '../failure.js';
 import type { ApiName } from '../spec/apis.js';
 
 /** The limiter is shutting down: the call was queued (or waiting to retry) and will not be sent. */
@@ -9,6 +10,9 @@ export class LimiterClosedError extends CollectorError {
     options?: { cause?: unknown },
   ) {
     super(`${api}: limiter closed; the call was not sent`, options);
+  }
+  [FAILURE](): Failure {
+    return FINAL;
   }
 }
 
@@ -21,5 +25,8 @@ export class LimiterDeadlineError extends CollectorError {
     readonly deadlineMs: number,
   ) {
     super(`${api}: no quota slot within the deadline of ${deadlineMs} ms`);
+  }
+  [FAILURE](): Failure {
+    return TRANSIENT;
   }
 }

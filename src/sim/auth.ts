@@ -1,6 +1,6 @@
 import { APIS, type ApiName } from '../spec/apis.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { SimReply } from './types.js';
+import type { SimReply } from './routes/types.js';
 
 export interface TokenGrant {
   accounts: string[];

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { isApiName } from '../spec/apis.js';
 import { isFaultKind, type FaultInjector, type FaultPlan } from './faults.js';
 import type { SimStats } from './stats.js';
-import type { SimReply } from './types.js';
+import type { SimReply } from './routes/types.js';
 
 /** What the control endpoints show and change of a running simulator (server.ts's Simulator extends it). */
 export interface ControlTarget {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { MINUTE } from '../time.js';
 import { BAN_AFTER_REFUSALS, BAN_MS, LOGIN_LIFETIME_MS, LOGINS_PER_MINUTE } from '../spec/login.js';
 import type { TokenGrant } from './auth.js';
-import type { SimReply } from './types.js';
+import type { SimReply } from './routes/types.js';
 
 export interface SimLogin {
   username: string;

@@ -1,7 +1,7 @@
 import type { ApiName } from '../spec/apis.js';
 import { hash32 } from './model/rng.js';
 import type { World } from './model/world.js';
-import type { SimReply } from './types.js';
+import type { SimReply } from './routes/types.js';
 
 /**
  * `shapes: 'real'` (CLI `sim --real-shapes`): answers as public clients of the real service show it, where it differs

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { ApiName } from '../spec/apis.js';
 import { authenticate, liveGrant, SPECIAL_TOKENS, type TokenGrant } from './auth.js';
 import { handleControl, type ControlTarget } from './control.js';
-import { errorBody } from './error-body.js';
+import { errorBody } from './model/error-body.js';
 import { FaultInjector, type FaultKind, type FaultPlan } from './faults.js';
 import { SimLoginService, type SimLogin } from './login.js';
 import { INVENTORY_ACCOUNTS_PATH, inventoryAccounts } from './inventory.js';
@@ -15,7 +15,8 @@ import { routes as defaultRoutes } from './routes/index.js';
 import { SimStats } from './stats.js';
 import { encodeAnswer } from './content-encoding.js';
 import { hexNodeIds, realShape } from './real-shapes.js';
-import type { ApiRoute, SimContext, SimReply, SimRequest, SimSettings } from './types.js';
+import type { SimContext, SimSettings } from './model/context.js';
+import type { ApiRoute, SimReply, SimRequest } from './routes/types.js';
 
 export interface SimulatorOptions {
   host?: string;

@@ -1,4 +1,13 @@
 import { CollectorError, type ErrorCode } from '../errors.js';
+import {
+  FAILURE,
+  type Failure,
+  HTTP_ARGUMENT_CODES,
+  networkFailure,
+  retried,
+  sinkStatusClass,
+  TRANSIENT_NETWORK_CODES,
+} from '../failure.js';
 
 /**
  * A write the sink could not complete. `retryable` failures (network, timeout, 5xx, 429, local I/O) leave the data
@@ -18,6 +27,23 @@ export class SinkError extends CollectorError {
   ) {
     super(`sink ${sink}: ${message}`, options);
   }
+  [FAILURE](): Failure {
+    const failureClass =
+      this.status === undefined ? (this.retryable ? 'transient' : 'final') : sinkStatusClass(this.status);
+    const code = causeCode(this);
+    if (code !== undefined && HTTP_ARGUMENT_CODES.has(code)) return networkFailure(code);
+    // Refused for good, or nothing listens at the address: only the database or the config changing cures it.
+    const operator = !retried(failureClass) || (code !== undefined && !TRANSIENT_NETWORK_CODES.has(code));
+    return { class: failureClass, operator };
+  }
+}
+
+/** The system code (ECONNREFUSED) behind a sink's failure; a timeout counts as ETIMEDOUT. */
+export function causeCode(err: SinkError): string | undefined {
+  const cause = err.cause as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = cause?.code ?? cause?.cause?.code;
+  if (typeof code === 'string') return code;
+  return /timed out/.test(err.message) ? 'ETIMEDOUT' : undefined;
 }
 
 /** The system codes of a file that cannot grow, and what each means. */

@@ -3,7 +3,7 @@
  * from how a value looks (a float 1 must not become an integer field, or later writes conflict).
  */
 import { tagText, type FieldSchema, type FieldType, type MeasurementSchema, type Point } from '../points.js';
-import { SCHEMA } from '../schema.js';
+import { SCHEMA } from '../schema/schema.js';
 import { EncodeError, InvalidValueError, UnrepresentableError } from './errors.js';
 import type { BackslashDialect, Precision } from './types.js';
 

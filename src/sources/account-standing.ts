@@ -1,6 +1,6 @@
-import { tokenRefusalOf } from '../auth/refusal.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
+import { tokenRefusal } from '../http/refusal.js';
 import { redactSecrets } from '../secrets.js';
 import type { RequestTarget } from '../spec/inventory.js';
 
@@ -12,7 +12,11 @@ import type { RequestTarget } from '../spec/inventory.js';
 export function isAccountRefusal(err: unknown): err is ApiError {
   if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 403)) return false;
   const decided = (err as { noAccess?: boolean }).noAccess === true;
-  return decided || tokenRefusalOf(err) === undefined || err.tokenRenewal === 'renewed';
+  return (
+    decided ||
+    tokenRefusal(err.request.api, err.status, err.description) === undefined ||
+    err.tokenRenewal === 'renewed'
+  );
 }
 
 /** How the log and `status` word a refusal: `HTTP 401 account`. */

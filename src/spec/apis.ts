@@ -26,7 +26,7 @@ export interface ApiDescriptor {
   errorText: 'description' | 'data';
   /** The default quota; `published: false` where the spec does not show one and the figure is our guess. */
   quota: QuotaRule & { published: boolean };
-  /** How the API refuses a token, as its spec documents it (src/auth/refusal.ts decides from this). */
+  /** How the API refuses a token, as its spec documents it (src/http/refusal.ts decides from this). */
   refusal: TokenRefusalRule;
 }
 

@@ -7,7 +7,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { API_NAMES, type ApiName } from '../spec/apis.js';
-import { FAILING_CONDITIONS } from '../telemetry/failing.js';
 import { MAX_DATE_MS } from '../time-text.js';
 import { replaceFile } from './durable-file.js';
 import { encodeStateText, loadStateFile, type StateFormat } from './json-state.js';
@@ -25,6 +24,14 @@ export type ApiQuotaUse = z.output<typeof apiQuotaUseSchema>;
 
 /** A time `status` prints (epoch ms, maybe fractional on a scaled clock): one a Date can hold. */
 const epochMs = z.number().min(-MAX_DATE_MS).max(MAX_DATE_MS);
+
+/**
+ * The /healthz conditions of a failing API (`api:metrics`) and of the sink: the names telemetry gives its runs of
+ * failures, and the only ones this file holds.
+ */
+export const API_CONDITION = 'api:';
+export const SINK_CONDITION = 'sink';
+const FAILING_CONDITIONS: readonly string[] = [SINK_CONDITION, ...API_NAMES.map((api) => API_CONDITION + api)];
 
 /** A run of failures as telemetry records it (telemetry/failing.ts), and /healthz names it. */
 const failingRunSchema = z.object({

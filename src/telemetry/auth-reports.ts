@@ -1,5 +1,5 @@
 import { MAX_CREDENTIAL_REFUSALS } from '../auth/login-stop.js';
-import type { AuthEvent } from '../auth/provider.js';
+import type { AuthEvent } from '../auth/events.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { FailureLines, FirstFailure, Run } from './failure-lines.js';

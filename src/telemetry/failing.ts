@@ -1,5 +1,5 @@
 import { apiStatusClass } from '../failure.js';
-import { API_NAMES } from '../spec/apis.js';
+import { API_CONDITION, SINK_CONDITION } from '../state/daemon-status.js';
 import type { FailureKind } from './outcome.js';
 import { counted } from '../words.js';
 
@@ -96,13 +96,6 @@ export function isQuotaWait(outcome: number | FailureKind): boolean {
 export function isRefusal(outcome: number | FailureKind): boolean {
   return typeof outcome === 'number' && outcome >= 400 && apiStatusClass(outcome).class === 'token';
 }
-
-/** The /healthz conditions of a failing API (`api:metrics`) and of the sink. */
-const API_CONDITION = 'api:';
-const SINK_CONDITION = 'sink';
-
-/** Every condition a run can be named by (daemon-status.json reads no other). */
-export const FAILING_CONDITIONS: readonly string[] = [SINK_CONDITION, ...API_NAMES.map((api) => API_CONDITION + api)];
 
 /**
  * The runs /healthz names as of `now`, by condition (`api:<name>`, `sink`): an API whose token was refused, or that

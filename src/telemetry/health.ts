@@ -23,23 +23,27 @@ export interface HealthReport {
 }
 
 /**
- * Healthy when every job that reported a lag is under its threshold and no condition is active (no jobs yet =
- * healthy: still starting). A condition (state not writable, an API failing) outranks lag: status `unhealthy`.
+ * Healthy when every job (as the job state says at `now`) is under its threshold and no condition is active (no jobs
+ * yet = healthy: still starting). A condition (state not writable, an API failing) outranks lag: status `unhealthy`.
  */
-export function evaluateHealth(telemetry: Telemetry, thresholds: HealthThresholds, now?: number): HealthReport {
+export function evaluateHealth(
+  telemetry: Telemetry,
+  thresholds: HealthThresholds,
+  now = telemetry.now(),
+): HealthReport {
   const jobs: Record<string, JobHealth> = {};
   const reasons: Record<string, string> = {};
-  for (const job of telemetry.jobs()) {
-    const lagMs = telemetry.lagMs(job, now) ?? 0;
+  const setAside: Record<string, number> = {};
+  for (const { key, lagMs, builtInLagMs, setAside: spans } of telemetry.jobsAt(now)) {
     // The general limit counts from what could be collected by now; a per-job limit is taken as written.
-    const maxLagMs = thresholds.jobMaxLagMs?.[job] ?? thresholds.maxLagMs + telemetry.builtInLagMs(job);
+    const maxLagMs = thresholds.jobMaxLagMs?.[key] ?? thresholds.maxLagMs + builtInLagMs;
     const ok = lagMs <= maxLagMs;
-    jobs[job] = { lagSeconds: lagMs / 1000, maxLagSeconds: maxLagMs / 1000, ok };
-    if (!ok) reasons[job] = `lag ${formatSeconds(lagMs)} exceeds the limit of ${formatSeconds(maxLagMs)}`;
+    jobs[key] = { lagSeconds: lagMs / 1000, maxLagSeconds: maxLagMs / 1000, ok };
+    if (!ok) reasons[key] = `lag ${formatSeconds(lagMs)} exceeds the limit of ${formatSeconds(maxLagMs)}`;
+    if (spans > 0) setAside[key] = spans;
   }
   const conditions = telemetry.activeConditions(now);
   Object.assign(reasons, conditions);
-  const setAside = telemetry.setAsideByJob();
   const extra = Object.keys(setAside).length > 0 ? { setAside } : {};
   if (Object.keys(reasons).length === 0) return { status: 'ok', jobs, ...extra };
   return { status: Object.keys(conditions).length > 0 ? 'unhealthy' : 'lagging', jobs, reasons, ...extra };

@@ -1,8 +1,8 @@
 import type { CollectorConfig } from '../config/schema.js';
 import { withoutUserinfo } from '../secrets.js';
-import { SinkError } from '../sink/errors.js';
+import { causeCode, SinkError } from '../sink/errors.js';
 import type { Sink, WriteResult } from '../sink/types.js';
-import { causeCode, classify, TRANSIENT_NETWORK_CODES } from '../failure.js';
+import { classify, TRANSIENT_NETWORK_CODES } from '../failure.js';
 import type { Failing, FailureLines } from './failure-lines.js';
 import type { Telemetry } from './telemetry.js';
 
@@ -14,7 +14,7 @@ export type SinkFailureRecord = Pick<Telemetry, 'sinkWriteFailed' | 'sinkWriteAn
  * (ApiWatch): the first failed write of a run logged at once with its fix — at error level when it needs an operator
  * (nothing listens, no such database, credentials refused) —, a summary a minute while writes fail, one line at the
  * write that ends the run. So the log names the start and count /healthz names, and both end at the same write. The
- * callers' retries (writeWithRetry, the next pass) add no lines of their own.
+ * callers' retries (retryingSink, the next pass) add no lines of their own.
  */
 export function watchedSink(
   sink: Sink,

@@ -7,6 +7,7 @@ import { isQuotaWait, isServed } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { collectorRegistry } from './prometheus.js';
 import type { Registry } from 'prom-client';
+import type { JobReading, JobsView } from './job-view.js';
 
 /** What telemetry reads from the checkpoint store (checkpoint age); CheckpointStore satisfies it. */
 export interface CheckpointView {
@@ -24,12 +25,6 @@ export interface TelemetryOptions {
   failing?: Partial<FailingLimits>;
 }
 
-interface LagReport {
-  lagMs: number;
-  at: number;
-  builtInMs: number;
-}
-
 /**
  * The collector's own counters and gauges. Created once per process and injected (no global registry), so tests and
  * several collectors in one process never share numbers. Recording is a map update: cheap on the hot path.
@@ -39,12 +34,12 @@ export class Telemetry {
   readonly registry: Registry = collectorRegistry((kind) => this.samplesOf(kind));
   /** Counter series by metric, then by series key. */
   private readonly counters = new Map<MetricKind, Map<string, Sample>>();
-  private readonly lags = new Map<string, LagReport>();
-  private readonly backlogs = new Map<string, number>();
   private readonly demands = new Map<string, number>();
   private readonly conditions = new Map<string, string>();
-  private readonly setAside = new Map<string, number>();
-  private readonly errors = new Map<string, { error: string; at: number }>();
+  /** Where the jobs' facts are read when asked (the collector's job state): telemetry keeps no copy of them. */
+  private jobsView: JobsView | undefined;
+  /** While a scrape or a batch of points is made: the one instant its metrics read, and the jobs' facts as of then. */
+  private reading: { at: number; jobs?: readonly JobReading[] } | undefined;
   /** The last reconciliation: drift per measurement, field and account, and when it ran (epoch ms). */
   private verification: { drift: Sample[]; at: number } | undefined;
   private readonly clock: Clock;
@@ -64,6 +59,42 @@ export class Telemetry {
   /** Reads checkpoint ages from `view` from now on (the store is usually opened after telemetry exists). */
   watchCheckpoints(view: CheckpointView): void {
     this.checkpoints = view;
+  }
+
+  /** The time on telemetry's clock: a report that reads several records reads them all as of one instant. */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Reads the jobs' facts from `view` from now on (the collector is created after telemetry). */
+  watchJobs(view: JobsView): void {
+    this.jobsView = view;
+  }
+
+  /** Every job's facts as of `now` (sorted by key): what /metrics, /healthz and the points show. */
+  jobsAt(now = this.clock.now()): readonly JobReading[] {
+    const reading = this.reading;
+    if (reading?.at === now) return (reading.jobs ??= this.jobsView?.snapshot(now).jobs ?? []);
+    return this.jobsView?.snapshot(now).jobs ?? [];
+  }
+
+  /** Runs `read` (to its promise's end) with every metric reading one snapshot of the jobs' facts as of `at`. */
+  private readingAt<T>(at: number, read: () => T): T {
+    const reading = { at };
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = undefined;
+    };
+    let result: T;
+    try {
+      result = read();
+    } catch (err) {
+      done();
+      throw err;
+    }
+    if (result instanceof Promise) return result.finally(done) as T;
+    done();
+    return result;
   }
 
   /** Changes when failures become unhealthy (e.g. once the runtime knows whether its token can be renewed). */
@@ -128,48 +159,9 @@ export class Telemetry {
     return this.sinkFailures.succeeded('sink');
   }
 
-  /** A pass of `job` ended early on `error` (the job's last error for `status`, until a pass of it ends well). */
-  jobFailed(job: string, error?: string): void {
-    this.count('job_failures', { job });
-    if (error !== undefined) this.errors.set(job, { error, at: this.clock.now() });
-  }
-
-  /** A pass of `job` ended without an error: `status` shows no last error for it any more. */
-  jobRecovered(job: string): void {
-    this.errors.delete(job);
-  }
-
-  /** The last error of each job whose newest pass failed, and when. */
-  lastErrors(): Record<string, { error: string; at: number }> {
-    return Object.fromEntries(this.errors);
-  }
-
-  /**
-   * Lag of `job` as of now. Between reports it is read as growing with time, so a stalled job turns unhealthy.
-   * `builtInMs`: the lag the job has even when fully caught up (its delay plus one window: a daily job is up to a day
-   * and its lag behind), which /healthz allows on top of its limit.
-   */
-  jobLag(job: string, lagMs: number, builtInMs = 0): void {
-    this.lags.set(job, { lagMs: Math.max(0, lagMs), at: this.clock.now(), builtInMs });
-  }
-
-  /** The lag `job` has by design when caught up (see jobLag). */
-  builtInLagMs(job: string): number {
-    return this.lags.get(job)?.builtInMs ?? 0;
-  }
-
   /** Calls the configured work of `api` needs per quota period ÷ its quota (plan/capacity.ts). */
   quotaDemand(api: string, ratio: number): void {
     this.demands.set(api, ratio);
-  }
-
-  jobBacklog(job: string, windows: number): void {
-    this.backlogs.set(job, windows);
-  }
-
-  /** The windows `job` lacks, as last counted (JobState.report); what status, /metrics and the points show. */
-  backlog(job: string): number | undefined {
-    return this.backlogs.get(job);
   }
 
   /**
@@ -192,18 +184,9 @@ export class Telemetry {
   /** Current unhealthy conditions, by name: those set with `condition`, and failing APIs and sink as of `now`. */
   activeConditions(now = this.clock.now()): Record<string, string> {
     const failing = failingConditions(this.apiFailures, this.sinkFailures, this.failingLimits, now);
-    return Object.fromEntries([...this.conditions, ...Object.entries(failing)].sort(([a], [b]) => a.localeCompare(b)));
-  }
-
-  /** Spans of `job` set aside for a permanent reason (collected again on a slow schedule); 0 clears it. */
-  spansSetAside(job: string, count: number): void {
-    if (count > 0) this.setAside.set(job, count);
-    else this.setAside.delete(job);
-  }
-
-  /** Jobs with spans set aside, and how many. */
-  setAsideByJob(): Record<string, number> {
-    return Object.fromEntries([...this.setAside].sort(([a], [b]) => a.localeCompare(b)));
+    const jobs = this.jobsView?.conditions() ?? {};
+    const all = [...this.conditions, ...Object.entries(jobs), ...Object.entries(failing)];
+    return Object.fromEntries(all.sort(([a], [b]) => a.localeCompare(b)));
   }
 
   /** Points confirmed by the sink so far, per measurement (summaries). */
@@ -211,16 +194,6 @@ export class Telemetry {
     const totals: Record<string, number> = {};
     for (const s of this.counters.get('points_written')?.values() ?? []) totals[s.labels.measurement_name!] = s.value;
     return totals;
-  }
-
-  /** Jobs that reported a lag. */
-  jobs(): string[] {
-    return [...this.lags.keys()].sort();
-  }
-
-  lagMs(job: string, now = this.clock.now()): number | undefined {
-    const report = this.lags.get(job);
-    return report && report.lagMs + Math.max(0, now - report.at);
   }
 
   /**
@@ -241,11 +214,13 @@ export class Telemetry {
 
   /** Every series with its current value, sorted by metric then labels. */
   samples(now = this.clock.now()): Sample[] {
-    return (Object.keys(METRICS) as MetricKind[]).flatMap((kind) => this.samplesOf(kind, now));
+    return this.readingAt(now, () =>
+      (Object.keys(METRICS) as MetricKind[]).flatMap((kind) => this.samplesOf(kind, now)),
+    );
   }
 
   /** The series of one metric with their current values, sorted by labels. */
-  samplesOf(kind: MetricKind, now = this.clock.now()): Sample[] {
+  samplesOf(kind: MetricKind, now = this.reading?.at ?? this.clock.now()): Sample[] {
     // Keyed once per sample, not per comparison: thousands of series with hundreds of jobs, every minute and scrape.
     const keyed = this.unsortedSamplesOf(kind, now).map((sample) => ({ sample, key: seriesKey(sample) }));
     keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -255,17 +230,23 @@ export class Telemetry {
   private unsortedSamplesOf(kind: MetricKind, now: number): Sample[] {
     switch (kind) {
       case 'job_lag':
-        return [...this.lags.keys()].map((job) => ({ kind, labels: { job }, value: this.lagMs(job, now)! / 1000 }));
+        return this.jobsAt(now).map((j) => ({ kind, labels: { job: j.key }, value: j.lagMs / 1000 }));
       case 'job_overdue':
-        return [...this.lags].map(([job, { builtInMs }]) => {
-          return { kind, labels: { job }, value: Math.max(0, this.lagMs(job, now)! - builtInMs) / 1000 };
+        return this.jobsAt(now).map((j) => {
+          return { kind, labels: { job: j.key }, value: Math.max(0, j.lagMs - j.builtInLagMs) / 1000 };
         });
       case 'job_backlog':
-        return [...this.backlogs].map(([job, windows]) => ({ kind, labels: { job }, value: windows }));
+        return this.jobsAt(now).map((j) => ({ kind, labels: { job: j.key }, value: j.backlog }));
+      case 'job_failures':
+        return this.jobsAt(now)
+          .filter((j) => j.failures > 0)
+          .map((j) => ({ kind, labels: { job: j.key }, value: j.failures }));
       case 'quota_demand':
         return [...this.demands].map(([api, ratio]) => ({ kind, labels: { api }, value: ratio }));
       case 'spans_set_aside':
-        return [...this.setAside].map(([job, spans]) => ({ kind, labels: { job }, value: spans }));
+        return this.jobsAt(now)
+          .filter((j) => j.setAside > 0)
+          .map((j) => ({ kind, labels: { job: j.key }, value: j.setAside }));
       case 'unhealthy':
         return Object.keys(this.activeConditions(now)).map((name) => ({ kind, labels: { condition: name }, value: 1 }));
       case 'checkpoint_age':
@@ -298,7 +279,7 @@ export class Telemetry {
 
   /** Prometheus text exposition format (version 0.0.4), as /metrics serves it (without the process metrics). */
   prometheus(): Promise<string> {
-    return this.registry.metrics();
+    return this.readingAt(this.clock.now(), () => this.registry.metrics());
   }
 
   private count(kind: MetricKind, labels: Record<string, string>, by = 1): void {

@@ -1,5 +1,5 @@
 import type { Aggregate, FieldSchema, MeasurementSchema, Point } from '../points.js';
-import { SCHEMA } from '../schema.js';
+import { SCHEMA } from '../schema/schema.js';
 import { floorTo } from '../time.js';
 import type { ProviderRead } from './provider-read.js';
 import type { StoredReader, StoredSum } from './readers/types.js';

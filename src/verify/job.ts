@@ -1,15 +1,14 @@
 import { scheduleUtc, type CronTask } from '../cron.js';
-import type { Runtime } from '../app/runtime.js';
 import type { Logger } from '../log.js';
 import { DAY, floorTo } from '../time.js';
-import { readerKindOf } from './readers/index.js';
-import type { VerifyRange } from './run.js';
+import { readerKindOf } from './readers/kind.js';
+import type { VerifyHost, VerifyRange } from './run.js';
 
 /**
  * The days the daemon verifies at `now`: the `days` whole UTC days before the newest one whose last buckets are
  * final (statistics an hour after a bucket ends), so a run never reports data that is still arriving as drift.
  */
-export function daemonRange(rt: Pick<Runtime, 'config'>, now: number): VerifyRange {
+export function daemonRange(rt: Pick<VerifyHost, 'config'>, now: number): VerifyRange {
   const { jobs, verify } = rt.config;
   // A day is final once its last bucket is: `lag` after the day ends (a daily uniques bucket too).
   const lag = Math.max(...[jobs.statistic, jobs.streamstat].map((s) => (s.enabled ? s.lag : 0)));
@@ -22,7 +21,7 @@ export function daemonRange(rt: Pick<Runtime, 'config'>, now: number): VerifyRan
  * configured. Its calls go through the limiter at backfill priority (live collection first); a failure is logged and
  * the next run tries again. undefined when disabled or when the sink cannot be read back (logged once).
  */
-export function scheduleVerify(rt: Runtime, log: Logger): CronTask | undefined {
+export function scheduleVerify(rt: VerifyHost, log: Logger): CronTask | undefined {
   const settings = rt.config.verify;
   if (!settings.enabled) return undefined;
   if (readerKindOf(rt.config) === undefined) {

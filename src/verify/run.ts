@@ -1,4 +1,11 @@
-import type { Runtime } from '../app/runtime.js';
+import type { Clock } from '../clock.js';
+import type { Collector } from '../collector/collector.js';
+import type { AccountDiscovery } from '../collector/discovery.js';
+import type { CollectorConfig } from '../config/schema.js';
+import type { HttpClient } from '../http/client.js';
+import type { LimiterSet } from '../limit/index.js';
+import type { Sink } from '../sink/types.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Logger } from '../log.js';
 import type { MeasurementSchema } from '../points.js';
 import type { SeriesCheck } from './compare.js';
@@ -7,6 +14,18 @@ import { planVerify } from './plan.js';
 import { readerFor } from './readers/index.js';
 import { driftRemains, runVerify, type VerifyReport } from './verify.js';
 
+/** What of a runtime (the daemon's, or the command's own) a verify runs on. */
+export interface VerifyHost {
+  readonly config: CollectorConfig;
+  readonly clock: Clock;
+  readonly collector: Pick<Collector, 'jobs'>;
+  readonly http: HttpClient;
+  readonly limiters: LimiterSet;
+  readonly sink: Sink;
+  readonly telemetry: Pick<Telemetry, 'apiFailingSince' | 'verified'>;
+  readonly discovery: AccountDiscovery | undefined;
+}
+
 export interface VerifyRange {
   from: number;
   to: number;
@@ -14,7 +33,7 @@ export interface VerifyRange {
 }
 
 /** The accounts this runtime collects: the config's list, or those discovery found (refreshed first). */
-async function accountsOf(rt: Runtime): Promise<readonly string[]> {
+async function accountsOf(rt: VerifyHost): Promise<readonly string[]> {
   if (rt.config.accounts !== 'auto') return rt.config.accounts;
   await rt.discovery?.refresh();
   return rt.discovery?.accounts ?? [];
@@ -26,7 +45,7 @@ async function accountsOf(rt: Runtime): Promise<readonly string[]> {
  * `verify.giveUpAfter` ends it with a VerifyGaveUpError.
  */
 export async function verifyRange(
-  rt: Runtime,
+  rt: VerifyHost,
   log: Logger,
   range: VerifyRange,
   repair: boolean,

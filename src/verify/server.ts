@@ -1,6 +1,6 @@
-import type { Runtime } from '../app/runtime.js';
 import { errorCodeOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { VerifyHost } from './run.js';
 import {
   readVerifyRequests,
   readVerifyResult,
@@ -18,7 +18,7 @@ const POLL_MS = 1_000;
  * the daemon's runtime (limiter at backfill priority, its sink for a repair), one at a time, and writes the report.
  * Results whose request is gone (the command was stopped) are removed.
  */
-export function serveVerifyRequests(rt: Runtime, log: Logger, pollMs = POLL_MS): { stop(): Promise<void> } {
+export function serveVerifyRequests(rt: VerifyHost, log: Logger, pollMs = POLL_MS): { stop(): Promise<void> } {
   const dir = rt.config.state.dir;
   let stopping = false;
   let running: Promise<void> | undefined;
@@ -48,7 +48,7 @@ export function serveVerifyRequests(rt: Runtime, log: Logger, pollMs = POLL_MS):
   };
 }
 
-async function handle(rt: Runtime, log: Logger, request: VerifyRequest): Promise<void> {
+async function handle(rt: VerifyHost, log: Logger, request: VerifyRequest): Promise<void> {
   const dir = rt.config.state.dir;
   const base = { id: request.id, pid: process.pid };
   await writeVerifyResult(dir, { ...base, state: 'running', updatedAt: rt.clock.now() });

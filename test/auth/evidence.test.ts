@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TokenEvidence } from '../../src/auth/evidence.js';
-import type { TokenProvider } from '../../src/auth/provider.js';
+import { TokenEvidence } from '../../src/http/token-evidence.js';
+import type { TokenProvider } from '../../src/http/token-provider.js';
 import { ApiError } from '../../src/http/errors.js';
 
 const tokens: TokenProvider = { source: 'test', current: async () => 'T1', willRenew: () => true };

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock.js';
 import { LoginError } from '../../src/auth/errors.js';
 import { LoginTokenProvider, type LoginOptions } from '../../src/auth/login.js';
 import type { LoginAnswer } from '../../src/auth/login-request.js';
-import type { AuthEvent } from '../../src/auth/provider.js';
+import type { AuthEvent } from '../../src/auth/events.js';
 
 const HOUR = 3_600_000;
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LoginTokenProvider } from '../../src/auth/login.js';
-import type { TokenProvider } from '../../src/auth/provider.js';
+import type { TokenProvider } from '../../src/http/token-provider.js';
 import { FileTokenProvider } from '../../src/auth/token-file.js';
 import { ManualClock } from '../../src/clock.js';
 import { createRuntime } from '../../src/app/runtime.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TokenFileError } from '../../src/auth/errors.js';
-import type { AuthEvent } from '../../src/auth/provider.js';
+import type { AuthEvent } from '../../src/auth/events.js';
 import { FileTokenProvider } from '../../src/auth/token-file.js';
 
 function tokenFile(text: string) {

@@ -4,7 +4,7 @@ import { printPlan } from '../../src/cli/backfill/backfill-plan.js';
 import { stoppedVerdictLine, verdictLine } from '../../src/cli/common/verdict.js';
 import { parseConfig } from '../../src/config/loader.js';
 import type { LimiterSet } from '../../src/limit/index.js';
-import { QuotaProgress } from '../../src/cli/common/quota-progress.js';
+import { QuotaWaits } from '../../src/app/quota-waits.js';
 
 const one = {
   collected: 1,
@@ -57,13 +57,8 @@ describe('progress lines carry whole milliseconds', () => {
       quota: { calls: 7, periodMs: 60_000 },
     };
     const limiters = { get: () => limiter } as unknown as LimiterSet;
-    const progress = new QuotaProgress({ limiters, planned: {}, tty: false, everyMs: 60_000, report: () => {} });
-    try {
-      const waiting = progress.waiting();
-      expect(waiting.length).toBeGreaterThan(0);
-      for (const w of waiting) expect(Number.isInteger(w.leftMs)).toBe(true);
-    } finally {
-      progress.stop();
-    }
+    const waiting = new QuotaWaits(limiters, {}).waiting();
+    expect(waiting.length).toBeGreaterThan(0);
+    for (const w of waiting) expect(Number.isInteger(w.leftMs)).toBe(true);
   });
 });

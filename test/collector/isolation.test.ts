@@ -21,6 +21,7 @@ import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
 import { createRuntime } from '../../src/app/runtime.js';
 import { runCli } from '../helpers/cli.js';
+import { lastErrors } from '../helpers/fake-job.js';
 import { writeSimConfig } from '../helpers/collector.js';
 import { ensureBuilt } from '../ops/entry.js';
 
@@ -88,7 +89,7 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
 
   it('goes on doing so once the failing job gave up and a scheduled pass retries it', async () => {
     clock.advance(5 * MIN); // past the limiter's deadline: the failing job's first pass ends
-    await vi.waitFor(() => expect(rt.telemetry.lastErrors()[failing]).toBeDefined(), WAIT);
+    await vi.waitFor(() => expect(lastErrors(rt.collector)[failing]).toBeDefined(), WAIT);
     const failed = sim.faults.injected.metrics['500']!;
     await vi.waitFor(() => expect(sim.faults.injected.metrics['500']).toBeGreaterThan(failed), WAIT); // a new pass
     clock.advance(MIN);
@@ -116,7 +117,7 @@ describe('two accounts, one of whose metrics calls all answer 500', () => {
       return job;
     }, WAIT);
     expect(status.watermark).toBeNull();
-    // Backlog too: one count (JobState.report) behind status and /metrics, for both jobs, once the daemon's
+    // Backlog too: one count (the job state's) behind status and /metrics, for both jobs, once the daemon's
     // report (rewritten every second) was written after the last pass.
     const report = await vi.waitFor(async () => {
       const read = await gatherStatus(config);

@@ -23,7 +23,7 @@ describe('the lag of a job that has confirmed nothing', () => {
     const joined = clock.now() - 30_000; // the collector was made at the minute; the next window starts there
     expect(collector.state.lagMs(job)).toBe(30_000);
     // Listed by /healthz before any pass ended.
-    expect(telemetry.jobs()).toEqual([job.key]);
+    expect(telemetry.jobsAt().map((j) => j.key)).toEqual([job.key]);
     for (let minute = 0; minute < 10; minute++) {
       expect((await collector.tick())[0]!.error).toMatch(/API down/);
       clock.advance(MIN);

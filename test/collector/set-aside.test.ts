@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, ResponseFormatError, type RequestInfo } from '../../src/http/errors.js';
 import { ParameterError } from '../../src/errors.js';
 import { MAX_SET_ASIDE_PER_JOB } from '../../src/state/set-aside.js';
-import { fakeCollector, MIN, T0 } from '../helpers/fake-job.js';
+import { fakeCollector, MIN, setAsideByJob, T0 } from '../helpers/fake-job.js';
 
 const request: RequestInfo = { api: 'metrics', method: 'GET', url: 'http://api.test/app/metrics/v1/' };
 const dirs: string[] = [];
@@ -43,7 +43,7 @@ describe('permanent and transient span failures', () => {
     expect(t.aside.list(t.job.key)).toMatchObject([
       { from: T0 + MIN, attempts: 1, nextRetryAt: t.clock.now() + 10 * MIN },
     ]);
-    expect(t.telemetry.setAsideByJob()).toEqual({ 'fake/job': 1 });
+    expect(setAsideByJob(t.collector)).toEqual({ 'fake/job': 1 });
     await t.close();
   });
 

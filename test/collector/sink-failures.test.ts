@@ -4,18 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { Collector } from '../../src/collector/collector.js';
 import { createRuntime } from '../../src/app/runtime.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { FailureLines, FAILURE_SUMMARY_MS } from '../../src/telemetry/failure-lines.js';
 import { watchedSink } from '../../src/telemetry/sink-watch.js';
-import type { HttpClient } from '../../src/http/client.js';
-import type { LimiterSet } from '../../src/limit/index.js';
 import { createInfluxV1Sink } from '../../src/sink/influx-v1.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { capturedLogger } from '../helpers/captured-log.js';
-import { fakeJob, MIN, T0 } from '../helpers/fake-job.js';
+import { fakeJob, lastErrors, MIN, offlineCollector, T0 } from '../helpers/fake-job.js';
 import { freePort } from '../helpers/servers.js';
 import { testSchema } from '../sink/schema.js';
 
@@ -59,10 +56,8 @@ describe('sink failures in the log', () => {
     const store = await CheckpointStore.open(join(dir, 'state'));
     cleanups.push(() => store.close());
     const job = fakeJob(() => 1);
-    const collector = new Collector({
+    const collector = offlineCollector({
       jobs: [job],
-      http: { withGate: () => ({}) } as unknown as HttpClient,
-      limiters: { gate: () => undefined } as unknown as LimiterSet,
       sink,
       store,
       telemetry,
@@ -91,7 +86,7 @@ describe('sink failures in the log', () => {
     // Failures at 0, 30 s … 180 s: a summary at 60, 120 and 180 s.
     const summary = expect.objectContaining({ level: 40, event: 'still_failing', sink: 'influx-v1' });
     expect(failing.slice(1)).toEqual(Array.from({ length: (6 * 30_000) / FAILURE_SUMMARY_MS }, () => summary));
-    expect(telemetry.lastErrors()[job.key]?.error).toMatch(/ECONNREFUSED/);
+    expect(lastErrors(collector)[job.key]?.error).toMatch(/ECONNREFUSED/);
 
     await databaseOn(port);
     const after = await collector.tick();
@@ -100,7 +95,7 @@ describe('sink failures in the log', () => {
     const recovered = loud().slice(failing.length);
     expect(recovered).toEqual([expect.objectContaining({ level: 30, event: 'answers_again', sink: 'influx-v1' })]);
     expect(recovered[0]!.failedCalls).toBe(7);
-    expect(telemetry.lastErrors()).toEqual({}); // `status` shows no last error once the job works again
+    expect(lastErrors(collector)).toEqual({}); // `status` shows no last error once the job works again
   });
 
   it("the runtime's sink is the watched one: a missing database is an error line naming CREATE DATABASE", async () => {

@@ -3,12 +3,13 @@ import { request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { MetricsClient } from '../../src/sources/metrics/client.js';
 import { builtInLagMs } from '../../src/plan/windows.js';
 import { HOUR, MINUTE } from '../../src/time.js';
 import { INFLUXD_BIN, serverSkipReason } from '../helpers/servers.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 import { DATABASE, fillInflux, type FilledInflux } from './dashboards-fixture.js';
 import { checkQuery } from './query-check.js';
 
@@ -131,6 +132,8 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
   'Grafana alert queries on InfluxDB 1.6.7 filled by the collector',
   () => {
     let f: FilledInflux;
+    /** The jobs' facts the test sets, over the runtime's job state. */
+    let jobs: SetJobFacts;
     const now = Date.now();
     const to = Math.floor((now - HOUR) / HOUR) * HOUR;
 
@@ -147,8 +150,9 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
       );
       await f.rt.collector.tick();
       // Caught up: statistics an hour behind (read once final), the rest a minute; each within its built-in lag.
+      jobs = SetJobFacts.watchedBy(f.rt.telemetry, f.rt.clock, f.rt.collector.state);
       for (const job of f.rt.collector.jobs)
-        f.rt.telemetry.jobLag(job.key, job.key.startsWith('statistic/') ? HOUR : MINUTE, builtInLagMs(job.rule));
+        jobs.lag(job.key, job.key.startsWith('statistic/') ? HOUR : MINUTE, builtInLagMs(job.rule));
       await f.rt.sink.write(f.rt.telemetry.toPoints(Date.now() - 2 * MINUTE));
       await f.rt.sink.write(f.rt.telemetry.toPoints(Date.now()));
       await f.rt.sink.flush();
@@ -249,10 +253,9 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
         ]);
         f.rt.telemetry.condition('auth', 'login refused');
         const job = f.rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
-        f.rt.telemetry.spansSetAside(job, 2);
-        f.rt.telemetry.jobLag(job, 2 * HOUR);
+        jobs.setAside(job, 2).lag(job, 2 * HOUR);
         // A daily job 23 h behind is caught up (a day and its delay behind by design): not stale.
-        f.rt.telemetry.jobLag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
+        jobs.lag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
         await f.rt.sink.write(f.rt.telemetry.toPoints(Date.now()));
         await f.rt.sink.flush();
 

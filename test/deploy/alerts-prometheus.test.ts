@@ -10,6 +10,7 @@ import { METRICS, prometheusLabel } from '../../src/telemetry/metrics.js';
 import { startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
 import { HOUR } from '../../src/time.js';
 import { configFor, FAST_QUOTAS, runtimeFor } from '../helpers/collector.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 import {
   promtool,
   PROMTOOL_BIN,
@@ -123,7 +124,6 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)(
       rt = await runtimeFor(configFor(sim, { type: 'file', path: out }, { accounts: sim.accounts.slice(0, 1), jobs }));
       const results = await rt.collector.tick();
       expect(results.filter((r) => r.error)).toEqual([]);
-      for (const job of rt.collector.jobs) rt.telemetry.jobLag(job.key, rt.collector.state.lagMs(job) ?? 0);
       server = await startTelemetryServer({ telemetry: rt.telemetry, port: 0, maxLagMs: 2 * HOUR });
     }, 120_000);
 
@@ -210,13 +210,13 @@ describe.skipIf(serverSkipReason(VICTORIA_BIN) !== undefined)(
       expect(await firing(t0 + 5 * 60)).toEqual([]);
 
       const metricsJob = rt.collector.jobs.find((j) => j.key.startsWith('metrics/'))!.key;
-      rt.telemetry.jobLag(metricsJob, 2 * HOUR);
+      const jobs = SetJobFacts.watchedBy(rt.telemetry, rt.clock, rt.collector.state).lag(metricsJob, 2 * HOUR);
       // Caught up: not stale.
-      rt.telemetry.jobLag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
+      jobs.lag('streamstat/fine/total/users_daily', 23 * HOUR, 24 * HOUR + 5 * 60_000);
       rt.telemetry.apiCall('statistic', 429);
       rt.telemetry.apiCall('metrics', 401);
       rt.telemetry.condition('auth', 'login refused');
-      rt.telemetry.spansSetAside(metricsJob, 2);
+      jobs.setAside(metricsJob, 2);
       rt.telemetry.deadLetters(3);
       rt.telemetry.sinkWriteFailed('HTTP 500');
       await scrape(t0 + 10 * 60);

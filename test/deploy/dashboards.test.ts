@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { loadDeployConfig } from '../helpers/deploy-config.js';
 import { checkQuery, type Collected } from './query-check.js';
 

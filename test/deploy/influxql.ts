@@ -2,7 +2,8 @@
  * A small InfluxQL parser for the statements the provisioned dashboards use (SELECT with expressions, functions,
  * aliases, subqueries, WHERE, GROUP BY, fill/ORDER/LIMIT; SHOW TAG VALUES), plus Grafana's macros and variables.
  * It extracts which measurement, tags and fields a query names, so the dashboard test can hold them against
- * src/schema.ts. Anything outside that subset is a parse error (better a failing test than a silently unchecked query).
+ * src/schema/schema.ts. Anything outside that subset is a parse error (better a failing test than a silently
+ * unchecked query).
  */
 
 type TokenKind = 'ident' | 'string' | 'number' | 'regex' | 'var' | 'op' | 'eof';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { createEncoder } from '../../src/sink/line-protocol.js';
 import { DVR_MEASUREMENT, DVR_RANGE_MEASUREMENT } from '../../src/sources/dvr/measurements.js';
 import { dvrToPoints } from '../../src/sources/dvr/points.js';

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { LoginError, TokenFileError } from '../../src/auth/errors.js';
-import { ParameterError } from '../../src/errors.js';
-import { classify, isRetryable, isSpanFault, sinkStatusClass } from '../../src/failure.js';
+import { CollectorError, ParameterError } from '../../src/errors.js';
+import {
+  classify,
+  FAILURE,
+  type Failure,
+  isRetryable,
+  isSpanFault,
+  SPAN_FAULT,
+  sinkStatusClass,
+} from '../../src/failure.js';
 import * as http from '../../src/http/errors.js';
 import { LimiterClosedError, LimiterDeadlineError } from '../../src/limit/errors.js';
 import { SinkError } from '../../src/sink/errors.js';
@@ -94,6 +102,18 @@ describe('classify', () => {
     expect(classify(full)).toEqual({ class: 'transient', operator: false });
     const closed = new SinkError('file', undefined, false, 'write after close');
     expect(classify(closed)).toEqual({ class: 'final', operator: true });
+  });
+
+  it('an error class declares its failure; failure.ts needs no row for it, and a subclass inherits it', () => {
+    class ToyError extends CollectorError {
+      [FAILURE](): Failure {
+        return SPAN_FAULT;
+      }
+    }
+    class ToyChildError extends ToyError {}
+    expect(classify(new ToyError('x'))).toEqual({ class: 'span', operator: false });
+    expect(classify(new ToyChildError('x'))).toEqual({ class: 'span', operator: false });
+    expect(classify({ [FAILURE]: 'not a method' })).toEqual({ class: 'final', operator: false });
   });
 
   it('isRetryable and isSpanFault read the class', () => {

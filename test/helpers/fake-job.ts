@@ -7,6 +7,7 @@ import type { Point } from '../../src/points.js';
 import type { Sink } from '../../src/sink/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { SetAsideStore } from '../../src/state/set-aside.js';
+import { RefusalReports } from '../../src/telemetry/refusal-reports.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { SINGLE_CALL } from '../../src/paging/walk.js';
 import type { CollectJob, Span } from '../../src/sources/types.js';
@@ -71,14 +72,34 @@ export async function fakeCollector(dir: string, fail: (i: number) => Error | un
   return { collector, job, store, aside, telemetry, clock, calls, close: () => store.close() };
 }
 
-/** A Collector of jobs that make no HTTP call (fake jobs): no client, no limiter, a silent log unless given one. */
+/**
+ * A Collector of jobs that make no HTTP call (fake jobs): no client, no limiter, a silent log unless given one. With
+ * `telemetry`, wired as the runtime wires it: refused points reported to it, and it reads the collector's job state.
+ */
 export function offlineCollector(
-  deps: Omit<CollectorDeps, 'http' | 'limiters' | 'log'> & { log?: CollectorDeps['log'] },
+  deps: Omit<CollectorDeps, 'http' | 'limiters' | 'log'> & { log?: CollectorDeps['log']; telemetry?: Telemetry },
 ): Collector {
-  return new Collector({
-    log: pino({ level: 'silent' }),
-    ...deps,
+  const { telemetry, ...rest } = deps;
+  const log = deps.log ?? pino({ level: 'silent' });
+  const collector = new Collector({
+    ...rest,
+    log,
+    ...(telemetry && !deps.writes ? { writes: new RefusalReports(telemetry, log, deps.clock, undefined) } : {}),
     http: { withGate: () => ({}) } as unknown as HttpClient,
     limiters: { gate: () => undefined } as unknown as LimiterSet,
   });
+  telemetry?.watchJobs(collector.state);
+  return collector;
+}
+
+/** The last error of each job whose newest pass failed, and when (what `status` shows), from the job state. */
+export function lastErrors(collector: Collector): Record<string, { error: string; at: number }> {
+  const failed = collector.state.snapshot().jobs.flatMap((j) => (j.lastError ? [[j.key, j.lastError] as const] : []));
+  return Object.fromEntries(failed);
+}
+
+/** Jobs with spans set aside, and how many (what /healthz shows), from the job state. */
+export function setAsideByJob(collector: Collector): Record<string, number> {
+  const aside = collector.state.snapshot().jobs.flatMap((j) => (j.setAside > 0 ? [[j.key, j.setAside] as const] : []));
+  return Object.fromEntries(aside);
 }

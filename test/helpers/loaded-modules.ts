@@ -21,6 +21,23 @@ const REGISTER = `import { register } from 'node:module';
 register('./hooks.mjs', import.meta.url);
 `;
 
+/**
+ * A module-loader hook for a process spawned with `env` (NODE_OPTIONS): `names()` lists the modules it has loaded so
+ * far, by name (each once), while it runs; `remove()` deletes the hook's files.
+ */
+export function moduleHook(): { env: Record<string, string>; names(): string[]; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'loaded-modules-'));
+  writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
+  writeFileSync(join(dir, 'register.mjs'), REGISTER);
+  const log = join(dir, 'loaded.txt');
+  writeFileSync(log, '');
+  return {
+    env: { NODE_OPTIONS: `--import ${join(dir, 'register.mjs')}`, LOADED_MODULES_LOG: log },
+    names: () => [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean).map(moduleName))],
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 /** The URLs of the modules `cdn-collector <args>` loaded (exit code ignored: argument errors are runs too). */
 export async function loadedModules(args: string[], env: Record<string, string> = {}): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'loaded-modules-'));

@@ -22,7 +22,7 @@ import { SetAsideStore } from '../../src/state/set-aside.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { capturedLogger } from '../helpers/captured-log.js';
-import { MIN, offlineCollector, spanIndex, T0 } from '../helpers/fake-job.js';
+import { lastErrors, MIN, offlineCollector, spanIndex, T0 } from '../helpers/fake-job.js';
 
 const request = { api: 'metrics' as const, method: 'GET', url: 'http://api.test/app/metrics/v1/' };
 const noDatabase = () => new SinkError('s', 404, false, 'database not found');
@@ -147,7 +147,7 @@ describe('a pass whose write fails while the next span is read', () => {
     expect(t.store.confirmed(t.job.key)).toEqual([]);
     expect(t.confirmed).toEqual([]);
     expect(t.loudSpanFailures()).toEqual([]);
-    expect(t.telemetry.lastErrors()[t.job.key]?.error).toMatch(/database not found/);
+    expect(lastErrors(t.collector)[t.job.key]?.error).toMatch(/database not found/);
   });
 });
 
@@ -253,7 +253,7 @@ describe('an abort while span 1 is read and span 0 written', () => {
     const t = await abortedPass(() => ({ written: 1, rejected: 0 }));
     expect(t.confirmed).toEqual([0]);
     expect(t.store.confirmed(t.job.key)).toEqual([span(0)]);
-    expect(t.telemetry.lastErrors()[t.job.key]).toBeUndefined();
+    expect(lastErrors(t.collector)[t.job.key]).toBeUndefined();
   });
 
   it("a write that fails is still the pass's error: the abort does not make the job look recovered", async () => {
@@ -262,7 +262,7 @@ describe('an abort while span 1 is read and span 0 written', () => {
     });
     expect(t.confirmed).toEqual([]);
     expect(t.store.confirmed(t.job.key)).toEqual([]);
-    expect(t.telemetry.lastErrors()[t.job.key]?.error).toMatch(/database not found/);
+    expect(lastErrors(t.collector)[t.job.key]?.error).toMatch(/database not found/);
   });
 });
 

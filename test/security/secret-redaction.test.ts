@@ -7,6 +7,8 @@ import { parseConfig } from '../../src/config/loader.js';
 import { HttpClient } from '../../src/http/client.js';
 import { DeadLetterFile } from '../../src/sink/dead-letter.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { systemClock } from '../../src/clock.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 import { runCli } from '../helpers/cli.js';
 import { json, loopbackServer, type LoopbackServer } from '../helpers/loopback.js';
 import { capturedLogger } from '../helpers/captured-log.js';
@@ -101,7 +103,7 @@ describe('secrets never leave the process', () => {
     expect(letters).toContain('"status":401');
     expectClean(letters);
     const telemetry = new Telemetry();
-    telemetry.jobLag(`metrics/${TOKEN}`, 1_000);
+    SetJobFacts.watchedBy(telemetry, systemClock).lag(`metrics/${TOKEN}`, 1_000);
     const metrics = await telemetry.prometheus();
     expect(metrics).toContain('collector_job="metrics/');
     expectClean(metrics);

@@ -10,7 +10,7 @@ import { probeSink } from '../../src/cli/common/sink-probe.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { createSink } from '../../src/sink/index.js';
 import { readRetention, victoriaPeriodMs } from '../../src/sink/retention.js';
-import { readerKindOf } from '../../src/verify/readers/index.js';
+import { readerKindOf } from '../../src/verify/readers/kind.js';
 import type { Point } from '../../src/points.js';
 import {
   serverSkipReason,

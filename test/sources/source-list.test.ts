@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { routes } from '../../src/sim/routes/index.js';
 import { SOURCES } from '../../src/sources/index.js';
 import { accountJobs, buildJobs, type SourcesConfig } from '../../src/sources/registry.js';

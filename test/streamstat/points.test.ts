@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_TAG } from '../../src/points.js';
 import { encodePoint } from '../../src/sink/line-protocol.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import {
   groupedToPoints,
   timesGroupedToPoints,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 import { promtool, PROMTOOL_BIN, serverSkipReason } from '../helpers/servers.js';
 
 /** `promtool check metrics` parses as a scrape does and lints names: 0 valid, 1 unparsable, 3 lint problems. */
@@ -9,8 +10,9 @@ const checkMetrics = (text: string) => promtool(['check', 'metrics'], text);
 
 describe.skipIf(serverSkipReason(PROMTOOL_BIN) !== undefined)('/metrics as Prometheus text format (promtool)', () => {
   let server: TelemetryServer;
+  const clock = new ManualClock(Date.UTC(2024, 0, 1));
   const telemetry = new Telemetry({
-    clock: new ManualClock(Date.UTC(2024, 0, 1)),
+    clock,
     checkpoints: { keys: () => ['metrics/acme'], lastConfirmedAt: () => Date.UTC(2024, 0, 1) - 90_000 },
   });
 
@@ -18,10 +20,11 @@ describe.skipIf(serverSkipReason(PROMTOOL_BIN) !== undefined)('/metrics as Prome
     telemetry.apiCall('statistic', 429);
     telemetry.apiCall('metrics', 'timeout');
     telemetry.pointsWritten('cdn_traffic', 12);
-    telemetry.jobFailed('statistic/a "quoted"\\back\nslash/countries', 'boom');
-    telemetry.jobLag('metrics/acme', 61_500, 60_000);
-    telemetry.jobBacklog('metrics/acme', 3);
-    telemetry.spansSetAside('metrics/acme', 1);
+    SetJobFacts.watchedBy(telemetry, clock)
+      .failed('statistic/a "quoted"\\back\nslash/countries')
+      .lag('metrics/acme', 61_500, 60_000)
+      .backlog('metrics/acme', 3)
+      .setAside('metrics/acme', 1);
     telemetry.quotaDemand('dvr', 1.25);
     telemetry.condition('state', 'not writable');
     telemetry.verified([{ measurement: 'cdn_traffic', field: 'traffic', account: 'acme', drift: -4 }]);

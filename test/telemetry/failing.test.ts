@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { evaluateHealth } from '../../src/telemetry/health.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -119,16 +120,17 @@ describe('job lag in /healthz', () => {
   const HOUR = 3_600_000;
   it('allows a job its lag by design (delay + one window) on top of maxLag; a per-job limit taken as written', () => {
     const { clock, telemetry, health } = setup();
+    const jobs = SetJobFacts.watchedBy(telemetry, clock);
     // A daily uniques job read 5 min after the day ends: caught up, it is up to a day and 5 min behind.
     const builtIn = 24 * HOUR + 5 * 60_000;
-    telemetry.jobLag('streamstat/acme/total/users_daily', 23 * HOUR, builtIn);
-    telemetry.jobLag('metrics/acme', 5 * 60_000, 6 * 60_000);
+    jobs.lag('streamstat/acme/total/users_daily', 23 * HOUR, builtIn);
+    jobs.lag('metrics/acme', 5 * 60_000, 6 * 60_000);
     expect(health().status).toBe('ok');
     clock.advance(2 * HOUR); // 25 h behind: within 1 h (maxLag) of its built-in lag
-    telemetry.jobLag('metrics/acme', 5 * 60_000, 6 * 60_000);
+    jobs.lag('metrics/acme', 5 * 60_000, 6 * 60_000);
     expect(health().status).toBe('ok');
     clock.advance(2 * HOUR); // 27 h: more than an hour beyond
-    telemetry.jobLag('metrics/acme', 5 * 60_000, 6 * 60_000);
+    jobs.lag('metrics/acme', 5 * 60_000, 6 * 60_000);
     expect(health()).toMatchObject({
       status: 'lagging',
       reasons: { 'streamstat/acme/total/users_daily': expect.stringMatching(/^lag /) },

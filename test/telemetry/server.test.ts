@@ -1,9 +1,11 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../../src/telemetry/prometheus.js';
 import { startHealthServer, startTelemetryServer, type TelemetryServer } from '../../src/telemetry/server.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 
 const HOUR = 3_600_000;
 const MINIMAL = {
@@ -31,8 +33,9 @@ describe('telemetry server', () => {
   it('/healthz answers 200 with every job when all lags are under their threshold', async () => {
     const clock = new ManualClock(0);
     const t = new Telemetry({ clock });
-    t.jobLag('metrics/acme', 60_000);
-    t.jobLag('statistic/acme/countries', 90 * 60_000);
+    const jobs = SetJobFacts.watchedBy(t, clock);
+    jobs.lag('metrics/acme', 60_000);
+    jobs.lag('statistic/acme/countries', 90 * 60_000);
     const { url } = await serve(t);
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(200);
@@ -48,12 +51,13 @@ describe('telemetry server', () => {
   it('/healthz answers 503 with a reason per lagging job, honouring per-job thresholds', async () => {
     const clock = new ManualClock(0);
     const t = new Telemetry({ clock });
-    t.jobLag('metrics/acme', 60_000);
-    t.jobLag('statistic/acme/countries', 90 * 60_000);
-    t.jobLag('streamstat/acme/regions', 60_000);
+    const jobs = SetJobFacts.watchedBy(t, clock);
+    jobs.lag('metrics/acme', 60_000);
+    jobs.lag('statistic/acme/countries', 90 * 60_000);
+    jobs.lag('streamstat/acme/regions', 60_000);
     const { url } = await serve(t, { 'statistic/acme/countries': HOUR });
     clock.advance(3 * HOUR); // nobody reported since: every lag grew past 2 h
-    t.jobLag('metrics/acme', 30_000);
+    jobs.lag('metrics/acme', 30_000);
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(503);
     const body = (await res.json()) as {
@@ -83,6 +87,18 @@ describe('telemetry server', () => {
     expect((await fetch(`${url}/healthz`, { method: 'POST' })).status).toBe(405);
   });
 
+  it("/metrics serves prom-client's default process and runtime metrics, each once, and the build info", async () => {
+    const defaults = new Registry();
+    collectDefaultMetrics({ register: defaults });
+    const typesOf = (text: string) => [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    const { url } = await serve(new Telemetry({ clock: new ManualClock(0) }));
+    const served = typesOf(await (await fetch(`${url}/metrics`)).text());
+    const runtime = served.filter((type) => !type.startsWith('cdn_collector_'));
+    expect(runtime.sort()).toEqual(typesOf(await defaults.metrics()).sort());
+    expect(runtime).toContain('nodejs_gc_duration_seconds histogram');
+    expect(served).toContain('cdn_collector_build_info gauge');
+  });
+
   it('reports a port already in use as an error', async () => {
     const first = await serve(new Telemetry());
     await expect(
@@ -91,9 +107,11 @@ describe('telemetry server', () => {
   });
 
   it('startHealthServer takes the http section of the configuration, per-job limits included', async () => {
-    const telemetry = new Telemetry({ clock: new ManualClock(0) });
-    telemetry.jobLag('dvr/acme', 5_000);
-    telemetry.jobLag('statistic/acme/total', 2 * HOUR);
+    const clock = new ManualClock(0);
+    const telemetry = new Telemetry({ clock });
+    SetJobFacts.watchedBy(telemetry, clock)
+      .lag('dvr/acme', 5_000)
+      .lag('statistic/acme/total', 2 * HOUR);
     const { http } = parseConfig(
       { ...MINIMAL, http: { port: 0, maxLag: '1s', jobMaxLag: { 'statistic/acme/total': '3h' } } },
       {},

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { errorCodeOf } from '../../src/errors.js';
 import { ApiError, BodyTooLargeError, NetworkError, ResponseFormatError, TimeoutError } from '../../src/http/errors.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { METRICS } from '../../src/telemetry/metrics.js';
 import { callOutcome } from '../../src/telemetry/outcome.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { SetJobFacts } from '../helpers/job-facts.js';
 
 const T0 = Date.UTC(2024, 0, 1);
 const HOSTILE_JOB = 'statistic/a "quoted"\\back\nslash/countries';
@@ -21,10 +22,11 @@ function busyTelemetry(clock = new ManualClock(T0)) {
   t.pointsWritten('cdn_traffic', 34);
   t.deadLetters(2);
   t.sinkWriteFailed('ECONNREFUSED');
-  t.jobFailed(HOSTILE_JOB);
-  t.jobLag('metrics/acme', 61_500);
-  t.jobBacklog('metrics/acme', 17);
-  return { t, clock };
+  const jobs = SetJobFacts.watchedBy(t, clock)
+    .failed(HOSTILE_JOB)
+    .lag('metrics/acme', 61_500)
+    .backlog('metrics/acme', 17);
+  return { t, clock, jobs };
 }
 
 describe('Telemetry.toPoints', () => {
@@ -70,12 +72,13 @@ describe('Telemetry.toPoints', () => {
     expect(t.pointsByMeasurement()).toEqual({ cdn_traffic: 1234, cdn_views: 5 });
   });
 
-  it('lets a reported lag grow while the job makes no progress', () => {
-    const { t, clock } = busyTelemetry();
+  it('reads the lag as of the instant it is asked: it grows while the job makes no progress', () => {
+    const { t, clock, jobs } = busyTelemetry();
+    const lagMs = () => t.jobsAt().find((j) => j.key === 'metrics/acme')?.lagMs;
     clock.advance(30_000);
-    expect(t.lagMs('metrics/acme')).toBe(91_500);
-    t.jobLag('metrics/acme', 5_000);
-    expect(t.lagMs('metrics/acme')).toBe(5_000);
+    expect(lagMs()).toBe(91_500);
+    jobs.lag('metrics/acme', 5_000);
+    expect(lagMs()).toBe(5_000);
   });
 });
 
@@ -107,8 +110,11 @@ describe('Telemetry.registry (/metrics)', () => {
     clock.advance(30_000);
     const jobOnly = (job: string, value: number) => [{ labels: { collector_job: job }, value }];
     expect(await scraped(t, 'cdn_collector_job_failures_total')).toEqual(jobOnly(HOSTILE_JOB, 1));
-    expect(await scraped(t, 'cdn_collector_job_lag_seconds')).toEqual(jobOnly('metrics/acme', 91.5));
-    expect(await scraped(t, 'cdn_collector_job_backlog_windows')).toEqual(jobOnly('metrics/acme', 17));
+    // Every job of the job state has its series: the failed one is not lagging and lacks no window.
+    const lags = [...jobOnly('metrics/acme', 91.5), ...jobOnly(HOSTILE_JOB, 0)];
+    expect(await scraped(t, 'cdn_collector_job_lag_seconds')).toEqual(lags);
+    const backlogs = [...jobOnly('metrics/acme', 17), ...jobOnly(HOSTILE_JOB, 0)];
+    expect(await scraped(t, 'cdn_collector_job_backlog_windows')).toEqual(backlogs);
     expect(await scraped(t, 'cdn_collector_checkpoint_age_seconds')).toEqual(jobOnly('metrics/acme', 120));
     expect(await t.prometheus()).not.toMatch(/[{,]job="/);
     expect(t.toPoints().find((p) => p.tags.kind === 'job_lag')?.tags).toEqual({ kind: 'job_lag', job: 'metrics/acme' });

@@ -4,7 +4,7 @@ import type { CollectorConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import type { MeasurementSchema } from '../../src/points.js';
 import { planBackfill } from '../../src/plan/planner.js';
-import { SCHEMA } from '../../src/schema.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { DAY } from '../../src/time.js';
 import type { SeriesCheck } from '../../src/verify/compare.js';

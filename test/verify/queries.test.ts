@@ -3,7 +3,7 @@ import { parseConfig } from '../../src/config/loader.js';
 import { DAY, HOUR } from '../../src/time.js';
 import { windowOf } from '../../src/verify/plan.js';
 import { buildFlux, fluxString } from '../../src/verify/readers/flux.js';
-import { readerKindOf } from '../../src/verify/readers/index.js';
+import { readerKindOf } from '../../src/verify/readers/kind.js';
 import { buildInfluxQl } from '../../src/verify/readers/influxql.js';
 import { victoriaSelector } from '../../src/verify/readers/victoria.js';
 import { daemonRange } from '../../src/verify/job.js';

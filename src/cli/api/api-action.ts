@@ -12,11 +12,12 @@ import type { ConnectionOptions } from '../common/dvr-args.js';
  */
 const ANY_BODY = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as ZodType<unknown>;
 
-export async function apiAction(
-  api: ApiName,
-  path: string,
-  o: { query?: string[] } & ConnectionOptions,
-): Promise<void> {
+export interface ApiOptions extends ConnectionOptions {
+  /** `-q key=value`, repeated. */
+  query?: string[];
+}
+
+export async function apiAction(api: ApiName, path: string, o: ApiOptions): Promise<void> {
   const { baseUrl, token } = resolveConnection(o, process.env, undefined, await loginStateDir(o));
   await token.checkStart?.();
   const query: Record<string, string[]> = {};

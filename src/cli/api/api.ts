@@ -1,7 +1,7 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { API_NAMES, type ApiName } from '../../spec/apis.js';
 import { collect, forceLoginOption, loginStateOption } from '../common/common.js';
-import type { ConnectionOptions } from '../common/dvr-args.js';
+import type { ApiOptions } from './api-action.js';
 
 /** `key=value` → [key, value]; repeated keys become repeated parameters. */
 function parseParam(text: string, previous: string[] = []): string[] {
@@ -33,7 +33,7 @@ export function apiCommand(): Command {
     .addOption(loginStateOption())
     .addOption(forceLoginOption());
   // The HTTP client loads when the command runs, not for `api --help` or an argument error.
-  return command.action(async (api: ApiName, path: string, o: { query?: string[] } & ConnectionOptions) =>
+  return command.action(async (api: ApiName, path: string, o: ApiOptions) =>
     (await import('./api-action.js')).apiAction(api, path, o),
   );
 }

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../../clock.js';
 import { executeBackfill } from '../../backfill/backfill.js';
 import { DaemonGoneError, handOverBackfill } from '../../backfill/client.js';
-import { planSummary } from '../../backfill/server.js';
+import { planSummary } from '../../backfill/requests.js';
 import { describeCuts } from '../../backfill/cuts.js';
 import { OwnedRange, pendingIn, resumeCommand } from '../../backfill/owned-range.js';
 import { BackfillEta } from '../../backfill/eta.js';

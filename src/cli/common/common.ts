@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option } from 'commander';
-import { durationMs } from '../../config/duration-text.js';
+import { durationMs } from '../../duration-text.js';
 import { fieldsOfVariables } from '../../config/env.js';
 import { CollectorError, type ErrorCode } from '../../errors.js';
 import { parseTimeText } from '../../time-text.js';
@@ -9,6 +9,8 @@ import { parseTimeText } from '../../time-text.js';
 export const EXIT_USAGE = 2;
 /** Exit code of every other failure. */
 export const EXIT_FAILURE = 1;
+/** `verify`'s exit code when drift is found (after --repair: when the re-check still finds some). */
+export const EXIT_DRIFT = 3;
 
 /**
  * A command failed with a message meant for the user; main prints it and exits with `exitCode`: bad input

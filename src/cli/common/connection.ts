@@ -4,7 +4,7 @@ import { passwordFileReader } from '../../auth/password-file.js';
 import { LoginTokenProvider } from '../../auth/login.js';
 import type { LoginLedger } from '../../auth/login-stop.js';
 import { DEFAULT_STATE_DIR } from '../../config/state-dir.js';
-import { StaticTokenProvider, type TokenProvider } from '../../auth/provider.js';
+import { StaticTokenProvider, type TokenProvider } from '../../http/token-provider.js';
 import { hasControlCharacter, isHeaderSafe, withoutLineEnds } from '../../secrets.js';
 import { DEFAULT_LOGIN_BODY } from '../../spec/login.js';
 import { CliError, EXIT_USAGE } from './common.js';

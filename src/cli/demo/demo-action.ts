@@ -16,8 +16,14 @@ import { createLogger } from '../../log.js';
 import { configQuotasOf, scaledQuotas } from '../../sim/quota.js';
 import { startSimulator, type Simulator } from '../../sim/server.js';
 import { HOUR } from '../../time.js';
-import type { DemoOptions } from './demo.js';
 import { onStopSignal, stoppedExitCode, type StopSignal } from '../common/signals.js';
+
+export interface DemoOptions {
+  hours: number;
+  duration?: number;
+  dataDir: string;
+  seed: number;
+}
 
 // What `demo` does, loaded only when it runs: its --help and argument errors load demo.ts alone.
 

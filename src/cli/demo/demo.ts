@@ -1,12 +1,6 @@
 import { Command } from 'commander';
 import { parseDuration, parseIntArg } from '../common/common.js';
-
-export interface DemoOptions {
-  hours: number;
-  duration?: number;
-  dataDir: string;
-  seed: number;
-}
+import type { DemoOptions } from './demo-action.js';
 
 export function demoCommand(): Command {
   return new Command('demo')

@@ -16,7 +16,23 @@ import {
   previewJson,
   type PreviewReport,
 } from './dvr-format.js';
-import type { CommonOptions, DeleteOptions, RangeOptions } from './dvr.js';
+
+export interface CommonOptions extends ConnectionOptions {
+  json?: boolean;
+  table?: boolean;
+}
+
+export interface DeleteOptions extends CommonOptions {
+  host: string;
+  yes?: boolean;
+  dryRun?: boolean;
+}
+
+export interface RangeOptions extends DeleteOptions {
+  from: number;
+  to?: number;
+  duration?: number;
+}
 
 // What the dvr subcommands do, loaded only when one runs (dvr.ts defines them).
 

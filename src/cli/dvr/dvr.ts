@@ -1,24 +1,8 @@
 import { Command, Option } from 'commander';
 import { TIME_HELP } from '../../time-text.js';
 import { forceLoginOption, loginStateOption } from '../common/common.js';
-import { parseSeconds, parseTimestamp, type ConnectionOptions, type DvrIo } from '../common/dvr-args.js';
-
-export interface CommonOptions extends ConnectionOptions {
-  json?: boolean;
-  table?: boolean;
-}
-
-export interface DeleteOptions extends CommonOptions {
-  host: string;
-  yes?: boolean;
-  dryRun?: boolean;
-}
-
-export interface RangeOptions extends DeleteOptions {
-  from: number;
-  to?: number;
-  duration?: number;
-}
+import { parseSeconds, parseTimestamp, type DvrIo } from '../common/dvr-args.js';
+import type { CommonOptions, DeleteOptions, RangeOptions } from './dvr-action.js';
 
 /** The client and the output formats load when a subcommand runs, not for `dvr --help` or an argument error. */
 const actions = () => import('./dvr-action.js');

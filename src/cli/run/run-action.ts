@@ -15,7 +15,8 @@ import { startupFields } from '../common/startup.js';
 import { configDemand, overQuotaLines } from './capacity-report.js';
 import { demandLine, overQuota } from '../../plan/capacity.js';
 import { onceVerdict, stoppedVerdictLine, verdictExitCode, verdictLine } from '../common/verdict.js';
-import { passCalls, showQuotaProgress } from '../common/quota-progress.js';
+import { passCalls } from '../../app/quota-waits.js';
+import { showQuotaProgress } from '../common/quota-progress.js';
 import { CliError, EXIT_USAGE, listenError } from '../common/common.js';
 import { onStopSignal, stoppedExitCode, type StopSignal } from '../common/signals.js';
 

@@ -9,8 +9,8 @@ export function schemaCommand(): Command {
     .action(async (o: { json?: boolean; write?: string }) => {
       // The measurement schemas load when the command runs, not for `schema --help`.
       const [{ SCHEMA }, { renderSchemaDocument, renderSchemaJson }] = await Promise.all([
-        import('../../schema.js'),
-        import('../../schema-doc.js'),
+        import('../../schema/schema.js'),
+        import('../../schema/schema-doc.js'),
       ]);
       const text = o.json ? renderSchemaJson(SCHEMA) : renderSchemaDocument(SCHEMA);
       if (o.write) await writeOutput(o.write, text);

@@ -1,13 +1,43 @@
-import type { OptionValues } from 'commander';
 import { ScaledClock, systemClock } from '../../clock.js';
+import type { FaultPlan } from '../../sim/faults.js';
+import type { QuotaRule } from '../../sim/quota.js';
+import type { ApiName } from '../../spec/apis.js';
 import { startSimulator } from '../../sim/server.js';
 import { CliError, EXIT_USAGE, listenError } from '../common/common.js';
 import { onStopSignal } from '../common/signals.js';
 
 // What `sim` does, loaded only when it runs (sim.ts defines the command and parses its flags).
 
-export async function simAction(o: OptionValues): Promise<void> {
-  const speed = o.clockSpeed as number | undefined;
+/** `sim`'s flags as commander parses them (sim.ts). */
+export interface SimOptions {
+  host: string;
+  port: number;
+  seed: number;
+  accounts: number;
+  resources: number;
+  streams: number;
+  nodes: number;
+  quota?: Record<string, QuotaRule | null>;
+  fault?: Partial<Record<ApiName, FaultPlan>>;
+  failingNode?: string[];
+  statisticLag?: number;
+  clockSpeed?: number;
+  token?: string;
+  realShapes?: boolean;
+  contentEncoding?: string;
+  streamstatFlat?: boolean;
+  username?: string;
+  password?: string;
+  tokenLifetime?: number;
+  reuseTokens?: boolean;
+  metricsRefusal?: string;
+  metricsMaxPeriod?: number;
+  /** False with --no-inventory. */
+  inventory: boolean;
+}
+
+export async function simAction(o: SimOptions): Promise<void> {
+  const speed = o.clockSpeed;
   const clock = systemClock;
   if ((o.username === undefined) !== (o.password === undefined))
     throw new CliError('--username and --password go together', EXIT_USAGE);
@@ -21,7 +51,7 @@ export async function simAction(o: OptionValues): Promise<void> {
         port: o.port,
         seed: o.seed,
         token: o.token,
-        ...(o.username !== undefined
+        ...(o.username !== undefined && o.password !== undefined // together: checked above
           ? {
               login: {
                 username: o.username,
@@ -40,10 +70,10 @@ export async function simAction(o: OptionValues): Promise<void> {
           ...(o.statisticLag !== undefined ? { statisticLagMs: o.statisticLag } : {}),
           ...(o.realShapes ? { shapes: 'real' as const } : {}),
           ...(o.streamstatFlat ? { streamstatShape: 'flat' as const } : {}),
-          ...(o.contentEncoding !== undefined ? { contentEncoding: o.contentEncoding as string } : {}),
-          ...(o.metricsRefusal !== undefined ? { metricsRefusal: o.metricsRefusal as string } : {}),
+          ...(o.contentEncoding !== undefined ? { contentEncoding: o.contentEncoding } : {}),
+          ...(o.metricsRefusal !== undefined ? { metricsRefusal: o.metricsRefusal } : {}),
           ...(o.inventory === false ? { inventory: false } : {}),
-          ...(o.metricsMaxPeriod !== undefined ? { metricsMaxPeriodMinutes: o.metricsMaxPeriod as number } : {}),
+          ...(o.metricsMaxPeriod !== undefined ? { metricsMaxPeriodMinutes: o.metricsMaxPeriod } : {}),
         },
       }),
     o.host,

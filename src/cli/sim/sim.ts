@@ -1,8 +1,9 @@
-import { Command, InvalidArgumentError, type OptionValues } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { isApiName, type ApiName } from '../../spec/apis.js';
 import { parseFaultFlag, type FaultPlan } from '../../sim/faults.js';
 import type { QuotaRule } from '../../sim/quota.js';
 import { collect, parseDuration, parseIntArg, parsePositive } from '../common/common.js';
+import type { SimOptions } from './sim-action.js';
 
 /** `api=kinds:rate` (repeatable), checked as it is parsed so a bad one is a usage error naming the option. */
 function parseFault(
@@ -81,6 +82,6 @@ export function simCommand(): Command {
       )
       .option('--no-inventory', 'no GET /app/inventory/v1/accounts/ (404), as on a white label without it')
       // The simulator loads when it runs, not for `sim --help` or an argument error.
-      .action(async (o: OptionValues) => (await import('./sim-action.js')).simAction(o))
+      .action(async (o: SimOptions) => (await import('./sim-action.js')).simAction(o))
   );
 }

@@ -12,7 +12,13 @@ import { counted } from '../../words.js';
 
 // What `status` does, loaded only when it runs: its --help and argument errors load status.ts alone.
 
-export async function statusAction(o: { config?: string; json?: boolean; shard?: Shard }): Promise<void> {
+export interface StatusOptions {
+  config?: string;
+  json?: boolean;
+  shard?: Shard;
+}
+
+export async function statusAction(o: StatusOptions): Promise<void> {
   // The jobs of the shard's daemon (`--shard`, env CDN_SHARD), when no daemon's report names them.
   const report = await gatherStatus(applyShard(loadConfigFile(o.config), o.shard), systemClock.now());
   if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { configFileOption } from '../common/common.js';
 import { shardOption } from '../common/shard.js';
-import type { Shard } from '../../config/shard.js';
+import type { StatusOptions } from './status-action.js';
 
 export function statusCommand(): Command {
   return new Command('status')
@@ -13,7 +13,5 @@ export function statusCommand(): Command {
     .addOption(configFileOption())
     .option('--json', 'print JSON')
     .addOption(shardOption())
-    .action(async (o: { config?: string; json?: boolean; shard?: Shard }) =>
-      (await import('./status-action.js')).statusAction(o),
-    );
+    .action(async (o: StatusOptions) => (await import('./status-action.js')).statusAction(o));
 }

@@ -12,12 +12,22 @@ import { createLogger } from '../../log.js';
 import { DAY, HOUR } from '../../time.js';
 import type { SeriesCheck } from '../../verify/compare.js';
 import { windowOf } from '../../verify/plan.js';
-import { readerKindOf } from '../../verify/readers/index.js';
+import { readerKindOf } from '../../verify/readers/kind.js';
 import { verifyRange } from '../../verify/run.js';
 import { driftRemains, type VerifyReport } from '../../verify/verify.js';
-import { CliError, EXIT_USAGE } from '../common/common.js';
 import { applyShard } from '../common/apply-shard.js';
-import { EXIT_DRIFT, type VerifyOptions } from './verify.js';
+import type { Shard } from '../../config/shard.js';
+import { EXIT_DRIFT, CliError, EXIT_USAGE } from '../common/common.js';
+
+export interface VerifyOptions {
+  config?: string;
+  from: number;
+  to?: number;
+  repair?: boolean;
+  json?: boolean;
+  shard?: Shard;
+  forceLogin?: boolean;
+}
 
 // What `verify` does, loaded only when it runs: its --help and argument errors load verify.ts alone.
 

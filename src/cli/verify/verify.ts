@@ -1,24 +1,11 @@
 import { Command } from 'commander';
-import type { Shard } from '../../config/shard.js';
 import { TIME_HELP } from '../../time-text.js';
-import { configFileOption, configHelp, forceLoginOption, parseTimeOption } from '../common/common.js';
+import { EXIT_DRIFT, configFileOption, configHelp, forceLoginOption, parseTimeOption } from '../common/common.js';
 import { shardOption } from '../common/shard.js';
-
-/** Exit code when drift is found (after --repair: when the re-check still finds some). */
-export const EXIT_DRIFT = 3;
+import type { VerifyOptions } from './verify-action.js';
 
 const COULD_NOT_FINISH =
   'could not finish: database unreachable (checked first), or an API failing for verify.giveUpAfter (2m)';
-
-export interface VerifyOptions {
-  config?: string;
-  from: number;
-  to?: number;
-  repair?: boolean;
-  json?: boolean;
-  shard?: Shard;
-  forceLogin?: boolean;
-}
 
 export function verifyCommand(): Command {
   return new Command('verify')

@@ -1,5 +1,5 @@
 import { normalize, subtractAll, type SecondsInterval } from '../../spec/dvr.js';
-import type { SimContext } from '../types.js';
+import type { SimContext } from './context.js';
 import { hash32, unit } from './rng.js';
 import type { World } from './world.js';
 

@@ -14,8 +14,8 @@ import {
   type StatisticGrouping,
 } from '../../spec/statistic.js';
 import { MINUTE } from '../../time.js';
-import { SimReject } from '../error-body.js';
-import type { SimSettings } from '../types.js';
+import { SimReject } from './error-body.js';
+import type { SimSettings } from './context.js';
 import type { Language } from './statistic-dimensions.js';
 
 /** A traffic statistics request the simulator accepted. */

@@ -2,7 +2,8 @@ import { APIS } from '../../spec/apis.js';
 import { ALL_HOSTS, totalSeconds, type SecondsInterval } from '../../spec/dvr.js';
 import { dvrModelFor, nowSeconds, type DvrNodeSnapshot } from '../model/dvr.js';
 import { findAccount } from '../model/world.js';
-import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
+import type { SimContext } from '../model/context.js';
+import type { ApiRoute, SimReply, SimRequest } from './types.js';
 
 /**
  * DVR management (spec 000): `GET|DELETE /app/dvr-net/v1/<account>/streams/<stream>`. Chosen where the spec is silent:

@@ -1,4 +1,4 @@
-import type { ApiRoute } from '../types.js';
+import type { ApiRoute } from './types.js';
 import { dvrRoute } from './dvr.js';
 import { metricsRoute } from './metrics.js';
 import { statisticRoute } from './statistic.js';

@@ -1,6 +1,7 @@
 import { APIS } from '../../spec/apis.js';
-import { errorBody, SimReject } from '../error-body.js';
-import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
+import { errorBody, SimReject } from '../model/error-body.js';
+import type { SimContext } from '../model/context.js';
+import type { ApiRoute, SimReply, SimRequest } from './types.js';
 
 /** How one of the statistics APIs reads a request, step by step; each step may refuse it. */
 export interface LanguageApi<L extends string, E, R> {

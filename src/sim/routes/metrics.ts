@@ -3,7 +3,8 @@ import { isMetricName, METRIC_NAMES, type MetricName } from '../../spec/metrics.
 import { formatMinute, MINUTE } from '../../time.js';
 import { aggregatePeriods, pickMetrics, resourcePeriod } from '../model/metrics.js';
 import { findAccount, type SimAccount } from '../model/world.js';
-import type { ApiRoute, SimContext, SimReply, SimRequest } from '../types.js';
+import type { SimContext } from '../model/context.js';
+import type { ApiRoute, SimReply, SimRequest } from './types.js';
 
 /** Exact text of the spec for a time with seconds other than 00 (its HTTP status is not shown; chosen: 422). */
 export const MINUTE_PRECISION_TEXT = 'Invalid time format. Time must be at minute precision';

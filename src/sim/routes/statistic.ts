@@ -26,8 +26,9 @@ import {
 } from '../model/statistic.js';
 import { visibleShare } from '../model/views.js';
 import { findResource, type SimResource } from '../model/world.js';
-import { pageOf, type PagingFault } from '../paging.js';
-import type { ApiRoute, SimContext } from '../types.js';
+import { pageOf, type PagingFault } from './paging.js';
+import type { SimContext } from '../model/context.js';
+import type { ApiRoute } from './types.js';
 import { languageRoute } from './language-route.js';
 
 /**

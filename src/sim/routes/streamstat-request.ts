@@ -10,8 +10,8 @@ import {
   type StreamstatLanguage,
 } from '../../spec/streamstat.js';
 import type { ViewFilters } from '../model/views.js';
-import { SimReject } from '../error-body.js';
-import type { SimSettings } from '../types.js';
+import { SimReject } from '../model/error-body.js';
+import type { SimSettings } from '../model/context.js';
 
 /** A stream view statistics request the simulator accepted, in the simulator's terms. */
 export interface StreamstatRequest {

@@ -2,8 +2,9 @@ import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
 import { formatMinuteUtc } from '../../time.js';
 import { visibleShare, viewsByGroup, type StreamRef, type ViewGrouping, type ViewValues } from '../model/views.js';
-import { pageOf, type PagingFault } from '../paging.js';
-import type { ApiRoute, SimContext } from '../types.js';
+import { pageOf, type PagingFault } from './paging.js';
+import type { SimContext } from '../model/context.js';
+import type { ApiRoute } from './types.js';
 import { languageRoute } from './language-route.js';
 import {
   parsePath,

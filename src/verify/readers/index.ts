@@ -1,25 +1,10 @@
 import type { CollectorConfig } from '../../config/schema.js';
 import { VerifyReadError } from './errors.js';
+import { readerKindOf } from './kind.js';
 import { fluxReader } from './flux.js';
 import { influxQlReader } from './influxql.js';
 import type { StoredReader } from './types.js';
 import { victoriaReader } from './victoria.js';
-
-export type ReaderKind = StoredReader['kind'];
-
-/**
- * The reader the sink implies (config `verify.reader: auto`): InfluxDB 1.x speaks InfluxQL; an /api/v2/write server
- * with escaped backslashes is VictoriaMetrics (InfluxDB 3 is read the same way it is not: say `flux` or
- * `victoriametrics`), else InfluxDB 2 and Flux. undefined for a sink that cannot be read back (a file).
- */
-export function readerKindOf(config: Pick<CollectorConfig, 'sink' | 'verify'>): ReaderKind | undefined {
-  if (config.verify.reader !== 'auto') return config.verify.reader;
-  const sink = config.sink as { type: string; backslashes?: string };
-  if (sink.type === 'influx-v1') return 'influxql';
-  if (sink.type === 'victoriametrics') return 'victoriametrics';
-  if (sink.type === 'influx-v2') return sink.backslashes === 'escaped' ? 'victoriametrics' : 'flux';
-  return undefined;
-}
 
 /** Builds the reader of the configured database; a sink without one (file) is a VerifyReadError naming it. */
 export function readerFor(config: Pick<CollectorConfig, 'sink' | 'verify' | 'api'>): StoredReader {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { duration } from '../config/duration.js';
-import { cronSchedule, httpUrl } from '../config/fields.js';
+import { duration } from './duration.js';
+import { cronSchedule, httpUrl } from './fields.js';
 
 /**
  * `verify`: the daemon's reconciliation job. On by default where it can read the database back (a file sink has

@@ -1,6 +1,6 @@
 import { classify } from '../failure.js';
-import { ApiError } from '../http/errors.js';
-import type { TokenProvider } from './provider.js';
+import { ApiError } from './errors.js';
+import type { TokenProvider } from './token-provider.js';
 
 /**
  * What calls have proven about their tokens, for a refusal whose text does not say whether the token died or the

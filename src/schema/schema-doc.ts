@@ -1,4 +1,4 @@
-import { EMPTY_TAG, type Aggregate, type MeasurementSchema } from './points.js';
+import { EMPTY_TAG, type Aggregate, type MeasurementSchema } from '../points.js';
 
 /** How docs/schema.md is regenerated; printed in its header and in the test that compares it. */
 export const REGENERATE_COMMAND = 'npm run build && node bin/cdn-collector.js schema --write docs/schema.md';
@@ -59,7 +59,7 @@ export function renderSchemaDocument(schema: SchemaInput): string {
   return [
     '# InfluxDB schema of cdn-collector',
     '',
-    `<!-- Generated from src/schema.ts; do not edit. Regenerate: ${REGENERATE_COMMAND} -->`,
+    `<!-- Generated from src/schema/schema.ts; do not edit. Regenerate: ${REGENERATE_COMMAND} -->`,
     '',
     `Measurements: ${names.join(', ')}.`,
     '',
@@ -82,12 +82,13 @@ export function renderSchemaDocument(schema: SchemaInput): string {
     '- **Values that are no measurement are not written**: a negative value in a field marked `≥ 0` (counts, sizes,',
     '  ratios, durations) or an integer outside int64 (±2^63). That point goes to the dead-letter file',
     '  (`output.deadLetterPath`) with the reason, naming the field; the rest of the span is written.',
-    '- **Job state** is counted once (`collector/job-state.ts`) and `status`, `/healthz`, `/metrics` and the',
-    "  `cdn_collector` points all read that count. A job's *watermark* is the end of its contiguous confirmed",
+    '- **Job state** is one record (`collector/job-state.ts`): `status`, `/healthz`, `/metrics` and the',
+    "  `cdn_collector` points read it when asked. A job's *watermark* is the end of its contiguous confirmed",
     '  history; its *lag* is now minus the end of that history extended by the spans set aside, and a job that has',
     '  confirmed nothing lags from the start of the first window due after it joined (daemon start or discovery), so',
     '  `status` shows its watermark as `—`, never a lag of 0. Its *backlog* is the windows a checkpointed job still',
-    '  lacks between its origin and the newest collectable window (0 for jobs that read only the newest window).',
+    '  lacks between its origin and the newest collectable window (0 for jobs that read only the newest window),',
+    '  counted when read, at most once a minute.',
     '  An API is *failing since* its first failed call with no call served after it (`telemetry/failing.ts`). A 429',
     '  is a wait the server asked for: neither a failure nor served, so a run of 429s alone is not failing and the',
     '  failed calls counted leave 429s out. An answered 4xx (404, 400: the span is set aside) is a call served: it',

@@ -1,4 +1,4 @@
-import { APIS, type ApiName } from '../spec/apis.js';
+import { APIS, type ApiName } from '../../spec/apis.js';
 
 /** Error bodies: metrics and DVR use `{status, description}`; the statistics APIs `{status, data}` (see auth.ts). */
 export function errorBody(api: ApiName, status: string, text: string): Record<string, string> {

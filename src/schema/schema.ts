@@ -1,6 +1,6 @@
-import type { MeasurementSchema } from './points.js';
-import { SOURCES } from './sources/index.js';
-import { collectorMeasurements } from './telemetry/measurements.js';
+import type { MeasurementSchema } from '../points.js';
+import { SOURCES } from '../sources/index.js';
+import { collectorMeasurements } from '../telemetry/measurements.js';
 
 /**
  * Every measurement the collector writes, each source's (src/sources/index.ts) and its own: the one source of truth
