@@ -99,7 +99,7 @@ async function scenario(label: string, api: Record<string, unknown>, range: { fr
     if (failed.length > 0) throw new Error(`backfill failed: ${JSON.stringify(failed)}`);
 
     const stats = await sim.stats();
-    const bound = lowerBound(config, sim.accounts, range, (a) => rt.http.paging.largestPage(a));
+    const bound = lowerBound(config, sim.accounts, range, (a) => rt.paging.largestPage(a));
     const perApi: Partial<Record<ApiName, ApiFigures>> = {};
     for (const a of API_NAMES.filter((n) => plan.calls[n])) {
       const admitted = stats.apis[a].admittedAt.slice(before.apis[a].admittedAt.length);
@@ -156,6 +156,12 @@ async function scenario(label: string, api: Record<string, unknown>, range: { fr
         'max',
         0,
       ),
+      target(
+        `${name}: after a restart: planned range (most − least), learnt paging`,
+        restart.reduce((n, r) => n + (r.plannedMost - r.planned), 0),
+        'max',
+        0,
+      ),
       target(`${name}: APIs over quota in some window`, overQuota.length, 'max', 0),
     ];
     return {
@@ -189,12 +195,13 @@ async function afterRestart(
   const failed = (await runBackfill(rt.collector, plan)).filter((r) => r.error);
   if (failed.length > 0) throw new Error(`backfill after restart failed: ${JSON.stringify(failed)}`);
   const after = await sim.stats();
-  const bound = lowerBound(config, sim.accounts, range, (api) => rt.http.paging.largestPage(api));
+  const bound = lowerBound(config, sim.accounts, range, (api) => rt.paging.largestPage(api));
   return apis.map((api) => {
     const made = after.apis[api].admittedAt.length - before.apis[api].admittedAt.length;
-    console.log(
-      `  after a restart, the week before: ${api} planned ${plan.calls[api] ?? 0}, made ${made}, bound ${bound[api]}`,
-    );
-    return { api, planned: plan.calls[api] ?? 0, made, bound: bound[api] ?? 0 };
+    const planned = plan.calls[api] ?? 0;
+    const plannedMost = plan.callsMost[api] ?? planned;
+    const range = plannedMost === planned ? `${planned}` : `${planned}–${plannedMost}`;
+    console.log(`  after a restart, the week before: ${api} planned ${range}, made ${made}, bound ${bound[api]}`);
+    return { api, planned, plannedMost, made, bound: bound[api] ?? 0 };
   });
 }

@@ -12,7 +12,7 @@
  */
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/body.js';
 import type { CollectorConfig } from '../../src/config/schema.js';
-import type { Span } from '../../src/sources/types.js';
+import type { Span } from '../../src/sources/common/types.js';
 import { rowsPerCall } from '../../src/paging/row-budget.js';
 import { stepMs as statisticStepMs } from '../../src/sources/statistic/settings.js';
 import { stepMs as streamstatStepMs, uniquesStepMs } from '../../src/sources/streamstat/settings.js';

@@ -9,6 +9,7 @@ import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
 import { buildJobs, sourcesLearnt } from '../sources/registry.js';
 import { CheckpointStore } from '../state/checkpoints.js';
+import { ServerPaging } from '../paging/server-paging.js';
 import { PagingMemory } from '../paging/memory.js';
 import { QuotaJournal } from '../state/quota-journal.js';
 import { SetAsideStore } from '../state/set-aside.js';
@@ -26,7 +27,7 @@ import { RefusalReports } from '../telemetry/refusal-reports.js';
 import { ApiWatch } from '../telemetry/api-watch.js';
 import { FailureLines } from '../telemetry/failure-lines.js';
 import { watchedSink } from '../telemetry/sink-watch.js';
-import { AccountStanding } from '../sources/account-standing.js';
+import { AccountStanding } from '../sources/common/account-standing.js';
 import { reportAccountStanding } from '../telemetry/account-reports.js';
 
 /** Passes of an API with no quota that run at once (a backfill's jobs side by side are as many). */
@@ -39,6 +40,8 @@ export interface Runtime {
   clock: Clock;
   collector: Collector;
   http: HttpClient;
+  /** What paging learnt of the server: the sources' paged reads and their forecasts read it. */
+  paging: ServerPaging;
   /** Where the client's tokens come from; stopped with the collecting (a login in flight is abandoned). */
   tokens: TokenProvider;
   limiters: LimiterSet;
@@ -140,12 +143,12 @@ export async function createRuntime(
     tokenPlacement: config.api.tokenPlacement,
     maxBodyBytes: config.api.maxBodyBytes,
     maxBodyBytesPerApi: config.api.maxBodyBytesPerApi,
-    maxPages: config.api.maxPages,
     clock,
-    ...(config.api.serverMaxLimit !== undefined ? { serverMaxLimit: config.api.serverMaxLimit } : {}),
   });
+  // What paging learns of the server (page sizes, each read's rows), the sources' reads share it.
+  const paging = new ServerPaging(config.api.maxPages, config.api.serverMaxLimit);
   // The largest page per API survives restarts: walkPages' check for a capped page costs no extra call per read.
-  const pagingMemory = await PagingMemory.open(config.state.dir, http.paging, (problem) =>
+  const pagingMemory = await PagingMemory.open(config.state.dir, paging, (problem) =>
     log.warn({ problem }, 'paging memory'),
   );
   // The sink's run of failed writes is telemetry's (/healthz, /metrics); its log lines read that one record.
@@ -153,7 +156,7 @@ export async function createRuntime(
   const sink = watchedSink(unwatched, config.sink, telemetry, failureLines);
   // What is known of each configured account (the inventory at start, refusals since) has this one home.
   const accounts = new AccountStanding(clock, (change) => reportAccountStanding(telemetry, log, change));
-  const learnt = { ...sourcesLearnt(log, config.state.dir), paging: http.paging, accountStanding: accounts };
+  const learnt = { ...sourcesLearnt(log, config.state.dir), paging, accountStanding: accounts };
   const collector = new Collector({
     jobs: buildJobs(config, learnt),
     http,
@@ -191,6 +194,7 @@ export async function createRuntime(
     clock,
     collector,
     http,
+    paging,
     tokens,
     limiters,
     watch,

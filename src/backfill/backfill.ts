@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { planBackfill, type BackfillPlan } from '../plan/planner.js';
-import type { CollectJob, Span } from '../sources/types.js';
+import type { CollectJob, Span } from '../sources/common/types.js';
 import type { Collector, PassResult } from '../collector/collector.js';
 
 /** The code of a sink whose file cannot grow (SinkSpaceError). */

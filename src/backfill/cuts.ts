@@ -1,5 +1,5 @@
 import { collectableEnd } from '../plan/windows.js';
-import type { CollectJob, Span } from '../sources/types.js';
+import type { CollectJob, Span } from '../sources/common/types.js';
 import { floorTo } from '../time.js';
 import { formatDuration } from './eta.js';
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { planBackfill, type BackfillPlan, type PendingSource } from '../plan/planner.js';
-import type { Span } from '../sources/types.js';
+import type { Span } from '../sources/common/types.js';
 import { backfillRangeId, changeBackfillRanges, type BackfillRange } from '../state/backfill-ranges.js';
 
 /** The progress of a range is rewritten at most this often (status reads it; the end is always written). */

@@ -3,7 +3,7 @@ import type { CollectorConfig } from '../config/schema.js';
 import { nearestName } from '../edit-distance.js';
 import type { HttpClient } from '../http/client.js';
 import type { Logger } from '../log.js';
-import type { AccountStanding } from '../sources/account-standing.js';
+import type { AccountStanding } from '../sources/common/account-standing.js';
 import { readInventory } from '../sources/accounts.js';
 import { describeError } from './errors.js';
 

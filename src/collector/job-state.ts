@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { builtInLagMs, collectableEnd } from '../plan/windows.js';
-import type { CollectJob, Span } from '../sources/types.js';
+import type { CollectJob, Span } from '../sources/common/types.js';
 import { advanceWatermark, mergeSpan } from '../spans.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import type { SetAsideStore } from '../state/set-aside.js';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Point } from '../points.js';
-import type { AccountStanding } from '../sources/account-standing.js';
+import type { AccountStanding } from '../sources/common/account-standing.js';
 import type { Sink } from '../sink/types.js';
-import type { CollectJob, PointsHandOff, Span } from '../sources/types.js';
+import type { CollectJob, PointsHandOff, Span } from '../sources/common/types.js';
 import type { JobState } from './job-state.js';
 import { spanText } from './job-state.js';
 import type { WriteReports } from './reports.js';

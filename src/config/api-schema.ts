@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { perApi } from '../spec/apis.js';
 import { DEFAULT_LOGIN_BODY, LOGIN_BODY_FORMATS } from '../spec/login.js';
-import { duration } from './duration.js';
-import { apiBaseUrl, apiToken, secretText } from './fields.js';
+import { duration } from './fields/duration.js';
+import { apiBaseUrl, apiToken, secretText } from './fields/fields.js';
 
 // The `api` section of the configuration (schema.ts): the provider API, how to authenticate, and the bounds of a call.
 
@@ -122,8 +122,9 @@ export const apiSchema = z
       .optional()
       .describe(
         'the largest `limit` the statistics servers honour, when the operator knows it (the spec does not show it); ' +
-          'unset: unknown, so a short page as large as any the server returned is checked with one more call (it may ' +
-          'be a capped one). Set: `limit` never exceeds it, a page shorter than min(pageSize, ' +
+          'unset: learnt per API once an answer shows it (a page shorter than the limit asked, then more rows; kept ' +
+          'in state/paging.json); until then a short page as large as any the server returned is checked with one ' +
+          'more call (it may be a capped one). Set: `limit` never exceeds it, a page shorter than min(pageSize, ' +
           'serverMaxLimit) ends the read without that call, and a page of exactly serverMaxLimit rows is still ' +
           'followed by the next page',
       ),

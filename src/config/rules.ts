@@ -1,6 +1,6 @@
 import { ParameterError } from '../errors.js';
 import { SOURCES } from '../sources/index.js';
-import { reason, unique } from '../sources/settings.js';
+import { reason, unique } from '../sources/common/settings.js';
 import { MINUTE } from '../time.js';
 import { ConfigError, type ConfigProblem } from './loader.js';
 import { checkStateDir } from './paths.js';

@@ -6,8 +6,8 @@ import { MINUTE } from '../time.js';
 import { DEFAULT_GZIP_MIN_BYTES } from '../sink/types.js';
 import { SETTINGS_SCHEMAS } from '../sources/index.js';
 import * as verify from './verify-settings.js';
-import { duration, durationText } from './duration.js';
-import { httpUrl, listenHost, secretText } from './fields.js';
+import { duration, durationText } from './fields/duration.js';
+import { httpUrl, listenHost, secretText } from './fields/fields.js';
 import { apiSchema } from './api-schema.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { duration } from './duration.js';
-import { cronSchedule, httpUrl } from './fields.js';
+import { duration } from './fields/duration.js';
+import { cronSchedule, httpUrl } from './fields/fields.js';
 
 /**
  * `verify`: the daemon's reconciliation job. On by default where it can read the database back (a file sink has

@@ -17,7 +17,6 @@ import { APIS, type ApiName } from '../spec/apis.js';
 import type { RequestTarget } from '../spec/inventory.js';
 import { isHeaderSafe, registerSecret, registerUrlSecrets, withoutUserinfo } from '../secrets.js';
 import { accountOf, redact, toSearchParams, type Query } from './query.js';
-import { ServerPaging } from '../paging/server-paging.js';
 import { HTTP_ARGUMENT_CODES } from '../failure.js';
 import { TokenEvidence } from './token-evidence.js';
 import { asTokenProvider, type TokenProvider } from './token-provider.js';
@@ -47,11 +46,6 @@ export interface HttpClientOptions {
   /** Largest response body read, in bytes (default 32 MiB); per API overrides in `maxBodyBytesPerApi`. */
   maxBodyBytes?: number;
   maxBodyBytesPerApi?: Partial<Record<ApiName, number>>;
-  /** Bound on the pages of one paged read (default 200). */
-  maxPages?: number;
-  /** The largest `limit` the server honours, when known (`api.serverMaxLimit`): paged reads need no capped-page check.
-   * */
-  serverMaxLimit?: number;
   /** What a Retry-After date is measured against: the clock of the limiter that waits it out (default: system). */
   clock?: Clock;
 }
@@ -97,8 +91,6 @@ const TOKEN_QUERY = 'cdnauthtoken';
  */
 export class HttpClient {
   readonly baseUrl: string;
-  /** What paged reads have learned about this server's page sizes; shared by `withGate` copies. */
-  readonly paging: ServerPaging;
   private readonly tokens: TokenProvider;
   private readonly timeoutMs: number;
   private readonly tokenPlacement: TokenPlacement;
@@ -128,7 +120,6 @@ export class HttpClient {
     this.gate = options.gate;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxBodyBytesPerApi = options.maxBodyBytesPerApi ?? {};
-    this.paging = new ServerPaging(options.maxPages, options.serverMaxLimit);
     this.clock = options.clock ?? systemClock;
   }
 

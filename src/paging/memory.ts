@@ -7,9 +7,12 @@ import { loadStateFile, StateFile, type StateFormat } from '../state/json-state.
 export const PAGING_FILE = 'paging.json';
 
 const rowCount = z.number().int().min(0).safe();
+const apiName = z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]);
 const fileSchema = z
   .object({
-    largestPage: z.partialRecord(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), rowCount),
+    largestPage: z.partialRecord(apiName, rowCount),
+    /** Per API, the page cap an answer showed (a short page followed by more rows). */
+    pageCap: z.partialRecord(apiName, rowCount.min(1)).default({}),
     /** Per read (job key), the rows it last returned: the planner's forecast of its pages. */
     reads: z.record(z.string().min(1), rowCount).default({}),
   })
@@ -18,13 +21,14 @@ type PagingFile = z.output<typeof fileSchema>;
 const pagingFormat: StateFormat<PagingFile> = {
   version: 1,
   schema: fileSchema,
-  empty: () => ({ largestPage: {}, reads: {} }),
+  empty: () => ({ largestPage: {}, pageCap: {}, reads: {} }),
 };
 
 /**
- * The largest page each API has returned (ServerPaging), kept in `paging.json` of the state dir. walkPages reads one
- * more page after a page as large as any seen (it may have been capped by the server); without this file every
- * restart would start from nothing and pay that page again on each paged read until the largest is seen anew.
+ * The largest page each API has returned and the page cap an answer showed (ServerPaging), kept in `paging.json` of
+ * the state dir. walkPages reads one more page after a page as large as any seen (it may have been capped by the
+ * server) unless the cap is known; without this file every restart would start from nothing and pay that page again
+ * on each paged read until the largest (or the cap) is seen anew.
  * It also keeps each grouped read's rows (the planner's forecast of its pages). Saved atomically (durable-file.ts) when
  * either changes — at most once per paged read, coalesced: one save in flight. A file that cannot be read or saved
  * costs those extra pages, never data (a failing save is reported once per streak).
@@ -44,11 +48,19 @@ export class PagingMemory {
     if (loaded.defect !== undefined) onProblem(`${PAGING_FILE} ignored: ${loaded.defect}`);
     const largest = Object.entries(loaded.value.largestPage) as Array<[ApiName, number]>;
     for (const [api, rows] of largest) paging.observe(api, rows);
+    for (const [api, rows] of Object.entries(loaded.value.pageCap) as Array<[ApiName, number]>)
+      paging.learnCap(api, rows);
     for (const [read, rows] of Object.entries(loaded.value.reads)) paging.recordRows(read, rows);
     const sorted = <K extends string>(entries: Array<[K, number]>) =>
       Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
     const file = new StateFile(path, pagingFormat, {
-      current: () => ({ largestPage: sorted(paging.known()), reads: sorted(paging.knownReads()) }) as PagingFile,
+      current: () =>
+        ({
+          largestPage: sorted(paging.known()),
+          // Absent until an answer showed a cap: files of servers that never cap stay as they were.
+          ...(paging.knownCaps().length > 0 ? { pageCap: sorted(paging.knownCaps()) } : {}),
+          reads: sorted(paging.knownReads()),
+        }) as PagingFile,
       durable: true,
       onFailure: (err) => onProblem(`${PAGING_FILE} not saved: ${(err as Error).message}`),
     });

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { HttpClient } from '../http/client.js';
 import type { ServerPaging } from './server-paging.js';
 import { PagingError } from '../http/errors.js';
 import type { ApiName } from '../spec/apis.js';
 import type { Point } from '../points.js';
-import type { PointsHandOff, SpanCalls } from '../sources/types.js';
+import type { PointsHandOff, SpanCalls } from '../contracts/job.js';
 
 /**
  * Rows (or rows per bucket) asked for per call by default (`api.pageSize`); the services' maximum limit is not shown
@@ -46,24 +45,27 @@ export interface PagedRead<P extends Page> {
  * - the next offset advances by the rows actually received, so a server that caps pages below `limit` is paged
  *   through, never cut short;
  * - a non-empty page shorter than `limit` ends the read only when it is also shorter than the largest page this server
- *   has returned for the API (`http.paging`): a server that once served more rows per page does not cap at fewer. A
+ *   has returned for the API (`paging`): a server that once served more rows per page does not cap at fewer. A
  *   page as large as any seen so far may be a capped one, so one more page is read (an empty one ends the read);
- * - unless the operator states the server's cap (`api.serverMaxLimit`): then `limit` never exceeds it, and a page
- *   shorter than the limit sent ends the read (a full page, e.g. of exactly the cap, is followed by the next);
+ * - unless the server's page cap is known: stated by the operator (`api.serverMaxLimit`; `limit` then never exceeds
+ *   it) or shown by an earlier answer — a page shorter than the `limit` asked that more rows followed is the cap, kept
+ *   per API (paging/memory.ts keeps it across restarts). Then a page shorter than the cap ends the read, and a page of
+ *   exactly the cap is followed by the next;
  * - a page equal to the previous one means the server ignored `offset`: PagingError, never an endless loop;
- * - more than `http.paging.maxPages` pages: PagingError.
+ * - more than `paging.maxPages` pages: PagingError.
  */
 export async function* walkPages<P extends Page>(
-  http: HttpClient,
+  paging: ServerPaging,
   read: PagedRead<P>,
   start = 0,
   pageSize = PAGE_SIZE,
 ): AsyncGenerator<P> {
   let previous: string | undefined;
   let offset = start;
-  const limit = http.paging.limitFor(pageSize);
-  const capKnown = http.paging.serverMaxLimit !== undefined;
-  const remember = (rows: number) => read.key !== undefined && http.paging.recordRows(read.key, rows);
+  const limit = paging.limitFor(pageSize);
+  const remember = (rows: number) => read.key !== undefined && paging.recordRows(read.key, rows);
+  /** Rows of the previous page when it was shorter than `limit`: if more rows follow, that was the server's cap. */
+  let shortBefore: number | undefined;
   for (let pages = 1; ; pages++) {
     const page = await read.fetchPage(offset, limit);
     const rows = read.rows(page);
@@ -82,16 +84,19 @@ export async function* walkPages<P extends Page>(
       );
     }
     previous = print;
+    if (shortBefore !== undefined) paging.learnCap(read.api, shortBefore);
+    shortBefore = rows < limit ? rows : undefined;
     yield page;
-    const largest = http.paging.largestPage(read.api);
-    http.paging.observe(read.api, rows);
+    const largest = paging.largestPage(read.api);
+    const cap = paging.pageCap(read.api);
+    paging.observe(read.api, rows);
     if (read.knownRows !== undefined) {
       if (offset + rows >= read.knownRows) return;
-    } else if (rows < limit && (capKnown || rows < largest)) {
+    } else if (rows < limit && rows < (cap ?? largest)) {
       remember(offset + rows);
       return;
     }
-    if (pages >= http.paging.maxPages) {
+    if (pages >= paging.maxPages) {
       throw new PagingError(
         read.api,
         read.endpoint,
@@ -111,13 +116,13 @@ export async function* walkPages<P extends Page>(
  * one of 5 statistic calls a minute); without it, all are returned together.
  */
 export async function collectPages<P extends Page>(
-  http: HttpClient,
+  paging: ServerPaging,
   read: PagedRead<P> & { toPoints(page: NoInfer<P>): Point[] },
   pageSize = PAGE_SIZE,
   handOff?: PointsHandOff,
 ): Promise<Point[]> {
   const points: Point[] = [];
-  for await (const page of walkPages(http, read, 0, pageSize)) {
+  for await (const page of walkPages(paging, read, 0, pageSize)) {
     if (handOff) await handOff(read.toPoints(page));
     else points.push(...read.toPoints(page));
   }
@@ -136,24 +141,19 @@ export const GROUPED_CALLS: SpanCalls = { least: 1, most: 2, paged: true };
 /**
  * The calls a read of groups takes (walkPages), from what the server answered before: `rows`, the groups of its
  * fullest bucket last time (undefined: never read), the API's largest page `largest` so far, and the `limit`. Full
- * pages of `limit`, then the short (or empty) page that ends it — plus the page that checks a short page as large as
- * any the API served was not capped. `largest` only grows during a run, so a read below it now is never checked,
- * while one that ties or exceeds it is checked unless another read serves a larger page first: one call either way.
- * With the server's cap stated (`serverMaxLimit`), `limit` is cut to it and no page is checked.
+ * pages of `limit` (or of the server's page cap `pageCap`, when known: stated or shown by an answer), then the short
+ * (or empty) page that ends it — plus, with the cap unknown, the page that checks a short page as large as any the API
+ * served was not capped. `largest` is already the largest of the reads paging remembers, so a read that ties it is
+ * checked and one below it is not.
  * Exact while the groups stay as paging last saw them (unknown: at most a page); groups that appear add pages.
  */
-export function groupedCalls(
-  rows: number | undefined,
-  largest: number,
-  wanted: number,
-  serverMaxLimit?: number,
-): SpanCalls {
-  const capKnown = serverMaxLimit !== undefined;
+export function groupedCalls(rows: number | undefined, largest: number, wanted: number, pageCap?: number): SpanCalls {
   if (rows === undefined) return GROUPED_CALLS;
-  const limit = capKnown ? Math.min(wanted, serverMaxLimit) : wanted;
-  const pages = Math.floor(rows / limit) + 1;
-  const mayCheck = !capKnown && pages === 1 && rows > 0 && rows >= largest;
-  return { least: pages, most: pages + (mayCheck ? 1 : 0), paged: true };
+  const perPage = pageCap === undefined ? wanted : Math.min(wanted, pageCap);
+  const pages = Math.floor(rows / perPage) + 1;
+  const checked = pageCap === undefined && pages === 1 && rows > 0 && rows >= largest;
+  const calls = pages + (checked ? 1 : 0);
+  return { least: calls, most: calls, paged: true };
 }
 
 /**
@@ -167,7 +167,7 @@ export function forecastGroupedCalls(
   limit: number,
 ): SpanCalls {
   if (!paging || key === undefined) return GROUPED_CALLS;
-  return groupedCalls(paging.rowsOf(key), paging.largestPage(api), limit, paging.serverMaxLimit);
+  return groupedCalls(paging.rowsOf(key), paging.largestPage(api), limit, paging.pageCap(api));
 }
 
 /** A read whose rows the request fixes (`knownRows` of walkPages): exactly its pages, none to look for more. */

@@ -3,8 +3,7 @@
  * — once caught up, every pass reads what became collectable since the one before — against the calls it may make.
  * Work that needs more never keeps up; `run` and `run --check` say so with these numbers.
  */
-import { sourceOf } from '../sources/index.js';
-import type { CollectJob, Span } from '../sources/types.js';
+import type { CollectJob, Span } from '../contracts/job.js';
 import type { ApiName, QuotaRule } from '../spec/apis.js';
 import { floorTo } from '../time.js';
 
@@ -24,6 +23,8 @@ export interface DemandOptions {
   passGapMs?(api: ApiName): number | undefined;
   /** Where steady state is looked at (calls of some jobs depend on the time, e.g. current spans). */
   now: number;
+  /** Whether an API's jobs snapshot the present (its Source's `snapshots`): counted as snapshots, not windows. */
+  snapshots?(api: ApiName): boolean;
 }
 
 /**
@@ -49,7 +50,7 @@ export function quotaDemand(
     const needed = apiJobs.reduce((n, job) => n + callsPerPeriod(job, quota.periodMs, gap, options.now), 0);
     const demand: ApiDemand = { api, needed, quota, ratio: needed / quota.calls };
     const streams = apiJobs.length;
-    if (sourceOf(api).snapshots) demand.snapshots = { streams, intervalMs: snapshotGapMs(apiJobs[0]!, gap) };
+    if (options.snapshots?.(api)) demand.snapshots = { streams, intervalMs: snapshotGapMs(apiJobs[0]!, gap) };
     out.push(demand);
   }
   return out;

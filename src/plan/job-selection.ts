@@ -4,7 +4,7 @@
  * texts. A plain text prefix, so `metrics` selects `metrics/…` and `metrics_resource/…`, `metrics/` only the former,
  * and `stat` every statistic job.
  */
-import type { CollectJob } from '../sources/types.js';
+import type { CollectJob } from '../contracts/job.js';
 
 /** A prefix list (the `--jobs` texts; empty: every job) or a predicate of its own (a retry of exact keys). */
 export type JobSelection = readonly string[] | ((job: CollectJob) => boolean);

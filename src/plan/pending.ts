@@ -2,7 +2,7 @@
  * The spans a pass collects: the one computation behind live passes, gap filling after downtime, backfill plans,
  * progress and the backlog gauge. Pure over the state it is given.
  */
-import type { CollectJob, Span } from '../sources/types.js';
+import type { CollectJob, Span } from '../contracts/job.js';
 import type { CheckpointStore } from '../state/checkpoints.js';
 import type { SetAsideStore } from '../state/set-aside.js';
 import { mergeSpan, subtractSpans } from '../spans.js';

@@ -4,7 +4,7 @@
  * it.
  */
 import type { QuotaRule, QuotaSet } from '../limit/types.js';
-import type { CollectJob, Span } from '../sources/types.js';
+import type { CollectJob, Span } from '../contracts/job.js';
 import type { ApiName } from '../spec/apis.js';
 import { selects, type JobSelection } from './job-selection.js';
 

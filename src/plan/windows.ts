@@ -7,18 +7,11 @@
  */
 import { ParameterError } from '../errors.js';
 import type { Span } from '../spans.js';
+import type { WindowRule } from '../contracts/window-rule.js';
 import { floorTo, MINUTE } from '../time.js';
 
 export type { Span } from '../spans.js';
-
-export interface WindowRule {
-  /** Window length; windows start at multiples of it since the epoch. */
-  stepMs: number;
-  /** How long after a window closes it may be read (metrics settling, statistics lag). */
-  delayMs: number;
-  /** The widest span one call may cover: a multiple of `stepMs`. */
-  maxSpanMs: number;
-}
+export type { WindowRule } from '../contracts/window-rule.js';
 
 /** How far behind now a job is when fully caught up: a window is read `delayMs` after it closes, and lasts `stepMs`. */
 export function builtInLagMs(rule: WindowRule): number {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HttpClient } from '../http/client.js';
+import type { Requester } from '../contracts/requester.js';
 import { ApiError } from '../http/errors.js';
 import { ACTIVE_ACCOUNT_STATUS, INVENTORY_ACCOUNTS_PATH } from '../spec/inventory.js';
 import { readTokenAccounts } from './statistic/accounts.js';
@@ -18,7 +18,7 @@ export interface TokenAccounts {
  * the endpoint does not exist (404: a white label without it) are they read from the statistics `/accounts` grouping,
  * on the statistic quota — and that lists only accounts with traffic in the last day.
  */
-export async function readAccounts(http: HttpClient, now: number, language?: string): Promise<TokenAccounts> {
+export async function readAccounts(http: Requester, now: number, language?: string): Promise<TokenAccounts> {
   const listed = await readInventory(http);
   if (listed !== undefined) return { accounts: listed, from: 'inventory' };
   return { accounts: await readTokenAccounts(http, now, language), from: 'statistic' };
@@ -28,7 +28,7 @@ export async function readAccounts(http: HttpClient, now: number, language?: str
  * The inventory's active accounts of the token, sorted, without duplicates or blank names; undefined where the
  * endpoint does not exist (404). Any other failure is thrown.
  */
-export async function readInventory(http: HttpClient): Promise<string[] | undefined> {
+export async function readInventory(http: Requester): Promise<string[] | undefined> {
   try {
     const res = await http.request({
       api: 'inventory',

@@ -2,11 +2,11 @@ import type { z } from 'zod';
 import type { ApiName } from '../spec/apis.js';
 import { dvrSource } from './dvr/index.js';
 import { metricsSource } from './metrics/index.js';
-import type { CommonSettings, Source } from './source.js';
+import type { CommonSettings, Source } from './common/source.js';
 import { statisticSource } from './statistic/index.js';
 import { streamstatSource } from './streamstat/index.js';
 
-export type { CommonSettings, Source } from './source.js';
+export type { CommonSettings, Source } from './common/source.js';
 
 /**
  * Every source, in the order of src/spec/apis.ts (Telegraf's `inputs.Add`): adding an API is one folder and one entry
@@ -19,7 +19,7 @@ type Listed = (typeof LIST)[number];
 
 /** Every source with its settings' type erased, for code that treats all alike (LIST keeps each one's type). */
 // biome-ignore lint/suspicious/noExplicitAny: each source's own settings type is erased here on purpose
-export const SOURCES: readonly Source<ApiName, any>[] = LIST;
+export const SOURCES: readonly Source<ApiName, any, any>[] = LIST;
 
 /** The zod schema of each source's settings, by API name: the config's `jobs` section. */
 export const SETTINGS_SCHEMAS = Object.fromEntries(LIST.map((s) => [s.name, s.settings.schema])) as {

@@ -1,13 +1,10 @@
-import type { ServerPaging } from '../paging/server-paging.js';
-import type { AccountStanding } from './account-standing.js';
+import { ServerPaging } from '../paging/server-paging.js';
+import type { AccountStanding } from './common/account-standing.js';
 import type { Logger } from '../log.js';
-import { DvrRecordingStore } from '../state/dvr-recordings.js';
 import type { ApiName } from '../spec/apis.js';
 import { SOURCES, type SourcesSettings } from './index.js';
 import { rowBudgets } from '../paging/row-budget.js';
-import { StreamstatShape } from './streamstat/shape.js';
-import { MetricsPeriodLimit } from './metrics/window-limit.js';
-import type { CollectJob, JobContext } from './types.js';
+import type { CollectJob, JobContext } from './common/types.js';
 
 /** What the sources read of the collector's configuration: their own sections, the accounts, language and page size. */
 export interface SourcesConfig {
@@ -16,6 +13,7 @@ export interface SourcesConfig {
   api: {
     language?: JobContext['language'];
     pageSize: number;
+    maxPages?: number;
     serverMaxLimit?: number;
     maxBodyBytes?: number;
     maxBodyBytesPerApi?: Partial<Record<ApiName, number | undefined>>;
@@ -28,51 +26,31 @@ export interface SourcesConfig {
   quotas?: { dvr?: { calls: number; period: number } };
 }
 
-/** What the jobs of one runtime learn of the service and share (at start and as accounts are discovered). */
+/**
+ * What the jobs of one runtime learn of the service and share (at start and as accounts are discovered): each
+ * source's own knowledge, made by the source (`Source.learns`) and opaque here, and what all of them read.
+ */
 export interface SourcesLearnt {
-  streamstatShape: StreamstatShape;
-  /** DVR recordings' identities across snapshots (and restarts, with a state dir). */
-  dvrRecordings: DvrRecordingStore;
-  /** The longest metrics period the service takes, once a 422 stated it (see metrics/window-limit.ts). */
-  metricsPeriod: MetricsPeriodLimit;
-  /** Members of the shared statistic totals job: the accounts found so far join it (see statistic/jobs.ts). */
-  statisticAccounts: Set<string>;
-  /** What paging learnt of the server (the runtime's HttpClient): paged reads are planned from it. */
+  /** Per source, what its `learns` made (its private state: answer shapes, recordings' identities, members…). */
+  own: Partial<Record<ApiName, unknown>>;
+  /** What paging learnt of the server (the runtime's): paged reads are planned from it. */
   paging?: ServerPaging;
   /** Which accounts the inventory listed or an API refused (the runtime's: it reports each change). */
   accountStanding?: AccountStanding;
 }
 
-/** Fresh knowledge; what is learnt is logged once (at warn: the service behaves unlike the spec's reading). */
+/** Fresh knowledge of every source; what is learnt is logged once (at warn: the service behaves unlike the spec). */
 export function sourcesLearnt(log?: Logger, stateDir?: string): SourcesLearnt {
-  return {
-    dvrRecordings: new DvrRecordingStore({
-      dir: stateDir,
-      onProblem: (problem) =>
-        log?.warn({ problem }, 'DVR recording identities lost: recordings cut by the DVR window get a new row'),
-    }),
-    streamstatShape: new StreamstatShape((granularity) =>
-      log?.warn(
-        { granularity },
-        `stream view statistics answer without buckets: reading one call per ${granularity} bucket`,
-      ),
-    ),
-    metricsPeriod: new MetricsPeriodLimit((limit, reason) =>
-      log?.warn(
-        { field: 'jobs.metrics.window', limitMinutes: limit, reason },
-        `the metrics API takes periods of at most ${limit} min (HTTP 422 "${reason}"): each jobs.metrics.window is ` +
-          `read as ${limit}-minute calls from now on, one point per ${limit} min; set jobs.metrics.window: ${limit}m ` +
-          'to match it',
-      ),
-    ),
-    statisticAccounts: new Set(),
-  };
+  const env = { log, stateDir };
+  return { own: Object.fromEntries(SOURCES.flatMap((s) => (s.learns ? [[s.name, s.learns(env)]] : []))) };
 }
 
 /** The jobs of every source (src/sources/index.ts): of the configured accounts, and those its settings name. */
 export function buildJobs(config: SourcesConfig, learnt: SourcesLearnt = sourcesLearnt()): CollectJob[] {
   const own = jobContext(config, [], learnt);
-  const bySettings = SOURCES.filter((s) => s.jobsPer === 'settings').flatMap((s) => s.jobs(config.jobs[s.name], own));
+  const bySettings = SOURCES.filter((s) => s.jobsPer === 'settings').flatMap((s) =>
+    s.jobs(config.jobs[s.name], own, learnt.own[s.name]),
+  );
   return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...bySettings];
 }
 
@@ -95,7 +73,9 @@ export function accountJobs(
   learnt: SourcesLearnt = sourcesLearnt(),
 ): CollectJob[] {
   const context = jobContext(config, accounts, learnt);
-  return SOURCES.filter((s) => s.jobsPer === 'accounts').flatMap((s) => s.jobs(config.jobs[s.name], context));
+  return SOURCES.filter((s) => s.jobsPer === 'accounts').flatMap((s) =>
+    s.jobs(config.jobs[s.name], context, learnt.own[s.name]),
+  );
 }
 
 function jobContext(config: SourcesConfig, accounts: readonly string[], learnt: SourcesLearnt): JobContext {
@@ -108,6 +88,8 @@ function jobContext(config: SourcesConfig, accounts: readonly string[], learnt: 
     accountsAuto: config.accounts === 'auto',
     overwrites: config.output?.overwrites,
     quotas: config.quotas,
-    ...learnt,
+    // Jobs built without the runtime's knowledge (checks, plans, tests) share a fresh one of this config.
+    paging: learnt.paging ?? new ServerPaging(config.api.maxPages, config.api.serverMaxLimit),
+    accountStanding: learnt.accountStanding,
   };
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { StandingChange } from '../sources/account-standing.js';
+import type { StandingChange } from '../sources/common/account-standing.js';
 import type { Telemetry } from './telemetry.js';
 
 /** The /healthz condition of an account an API refuses: `account:<name>` (also `cdn_collector_unhealthy`). */

@@ -1,3 +1,4 @@
+import { ServerPaging } from '../paging/server-paging.js';
 import type { HttpClient } from '../http/client.js';
 import type { Point } from '../points.js';
 import type { ProviderRead } from './provider-read.js';
@@ -27,19 +28,28 @@ function sums(api: ApiName, plan: VerifyPlan, jobs: ProviderRead['jobs'], points
  *   (flat answers: a service that ignores granularity is read the same way, see sources/streamstat/shape.ts);
  * - unique users: per account, grouping and period, in buckets of the period (uniques.ts).
  */
-export async function readProvider(http: HttpClient, plan: VerifyPlan): Promise<ProviderRead[]> {
+export async function readProvider(
+  http: HttpClient,
+  plan: VerifyPlan,
+  paging = new ServerPaging(),
+): Promise<ProviderRead[]> {
   const reads: ProviderRead[] = [];
-  if (plan.statistic) reads.push(...(await readStatistic(http, plan, plan.statistic)));
-  if (plan.streamstat) reads.push(...(await readStreamstat(http, plan, plan.streamstat)));
-  reads.push(...(await readUniques(http, plan)));
+  const options = { ...clientOptions(plan), paging };
+  if (plan.statistic) reads.push(...(await readStatistic(new StatisticClient(http, options), plan, plan.statistic)));
+  if (plan.streamstat)
+    reads.push(...(await readStreamstat(new StreamstatClient(http, options), plan, plan.streamstat)));
+  reads.push(...(await readUniques(http, plan, paging)));
   return reads;
 }
 
 /** The part of the plan that reads one API. */
 type ApiPlan<A extends 'statistic' | 'streamstat'> = NonNullable<VerifyPlan[A]>;
 
-async function readStatistic(http: HttpClient, plan: VerifyPlan, s: ApiPlan<'statistic'>): Promise<ProviderRead[]> {
-  const client = new StatisticClient(http, clientOptions(plan));
+async function readStatistic(
+  client: StatisticClient,
+  plan: VerifyPlan,
+  s: ApiPlan<'statistic'>,
+): Promise<ProviderRead[]> {
   const granularity = plan.windowMs === DAY ? 'P1D' : 'PT1H';
   const q = { start: plan.from, end: plan.to, granularity };
   const read = async (grouping: StatisticGrouping, filter: { account?: string; host?: string }): Promise<Point[]> => {
@@ -82,8 +92,11 @@ function mergeBuckets<B extends { start: string; result: unknown[] }>(pages: B[]
   return [...byStart.values()];
 }
 
-async function readStreamstat(http: HttpClient, plan: VerifyPlan, s: ApiPlan<'streamstat'>): Promise<ProviderRead[]> {
-  const client = new StreamstatClient(http, clientOptions(plan));
+async function readStreamstat(
+  client: StreamstatClient,
+  plan: VerifyPlan,
+  s: ApiPlan<'streamstat'>,
+): Promise<ProviderRead[]> {
   const read = async (grouping: StreamstatGrouping, account: string | undefined): Promise<Point[]> => {
     const points: Point[] = [];
     for (let from = plan.from; from < plan.to; from += plan.windowMs) {

@@ -5,7 +5,7 @@ import type { Point } from '../points.js';
 import { spans } from '../plan/windows.js';
 import { retryingSink } from '../sink/retrying.js';
 import type { Sink } from '../sink/types.js';
-import type { CollectJob } from '../sources/types.js';
+import type { CollectJob } from '../sources/common/types.js';
 import type { SeriesCheck } from './compare.js';
 import type { StoredReader } from './readers/types.js';
 

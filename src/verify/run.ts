@@ -1,3 +1,4 @@
+import type { ServerPaging } from '../paging/server-paging.js';
 import type { Clock } from '../clock.js';
 import type { Collector } from '../collector/collector.js';
 import type { AccountDiscovery } from '../collector/discovery.js';
@@ -20,6 +21,8 @@ export interface VerifyHost {
   readonly clock: Clock;
   readonly collector: Pick<Collector, 'jobs'>;
   readonly http: HttpClient;
+  /** What paging learnt of the server (api.maxPages, the page cap): the provider's paged reads share it. */
+  readonly paging: ServerPaging;
   readonly limiters: LimiterSet;
   readonly sink: Sink;
   readonly telemetry: Pick<Telemetry, 'apiFailingSince' | 'verified'>;
@@ -60,7 +63,16 @@ export async function verifyRange(
     const http = rt.http.withGate(gate);
     const report = await runVerify(
       plan,
-      { http, reader, jobs: rt.collector.jobs, sink: rt.sink, clock: rt.clock, log, ...(schema ? { schema } : {}) },
+      {
+        http,
+        paging: rt.paging,
+        reader,
+        jobs: rt.collector.jobs,
+        sink: rt.sink,
+        clock: rt.clock,
+        log,
+        ...(schema ? { schema } : {}),
+      },
       repair,
     );
     rt.telemetry.verified(driftBySeries(report));

@@ -1,3 +1,4 @@
+import { ServerPaging } from '../paging/server-paging.js';
 import type { HttpClient } from '../http/client.js';
 import { StreamstatClient } from '../sources/streamstat/client.js';
 import { usersMeasurement, type UniquesPeriod } from '../sources/streamstat/measurements.js';
@@ -18,7 +19,11 @@ function uniquesJobKey(account: string, grouping: string, period: UniquesPeriod)
  * answers), and compared bucket by bucket ('last'). A period longer than the plan's window (a day of uniques while
  * verifying hours) is left out: its bucket is not inside the range.
  */
-export async function readUniques(http: HttpClient, plan: VerifyPlan): Promise<ProviderRead[]> {
+export async function readUniques(
+  http: HttpClient,
+  plan: VerifyPlan,
+  paging = new ServerPaging(),
+): Promise<ProviderRead[]> {
   const s = plan.streamstat;
   if (!s) return [];
   const client = new StreamstatClient(http, clientOptions(plan));
@@ -30,7 +35,17 @@ export async function readUniques(http: HttpClient, plan: VerifyPlan): Promise<P
     for (const account of plan.accounts) {
       for (const grouping of s.allGroupings) {
         const series = { kind: 'users' as const, period };
-        const read = { http, client, account, grouping, granularity: period, series, pageSize: plan.pageSize, shape };
+        const read = {
+          http,
+          client,
+          account,
+          grouping,
+          granularity: period,
+          series,
+          pageSize: plan.pageSize,
+          shape,
+          paging,
+        };
         const points = await readViews(read, { from: plan.from, to: plan.to });
         reads.push({
           api: 'streamstat',

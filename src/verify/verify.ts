@@ -1,9 +1,10 @@
+import type { ServerPaging } from '../paging/server-paging.js';
 import type { Clock } from '../clock.js';
 import type { HttpClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { MeasurementSchema } from '../points.js';
 import type { Sink } from '../sink/types.js';
-import type { CollectJob } from '../sources/types.js';
+import type { CollectJob } from '../sources/common/types.js';
 import { compareStored, expectations, type SeriesCheck } from './compare.js';
 import { readProvider } from './expected.js';
 import type { VerifyPlan } from './plan.js';
@@ -13,6 +14,8 @@ import { repairDrift, type RepairResult } from './repair.js';
 export interface VerifyDeps {
   /** Gated by the limiter: every provider call counts against the quotas and the journal. */
   http: HttpClient;
+  /** What paging learnt of the server (the runtime's: api.maxPages, the page cap); default: a fresh one. */
+  paging?: ServerPaging;
   reader: StoredReader;
   /** Needed with `repair`. */
   jobs: readonly CollectJob[];
@@ -39,7 +42,7 @@ export interface VerifyReport {
 
 /** One comparison of the provider's coarse totals with the stored sums. */
 async function check(plan: VerifyPlan, deps: VerifyDeps): Promise<SeriesCheck[]> {
-  const expected = expectations(await readProvider(deps.http, plan), plan.accounts, deps.schema);
+  const expected = expectations(await readProvider(deps.http, plan, deps.paging), plan.accounts, deps.schema);
   return compareStored(expected, deps.reader, { from: plan.from, to: plan.to, accounts: plan.accounts });
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { Sink } from '../../src/sink/types.js';
-import type { CollectJob } from '../../src/sources/types.js';
+import type { CollectJob } from '../../src/sources/common/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { fakeJob, MIN, offlineCollector, T0 } from '../helpers/fake-job.js';

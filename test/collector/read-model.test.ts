@@ -12,7 +12,7 @@ import { BACKLOG_COUNT_EVERY_MS } from '../../src/collector/job-state.js';
 import type { Runtime } from '../../src/app/runtime.js';
 import { ApiError } from '../../src/http/errors.js';
 import type { Sink } from '../../src/sink/types.js';
-import type { CollectJob } from '../../src/sources/types.js';
+import type { CollectJob } from '../../src/sources/common/types.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { SetAsideStore } from '../../src/state/set-aside.js';
 import { daemonStatus } from '../../src/app/daemon-report.js';

@@ -9,7 +9,7 @@ import { dvrJobs } from '../../src/sources/dvr/jobs.js';
 import { DVR_RANGE_MEASUREMENT, DVR_RANGES_NOW_QUERY } from '../../src/sources/dvr/measurements.js';
 import type { DvrGetResponse } from '../../src/sources/dvr/schemas.js';
 import { DvrRecordingStore } from '../../src/state/dvr-recordings.js';
-import type { CollectJob } from '../../src/sources/types.js';
+import type { CollectJob } from '../../src/sources/common/types.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
 import { startDvrFixture, T0_MS, type DvrFixture } from './helpers.js';
 

@@ -10,7 +10,7 @@ import { SetAsideStore } from '../../src/state/set-aside.js';
 import { RefusalReports } from '../../src/telemetry/refusal-reports.js';
 import { Telemetry } from '../../src/telemetry/telemetry.js';
 import { SINGLE_CALL } from '../../src/paging/walk.js';
-import type { CollectJob, Span } from '../../src/sources/types.js';
+import type { CollectJob, Span } from '../../src/sources/common/types.js';
 
 export const MIN = 60_000;
 /** Span 0 of a fake job starts here. */

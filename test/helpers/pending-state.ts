@@ -1,5 +1,5 @@
 import type { PendingState } from '../../src/plan/pending.js';
-import type { Span } from '../../src/sources/types.js';
+import type { Span } from '../../src/sources/common/types.js';
 import { mergeSpan, subtractSpans } from '../../src/spans.js';
 import { DAY, HOUR } from '../../src/time.js';
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { isRetryable } from '../../src/failure.js';
 import { HttpClient } from '../../src/http/client.js';
 import { parseFaultFlag, type FaultPlan } from '../../src/sim/faults.js';
-import { buildJobs } from '../../src/sources/registry.js';
+import { ServerPaging } from '../../src/paging/server-paging.js';
+import { buildJobs, sourcesLearnt } from '../../src/sources/registry.js';
 import { StatisticClient } from '../../src/sources/statistic/client.js';
 import { StreamstatClient } from '../../src/sources/streamstat/client.js';
 import { HOUR } from '../../src/time.js';
@@ -25,9 +26,10 @@ describe('paging against a server that does not honour limit or offset', () => {
   /** Points of one span of `key`, read through a fresh client (nothing learned yet), with `faults` on its API. */
   async function read(key: string, plan: FaultPlan | undefined, maxPages?: number) {
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!] });
-    const job = buildJobs(config).find((j) => j.key === key)!;
+    const paging = new ServerPaging(maxPages);
+    const job = buildJobs(config, { ...sourcesLearnt(), paging }).find((j) => j.key === key)!;
     s.sim.faults.set(job.api, plan);
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token, ...(maxPages ? { maxPages } : {}) });
+    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
     try {
       return await job.collect(span, http);
     } finally {
@@ -72,13 +74,14 @@ describe('paging against a server that does not honour limit or offset', () => {
 
   it('once the server has shown a larger page, a short page ends the read without an extra call', async () => {
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!] });
-    const jobs = buildJobs(config);
+    const paging = new ServerPaging();
+    const jobs = buildJobs(config, { ...sourcesLearnt(), paging });
     const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
     const calls = () => s.sim.stats.apis.statistic.requests;
     // A day of 5-minute buckets: 288 on one page.
     const day = { from: to - 24 * HOUR, to };
     await jobs.find((j) => j.key === keyOf('statistic', 'total'))!.collect(day, http);
-    expect(http.paging.largestPage('statistic')).toBe(288);
+    expect(paging.largestPage('statistic')).toBe(288);
     const before = calls();
     await jobs.find((j) => j.key === keyOf('statistic', 'codes'))!.collect(span, http);
     expect(calls() - before).toBe(1);

@@ -15,7 +15,7 @@ import { SINGLE_CALL } from '../../src/paging/walk.js';
 import type { Point } from '../../src/points.js';
 import { SinkError } from '../../src/sink/errors.js';
 import type { Sink, WriteResult } from '../../src/sink/types.js';
-import type { CollectJob, PointsHandOff, Span } from '../../src/sources/types.js';
+import type { CollectJob, PointsHandOff, Span } from '../../src/sources/common/types.js';
 import { fileNameOf } from '../../src/state/checkpoint-file.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { SetAsideStore } from '../../src/state/set-aside.js';

@@ -9,7 +9,7 @@ import type { Runtime } from '../../src/app/runtime.js';
 import { loadConfigFile } from '../../src/config/loader.js';
 import { NO_QUOTAS } from '../../src/sim/quota.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
-import type { CollectJob, Span } from '../../src/sources/types.js';
+import type { CollectJob, Span } from '../../src/sources/common/types.js';
 import { startTelemetryServer } from '../../src/telemetry/server.js';
 import { formatMinute, HOUR, MINUTE } from '../../src/time.js';
 import { runtimeFor } from '../helpers/collector.js';

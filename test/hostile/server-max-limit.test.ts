@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
+import { ServerPaging } from '../../src/paging/server-paging.js';
 import { walkPages, flatRows } from '../../src/paging/walk.js';
 import { buildJobs, sourcesLearnt } from '../../src/sources/registry.js';
 import { HOUR } from '../../src/time.js';
@@ -24,21 +25,18 @@ describe('api.serverMaxLimit against the simulator (its max limit is 1000)', () 
   async function twice(serverMaxLimit: number | undefined) {
     const api = { baseUrl: s.sim.url, token: s.sim.token, ...(serverMaxLimit ? { serverMaxLimit } : {}) };
     const config = configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts: [s.sim.accounts[0]!], api });
-    const http = new HttpClient({
-      baseUrl: s.sim.url,
-      token: s.sim.token,
-      ...(serverMaxLimit ? { serverMaxLimit } : {}),
-    });
-    const job = buildJobs(config, { ...sourcesLearnt(), paging: http.paging }).find(
+    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
+    const paging = new ServerPaging(undefined, serverMaxLimit);
+    const job = buildJobs(config, { ...sourcesLearnt(), paging }).find(
       (j) => j.key === `statistic/${s.sim.accounts[0]}/countries`,
     )!;
     const calls = () => s.sim.stats.apis.statistic.requests;
     try {
       await job.collect(span, http);
-      const rows = http.paging.rowsOf(job.key)!;
+      const rows = paging.rowsOf(job.key)!;
       expect(rows).toBeGreaterThan(0);
       expect(rows).toBeLessThan(1000);
-      expect(http.paging.largestPage('statistic')).toBe(rows); // a tie: the guard's case
+      expect(paging.largestPage('statistic')).toBe(rows); // a tie: the guard's case
       const { least, most } = job.callsFor(span);
       const planned = [least, most];
       const before = calls();
@@ -54,11 +52,11 @@ describe('api.serverMaxLimit against the simulator (its max limit is 1000)', () 
   });
 
   it('unset: the guard still reads the check page, and the plan counts it', async () => {
-    expect(await twice(undefined)).toEqual({ planned: [1, 2], made: 2 });
+    expect(await twice(undefined)).toEqual({ planned: [2, 2], made: 2 });
   });
 
   it('the limit sent never exceeds it, whatever pageSize asks', async () => {
-    const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token, serverMaxLimit: 7 });
+    const paging = new ServerPaging(undefined, 7);
     const read = {
       api: 'statistic' as const,
       endpoint: '/x',
@@ -66,9 +64,8 @@ describe('api.serverMaxLimit against the simulator (its max limit is 1000)', () 
       fetchPage: async (_offset: number, limit: number) => ({ result: Array.from({ length: limit === 7 ? 3 : 0 }) }),
     };
     const pages = [];
-    for await (const page of walkPages(http, read, 0, 1000)) pages.push(page.result.length);
+    for await (const page of walkPages(paging, read, 0, 1000)) pages.push(page.result.length);
     expect(pages).toEqual([3]);
-    await http.close();
   });
 });
 
@@ -97,7 +94,7 @@ describe('api.serverMaxLimit: a server capping at 50 stated as 50, pageSize 1000
   afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
   it('every row is read: a full 50-row page is followed by the next, the 23-row one ends the read', async () => {
-    const http = new HttpClient({ baseUrl: url, token: 't', serverMaxLimit: 50 });
+    const paging = new ServerPaging(undefined, 50);
     const read = {
       api: 'statistic' as const,
       endpoint: '/rows',
@@ -108,9 +105,8 @@ describe('api.serverMaxLimit: a server capping at 50 stated as 50, pageSize 1000
         }>,
     };
     const ids: number[] = [];
-    for await (const page of walkPages(http, read, 0, 1000)) ids.push(...page.result.map((r) => r.id));
+    for await (const page of walkPages(paging, read, 0, 1000)) ids.push(...page.result.map((r) => r.id));
     expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i));
     expect(limits).toEqual([50, 50, 50, 50]); // four pages, none above the cap, no check page after the short one
-    await http.close();
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
 import { configCommand } from '../../src/cli/config/config.js';
-import { duration } from '../../src/config/duration.js';
+import { duration } from '../../src/config/fields/duration.js';
 import { CONFIG_ENV, parseConfig } from '../../src/config/loader.js';
 import {
   configReference,

@@ -3,7 +3,7 @@ import { noJobMatches, selects } from '../../src/plan/job-selection.js';
 import { planBackfill } from '../../src/plan/planner.js';
 import { metricsRule } from '../../src/plan/windows.js';
 import { SINGLE_CALL } from '../../src/paging/walk.js';
-import type { CollectJob } from '../../src/sources/types.js';
+import type { CollectJob } from '../../src/sources/common/types.js';
 
 const job = (key: string, extra: Partial<CollectJob> = {}): CollectJob => ({
   key,

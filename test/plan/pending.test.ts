@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pendingSpans } from '../../src/plan/pending.js';
 import { SINGLE_CALL } from '../../src/paging/walk.js';
-import type { CollectJob, Span } from '../../src/sources/types.js';
+import type { CollectJob, Span } from '../../src/sources/common/types.js';
 import { MINUTE } from '../../src/time.js';
 import { pendingState } from '../helpers/pending-state.js';
 

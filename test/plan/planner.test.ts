@@ -3,7 +3,7 @@ import { pendingSpans } from '../../src/plan/pending.js';
 import { estimateDuration, planBackfill, type PendingSource } from '../../src/plan/planner.js';
 import { metricsRule, statisticRule, type WindowRule } from '../../src/plan/windows.js';
 import { GROUPED_CALLS, knownRowsCalls, SINGLE_CALL } from '../../src/paging/walk.js';
-import type { CollectJob, Span } from '../../src/sources/types.js';
+import type { CollectJob, Span } from '../../src/sources/common/types.js';
 import type { ApiName } from '../../src/spec/apis.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { pendingState } from '../helpers/pending-state.js';

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { SINGLE_CALL } from '../../src/paging/walk.js';
 import { daemonOrigin, pendingSpans } from '../../src/plan/pending.js';
-import type { CollectJob } from '../../src/sources/types.js';
+import type { CollectJob } from '../../src/sources/common/types.js';
 import { fileNameOf } from '../../src/state/checkpoint-file.js';
 import { CheckpointStore } from '../../src/state/checkpoints.js';
 import { SetAsideStore } from '../../src/state/set-aside.js';

@@ -155,12 +155,7 @@ describe('one /times/accounts job for the totals of several accounts', () => {
   it('an account joining mid-span is not confirmed for that span; the provisional twin confirms nothing', async () => {
     const members = new Set<string>();
     const settings = statisticSettings.parse({ groupings: ['accounts'], provisional: true });
-    const jobs = statisticJobs(settings, {
-      accounts: ['acme', 'globex'],
-      accountsAuto: true,
-      statisticAccounts: members,
-      pageSize: 1000,
-    });
+    const jobs = statisticJobs(settings, { accounts: ['acme', 'globex'], accountsAuto: true, pageSize: 1000 }, members);
     expect(jobs.map((j) => [j.key, j.checkpointed, j.sharedKeys !== undefined])).toEqual([
       [SHARED_TOTALS_KEY, true, true],
       ['statistic-provisional/*/total', false, false],
@@ -171,7 +166,7 @@ describe('one /times/accounts job for the totals of several accounts', () => {
     expect(new Set(points.map((p) => p.tags.account))).toEqual(new Set(['acme', 'globex']));
     expect(points).toHaveLength(2 * 12);
     // Discovery adds an account (statisticJobs with the runtime's member set) before the span is confirmed.
-    statisticJobs(settings, { accounts: ['initech'], accountsAuto: true, statisticAccounts: members, pageSize: 1000 });
+    statisticJobs(settings, { accounts: ['initech'], accountsAuto: true, pageSize: 1000 }, members);
     expect(job!.sharedKeys!()).toEqual(['statistic/acme/total', 'statistic/globex/total', 'statistic/initech/total']);
     expect(job!.sharedKeys!(span)).toEqual(['statistic/acme/total', 'statistic/globex/total']);
     expect(job!.sharedKeys!(span)).toEqual([]);

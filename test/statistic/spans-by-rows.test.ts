@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { buildJobs } from '../../src/sources/registry.js';
+import { buildJobs, sourcesLearnt } from '../../src/sources/registry.js';
+import { ServerPaging } from '../../src/paging/server-paging.js';
 import { bucketLimit, groupedSpanBuckets } from '../../src/paging/row-budget.js';
 import { DAY, HOUR, MINUTE } from '../../src/time.js';
 import { configFor } from '../helpers/collector.js';
@@ -12,7 +13,8 @@ const to = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
 /** Spans sized by the rows a call returns, so a range costs the calls its rows need, not one per day. */
 describe('statistic spans sized by rows', () => {
   const s = useSimulator({ quotas: { statistic: null } });
-  const jobsOf = (accounts: string[]) => buildJobs(configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts }));
+  const jobsOf = (accounts: string[], paging = new ServerPaging()) =>
+    buildJobs(configFor(s.sim, { type: 'file', path: '/dev/null' }, { accounts }), { ...sourcesLearnt(), paging });
   const calls = () => s.sim.stats.apis.statistic.requests;
 
   it('/times spans one page of buckets and ends on its known rows: 1000 buckets, one call', async () => {
@@ -31,10 +33,11 @@ describe('statistic spans sized by rows', () => {
 
   it('a grouped read covers a week (2016 buckets) in the calls its rows need, not one per day', async () => {
     const account = s.sim.accounts[0]!;
-    const countries = jobsOf([account]).find((j) => j.key === `statistic/${account}/countries`)!;
+    const paging = new ServerPaging();
+    const countries = jobsOf([account], paging).find((j) => j.key === `statistic/${account}/countries`)!;
     expect(countries.rule.maxSpanMs).toBe(groupedSpanBuckets(1000) * 5 * MINUTE); // 11 days of PT5M
     const http = new HttpClient({ baseUrl: s.sim.url, token: s.sim.token });
-    http.paging.observe('statistic', 1000); // a server known to serve full pages (as after a restart, paging.json)
+    paging.observe('statistic', 1000); // a server known to serve full pages (as after a restart, paging.json)
     const before = calls();
     const points = await countries.collect({ from: to - 7 * DAY, to }, http);
     expect(new Set(points.map((p) => p.time)).size).toBe(7 * 288);

@@ -18,14 +18,14 @@ function configWith(streamstat: Record<string, unknown>, state?: Record<string, 
   return config;
 }
 
-const context = (shape = new StreamstatShape()) => ({ accounts: ['acme'], pageSize: 1000, streamstatShape: shape });
+const context = { accounts: ['acme'], pageSize: 1000 };
 const DAY_SPAN = { from: Date.UTC(2026, 2, 9), to: Date.UTC(2026, 2, 10) };
 
 describe('jobs.streamstat.uniques', () => {
   it('defaults to hourly + daily uniques: a checkpointed job per account and grouping, a lag after the period', () => {
     const c = configWith({ groupings: ['total', 'streams'] });
     expect(c.jobs.streamstat.uniques).toEqual(['PT1H', 'P1D']);
-    const jobs = streamstatJobs(c.jobs.streamstat, context());
+    const jobs = streamstatJobs(c.jobs.streamstat, context);
     expect(jobs.map((j) => j.key)).toEqual([
       'streamstat/acme/total',
       'streamstat/acme/total/users_hourly',
@@ -51,18 +51,18 @@ describe('jobs.streamstat.uniques', () => {
   });
 
   it('[] disables them; one period alone gives its jobs only', () => {
-    expect(streamstatJobs(configWith({ uniques: [] }).jobs.streamstat, context()).map((j) => j.key)).toEqual([
+    expect(streamstatJobs(configWith({ uniques: [] }).jobs.streamstat, context).map((j) => j.key)).toEqual([
       'streamstat/acme/total',
       'streamstat/acme/streams',
       'streamstat/acme/stream-types',
     ]);
-    const daily = streamstatJobs(configWith({ groupings: ['total'], uniques: ['P1D'] }).jobs.streamstat, context());
+    const daily = streamstatJobs(configWith({ groupings: ['total'], uniques: ['P1D'] }).jobs.streamstat, context);
     expect(daily.map((j) => j.key)).toEqual(['streamstat/acme/total', 'streamstat/acme/total/users_daily']);
   });
 
   it('counts the calls a span costs: one per call span in buckets, one per period once the answers are flat', () => {
     const shape = new StreamstatShape();
-    const jobs = streamstatJobs(configWith({ groupings: ['total'] }).jobs.streamstat, context(shape));
+    const jobs = streamstatJobs(configWith({ groupings: ['total'] }).jobs.streamstat, context, shape);
     const calls = (suffix: string, span: { from: number; to: number }) =>
       jobs.find((j) => j.key.endsWith(suffix))!.callsFor(span).least;
     const sixHours = { from: DAY_SPAN.from, to: DAY_SPAN.from + 6 * HOUR };

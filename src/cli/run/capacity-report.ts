@@ -1,6 +1,7 @@
 import type { CollectorConfig } from '../../config/schema.js';
-import { scheduleGapMs } from '../../config/schedule-gap.js';
+import { scheduleGapMs } from '../../config/fields/schedule-gap.js';
 import { demandLine, overQuota, quotaDemand, type ApiDemand } from '../../plan/capacity.js';
+import { sourceOf } from '../../sources/index.js';
 import { buildJobs } from '../../sources/registry.js';
 import { API_NAMES, perApi, type ApiName } from '../../spec/apis.js';
 
@@ -15,7 +16,11 @@ export function configDemand(config: CollectorConfig, now: number): ApiDemand[] 
   const gaps = new Map(
     API_NAMES.filter((api) => config.jobs[api].enabled).map((api) => [api, scheduleGapMs(config.jobs[api].schedule)]),
   );
-  return quotaDemand(jobs, quotas, { now, passGapMs: (api: ApiName) => gaps.get(api) });
+  return quotaDemand(jobs, quotas, {
+    now,
+    passGapMs: (api: ApiName) => gaps.get(api),
+    snapshots: (api) => sourceOf(api).snapshots === true,
+  });
 }
 
 /** One line per API whose configured work exceeds its quota (none when everything fits). */

@@ -3,7 +3,7 @@ import type { LimiterSet } from '../../limit/index.js';
 import { collectableEnd } from '../../plan/windows.js';
 import type { Point } from '../../points.js';
 import { API_NAMES, type ApiName } from '../../spec/apis.js';
-import type { CollectJob, Span } from '../../sources/types.js';
+import type { CollectJob, Span } from '../../sources/common/types.js';
 import { describeError } from '../../collector/errors.js';
 import type { Runtime } from '../../app/runtime.js';
 import type { Verdict } from '../common/sink-probe.js';

@@ -1,4 +1,4 @@
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import type { ZodType } from 'zod';
 import { deleteAllBody, deleteRangeBody, type DvrDeleteRange } from './params.js';
 import { dvrStreamPath } from './path.js';
@@ -18,7 +18,7 @@ import {
  * (HTTP 500) whose `failedHosts` lists those nodes; the others may already have been changed.
  */
 export class DvrClient {
-  constructor(private readonly http: HttpClient) {}
+  constructor(private readonly http: Requester) {}
 
   /** One record per node. */
   async get(account: string, stream: string): Promise<DvrGetResponse> {

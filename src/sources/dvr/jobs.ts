@@ -1,8 +1,8 @@
 import { DvrRecordingStore } from '../../state/dvr-recordings.js';
-import { scheduleGapMs } from '../../config/schedule-gap.js';
+import { scheduleGapMs } from '../../config/fields/schedule-gap.js';
 import { floorTo } from '../../time.js';
 import { SINGLE_CALL } from '../../paging/walk.js';
-import type { CollectJob } from '../types.js';
+import type { CollectJob } from '../common/types.js';
 import { DvrClient } from './client.js';
 import { dvrToPoints, type DvrPointOptions } from './points.js';
 import type { DvrSettings } from './settings.js';

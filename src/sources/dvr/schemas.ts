@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decimal, integer } from '../lenient.js';
+import { decimal, integer } from '../common/lenient.js';
 
 /**
  * Response bodies of the DVR API (spec 000), strict about what becomes a point and lenient about the rest (see

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { duration } from '../../config/duration.js';
-import { cronSchedule } from '../../config/fields.js';
+import { duration } from '../../config/fields/duration.js';
+import { cronSchedule } from '../../config/fields/fields.js';
 import { ParameterError } from '../../errors.js';
-import { asField, unique } from '../settings.js';
+import { asField, unique } from '../common/settings.js';
 import { dvrStreamPath } from './path.js';
 
-/** `jobs.dvr` (see src/sources/settings.ts for what a source's settings module holds). */
+/** `jobs.dvr` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
     enabled: z.boolean().prefault(true).describe('collect cdn_dvr and cdn_dvr_range'),

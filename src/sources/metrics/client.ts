@@ -1,12 +1,12 @@
 import type { ZodType } from 'zod';
 import { ParameterError } from '../../errors.js';
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import { ResponseFormatError, type RequestInfo } from '../../http/errors.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
 import { isMetricName } from '../../spec/metrics.js';
 import { formatMinute, MINUTE, toMs, type TimeInput } from '../../time.js';
-import { checkMinuteTime } from '../params.js';
+import { checkMinuteTime } from '../common/params.js';
 import {
   metricsAggregateSchema,
   metricsByResourceSchema,
@@ -37,7 +37,7 @@ export interface MetricsQuery {
  * parameter, so a broken call never reaches the network (nor spends quota).
  */
 export class MetricsClient {
-  constructor(private readonly http: HttpClient) {}
+  constructor(private readonly http: Requester) {}
 
   /** `GET /app/metrics/v1/`: totals of the account (or one resource) over [start, end). */
   aggregate(q: MetricsQuery): Promise<MetricsAggregateBody> {

@@ -1,7 +1,7 @@
 import { metricsRule } from '../../plan/windows.js';
 import { MINUTE } from '../../time.js';
 import type { Point } from '../../points.js';
-import type { CollectJob, JobContext, Span } from '../types.js';
+import type { CollectJob, JobContext, Span } from '../common/types.js';
 import { MetricsClient, type MetricsQuery } from './client.js';
 import { aggregateToPoints, resourceToPoints } from './points.js';
 import type { MetricsSettings } from './settings.js';
@@ -12,7 +12,11 @@ import { MetricsPeriodLimit } from './window-limit.js';
  * Where the service refuses a window as too long and states its limit (422), every window is read in calls of that
  * limit from then on, a point each (MetricsPeriodLimit, learnt once for the runtime).
  */
-export function metricsJobs(c: MetricsSettings, { accounts, metricsPeriod }: JobContext): CollectJob[] {
+export function metricsJobs(
+  c: MetricsSettings,
+  { accounts }: JobContext,
+  metricsPeriod?: MetricsPeriodLimit,
+): CollectJob[] {
   if (!c.enabled) return [];
   const rule = metricsRule(c.window / MINUTE, c.delay);
   const metrics = c.metrics.length > 0 ? c.metrics : undefined;

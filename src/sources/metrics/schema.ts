@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isMetricName, metricFieldType } from '../../spec/metrics.js';
-import { decimal, echo, integer } from '../lenient.js';
+import { decimal, echo, integer } from '../common/lenient.js';
 
 /**
  * Response bodies of the metrics API (spec 001), strict about what becomes a point and lenient about the rest (see

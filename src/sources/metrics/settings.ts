@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { duration } from '../../config/duration.js';
-import { cronSchedule } from '../../config/fields.js';
+import { duration } from '../../config/fields/duration.js';
+import { cronSchedule } from '../../config/fields/fields.js';
 import { ParameterError } from '../../errors.js';
 import { metricsRule } from '../../plan/windows.js';
 import { isMetricName } from '../../spec/metrics.js';
 import { MINUTE } from '../../time.js';
-import { asField, unique } from '../settings.js';
+import { asField, unique } from '../common/settings.js';
 
-/** `jobs.metrics` (see src/sources/settings.ts for what a source's settings module holds). */
+/** `jobs.metrics` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
     enabled: z.boolean().prefault(true).describe('collect cdn_metrics (and cdn_metrics_resource)'),

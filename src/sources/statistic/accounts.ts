@@ -1,4 +1,4 @@
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import { DAY, MINUTE } from '../../time.js';
 import { StatisticClient } from './client.js';
 
@@ -13,7 +13,7 @@ export const DISCOVERY_WINDOW_MS = DAY;
  * The token's accounts, read from the `/accounts` grouping of the last day (spec A2: it groups the token's accounts;
  * one call per page of 100, each on the statistic quota). Sorted, without duplicates or blank names.
  */
-export async function readTokenAccounts(http: HttpClient, now: number, language?: string): Promise<string[]> {
+export async function readTokenAccounts(http: Requester, now: number, language?: string): Promise<string[]> {
   const end = Math.floor(now / MINUTE) * MINUTE;
   const names = new Set<string>();
   // Account names do not depend on the language: it is sent only when configured (as every other call).

@@ -1,10 +1,11 @@
 import type { ZodType } from 'zod';
 import { ParameterError } from '../../errors.js';
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
 import { APIS } from '../../spec/apis.js';
+import { ServerPaging } from '../../paging/server-paging.js';
 import { flatRows, largestBucket, pageParams, walkPages } from '../../paging/walk.js';
-import { withoutUndefined } from '../params.js';
+import { withoutUndefined } from '../common/params.js';
 import { buildStatisticQuery, type StatisticQuery } from './params.js';
 import {
   statisticGroupedSchema,
@@ -24,6 +25,8 @@ const DEFAULT_PAGE_SIZE = 100;
 export interface StatisticClientOptions {
   /** Sent as `language` on every call unless the query sets its own. */
   language?: string;
+  /** What paging learnt of the server (the runtime's, shared by every read); default: a fresh one for this client. */
+  paging?: ServerPaging;
 }
 
 /** A body with the language the service answered in (its `Accept-Language` response header). */
@@ -38,9 +41,13 @@ export interface StatisticResponse<T> {
  */
 export class StatisticClient {
   constructor(
-    private readonly http: HttpClient,
+    private readonly http: Requester,
     private readonly options: StatisticClientOptions = {},
-  ) {}
+  ) {
+    this.paging = options.paging ?? new ServerPaging();
+  }
+
+  private readonly paging: ServerPaging;
 
   /** `GET /`: totals over [start, end). */
   total(q: StatisticQuery): Promise<StatisticResponse<StatisticTotal>> {
@@ -94,7 +101,7 @@ export class StatisticClient {
     const fetchPage = async (offset: number, limit: number) =>
       (await fetch({ ...q, ...pageParams(offset, limit) })).body;
     const read = { api: 'statistic' as const, endpoint, fetchPage, rows };
-    for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
+    for await (const page of walkPages(this.paging, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
   private async get<T>(e: StatisticEndpoint, q: StatisticQuery, schema: ZodType<T>): Promise<StatisticResponse<T>> {

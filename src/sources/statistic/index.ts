@@ -1,5 +1,5 @@
 import { APIS } from '../../spec/apis.js';
-import type { Source } from '../source.js';
+import type { Source } from '../common/source.js';
 import { statisticJobs } from './jobs.js';
 import { statisticMeasurements } from './measurements.js';
 import * as settings from './settings.js';
@@ -11,5 +11,7 @@ export const statisticSource = {
   settings,
   measurements: statisticMeasurements,
   jobsPer: 'accounts',
+  // The members of the shared totals job: the accounts found so far join it (see jobs.ts).
+  learns: () => new Set<string>(),
   jobs: statisticJobs,
-} as const satisfies Source<'statistic', settings.StatisticSettings>;
+} as const satisfies Source<'statistic', settings.StatisticSettings, Set<string>>;

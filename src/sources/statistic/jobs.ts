@@ -1,4 +1,4 @@
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import { provisionalSpans, statisticRule, type WindowRule } from '../../plan/windows.js';
 import type { Point } from '../../points.js';
 import type { StatisticGrouping } from '../../spec/statistic.js';
@@ -11,8 +11,9 @@ import {
   largestBucket,
   pageParams,
 } from '../../paging/walk.js';
+import { ServerPaging } from '../../paging/server-paging.js';
 import { bucketLimit, groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
-import type { CollectJob, JobContext, PointsHandOff, Span } from '../types.js';
+import type { CollectJob, JobContext, PointsHandOff, Span } from '../common/types.js';
 import { StatisticClient } from './client.js';
 import { timesGroupedToPoints, timesToPoints } from './points.js';
 import {
@@ -51,8 +52,13 @@ type FinalJob = Pick<CollectJob, 'key' | 'account' | 'rule' | 'callsFor' | 'coll
  * accounts have is read for all and rewrites the others' points with the same values. An account that joins (found
  * by discovery) has no checkpoint yet: the shared job reads its `initialLookback` like a new single-account job would.
  */
-export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob[] {
+/** A context whose paging knowledge is settled (the runtime's, or one the jobs of one call share). */
+type PagedContext = JobContext & { paging: ServerPaging };
+
+export function statisticJobs(c: StatisticSettings, ctx: JobContext, members: Set<string> = new Set()): CollectJob[] {
   if (!c.enabled) return [];
+  // The runtime's paging knowledge (the registry always gives one); jobs built by hand share their own.
+  const withPaging: PagedContext = { ...ctx, paging: ctx.paging ?? new ServerPaging() };
   const step = stepMs(c);
   const groupings = [...new Set(c.groupings.map((g): Grouping => (g === 'accounts' ? 'total' : g)))];
   // With accounts: auto the job is made with the first accounts found; later ones join its member set.
@@ -61,9 +67,9 @@ export function statisticJobs(c: StatisticSettings, ctx: JobContext): CollectJob
   const finals: FinalJob[] = ctx.accounts.flatMap((account) =>
     targetsOf(c, groupings, account)
       .filter((t) => !(shared && t.grouping === 'total'))
-      .map((target) => targetJob(c, ctx, step, target)),
+      .map((target) => targetJob(c, withPaging, step, target)),
   );
-  if (shared) finals.push(sharedTotalsJob(c, ctx, step));
+  if (shared) finals.push(sharedTotalsJob(c, withPaging, step, members));
   return finals.flatMap((final) => withProvisional(c, final));
 }
 
@@ -82,7 +88,7 @@ function ruleFor(c: StatisticSettings, step: number, flat: boolean, ctx: JobCont
 
 const budgetOf = (ctx: JobContext): number => ctx.rowBudget?.statistic ?? rowsPerCall();
 
-function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: Target): FinalJob {
+function targetJob(c: StatisticSettings, ctx: PagedContext, step: number, target: Target): FinalJob {
   const { language, pageSize } = ctx;
   const keyParts = [target.account, target.grouping, ...(target.host === undefined ? [] : [target.host])];
   const key = `statistic/${keyParts.join('/')}`;
@@ -98,8 +104,8 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
     },
     collect: (span, http, handOff) => {
       const client = new StatisticClient(http, languageFor(target.grouping, language));
-      const paging = { pageSize, budget: budgetOf(ctx), handOff };
-      return readSpan(http, client, target, { granularity: c.granularity, step, key }, span, paging);
+      const paging = { known: ctx.paging, pageSize, budget: budgetOf(ctx), handOff };
+      return readSpan(client, target, { granularity: c.granularity, step, key }, span, paging);
     },
   };
 }
@@ -110,23 +116,22 @@ function targetJob(c: StatisticSettings, ctx: JobContext, step: number, target: 
  * (the accounts grouping leaves such an account out without a word), and, where no inventory vouched for them, none
  * whose standing its own `/times` has not proven (proveIdleMembers).
  */
-function sharedTotalsJob(c: StatisticSettings, ctx: JobContext, step: number): FinalJob {
-  const members = ctx.statisticAccounts ?? new Set<string>();
+function sharedTotalsJob(c: StatisticSettings, ctx: PagedContext, step: number, members: Set<string>): FinalJob {
   for (const account of ctx.accounts) members.add(account);
   const standing = ctx.accountStanding;
   const readable = () => [...members].filter((account) => !standing?.isRefused(account));
   const readFor = new ReadFor();
-  const client = (http: HttpClient) => new StatisticClient(http, languageFor('total', ctx.language));
+  const client = (http: Requester) => new StatisticClient(http, languageFor('total', ctx.language));
   const limitFor = (span: Span) => bucketLimit((span.to - span.from) / step, ctx.pageSize, budgetOf(ctx));
   return {
     key: SHARED_TOTALS_KEY,
     rule: ruleFor(c, step, false, ctx),
     sharedKeys: (span?: Span) => (span ? readFor.take(span) : readable().sort()).map(totalsKey),
-    callsFor: (span) => sharedTotalsCalls(readable().length, limitFor(span)),
+    callsFor: (span) => sharedTotalsCalls(readable().length, limitFor(span), ctx.paging?.rowsOf(SHARED_TOTALS_KEY)),
     collect: async (span, http) => {
       const asked = new Set(readable());
       const q = { start: span.from, end: span.to, granularity: c.granularity };
-      const read = await readSharedTotals(http, client(http), asked, q, limitFor(span));
+      const read = await readSharedTotals(ctx.paging, client(http), asked, q, limitFor(span));
       for (const account of read.listed) standing?.answered(account, 'statistic');
       if (standing?.inventory === 'absent') await proveIdleMembers(client(http), asked, read, q, standing);
       readFor.record(span, asked);
@@ -169,20 +174,27 @@ function targetsOf(c: StatisticSettings, groupings: readonly Grouping[], account
   );
 }
 
+/** How a span is paged: what paging learnt of the server, the page size, the row budget, where pages are handed. */
+interface PagingOptions {
+  known: ServerPaging;
+  pageSize: number;
+  budget: number;
+  handOff: PointsHandOff | undefined;
+}
+
 function readSpan(
-  http: HttpClient,
   client: StatisticClient,
   { account, grouping, host }: Target,
   { granularity, step, key }: { granularity: string; step: number; key: string },
   span: Span,
-  { pageSize, budget, handOff }: { pageSize: number; budget: number; handOff: PointsHandOff | undefined },
+  { known, pageSize, budget, handOff }: PagingOptions,
 ): Promise<Point[]> {
   const q = { account, host, start: span.from, end: span.to, granularity };
   const buckets = (span.to - span.from) / step;
   if (grouping === 'total') {
     // offset/limit of /times page the buckets themselves: the span fixes how many there are.
     return collectPages(
-      http,
+      known,
       {
         api: 'statistic',
         endpoint: '/times',
@@ -195,7 +207,7 @@ function readSpan(
     );
   }
   return collectPages(
-    http,
+    known,
     {
       api: 'statistic',
       endpoint: `/times/${grouping}`,

@@ -17,7 +17,7 @@ import {
   type StatisticService,
 } from '../../spec/statistic.js';
 import { formatMinute, formatMinuteUtc, type TimeInput } from '../../time.js';
-import { checkFieldList, checkMinuteTime } from '../params.js';
+import { checkFieldList, checkMinuteTime } from '../common/params.js';
 
 /** The filters of spec A1 (the key table of spec/statistic.ts): `service` one of the services, `code` a number. */
 type Filters = { [K in FilterName]?: K extends 'service' ? StatisticService : KeyValue<K> };

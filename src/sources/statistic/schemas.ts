@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_TAGS, STATISTIC_KEYS, type KeyTable, type KeyTagName, type KeyType } from '../../spec/statistic.js';
-import { decimal, echo, integer, isoTime, keyText } from '../lenient.js';
+import { decimal, echo, integer, isoTime, keyText } from '../common/lenient.js';
 
 /**
  * Response bodies of spec A3, strict about what becomes a point and lenient about the rest (see lenient.ts). Values

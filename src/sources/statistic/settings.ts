@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { duration } from '../../config/duration.js';
-import { cronSchedule } from '../../config/fields.js';
+import { duration } from '../../config/fields/duration.js';
+import { cronSchedule } from '../../config/fields/fields.js';
 import { ParameterError } from '../../errors.js';
 import { statisticRule } from '../../plan/windows.js';
 import { fixedLengthMs, parseGranularity } from '../../spec/granularity.js';
 import { STATISTIC_GROUPINGS, type StatisticGrouping } from '../../spec/statistic.js';
 import { MINUTE } from '../../time.js';
-import { asField, unique } from '../settings.js';
+import { asField, unique } from '../common/settings.js';
 
 /** The groupings the config accepts: the total plus the spec's grouping endpoints (`paths` needs `paths.hosts`). */
 const COLLECTED_GROUPINGS = ['total', ...STATISTIC_GROUPINGS] as ['total', ...StatisticGrouping[]];
 
-/** `jobs.statistic` (see src/sources/settings.ts for what a source's settings module holds). */
+/** `jobs.statistic` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
     enabled: z.boolean().prefault(true).describe('collect cdn_traffic (per account) and cdn_traffic_by_<grouping>'),

@@ -1,10 +1,10 @@
-import type { HttpClient } from '../../http/client.js';
+import type { ServerPaging } from '../../paging/server-paging.js';
 import type { Point } from '../../points.js';
 import { largestBucket, pageParams, walkPages } from '../../paging/walk.js';
-import type { Span, SpanCalls } from '../types.js';
+import type { Span, SpanCalls } from '../common/types.js';
 import type { StatisticClient } from './client.js';
 import { timesGroupedToPoints } from './points.js';
-import { type AccountStanding, isAccountRefusal, refusalReason } from '../account-standing.js';
+import { type AccountStanding, isAccountRefusal, refusalReason } from '../common/account-standing.js';
 
 /** The checkpoint key of an account's totals: the same for its own `/times` job and for the shared job. */
 export const totalsKey = (account: string): string => `statistic/${account}/total`;
@@ -18,8 +18,13 @@ export const SHARED_TOTALS_KEY = 'statistic/*/total';
  * accounts. The read stops once every bucket listed every member; an idle member (no row in a bucket) costs the page
  * that checks the last one (walkPages), and a token with more accounts than a page holds can add pages.
  */
-export function sharedTotalsCalls(members: number, limit: number): SpanCalls {
+export function sharedTotalsCalls(members: number, limit: number, lastCalls?: number): SpanCalls {
   const pages = Math.max(1, Math.ceil(members / limit));
+  // The calls of the last read (paging's memory): whether its members fill every bucket or one idles (the check page).
+  if (lastCalls !== undefined) {
+    const calls = Math.max(pages, Math.min(lastCalls, pages + 1));
+    return { least: calls, most: calls, paged: true };
+  }
   return { least: pages, most: pages + 1, paged: true };
 }
 
@@ -31,7 +36,7 @@ export function sharedTotalsCalls(members: number, limit: number): SpanCalls {
  * a configured account the token cannot read is simply absent (no 401 names it): its buckets stay empty.
  */
 export async function readSharedTotals(
-  http: HttpClient,
+  paging: ServerPaging,
   client: StatisticClient,
   members: ReadonlySet<string>,
   q: SharedQuery,
@@ -39,14 +44,17 @@ export async function readSharedTotals(
 ): Promise<SharedRead> {
   const points: Point[] = [];
   const seen = new Map<string, Set<string>>();
+  let calls = 0;
   const read = {
     api: 'statistic' as const,
     endpoint: '/times/accounts',
-    fetchPage: async (offset: number, limit: number) =>
-      (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body,
+    fetchPage: async (offset: number, limit: number) => {
+      calls++;
+      return (await client.timesGrouped('accounts', { ...q, ...pageParams(offset, limit) })).body;
+    },
     rows: largestBucket,
   };
-  for await (const page of walkPages(http, read, 0, limit)) {
+  for await (const page of walkPages(paging, read, 0, limit)) {
     for (const p of timesGroupedToPoints('accounts', page)) if (members.has(p.tags.account!)) points.push(p);
     for (const bucket of page.result) {
       const accounts = seen.get(bucket.start) ?? new Set<string>();
@@ -57,6 +65,8 @@ export async function readSharedTotals(
     // Every member in every bucket: no member's row can be on a later page (each account is one row per bucket).
     if (page.result.length > 0 && [...seen.values()].every((s) => s.size === members.size)) break;
   }
+  // Kept with the reads' rows (the read ends on its members, not on a page's rows): forecasts its next spans.
+  paging.recordRows(SHARED_TOTALS_KEY, calls);
   const listed = new Set<string>();
   for (const accounts of seen.values()) for (const account of accounts) listed.add(account);
   return { points, listed };

@@ -1,11 +1,12 @@
 import type { ZodType } from 'zod';
 import { ParameterError } from '../../errors.js';
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import type { Query } from '../../http/query.js';
 import { APIS } from '../../spec/apis.js';
 import type { StreamstatGranularity, StreamstatGrouping, StreamstatLanguage } from '../../spec/streamstat.js';
+import { ServerPaging } from '../../paging/server-paging.js';
 import { flatRows, pageParams, walkPages } from '../../paging/walk.js';
-import { withoutUndefined } from '../params.js';
+import { withoutUndefined } from '../common/params.js';
 import { buildStreamstatQuery, type StreamstatQuery } from './params.js';
 import {
   streamstatGroupedSchema,
@@ -25,6 +26,8 @@ const DEFAULT_PAGE_SIZE = 100;
 export interface StreamstatClientOptions {
   /** Sent as `language` on every call unless the query sets its own. */
   language?: StreamstatLanguage;
+  /** What paging learnt of the server (the runtime's, shared by every read); default: a fresh one for this client. */
+  paging?: ServerPaging;
 }
 
 /**
@@ -33,9 +36,13 @@ export interface StreamstatClientOptions {
  */
 export class StreamstatClient {
   constructor(
-    private readonly http: HttpClient,
+    private readonly http: Requester,
     private readonly options: StreamstatClientOptions = {},
-  ) {}
+  ) {
+    this.paging = options.paging ?? new ServerPaging();
+  }
+
+  private readonly paging: ServerPaging;
 
   /** `GET /`: totals over [start, end). */
   total(q: StreamstatQuery): Promise<StreamstatTotal> {
@@ -63,7 +70,7 @@ export class StreamstatClient {
       throw new ParameterError('limit', 'pageSize must be a positive integer');
     const fetchPage = (offset: number, limit: number) => this.grouped(grouping, { ...q, ...pageParams(offset, limit) });
     const read = { api: 'streamstat' as const, endpoint: `/${grouping}`, fetchPage, rows: flatRows };
-    for await (const page of walkPages(this.http, read, q.offset ?? 0, pageSize)) yield page.result;
+    for await (const page of walkPages(this.paging, read, q.offset ?? 0, pageSize)) yield page.result;
   }
 
   /**

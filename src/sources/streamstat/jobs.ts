@@ -1,11 +1,12 @@
 import { streamstatRule } from '../../plan/windows.js';
 import type { StreamstatGranularity } from '../../spec/streamstat.js';
-import type { CollectJob, JobContext } from '../types.js';
+import type { CollectJob, JobContext } from '../common/types.js';
 import { groupedSpanBuckets, rowsPerCall, spanForRows } from '../../paging/row-budget.js';
 import { StreamstatClient } from './client.js';
 import { usersMeasurement, VIEWS_SERIES, type UniquesPeriod, type ViewsSeries } from './measurements.js';
 import { viewsCalls, readViews, type ViewsRead } from './read.js';
 import { stepMs, uniquesStepMs, type StreamstatSettings } from './settings.js';
+import { ServerPaging } from '../../paging/server-paging.js';
 import { StreamstatShape } from './shape.js';
 
 /**
@@ -17,10 +18,13 @@ import { StreamstatShape } from './shape.js';
  */
 export function streamstatJobs(
   c: StreamstatSettings,
-  { accounts, language, pageSize, streamstatShape, rowBudget: budgets, paging }: JobContext,
+  { accounts, language, pageSize, rowBudget: budgets, paging }: JobContext,
+  streamstatShape?: StreamstatShape,
 ): CollectJob[] {
   if (!c.enabled) return [];
   const shape = streamstatShape ?? new StreamstatShape();
+  // The runtime's paging knowledge (the registry always gives one); jobs built by hand share their own.
+  const known = paging ?? new ServerPaging();
   const rowBudget = budgets?.streamstat ?? rowsPerCall();
   // Spans as wide as `span` allows (a cap): a grouped read's limit per bucket keeps its rows in budget (row-budget.ts).
   const viewsRule = streamstatRule(
@@ -45,7 +49,7 @@ export function streamstatJobs(
           rowBudget,
           shape,
           key,
-          ...(paging ? { paging } : {}),
+          paging: known,
         };
         return {
           key,

@@ -10,7 +10,7 @@ import {
   type StreamType,
 } from '../../spec/streamstat.js';
 import { formatMinute, type TimeInput } from '../../time.js';
-import { checkFieldList, checkMinuteTime } from '../params.js';
+import { checkFieldList, checkMinuteTime } from '../common/params.js';
 
 /** Parameters of spec B1 (the token travels separately, see HttpClient). */
 export interface StreamstatQuery {

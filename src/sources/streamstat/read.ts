@@ -1,4 +1,4 @@
-import type { HttpClient } from '../../http/client.js';
+import type { Requester } from '../../contracts/requester.js';
 import type { Point } from '../../points.js';
 import { bucketSpans } from '../../spec/granularity.js';
 import { streamstatGranularity, type StreamstatGranularity, type StreamstatGrouping } from '../../spec/streamstat.js';
@@ -13,7 +13,7 @@ import {
   SINGLE_CALL,
 } from '../../paging/walk.js';
 import { bucketLimit } from '../../paging/row-budget.js';
-import type { Span, SpanCalls } from '../types.js';
+import type { Span, SpanCalls } from '../common/types.js';
 import type { StreamstatClient } from './client.js';
 import { fieldsOf, type ViewsSeries } from './measurements.js';
 import { groupedToPoints, timesGroupedToPoints, timesToPoints, totalToPoints } from './points.js';
@@ -25,7 +25,7 @@ import { UnbucketedAnswerError, type StreamstatShape } from './shape.js';
  * over each bucket asked).
  */
 export interface ViewsRead {
-  http: HttpClient;
+  http: Requester;
   client: StreamstatClient;
   account: string;
   grouping: 'total' | StreamstatGrouping;
@@ -38,7 +38,7 @@ export interface ViewsRead {
   shape: StreamstatShape;
   /** The job's key, under which paging remembers the read's rows, and what paging learnt (to forecast its pages). */
   key?: string;
-  paging?: ServerPaging;
+  paging: ServerPaging;
 }
 
 /**
@@ -112,7 +112,7 @@ function pagedViews<P extends { result: readonly unknown[] }>(
   read: Omit<PagedRead<P>, 'api' | 'endpoint'> & { toPoints(page: NoInfer<P>): Point[] },
 ): Promise<Point[]> {
   return collectPages(
-    r.http,
+    r.paging,
     { api: 'streamstat', endpoint: `/${g}`, ...read, ...(r.key !== undefined ? { key: r.key } : {}) },
     limit,
   );

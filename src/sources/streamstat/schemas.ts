@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { STREAM_TYPES, type StreamstatGrouping } from '../../spec/streamstat.js';
-import { echo, echoedList, integer, isoTime } from '../lenient.js';
+import { echo, echoedList, integer, isoTime } from '../common/lenient.js';
 
 /**
  * Response bodies of stream view statistics (spec B2), strict about what becomes a point and lenient about the rest

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { duration } from '../../config/duration.js';
-import { cronSchedule } from '../../config/fields.js';
+import { duration } from '../../config/fields/duration.js';
+import { cronSchedule } from '../../config/fields/fields.js';
 import { streamstatRule } from '../../plan/windows.js';
 import { fixedLengthMs } from '../../spec/granularity.js';
 import {
@@ -10,7 +10,7 @@ import {
   type StreamstatGranularity,
 } from '../../spec/streamstat.js';
 import { ParameterError } from '../../errors.js';
-import { asField, unique } from '../settings.js';
+import { asField, unique } from '../common/settings.js';
 import { UNIQUES_PERIODS, type UniquesPeriod } from './measurements.js';
 
 /** The length of a granularity the collector can follow; undefined for one whose buckets vary (P1W/P1M/P1Y…). */
@@ -33,7 +33,7 @@ const COLLECTED_GRANULARITIES = STREAMSTAT_GRANULARITIES.filter((g) => collectab
   ...StreamstatGranularity[],
 ];
 
-/** `jobs.streamstat` (see src/sources/settings.ts for what a source's settings module holds). */
+/** `jobs.streamstat` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
     enabled: z.boolean().prefault(true).describe('collect cdn_views (and cdn_users_*)'),

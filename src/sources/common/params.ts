@@ -1,5 +1,5 @@
-import { ParameterError } from '../errors.js';
-import { isWholeMinute, toMs, type TimeInput } from '../time.js';
+import { ParameterError } from '../../errors.js';
+import { isWholeMinute, toMs, type TimeInput } from '../../time.js';
 
 /** Parameter checks shared by the clients (the time parameters by all three query APIs, the rest by the statistics
  * APIs). */

@@ -1,4 +1,4 @@
-import { ParameterError } from '../errors.js';
+import { ParameterError } from '../../errors.js';
 
 /**
  * Helpers of the sources' settings modules (what one holds: SourceSettings in source.ts). config/schema.ts composes

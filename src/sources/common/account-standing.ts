@@ -1,8 +1,8 @@
-import type { Clock } from '../clock.js';
-import { ApiError } from '../http/errors.js';
-import { tokenRefusal } from '../http/refusal.js';
-import { redactSecrets } from '../secrets.js';
-import type { RequestTarget } from '../spec/inventory.js';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../http/errors.js';
+import { tokenRefusal } from '../../http/refusal.js';
+import { redactSecrets } from '../../secrets.js';
+import type { RequestTarget } from '../../spec/inventory.js';
 
 /**
  * A refusal of the account rather than of the token: a 401/403 whose text names the account (statistics `account`),

@@ -1,14 +1,8 @@
-import type { HttpClient } from '../http/client.js';
-import type { AccountStanding } from './account-standing.js';
-import type { ServerPaging } from '../paging/server-paging.js';
-import type { ApiName } from '../spec/apis.js';
+import type { Requester } from './requester.js';
 import type { Point } from '../points.js';
-import type { WindowRule } from '../plan/windows.js';
 import type { Span } from '../spans.js';
-import type { DvrRecordingStore } from '../state/dvr-recordings.js';
-import type { DvrTurnsRule } from './dvr/turns.js';
-import type { StreamstatShape } from './streamstat/shape.js';
-import type { MetricsPeriodLimit } from './metrics/window-limit.js';
+import type { ApiName } from '../spec/apis.js';
+import type { WindowRule } from './window-rule.js';
 
 export type { Span } from '../spans.js';
 
@@ -58,7 +52,7 @@ export interface CollectJob {
    * pages hands each page's points to it as they come and returns the rest: what a span holds is then one answer's
    * points (within the row budget), not the span's, however many groups the account has.
    */
-  collect(span: Span, http: HttpClient, handOff?: PointsHandOff): Promise<Point[]>;
+  collect(span: Span, http: Requester, handOff?: PointsHandOff): Promise<Point[]>;
 }
 
 /**
@@ -66,33 +60,3 @@ export interface CollectJob {
  * every part and the rest are written). The read waits for a part to be taken before it reads on.
  */
 export type PointsHandOff = (points: Point[]) => Promise<void>;
-
-/** What every source's jobs share: the accounts this instance collects, the language and the page size. */
-export interface JobContext {
-  accounts: readonly string[];
-  /** Sent only when set (or where points carry names; see the statistic jobs). */
-  language?: 'en' | 'ru' | undefined;
-  /** `limit` of paged reads (api.pageSize). */
-  pageSize: number;
-  /** What paging learnt of the server (the HttpClient's): the planner forecasts paged reads from it. */
-  paging?: ServerPaging;
-  /** Rows one answer of the API may carry inside its body cap (row-budget.ts; default: the 32 MiB cap's). */
-  rowBudget?: Partial<Record<ApiName, number>>;
-  /** Which accounts the inventory listed or an API refused, for the whole runtime (a job of several asks it). */
-  accountStanding?: AccountStanding;
-  /** The longest metrics period the service takes, learnt once for the whole runtime (default: one per job builder). */
-  metricsPeriod?: MetricsPeriodLimit;
-  /** `accounts: auto`: more accounts may join (the statistic totals are then read for all in one call). */
-  accountsAuto?: boolean;
-  /** The accounts whose statistic totals the shared `/times/accounts` job writes, kept for the whole runtime. */
-  statisticAccounts?: Set<string>;
-  /** Whether stream views answer in buckets, learnt once for the whole runtime (default: one per call of the job
-   * builder). */
-  streamstatShape?: StreamstatShape;
-  /** DVR recordings' identities, shared by every stream of the runtime (default: a fresh memory per job builder). */
-  dvrRecordings?: DvrRecordingStore;
-  /** `output.overwrites`: false where the database keeps every sample (points rewritten with new values are not). */
-  overwrites?: boolean | undefined;
-  /** Config `quotas`: DVR streams take turns when they need more snapshots than the DVR quota allows. */
-  quotas?: { dvr?: DvrTurnsRule['quota'] } | undefined;
-}

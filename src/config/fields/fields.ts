@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
-import { hasControlCharacter, isHeaderSafe } from '../secrets.js';
+import { hasControlCharacter, isHeaderSafe } from '../../secrets.js';
 
 /**
  * Field types shared by several config sections, each refusing at `--check` what would only fail later (or never

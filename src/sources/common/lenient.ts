@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toMs } from '../time.js';
+import { toMs } from '../../time.js';
 
 /**
  * Building blocks of the response schemas: strict about what becomes a point, lenient about the rest.

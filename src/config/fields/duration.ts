@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { durationMs } from '../duration-text.js';
+import { durationMs } from '../../duration-text.js';
 
-export { durationMs, durationText } from '../duration-text.js';
+export { durationMs, durationText } from '../../duration-text.js';
 
 /** A config duration: a string such as `10m`, parsed to ms; must be positive. */
 export const duration = z

@@ -1,4 +1,4 @@
-import { nextRunsUtc } from '../cron.js';
+import { nextRunsUtc } from '../../cron.js';
 
 /**
  * The mean time between the runs of a cron schedule (over its next 64), or undefined if it runs less than twice:
