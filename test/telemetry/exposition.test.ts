@@ -13,7 +13,7 @@ const checkMetrics = (text: string) => promtool(['check', 'metrics'], text);
  * every Node dashboard reads, so those three lint lines (and only those) are expected.
  */
 const PROM_CLIENT_NAMES = /^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have/;
-function lintProblems(result: { code: number; output: string }): { code: number; problems: string[] } {
+function lintProblems(result: { code: number | null; output: string }): { code: number | null; problems: string[] } {
   const problems = result.output.split('\n').filter((line) => line !== '' && !PROM_CLIENT_NAMES.test(line));
   return { code: result.code === 3 && problems.length === 0 ? 0 : result.code, problems };
 }
