@@ -6,6 +6,7 @@ import { renderSchemaJson, renderSchemaMarkdown } from '../../src/schema/schema-
 import { schemaOf } from '../../src/schema/schema.js';
 import { SOURCES, settingsSchemasOf } from '../../src/sources/index.js';
 import { sourceRegistry, type ListConfig } from '../../src/sources/registry.js';
+import { ToyDispatcher, toyClient } from '../fixtures/toy-source/dispatcher.js';
 import { TOY, toySource } from '../fixtures/toy-source/index.js';
 
 /*
@@ -74,6 +75,26 @@ describe('a fifth source: one folder and one list entry', () => {
       { measurement: 'cdn_toy', tags: { account: 'acme' }, fields: { requests: 42 }, time: span.from },
     ]);
     expect(http.asked.map((r) => [r.api, r.path, r.query?.account])).toEqual([['toy', '/app/toy/v1/requests', 'acme']]);
+  });
+
+  it('collects its points over HTTP: the HttpClient, answered by an undici Dispatcher of the toy API', async () => {
+    const [, job] = sourceRegistry(LIST)
+      .buildJobs(config())
+      .filter((j) => j.api === TOY);
+    const dispatcher = new ToyDispatcher(7);
+    const http = toyClient(dispatcher);
+    const span = { from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 1, 0, 5) };
+    const points = await job!.collect(span, http);
+    expect(points).toEqual([
+      { measurement: 'cdn_toy', tags: { account: 'globex' }, fields: { requests: 7 }, time: span.from },
+    ]);
+    expect(dispatcher.exchanges).toHaveLength(1);
+    const sent = new URL(dispatcher.exchanges[0]!.path, 'http://toy.invalid');
+    expect([sent.pathname, sent.searchParams.get('account'), dispatcher.exchanges[0]!.token]).toEqual([
+      '/app/toy/v1/requests',
+      'globex',
+      'cdn1_toy',
+    ]);
   });
 
   it('has its measurement in the schema document, after the real sources’ and before the collector’s own', () => {
