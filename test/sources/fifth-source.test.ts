@@ -62,6 +62,13 @@ describe('a fifth source: one folder and one list entry', () => {
         .map((j) => j.key),
     ).toEqual(['toy/initech']);
     expect(registry.buildJobs(config({ enabled: false })).some((j) => j.api === TOY)).toBe(false);
+    const auto = { ...config(), accounts: 'auto' as const };
+    expect(
+      registry
+        .daemonJobs(auto, ['initech'])
+        .filter((j) => j.api === TOY)
+        .map((j) => j.key),
+    ).toEqual(['toy/initech']);
   });
 
   it('collects its points through the Requester a source calls', async () => {
