@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { settingsProblems } from '../../src/config/rules.js';
 import type { Requester } from '../../src/contracts/requester.js';
 import type { RequestSpec } from '../../src/http/client.js';
 import { renderSchemaJson, renderSchemaMarkdown } from '../../src/schema/schema-doc.js';
@@ -46,6 +47,12 @@ describe('a fifth source: one folder and one list entry', () => {
     expect(() => toySource.settings.check({ ...jobs.toy, window: 90_000 } as never)).toThrow(
       expect.objectContaining({ code: 'CDN_ERR_PARAMETER' }),
     );
+  });
+
+  it("has its section checked by the config's rules, a problem named by its whole path", () => {
+    expect(settingsProblems(LIST, config().jobs)).toEqual([]);
+    const problems = settingsProblems(LIST, config({ window: '90s' }).jobs);
+    expect(problems.map((p) => p.field)).toEqual(['jobs.toy.window']);
   });
 
   it('has its jobs planned: one per account, beside the four real APIs', () => {
