@@ -32,15 +32,15 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const passOf = (api: ApiName) => async () => {
     const results = await collector.runPass(jobsOf(api), 'live'); // skips jobs whose pass still runs
     // One line per API and pass (a job per line would be hundreds a minute); per-job detail at debug.
-    for (const r of results)
-      log.debug({ job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, error: r.error }, 'job pass');
+    for (const { key: job, spans, points, setAside, error } of results)
+      log.debug({ event: 'job_pass', job, spans, points, setAside, error }, 'job pass');
     const spans = results.reduce((n, r) => n + r.spans, 0);
     const failed = results.filter((r) => r.error).map((r) => r.key);
     const setAside = results.filter((r) => r.setAside > 0).map((r) => r.key);
     if (spans > 0 || failed.length > 0 || setAside.length > 0) {
       const points = results.reduce((n, r) => n + r.points, 0);
       const problems = { ...(failed.length > 0 ? { failed } : {}), ...(setAside.length > 0 ? { setAside } : {}) };
-      log.info({ api, jobs: results.length, spans, points, ...problems }, 'pass');
+      log.info({ event: 'pass', api, jobs: results.length, spans, points, ...problems }, 'pass');
     }
     return results;
   };
@@ -117,18 +117,21 @@ function logStartupPass(rt: Runtime, log: Logger, results: readonly PassResult[]
   const aside = setAside > 0 ? `, ${setAside} set aside` : '';
   if (rt.collector.stopping) {
     log.info(
-      { ...fields, stopped: true },
+      { event: 'startup_pass_stopped', ...fields, stopped: true },
       `startup pass stopped: ${done}${aside}, ${counted(left, 'window')} left for the next start`,
     );
   } else if (failed.length > 0 || left > 0) {
     const jobs = failed.length > 0 ? ` (${counted(failed.length, 'job')} failed: ${listed(failed)})` : '';
     log.warn(
-      { ...fields, failed },
+      { event: 'startup_pass_gaps', ...fields, failed },
       `startup pass ended with gaps: ${done}${aside}, ${counted(left, 'window')} still missing${jobs}; ` +
         'the next passes retry them',
     );
   } else {
-    log.info(fields, `startup pass done: gaps since the checkpoints are filled (${done}${aside})`);
+    log.info(
+      { event: 'startup_pass_done', ...fields },
+      `startup pass done: gaps since the checkpoints are filled (${done}${aside})`,
+    );
   }
 }
 

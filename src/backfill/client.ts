@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError } from '../errors.js';
+import { HandOverNotTakenError } from '../state/hand-over-files.js';
 import { lockHolder } from '../state/lock.js';
 import {
   isFinal,
@@ -79,10 +80,7 @@ export async function handOverBackfill(
         if (!(await holder())) throw new DaemonGoneError(stateDir, status?.pid, status?.spansDone);
       }
       if (!status && clock.now() > pickupBy) {
-        throw new CollectorError(
-          'the process holding the state directory did not take the backfill request: it is not a running daemon ' +
-            '(another backfill?). Wait for it to end, or stop it',
-        );
+        throw new HandOverNotTakenError('backfill', 'another backfill');
       }
       if (!cancelSent && options.cancelled?.()) {
         cancelSent = true;

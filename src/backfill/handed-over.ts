@@ -48,6 +48,7 @@ export async function runHandedOver(
   if (request.dryRun) return;
   log.info(
     {
+      event: 'backfill_handed_over',
       id: request.id,
       from: new Date(request.from).toISOString(),
       to: new Date(request.to).toISOString(),

@@ -22,7 +22,7 @@ import type { StateFormat } from '../state/json-state.js';
 import type { BackfillPlan } from '../plan/planner.js';
 
 const apiName = z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]);
-const perApiCount = z.record(apiName, z.number().min(0));
+const perApiCount = z.partialRecord(apiName, z.number().min(0));
 
 const requestSchema = z.object({
   id: z.string().min(1),

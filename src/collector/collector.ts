@@ -6,6 +6,7 @@ import type { HttpClient } from '../http/client.js';
 import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
 import { daemonOrigin, pendingSpans, type PendingState } from '../plan/pending.js';
+import { retryingSink } from '../sink/retrying.js';
 import type { Sink } from '../sink/types.js';
 import type { AccountStanding } from '../sources/common/account-standing.js';
 import type { ApiName } from '../spec/apis.js';
@@ -80,8 +81,15 @@ export class Collector {
     this.output = {
       ...deps,
       state: this.state,
+      sink: retryingSink(deps.sink, {
+        clock: deps.clock,
+        deadlineMs: deps.sinkRetryMs ?? 60_000,
+        stop: this.stopper.signal,
+        // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
+        onRetry: (err, waitMs) =>
+          deps.log.debug({ event: 'sink_write_retry', err: err.message, waitMs }, 'write failed; retrying'),
+      }),
       writes: deps.writes ?? silentWriteReports,
-      sinkRetryMs: deps.sinkRetryMs ?? 60_000,
       stop: this.stopper.signal,
     };
     this.addJobs(deps.jobs);

@@ -94,7 +94,10 @@ export class JobState {
     }
     this.unwritten.delete(job.key);
     if ((await this.deps.aside.resolve(job.key, span)) > 0) {
-      this.deps.log.info({ job: job.key, span: spanText(span) }, 'set-aside span collected on retry');
+      this.deps.log.info(
+        { event: 'set_aside_collected', job: job.key, span: spanText(span) },
+        'set-aside span collected on retry',
+      );
     }
   }
 

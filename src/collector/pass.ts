@@ -95,7 +95,7 @@ export async function runPass(job: CollectJob, input: PassInput, deps: OutputDep
       (failure.err instanceof ApiError && failure.err.noAccess) ||
       failure.err instanceof LoginError ||
       failure.err instanceof TokenFileError;
-    const fields = { job: job.key, span: spanText(failure.span), err: result.error };
+    const fields = { event: 'span_failed', job: job.key, span: spanText(failure.span), err: result.error };
     deps.log[quiet ? 'debug' : 'warn'](fields, 'span failed; it stays missing and is retried');
   }
   noteAccount(job, failure?.err, output.counts.spans, deps.accounts);

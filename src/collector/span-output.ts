@@ -7,19 +7,17 @@ import type { CollectJob, PointsHandOff, Span } from '../sources/common/types.js
 import type { JobState } from './job-state.js';
 import { spanText } from './job-state.js';
 import type { WriteReports } from './reports.js';
-import { writeWithRetry } from './write-retry.js';
 
 /** Where a pass's points go, and what confirms them: the same for every pass of a collector. */
 export interface OutputDeps {
+  /** Retries a write through a database outage itself (sink/retrying.ts): a write that throws ends the pass. */
   sink: Sink;
   state: JobState;
   /** Reports the points the database refused for good. */
   writes: WriteReports;
   clock: Clock;
   log: Logger;
-  /** How long a span's write is retried through a database outage before the pass gives up. */
-  sinkRetryMs: number;
-  /** A graceful stop: a write in an outage gives up at once, its wait included. */
+  /** A graceful stop: calls dropped by it end a pass quietly (the sink's retries give up at it too). */
   stop: AbortSignal;
   /** Told when an API refuses a job's account, or answers for it (the runtime's; absent: not tracked). */
   accounts?: AccountStanding | undefined;
@@ -94,23 +92,16 @@ export class SpanOutput {
     // Written, and counted, whether or not the checkpoint that confirms them can be written.
     this.count(points, await this.write(points));
     await this.deps.state.collected(this.job, span);
-    this.deps.log.debug({ job: this.job.key, span: spanText(span), points: points.length }, 'span confirmed');
+    const fields = { event: 'span_confirmed', job: this.job.key, span: spanText(span), points: points.length };
+    this.deps.log.debug(fields, 'span confirmed');
     this.counts.spans++;
     this.onSpan?.(span);
   }
 
-  /** Writes through a database outage (writeWithRetry); returns how many points the database refused for good. */
+  /** Writes the points; returns how many of them the database refused for good. */
   private async write(points: readonly Point[]): Promise<number> {
-    const { sink, clock, sinkRetryMs, stop, log, writes } = this.deps;
-    const job = this.job.key;
-    const result = await writeWithRetry(sink, points, {
-      clock,
-      deadlineMs: sinkRetryMs,
-      stop,
-      // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
-      onRetry: (err, waitMs) => log.debug({ job, err: err.message, waitMs }, 'write failed; retrying'),
-    });
-    return writes.written(result, points, job);
+    const result = await this.deps.sink.write(points);
+    return this.deps.writes.written(result, points, this.job.key);
   }
 
   private count(points: readonly Point[], refused: number): void {

@@ -18,7 +18,7 @@ function checkCredentials(
   if (given.length !== 1) {
     const found = given.length === 0 ? 'none is set' : `${given.map((k) => `api.${k}`).join(' and ')} are set`;
     ctx.addIssue({
-      code: z.ZodIssueCode.custom,
+      code: 'custom',
       path: [given[1] ?? 'token'],
       message:
         `exactly one of api.token (CDN_TOKEN), api.tokenFile (CDN_TOKEN_FILE), ` +
@@ -29,7 +29,7 @@ function checkCredentials(
   const passwords = (['password', 'passwordFile'] as const).filter((k) => api[k] !== undefined);
   if (api.username !== undefined && passwords.length !== 1) {
     ctx.addIssue({
-      code: z.ZodIssueCode.custom,
+      code: 'custom',
       path: [passwords[1] ?? 'password'],
       message:
         `a login needs exactly one of api.password (CDN_PASSWORD), api.passwordFile (CDN_PASSWORD_FILE); ` +
@@ -37,7 +37,7 @@ function checkCredentials(
     });
   } else if (api.username === undefined && passwords.length > 0) {
     ctx.addIssue({
-      code: z.ZodIssueCode.custom,
+      code: 'custom',
       path: [passwords[0]!],
       message: 'is only used by the login: set api.username too',
     });
@@ -76,7 +76,7 @@ export const apiSchema = z
       .describe('file whose first line is the login password (env CDN_PASSWORD_FILE)'),
     loginBody: z
       .enum(LOGIN_BODY_FORMATS)
-      .default(DEFAULT_LOGIN_BODY)
+      .prefault(DEFAULT_LOGIN_BODY)
       .describe(
         'how the login sends the credentials: a form (application/x-www-form-urlencoded, ' +
           "as the vendor's OAuth page and every public client send it; the service answers a JSON body 400) or a " +
@@ -86,17 +86,17 @@ export const apiSchema = z
       .number()
       .min(0.1)
       .max(0.95)
-      .default(0.8)
+      .prefault(0.8)
       .describe('a login token is renewed once this fraction of its lifetime has passed'),
     tokenPlacement: z
       .enum(['header', 'query'])
-      .default('header')
+      .prefault('header')
       .describe('statistics APIs: token in header or cdnauthtoken query'),
     timeout: duration
       // Node timers fire after 1 ms when given more than 2^31 − 1 ms, so a longer deadline would time out every
       // call.
       .refine((ms) => ms <= 2 ** 31 - 1, 'must be at most 24 days (a Node timer limit)')
-      .default('30s')
+      .prefault('30s')
       .describe('deadline of one HTTP request'),
     language: z
       .enum(['en', 'ru'])
@@ -110,7 +110,7 @@ export const apiSchema = z
       .number()
       .int()
       .min(1)
-      .default(1000)
+      .prefault(1000)
       .describe(
         'rows (or rows per bucket) asked for per call of the paged statistics endpoints (`limit`); ' +
           'the maximum is not shown, a server that caps lower is paged through',
@@ -130,11 +130,11 @@ export const apiSchema = z
       ),
     // A server's Retry-After of days (or a far-future date) would otherwise stop that API until restart.
     maxRetryAfter: duration
-      .default('5m')
+      .prefault('5m')
       .describe('longest Retry-After honoured; a longer one is cut to this (and logged)'),
     shardQuota: z
       .enum(['auto', 'divided', 'whole'])
-      .default('auto')
+      .prefault('auto')
       .describe(
         'with --shard i/n, how much of each quota one shard spends. divided: floor(calls / n), for shards that ' +
           'share one login or token (the service counts its calls together); whole: every quota, for shards with a ' +
@@ -142,22 +142,23 @@ export const apiSchema = z
           '(one token per shard, as in deploy/k8s)',
       ),
     maxBodyBytes: bodyBytes
-      .default(32 * 1024 * 1024)
+      .prefault(32 * 1024 * 1024)
       .describe(
         'largest response body read, in bytes (default 32 MiB); a larger one fails the call, never buffered whole',
       ),
     maxBodyBytesPerApi: z
       .object(perApi((_, { title }) => bodyBytes.optional().describe(title)))
       .strict()
-      .default({})
+      .prefault({})
       .describe('per-API overrides of maxBodyBytes'),
     maxPages: z
       .number()
       .int()
       .positive()
-      .default(200)
+      .prefault(200)
       .describe('most pages one paged read may take; a span that needs more fails naming the endpoint'),
   })
   .strict()
-  .superRefine(checkCredentials)
+  // Checked even when another api field is wrong, so that one run lists every problem.
+  .superRefine(checkCredentials, { when: ({ value }) => typeof value === 'object' && value !== null })
   .describe('the provider API and how to authenticate: a static token, a token file or a login');

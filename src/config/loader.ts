@@ -72,21 +72,17 @@ export function parseConfig(
 
 /** A zod issue in the reader's words: `required` for a missing field, and the environment variable that sets it. */
 function problemOf(issue: ZodIssue, merged: Obj, env: Env): ConfigProblem {
-  const field = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-  const missing = valueAt(merged, issue.path) === undefined;
+  const path = issue.path.map(String);
+  const field = path.length > 0 ? path.join('.') : '(root)';
+  const missing = valueAt(merged, path) === undefined;
   if (missing && MISSING_SECTION[field]) return { field, message: MISSING_SECTION[field] };
   let message = issue.message;
   if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) message = 'required';
-  if (missing && issue.code === 'invalid_union_discriminator')
-    message = `required: one of ${issue.options.map(String).join(', ')}`;
-  if (issue.code === 'unrecognized_keys') message += ` (${issue.keys.join(', ')})`;
+  const options = issue.code === 'invalid_union' && 'options' in issue ? issue.options : undefined;
+  if (missing && options) message = `required: one of ${options.map(String).join(', ')}`;
   const variable = envFields(merged).get(field);
   if (variable && !message.includes(variable))
-    message += setsField(variable, env, merged, issue.path)
-      ? ` (from ${variable})`
-      : missing
-        ? ` (set ${variable})`
-        : '';
+    message += setsField(variable, env, merged, path) ? ` (from ${variable})` : missing ? ` (set ${variable})` : '';
   return { field, message };
 }
 

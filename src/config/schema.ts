@@ -28,7 +28,7 @@ const quota = z
 function quotaOf({ title, quota: { calls, periodMs, published } }: ApiDescriptor) {
   const rate = `${calls}${published ? ' calls' : ''}/${periodMs === MINUTE ? 'min' : durationText(periodMs)}`;
   return quota
-    .default({ calls, period: durationText(periodMs) })
+    .prefault({ calls, period: durationText(periodMs) })
     .describe(published ? `${title}: ${rate} per spec` : `${title} quota (not published; default ${rate})`);
 }
 
@@ -39,13 +39,13 @@ const gzipLevel = (byDefault: number) =>
     .int()
     .min(0)
     .max(9)
-    .default(byDefault)
+    .prefault(byDefault)
     .describe('gzip level (1–9) of write requests; 0 sends them uncompressed');
 const gzipMinBytes = z
   .number()
   .int()
   .min(0)
-  .default(DEFAULT_GZIP_MIN_BYTES)
+  .prefault(DEFAULT_GZIP_MIN_BYTES)
   .describe(
     'write bodies smaller than this many bytes go uncompressed (a daemon pass writes a few KB: gzip costs more than ' +
       'it saves)',
@@ -67,7 +67,7 @@ export const configSchema = z
               .min(1)
               .regex(/^\S(.*\S)?$/s, 'must not be blank or start or end with spaces'),
           )
-          .min(1),
+          .min(1, 'must list at least one account, or be auto'),
       ])
       .describe(
         "accounts this instance collects (split accounts across instances to scale out), or auto: the token's active " +
@@ -78,9 +78,9 @@ export const configSchema = z
     quotas: z
       .object(perApi((_, descriptor) => quotaOf(descriptor)))
       .strict()
-      .default({})
+      .prefault({})
       .describe('per token: the limiter never exceeds them in any sliding window'),
-    jobs: z.object(SETTINGS_SCHEMAS).strict().default({}).describe('what to collect and when'),
+    jobs: z.object(SETTINGS_SCHEMAS).strict().prefault({}).describe('what to collect and when'),
     sink: z
       .discriminatedUnion('type', [
         z
@@ -92,7 +92,7 @@ export const configSchema = z
             bucket: z.string().min(1).describe('env INFLUX_BUCKET'),
             backslashes: z
               .enum(['verbatim', 'escaped'])
-              .default('verbatim')
+              .prefault('verbatim')
               .describe(
                 'line-protocol backslashes: verbatim for InfluxDB 2.x/1.8, escaped for VictoriaMetrics and InfluxDB 3',
               ),
@@ -144,7 +144,7 @@ export const configSchema = z
     output: z
       .object({
         // The batch is held in memory: the bound is what keeps memory bounded.
-        batchSize: z.number().int().positive().max(100_000).default(5000).describe('lines per write request'),
+        batchSize: z.number().int().positive().max(100_000).prefault(5000).describe('lines per write request'),
         deadLetterPath: z
           .string()
           .min(1)
@@ -155,7 +155,7 @@ export const configSchema = z
           ),
         overwrites: z
           .boolean()
-          .default(true)
+          .prefault(true)
           .describe(
             'whether the database replaces a point of the same series and time (InfluxDB); false for ' +
               'VictoriaMetrics, which keeps every sample: then nothing that rewrites a point with a new value is ' +
@@ -163,20 +163,20 @@ export const configSchema = z
           ),
       })
       .strict()
-      .default({})
+      .prefault({})
       .describe('how points are written'),
     state: z
       .object({
-        dir: z.string().min(1).default(DEFAULT_STATE_DIR).describe('checkpoint directory (keep it on a volume)'),
+        dir: z.string().min(1).prefault(DEFAULT_STATE_DIR).describe('checkpoint directory (keep it on a volume)'),
         horizon: duration
-          .default('7d')
+          .prefault('7d')
           .describe("gaps older than this are not backfilled automatically; at least each job's lag plus one window"),
         initialLookback: duration
-          .default('1h')
+          .prefault('1h')
           .describe("where the daemon's gap filling of a new job starts, before now; raised later, it moves back"),
       })
       .strict()
-      .default({})
+      .prefault({})
       .describe('checkpoints: where collection resumes after a restart'),
     instance: z
       .string()
@@ -187,18 +187,18 @@ export const configSchema = z
       .object({
         level: z
           .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace'])
-          .default('info')
+          .prefault('info')
           .describe('log level (stderr); flag --log-level'),
         format: z
           .enum(['json', 'pretty'])
           .optional()
           .describe('json lines or pretty text; unset: pretty on a terminal, json otherwise; flag --log-format'),
         progressEvery: duration
-          .default('15s')
+          .prefault('15s')
           .describe('while calls wait for quota: a progress line this often (on a terminal: a progress bar instead)'),
       })
       .strict()
-      .default({})
+      .prefault({})
       .describe('logging'),
     http: z
       .object({
@@ -210,35 +210,35 @@ export const configSchema = z
           .optional()
           .describe('health/metrics listener port; off when unset; flag --listen host:port'),
         host: listenHost
-          .default('127.0.0.1')
+          .prefault('127.0.0.1')
           .describe(
             'listener address; containers set 0.0.0.0 so their health checks reach it; flag --listen host:port',
           ),
         maxLag: duration
-          .default('2h')
+          .prefault('2h')
           .describe(
             '/healthz answers 503 when a job lags more than this beyond the lag it has by design (its delay plus one ' +
               'window: a daily job is a day and its lag behind when caught up)',
           ),
         apiFailingAfter: duration
-          .default('5m')
+          .prefault('5m')
           .describe(
             '/healthz answers 503 when every call of an API failed for this long ' +
               '(429s are waits, not failures; 401/403 after a token renewal: at once)',
           ),
         sinkFailingAfter: duration
-          .default('2m')
+          .prefault('2m')
           .describe('/healthz answers 503 when every write to the sink failed for this long'),
         jobMaxLag: z
           .record(z.string().min(1), duration)
-          .default({})
+          .prefault({})
           .describe(
             'per-job lag limits replacing maxLag, by job key, taken as written (the lag the job has by design ' +
               'included), e.g. statistic/acme/countries: 3h',
           ),
       })
       .strict()
-      .default({})
+      .prefault({})
       .describe('the /healthz and /metrics listener'),
     verify: verify.schema,
   })

@@ -12,10 +12,10 @@ export const schema = z
   .object({
     enabled: z
       .boolean()
-      .default(true)
+      .prefault(true)
       .describe('run the reconciliation in the daemon (skipped, with a log line, for a file sink)'),
     schedule: cronSchedule
-      .default('40 3 * * *')
+      .prefault('40 3 * * *')
       .describe(
         'node-cron expression, in UTC: when the daemon verifies (default daily at 03:40, after the last buckets of ' +
           'yesterday are final)',
@@ -25,28 +25,28 @@ export const schema = z
       .int()
       .min(1)
       .max(31)
-      .default(1)
+      .prefault(1)
       .describe('how many whole UTC days before today are verified each run'),
     repair: z
       .boolean()
-      .default(false)
+      .prefault(false)
       .describe('re-collect the windows that drift (costs the calls of collecting them again), then check again'),
     reader: z
       .enum(['auto', 'influxql', 'flux', 'victoriametrics'])
-      .default('auto')
+      .prefault('auto')
       .describe(
         'how the database is read back; auto: influx-v1 → InfluxQL, influx-v2 with backslashes: escaped → ' +
           'VictoriaMetrics, other influx-v2 → Flux',
       ),
     giveUpAfter: duration
-      .default('2m')
+      .prefault('2m')
       .describe('give up (exit 1) when an API has failed every call for this long; a wait for quota is not a failure'),
     url: httpUrl
       .optional()
       .describe('where to read from when it differs from the sink url (e.g. vmselect of a VictoriaMetrics cluster)'),
   })
   .strict()
-  .default({})
+  .prefault({})
   .describe('reconciliation: stored sums against the provider totals (`cdn-collector verify` and the daemon job)');
 
 export type VerifySettings = z.output<typeof schema>;

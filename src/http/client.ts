@@ -1,5 +1,5 @@
 import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { DEFAULT_MAX_BODY_BYTES, readCapped } from './body.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
 import { issueText, ListReader, type ListSpec } from './json-list.js';
@@ -63,7 +63,7 @@ export interface RequestSpec<T> {
   query?: Query;
   body?: unknown;
   /** Schema of a 2xx body; the result is typed by its output (the input may differ: lenient parsing). */
-  schema: ZodType<T, ZodTypeDef, unknown>;
+  schema: ZodType<T>;
   /** Per-call override of the deadline. */
   timeoutMs?: number;
   signal?: AbortSignal;

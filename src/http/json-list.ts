@@ -1,4 +1,4 @@
-import type { ZodError, ZodType, ZodTypeDef } from 'zod';
+import type { ZodError, ZodType } from 'zod';
 
 /**
  * Splits a JSON object body, as its bytes arrive, into the elements of one top-level array member (e.g. `data`) and
@@ -110,7 +110,7 @@ export class JsonListSplitter {
 /** A streamed list member of a JSON body: its key, the schema of one element, and who takes each element checked. */
 export interface ListSpec<E> {
   key: string;
-  element: ZodType<E, ZodTypeDef, unknown>;
+  element: ZodType<E>;
   onElement(element: E, index: number): void;
 }
 

@@ -10,9 +10,9 @@ const rowCount = z.number().int().min(0).safe();
 const apiName = z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]);
 const fileSchema = z
   .object({
-    largestPage: z.record(apiName, rowCount),
+    largestPage: z.partialRecord(apiName, rowCount),
     /** Per API, the page cap an answer showed (a short page followed by more rows). */
-    pageCap: z.record(apiName, rowCount.min(1)).default({}),
+    pageCap: z.partialRecord(apiName, rowCount.min(1)).default({}),
     /** Per read (job key), the rows it last returned: the planner's forecast of its pages. */
     reads: z.record(z.string().min(1), rowCount).default({}),
   })

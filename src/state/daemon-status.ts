@@ -71,7 +71,7 @@ const daemonStatusSchema = z.object({
   ),
   /** With `accounts: auto`: the accounts discovered so far (of this shard), from which `status` derives the jobs. */
   accounts: z.array(z.string()).optional(),
-  apis: z.record(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), apiQuotaUseSchema),
+  apis: z.partialRecord(z.enum(API_NAMES as unknown as [ApiName, ...ApiName[]]), apiQuotaUseSchema),
   /**
    * The /healthz conditions of failing APIs (`api:<name>`) and the sink (`sink`), with their runs. Optional: a report
    * of a daemon from before it carried them reads as naming none (same version, nothing to migrate).

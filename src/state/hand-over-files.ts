@@ -5,11 +5,27 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CollectorError } from '../errors.js';
 import { replaceFile } from './durable-file.js';
 import { encodeStateText, loadStateFile, type StateFormat } from './json-state.js';
 
 /** Hand-over files: a missing one reads as undefined. */
 export const missingReadsAsNothing = () => undefined;
+
+/** The process holding the state directory did not pick a handed-over request up in time: it is no running daemon. */
+export class HandOverNotTakenError extends CollectorError {
+  override readonly code = 'CDN_ERR_HANDOVER_NOT_TAKEN';
+  constructor(
+    readonly command: 'backfill' | 'verify',
+    /** What else may hold the directory, as the message guesses it. */
+    holder: string,
+  ) {
+    super(
+      `the process holding the state directory did not take the ${command} request: it is not a running daemon ` +
+        `(${holder}?). Wait for it to end, or stop it`,
+    );
+  }
+}
 
 /** The file's content, or undefined when it is missing; a file that cannot be read throws. */
 export async function readHandOverFile<T>(path: string, format: StateFormat<T | undefined>): Promise<T | undefined> {

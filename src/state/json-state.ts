@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { CoalescedWrites } from './coalesced-writes.js';
 import { replaceFile, writeFileDurably } from './durable-file.js';
 
@@ -14,7 +14,7 @@ export interface StateFormat<T> {
   /** The version this build writes, and the newest it reads. */
   version: number;
   /** The fields other than `version`. */
-  schema: ZodType<T, ZodTypeDef, unknown>;
+  schema: ZodType<T>;
   /** What a missing or unusable file stands for. */
   empty: () => T;
 }

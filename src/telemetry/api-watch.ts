@@ -77,7 +77,7 @@ export class ApiWatch {
     if (!this.notFoundLines.due(api, this.clock.now())) return;
     const { reason, endpoint } = describeFailure(err);
     this.log.error(
-      { api, endpoint, reason, code: errorCodeOf(err) },
+      { event: 'not_found', api, endpoint, reason, code: errorCodeOf(err) },
       `${api} API answered ${reason} (not found): check api.baseUrl / CDN_BASE_URL and the configured accounts and ` +
         'streams; what it asked for is not collected while this lasts',
     );
@@ -93,7 +93,7 @@ export class ApiWatch {
     if (!this.noAccessLines.due(`${api} ${account}`, this.clock.now())) return;
     const { reason, endpoint } = describeFailure(err);
     this.log.error(
-      { api, account, endpoint, reason, code: errorCodeOf(err), refusal: 'no-access' },
+      { event: 'account_refused', api, account, endpoint, reason, code: errorCodeOf(err), refusal: 'no-access' },
       `${api} API refuses account ${account || '(none named)'} (${reason}), while the same token is served ` +
         'elsewhere or was just renewed: that account has no access to this API. No new token is fetched; check the ' +
         "configured accounts and the token's rights. Its data is not collected while this lasts",
@@ -127,7 +127,8 @@ export class ApiWatch {
     const { reason, endpoint } = describeFailure(err);
     if (err instanceof ApiError && err.tokenRenewal === 'renewing') {
       // The token died (or may have): a new one is fetched and the call retried; only an uncured refusal is reported.
-      this.log.info({ api, endpoint, reason }, `${api} API refused the token; renewing it and retrying the call once`);
+      const fields = { event: 'token_renewing', api, endpoint, reason };
+      this.log.info(fields, `${api} API refused the token; renewing it and retrying the call once`);
       return;
     }
     this.lines.failed(watched(api), run, { endpoint, reason, code: errorCodeOf(err) }, () => ({

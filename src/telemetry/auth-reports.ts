@@ -67,12 +67,12 @@ export class AuthReports {
     const lifetime = e.lifetimeMs === undefined ? {} : { lifetimeMs: e.lifetimeMs, lifetimeAssumed: e.lifetimeAssumed };
     if (e.reused)
       this.log.info(
-        { source: e.source, ...lifetime },
+        { event: 'token_reused', source: e.source, ...lifetime },
         'logged in: the service handed back the token in use; renewed when it expires',
       );
     else
       this.log.info(
-        { source: e.source, ...lifetime },
+        { event: e.source === 'login' ? 'logged_in' : 'token_read', source: e.source, ...lifetime },
         e.source === 'login' ? 'logged in: new API token' : 'API token read from its file',
       );
   }

@@ -46,8 +46,9 @@ export class FailureLines {
     const linedAt = this.linedAt.get(run);
     if (linedAt !== undefined && now - linedAt < FAILURE_SUMMARY_MS) return;
     this.linedAt.set(run, now);
-    const fields = { ...who.fields, ...detail, ...counts(run, now) };
-    const line: FirstFailure = linedAt === undefined ? first() : { level: 'warn', msg: `${who.label} still failing` };
+    const opening = linedAt === undefined;
+    const fields = { event: opening ? 'failing' : 'still_failing', ...who.fields, ...detail, ...counts(run, now) };
+    const line: FirstFailure = opening ? first() : { level: 'warn', msg: `${who.label} still failing` };
     this.log[line.level](fields, line.msg);
   }
 
@@ -55,7 +56,10 @@ export class FailureLines {
   succeeded(who: Failing, run: Run | undefined): void {
     if (!run || !this.linedAt.has(run)) return;
     this.linedAt.delete(run);
-    this.log.info({ ...who.fields, ...counts(run, this.clock.now()) }, `${who.label} answers again`);
+    this.log.info(
+      { event: 'answers_again', ...who.fields, ...counts(run, this.clock.now()) },
+      `${who.label} answers again`,
+    );
   }
 }
 

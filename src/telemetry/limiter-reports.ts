@@ -19,12 +19,13 @@ export function reportLimiterEvent(telemetry: Telemetry, log: Logger, e: Limiter
       break;
     case 'retry':
       telemetry.apiRetry(e.api);
-      log.debug(fields, 'API call failed; retrying');
+      log.debug({ event: 'api_call_retry', ...fields }, 'API call failed; retrying');
       break;
     case 'error':
       // A final error (404, bad parameters) is the caller's to report; giving up on a retryable one is ours.
-      if (e.reason === 'deadline') log.warn(fields, 'API call failed; giving up at its deadline');
-      else log.debug(fields, 'API call failed with a final error');
+      if (e.reason === 'deadline')
+        log.warn({ event: 'api_call_gave_up', ...fields }, 'API call failed; giving up at its deadline');
+      else log.debug({ event: 'api_call_final_error', ...fields }, 'API call failed with a final error');
       break;
     case 'retry-after-capped':
       log.warn({ ...fields, requestedMs: e.requestedMs }, 'Retry-After over api.maxRetryAfter; waiting the maximum');
@@ -39,13 +40,13 @@ export function reportJournalEvent(telemetry: Telemetry, log: Logger, e: Journal
   switch (e.type) {
     case 'damaged':
       log.warn(
-        { path: e.path, problem: e.problem, copy: e.copy ?? '(could not copy)' },
+        { event: 'quota_journal_damaged', path: e.path, problem: e.problem, copy: e.copy ?? '(could not copy)' },
         'quota journal is damaged; counting every API quota window as full for one period',
       );
       break;
     case 'future':
       log.warn(
-        { path: e.path, count: e.count, aheadMs: e.aheadMs },
+        { event: 'quota_journal_future', path: e.path, count: e.count, aheadMs: e.aheadMs },
         'quota journal has completion times in the future (wall clock set back?); counted as now',
       );
       break;
@@ -54,14 +55,14 @@ export function reportJournalEvent(telemetry: Telemetry, log: Logger, e: Journal
       const failedPath = (e.error as NodeJS.ErrnoException | undefined)?.path ?? e.path;
       telemetry.condition(JOURNAL_CONDITION, `cannot write ${failedPath}: ${ioProblem(e.error)}`);
       log.warn(
-        { path: failedPath, problem: ioProblem(e.error) },
+        { event: 'quota_journal_unwritten', path: failedPath, problem: ioProblem(e.error) },
         'quota journal cannot be written; calls go on, but a restart may overspend the current window',
       );
       break;
     }
     case 'write-recovered':
       telemetry.condition(JOURNAL_CONDITION, undefined);
-      log.info({ path: e.path }, 'quota journal written again');
+      log.info({ event: 'quota_journal_written_again', path: e.path }, 'quota journal written again');
       break;
   }
 }

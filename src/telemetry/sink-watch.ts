@@ -14,7 +14,7 @@ export type SinkFailureRecord = Pick<Telemetry, 'sinkWriteFailed' | 'sinkWriteAn
  * (ApiWatch): the first failed write of a run logged at once with its fix — at error level when it needs an operator
  * (nothing listens, no such database, credentials refused) —, a summary a minute while writes fail, one line at the
  * write that ends the run. So the log names the start and count /healthz names, and both end at the same write. The
- * callers' retries (writeWithRetry, the next pass) add no lines of their own.
+ * callers' retries (retryingSink, the next pass) add no lines of their own.
  */
 export function watchedSink(
   sink: Sink,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError } from '../errors.js';
+import { HandOverNotTakenError } from '../state/hand-over-files.js';
 import { VerifyGaveUpError } from './give-up.js';
 import {
   readVerifyResult,
@@ -43,10 +44,7 @@ export async function handOverVerify(
         throw code === 'CDN_ERR_VERIFY_GAVE_UP' ? new VerifyGaveUpError(text) : new CollectorError(text);
       }
       if (!result && clock.now() > pickupBy) {
-        throw new CollectorError(
-          'the process holding the state directory did not take the verify request: it is not a running daemon ' +
-            '(a backfill?). Wait for it to end, or stop it',
-        );
+        throw new HandOverNotTakenError('verify', 'a backfill');
       }
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 300));
     }

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js';
-import { writeWithRetry } from '../collector/write-retry.js';
 import type { HttpClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { Point } from '../points.js';
 import { spans } from '../plan/windows.js';
+import { retryingSink } from '../sink/retrying.js';
 import type { Sink } from '../sink/types.js';
 import type { CollectJob } from '../sources/common/types.js';
 import type { SeriesCheck } from './compare.js';
@@ -51,6 +51,7 @@ export async function repairDrift(drifts: readonly SeriesCheck[], deps: RepairDe
     for (const job of jobsOf(d, deps.jobs))
       windows.set(job, (windows.get(job) ?? new Map<number, number>()).set(d.time, d.windowMs));
   }
+  const sink = retryingSink(deps.sink, { clock: deps.clock, deadlineMs: 60_000 });
   const result: RepairResult = { recollected: {}, points: 0, written: [] };
   for (const [job, starts] of windows) {
     const sorted = [...starts.keys()].sort((a, b) => a - b);
@@ -58,7 +59,7 @@ export async function repairDrift(drifts: readonly SeriesCheck[], deps: RepairDe
       for (const span of spans(job.rule, start, start + starts.get(start)!)) {
         const collected = await job.collect(span, deps.http);
         const points = deps.reader.unstored ? await deps.reader.unstored(collected) : collected;
-        await writeWithRetry(deps.sink, points, { clock: deps.clock, deadlineMs: 60_000 });
+        await sink.write(points);
         result.points += points.length;
         result.written.push(...points);
       }

@@ -77,9 +77,9 @@ describe('the collector across token expiries', () => {
     }
     expect(evaluateHealth(rt.telemetry, { maxLagMs: HOUR }).reasons?.auth).toBeUndefined();
     const text = logs.text();
-    expect(text).toContain('logged in: new API token');
+    expect(text).toContain('"event":"logged_in"');
     // A refusal the renewal cured is an info line, never an error telling the operator to check a token.
-    expect(text).toContain('refused the token; renewing it and retrying the call once');
+    expect(text).toContain('"event":"token_renewing"');
     expect(text.split('\n').filter((l) => l.includes('"level":50'))).toEqual([]);
     expect(text).not.toContain('check api.token');
     // The forced expiry costs each job at most the one call it had under way with the dead token.

@@ -63,8 +63,8 @@ describe('a wrong password in the daemon', () => {
       expect(errors[0]).toMatchObject({ code: 'CDN_ERR_LOGIN', username: LOGIN.username, refused: 1 });
       expect(errors[0]!.err).toMatch(/at most 6 more wrong passwords before the service bans the account/);
       // Jobs waiting for a token are the login's to report, not a failed span each.
-      expect(loud.filter((l) => l.msg.startsWith('span failed'))).toEqual([]);
-      const summaries = loud.filter((l) => l.msg === 'login still failing');
+      expect(loud.filter((l) => l.event === 'span_failed')).toEqual([]);
+      const summaries = loud.filter((l) => l.event === 'still_failing' && l.source === 'login');
       expect(summaries.length).toBeGreaterThan(0);
       expect(summaries.length).toBeLessThanOrEqual(10);
       expect(summaries.at(-1)).toMatchObject({ stopped: true, refused: 3 });
@@ -73,7 +73,7 @@ describe('a wrong password in the daemon', () => {
       writeFileSync(passwordFile, `${LOGIN.password}\n`); // the operator fixes the file: the daemon tries it at once
       const ok = await rt.collector.tick();
       expect(ok.filter((r) => r.error)).toEqual([]);
-      expect(lines().filter((l) => l.msg === 'login answers again')).toHaveLength(1);
+      expect(lines().filter((l) => l.event === 'answers_again' && l.source === 'login')).toHaveLength(1);
       expect(evaluateHealth(rt.telemetry, { maxLagMs: 10 * HOUR }).reasons?.auth).toBeUndefined();
       expect(logs.text()).not.toContain(LOGIN.password);
       expect(logs.text()).not.toContain('a-typo');

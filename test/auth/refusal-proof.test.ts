@@ -185,8 +185,8 @@ describe.each([
       .map((l) => JSON.parse(l) as LogLine);
     const noAccess = lines.filter((l) => l.refusal === 'no-access');
     expect(noAccess).toEqual([expect.objectContaining({ level: 50, api: 'metrics', account: denied })]);
-    expect(text()).not.toContain('the token is refused');
-    expect(lines.filter((l) => l.level >= 40 && l.msg.includes('span failed'))).toEqual([]);
+    expect(lines.filter((l) => l.event === 'failing' && /^HTTP 40[13]$/.test(String(l.reason)))).toEqual([]);
+    expect(lines.filter((l) => l.level >= 40 && l.event === 'span_failed')).toEqual([]);
     // At most the one renewal the rule allows before anything proved the token alive, and none after.
     expect(sim.logins).toBeLessThanOrEqual(2);
     const loginsAfterFirstPasses = sim.logins;

@@ -67,7 +67,7 @@ describe('a cancelled backfill beside the daemon', () => {
     expect(done).toBeGreaterThan(0);
     expect(done).toBeLessThan(60);
     // Two passes of each job of the daemon after the cancel.
-    const passes = () => daemon.output().split('"msg":"job pass"').length - 1;
+    const passes = () => daemon.output().split('"event":"job_pass"').length - 1;
     const seen = passes();
     await waitFor('two daemon passes', async () => (passes() >= seen + 4 ? true : undefined), 60_000, daemon.output);
     expect(inRange().length).toBe(done);

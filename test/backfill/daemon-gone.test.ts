@@ -29,7 +29,7 @@ describe('a backfill handed to a daemon that dies', () => {
       state: { dir: join(dir, 'state'), initialLookback: '5m' },
     });
     const daemon = runCli(['run', '--config', config, '--log-format', 'json'], {}, { killAfterMs: 80_000 });
-    await waitForOutput(daemon, 'stderr', /collector started/);
+    await waitForOutput(daemon, 'stderr', /"event":"collector_started"/);
     await vi.waitFor(() => expect(existsSync(join(dir, 'state', 'daemon-status.json'))).toBe(true), {
       timeout: 20_000,
       interval: 50,
@@ -37,7 +37,7 @@ describe('a backfill handed to a daemon that dies', () => {
     const to = Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE;
     const args = backfillArgs(config, to - 60 * MINUTE, to);
     const backfill = runCli(args, {}, { killAfterMs: 80_000 });
-    await waitForOutput(daemon, 'stderr', /backfill handed over: running/);
+    await waitForOutput(daemon, 'stderr', /"event":"backfill_handed_over"/);
     daemon.child.kill('SIGKILL');
     await daemon.exited;
     const r = await backfill.exited;

@@ -18,7 +18,7 @@ describe('handing a backfill over', () => {
         { from: T0, to: T0 + 10 * MIN, jobs: [], dryRun: true },
         { pickupTimeoutMs: 300, pollMs: 50 },
       ),
-    ).rejects.toThrow(/did not take the backfill request: it is not a running daemon/);
+    ).rejects.toMatchObject({ code: 'CDN_ERR_HANDOVER_NOT_TAKEN', command: 'backfill' });
     expect(readdirSync(requestDir(dir))).toEqual([]);
   });
 });

@@ -86,7 +86,7 @@ describe('the quota journal cannot be written (full disk, read-only state dir)',
       await vi.waitFor(() =>
         expect(rt.telemetry.activeConditions()[JOURNAL_CONDITION]).toContain('quota-calls.json.tmp'),
       );
-      expect(lines.join('')).toContain('quota journal cannot be written');
+      expect(lines.join('')).toContain('"event":"quota_journal_unwritten"');
 
       rmdirSync(join(stateDir, 'quota-calls.json.tmp'));
       await rt.limiters.run('dvr', async () => ({ status: 200 }));

@@ -99,7 +99,7 @@ describe('run with the environment alone', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('api.timeout: 30 has no unit: write 30s');
     expect(r.stderr).toContain('api.token: exactly one of api.token (CDN_TOKEN)');
-    expect(r.stderr).toContain('accounts: Array must contain at least 1 element(s)');
+    expect(r.stderr).toContain('accounts: must list at least one account, or be auto');
   });
 
   it('--log-format pretty writes text logs; into a pipe without colours', async () => {
@@ -115,7 +115,7 @@ describe('run with the environment alone', () => {
     const json = await runCli(['run', '--config', config, '--once'], { LOG_FORMAT: 'json', LOG_LEVEL: 'warn' }).exited;
     expect(json.code, json.stderr).toBe(0);
     // warn from the environment: the info lines of each pass are not written.
-    expect(json.stderr).not.toMatch(/"msg":"pass"/);
+    expect(json.stderr).not.toMatch(/"event":"job_pass"/);
     for (const line of json.stderr.split('\n').filter(Boolean)) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 });

@@ -67,7 +67,7 @@ describe('a login that hands out a token no header can carry', () => {
     run.child.kill('SIGTERM');
     const r = await run.exited;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('"msg":"stopped"');
+    expect(r.stderr).toContain('"event":"stopped"');
     expect(callsSeen(s)).toBe(0);
   }, 90_000);
 });

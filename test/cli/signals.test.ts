@@ -44,13 +44,13 @@ describe('Ctrl-C and SIGTERM end a command cleanly, however the process is start
       jobs: { dvr: { enabled: false }, statistic: { enabled: false }, streamstat: { enabled: false } },
     });
     const run = runCli(['run', '--config', config, '--log-format', 'json'], {}, { killAfterMs: 60_000 });
-    await waitForOutput(run, 'stderr', /collector started/);
-    await ctrlCThroughNpm(run, /stopping: finishing in-flight calls/);
+    await waitForOutput(run, 'stderr', /"event":"collector_started"/);
+    await ctrlCThroughNpm(run, /"event":"stopping"/);
     const r = await run.exited;
     expect(r.signal).toBeNull();
     expect(r.code, r.stderr).toBe(0);
     // The graceful stop ran to its end: the copy of the signal did not cut it short.
-    expect(r.stderr).toMatch(/"msg":"stopped"/);
+    expect(r.stderr).toMatch(/"event":"stopped"/);
   });
 
   describe('a command with no stop of its own (api, waiting on a server that never answers)', () => {

@@ -52,7 +52,7 @@ describe('a command stopped by a signal', () => {
           state: { dir: join(dir, 'state'), initialLookback: '1h' },
         });
         const run = runCli(['run', '--once', '--config', config, ...DEBUG_JSON], {}, { killAfterMs: 60_000 });
-        await waitForOutput(run, 'stderr', /"msg":"span confirmed"/);
+        await waitForOutput(run, 'stderr', /"event":"span_confirmed"/);
         run.child.kill(signal);
         const r = await run.exited;
         expect(r.code, r.stderr).toBe(code);
@@ -80,7 +80,7 @@ describe('a command stopped by a signal', () => {
         const to = Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE;
         const args = backfillArgs(config, to - 60 * MINUTE, to);
         const run = runCli([...args, ...DEBUG_JSON], {}, { killAfterMs: 60_000 });
-        await waitForOutput(run, 'stderr', /"msg":"span confirmed"/);
+        await waitForOutput(run, 'stderr', /"event":"span_confirmed"/);
         run.child.kill('SIGTERM');
         const r = await run.exited;
         expect(r.code, r.stderr).toBe(143);
@@ -100,7 +100,7 @@ describe('the daemon', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stop-daemon-'));
     const config = writeSimConfig(dir, s.sim, { jobs: METRICS_ONLY });
     const run = runCli(['run', '--config', config, '--log-format', 'json'], {}, { killAfterMs: 60_000 });
-    await waitForOutput(run, 'stderr', /collector started/);
+    await waitForOutput(run, 'stderr', /"event":"collector_started"/);
     // Its first report for `status` (written every second): `status` would call it running.
     await vi.waitFor(() => expect(existsSync(join(dir, 'state', 'daemon-status.json'))).toBe(true), {
       timeout: 10_000,
@@ -118,7 +118,7 @@ describe('the daemon', () => {
     run.child.kill('SIGTERM');
     const r = await run.exited;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/"msg":"stopped"/);
+    expect(r.stderr).toMatch(/"event":"stopped"/);
     expect(existsSync(lockOf(dir)), 'state.lock released').toBe(false);
   }, 90_000);
 

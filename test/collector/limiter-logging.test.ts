@@ -45,7 +45,7 @@ describe('limiter retries and give-ups are logged', () => {
     }
     expect(attempts).toBeGreaterThan(1);
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    const retries = records.filter((r) => r.msg === 'API call failed; retrying');
+    const retries = records.filter((r) => r.event === 'api_call_retry');
     expect(retries).toHaveLength(attempts - 1);
     for (const r of retries)
       expect(r).toMatchObject({
@@ -56,7 +56,7 @@ describe('limiter retries and give-ups are logged', () => {
         waitMs: expect.any(Number),
       });
     // The API watch reads the same attempts and warns of the first failure; the give-up is the limiter's own line.
-    const giveUps = records.filter((r) => r.msg === 'API call failed; giving up at its deadline');
+    const giveUps = records.filter((r) => r.event === 'api_call_gave_up');
     expect(giveUps).toHaveLength(1);
     expect(giveUps[0]).toMatchObject({ status: 503, attempt: attempts });
     expect(lines.join('')).not.toContain(TOKEN);

@@ -49,7 +49,7 @@ describe('one record of the sink failing', () => {
     const { rt, clock, logLines } = await capturedRuntime(config);
     cleanups.push(() => rt.close());
     const [a, b] = rt.telemetry.toPoints();
-    const sinkLines = () => logLines().filter((l) => l.level >= 30 && l.msg.startsWith('sink '));
+    const sinkLines = () => logLines().filter((l) => l.level >= 30 && l.sink === 'influx-v1');
     const health = () => evaluateHealth(rt.telemetry, { maxLagMs: 3_600_000 });
     const metrics = () => rt.telemetry.prometheus();
     const iso = (ms: number) => new Date(ms).toISOString();
@@ -58,16 +58,14 @@ describe('one record of the sink failing', () => {
     clock.advance(10_000);
     const firstAt = clock.now();
     await expect(rt.sink.write([a!])).rejects.toThrow(/HTTP 500/);
-    expect(sinkLines()).toEqual([
-      expect.objectContaining({ msg: expect.stringMatching(/^sink influx-v1 write failed: HTTP 500/) }),
-    ]);
+    expect(sinkLines()).toEqual([expect.objectContaining({ event: 'failing', reason: 'HTTP 500' })]);
 
     // A write of which one request is confirmed and the other fails still failed: the run goes on from firstAt.
     clock.advance(60_000);
     answers.push(CONFIRMED);
     await expect(rt.sink.write([a!, b!])).rejects.toThrow(/HTTP 500/);
     expect(sinkLines().slice(1)).toEqual([
-      expect.objectContaining({ msg: 'sink influx-v1 still failing', failedCalls: 2, sinceMs: clock.now() - firstAt }),
+      expect.objectContaining({ event: 'still_failing', failedCalls: 2, sinceMs: clock.now() - firstAt }),
     ]);
     // A write that sends nothing tells nothing of the database: neither a recovery nor a failure.
     await rt.sink.write([]);
@@ -84,7 +82,7 @@ describe('one record of the sink failing', () => {
     answers.push(TYPE_CONFLICT);
     expect(await rt.sink.write([a!])).toMatchObject({ written: 0, rejected: 1 });
     expect(sinkLines().slice(2)).toEqual([
-      expect.objectContaining({ msg: 'sink influx-v1 answers again', failedCalls: 2, sinceMs: clock.now() - firstAt }),
+      expect.objectContaining({ event: 'answers_again', failedCalls: 2, sinceMs: clock.now() - firstAt }),
     ]);
     expect(health().status).toBe('ok');
     expect(await metrics()).not.toMatch(/condition="sink"/);

@@ -19,6 +19,7 @@ import { testSchema } from '../sink/schema.js';
 interface Line {
   level: number;
   msg: string;
+  event?: string;
   failedCalls?: number;
 }
 
@@ -72,7 +73,7 @@ describe('sink failures in the log', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as Line)
-        .filter((l) => l.level >= 30 && l.msg !== 'set-aside span collected on retry');
+        .filter((l) => l.level >= 30 && l.event !== 'set_aside_collected');
 
     // Seven passes 30 s apart (virtual time), each giving up on its first failed write (no retry wait to race).
     for (let pass = 0; pass < 7; pass++) {
@@ -80,11 +81,10 @@ describe('sink failures in the log', () => {
       expect((await collector.tick())[0]!.error).toMatch(/ECONNREFUSED/);
     }
     const failing = loud();
-    const first = expect.stringMatching(/^sink influx-v1 write failed: ECONNREFUSED/);
-    expect(failing[0]).toMatchObject({ level: 50, msg: first });
+    expect(failing[0]).toMatchObject({ level: 50, event: 'failing', sink: 'influx-v1', reason: 'ECONNREFUSED' });
     expect(failing[0]!.msg).toContain('check sink.url / INFLUX_URL');
     // Failures at 0, 30 s … 180 s: a summary at 60, 120 and 180 s.
-    const summary = expect.objectContaining({ level: 40, msg: 'sink influx-v1 still failing' });
+    const summary = expect.objectContaining({ level: 40, event: 'still_failing', sink: 'influx-v1' });
     expect(failing.slice(1)).toEqual(Array.from({ length: (6 * 30_000) / FAILURE_SUMMARY_MS }, () => summary));
     expect(lastErrors(collector)[job.key]?.error).toMatch(/ECONNREFUSED/);
 
@@ -93,7 +93,7 @@ describe('sink failures in the log', () => {
     expect(after[0]!.error).toBeUndefined();
     await collector.tick();
     const recovered = loud().slice(failing.length);
-    expect(recovered).toEqual([expect.objectContaining({ level: 30, msg: 'sink influx-v1 answers again' })]);
+    expect(recovered).toEqual([expect.objectContaining({ level: 30, event: 'answers_again', sink: 'influx-v1' })]);
     expect(recovered[0]!.failedCalls).toBe(7);
     expect(lastErrors(collector)).toEqual({}); // `status` shows no last error once the job works again
   });

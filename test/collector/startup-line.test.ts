@@ -38,7 +38,7 @@ async function daemonOf(token: string, lookback: string, quota = { calls: 1000, 
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as LogLine)
-      .find((l) => l.msg.startsWith('startup pass'));
+      .find((l) => String(l.event).startsWith('startup_pass_'));
   return { rt, daemon, startupLine };
 }
 
@@ -46,7 +46,7 @@ describe('the start-up pass line', () => {
   it('every gap collected: "done", nothing left', async () => {
     const d = await daemonOf(simulator.sim.token, '5m');
     await d.daemon.firstPass;
-    expect(d.startupLine()).toMatchObject({ msg: expect.stringMatching(/^startup pass done/), left: 0 });
+    expect(d.startupLine()).toMatchObject({ event: 'startup_pass_done', left: 0 });
     expect(d.startupLine()!.collected).toBeGreaterThanOrEqual(4);
     await d.daemon.stop();
     await d.rt.close();
@@ -56,7 +56,7 @@ describe('the start-up pass line', () => {
     const d = await daemonOf('not-the-token', '5m');
     await d.daemon.firstPass;
     const line = d.startupLine()!;
-    expect(line.msg).not.toMatch(/filled/);
+    expect(line.event).toBe('startup_pass_gaps');
     expect(line).toMatchObject({ level: 40, collected: 0, failed: ['metrics/acme'] });
     expect(line.left).toBeGreaterThanOrEqual(4);
     await d.daemon.stop();
@@ -76,7 +76,7 @@ describe('the start-up pass line', () => {
     await d.daemon.stop();
     await d.daemon.firstPass;
     const line = d.startupLine()!;
-    expect(line).toMatchObject({ msg: expect.stringMatching(/^startup pass stopped/), stopped: true });
+    expect(line).toMatchObject({ event: 'startup_pass_stopped', stopped: true });
     expect(line.left).toBeGreaterThan(100);
     await d.rt.close();
   });

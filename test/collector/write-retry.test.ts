@@ -1,27 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { writeWithRetry, type WriteRetryOptions } from '../../src/collector/write-retry.js';
 import { SinkError } from '../../src/sink/errors.js';
+import { retryingSink, type RetryingSinkOptions } from '../../src/sink/retrying.js';
 import type { Sink } from '../../src/sink/types.js';
 
-function flakySink(errors: SinkError[]): Sink & { calls: number } {
+function flakySink(errors: SinkError[]): Sink & { calls: number; flushed: number; closed: number } {
   const sink = {
     name: 'fake',
     calls: 0,
+    flushed: 0,
+    closed: 0,
     async write() {
       sink.calls++;
       const err = errors.shift();
       if (err) throw err;
       return { written: 1, rejected: 0 };
     },
-    flush: async () => {},
-    close: async () => {},
+    flush: async () => {
+      sink.flushed++;
+    },
+    close: async () => {
+      sink.closed++;
+    },
   };
   return sink;
 }
 
+/** One write through the retrying decorator. */
+const writeWithRetry = (sink: Sink, points: [], options: RetryingSinkOptions) =>
+  retryingSink(sink, options).write(points);
+
 /** Retries on virtual time: each wait moves the injected clock instead of sleeping. */
-function virtualTime(options: Omit<WriteRetryOptions, 'clock' | 'sleep'>): WriteRetryOptions & { clock: ManualClock } {
+function virtualTime(
+  options: Omit<RetryingSinkOptions, 'clock' | 'sleep'>,
+): RetryingSinkOptions & { clock: ManualClock } {
   const clock = new ManualClock(0);
   return { ...options, clock, sleep: async (ms) => clock.advance(ms) };
 }
@@ -64,5 +76,14 @@ describe('writes through a database outage', () => {
     expect(sink.calls).toBeGreaterThan(2);
     expect(options.clock.now()).toBeGreaterThan(0);
     expect(options.clock.now()).toBeLessThanOrEqual(60_000);
+  });
+
+  it('is a sink: its name, flush and close are the wrapped one', async () => {
+    const inner = flakySink([]);
+    const sink = retryingSink(inner, virtualTime({ deadlineMs: 10_000 }));
+    await sink.flush();
+    await sink.close();
+    expect(sink.name).toBe('fake');
+    expect([inner.flushed, inner.closed]).toEqual([1, 1]);
   });
 });

@@ -65,7 +65,7 @@ describe('DVR work over the quota, through a real process', () => {
     const run = runCli(['run', '--config', config], {}, { killAfterMs: PROCESS_LIMIT_MS });
     let stderr = '';
     run.child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    await waitForOutput(() => stderr, /"msg":"collector started"/, run.exited);
+    await waitForOutput(() => stderr, /"event":"collector_started"/, run.exited);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(/^cdn_collector_quota_demand_ratio\{[^}]*api="dvr"[^}]*\} 1\.7$/m);
     run.child.kill('SIGTERM');
@@ -73,11 +73,11 @@ describe('DVR work over the quota, through a real process', () => {
     const lines = exit.stderr
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { level: number; msg: string });
-    const warning = lines.find((l) => l.msg === EXPECTED);
-    expect(warning?.level).toBe(40);
-    expect(lines.findIndex((l) => l.msg === EXPECTED)).toBeLessThan(
-      lines.findIndex((l) => l.msg === 'collector started'),
+      .map((l) => JSON.parse(l) as { level: number; event?: string; api?: string });
+    const warning = lines.find((l) => l.event === 'over_quota');
+    expect(warning).toMatchObject({ level: 40, api: 'dvr' });
+    expect(lines.findIndex((l) => l.event === 'over_quota')).toBeLessThan(
+      lines.findIndex((l) => l.event === 'collector_started'),
     );
   });
 });

@@ -106,9 +106,9 @@ async function harness(options: HarnessOptions) {
       .trim()
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { level: number; msg: string; job?: string });
+      .map((l) => JSON.parse(l) as { level: number; msg: string; event?: string; job?: string });
   /** Lines at warn or above that say a span failed: a failed write is the sink's to report, once per run. */
-  const loudSpanFailures = () => lines().filter((l) => l.level >= 40 && l.msg.startsWith('span failed'));
+  const loudSpanFailures = () => lines().filter((l) => l.level >= 40 && l.event === 'span_failed');
   const confirmed: number[] = [];
   const onSpan = (s: Span) => confirmed.push(spanIndex(s));
   return {
@@ -210,7 +210,7 @@ describe('a graceful stop while a write is retried through a database outage', (
       sinkRetryMs: 60 * MIN,
     });
     const pass = t.collector.runOnce(t.job, 'backfill', range, t.onSpan);
-    await vi.waitFor(() => expect(t.lines().some((l) => l.msg === 'write failed; retrying')).toBe(true));
+    await vi.waitFor(() => expect(t.lines().some((l) => l.event === 'sink_write_retry')).toBe(true));
     let stopped = false;
     void t.collector.stop().then(() => (stopped = true));
     await vi.waitFor(() => expect(stopped).toBe(true));

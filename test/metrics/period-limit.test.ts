@@ -65,7 +65,7 @@ describe('a metrics window the API refuses as too long', () => {
       const said = lines.filter((l) => l.field === 'jobs.metrics.window');
       expect(said).toHaveLength(1);
       expect(said[0]).toMatchObject({ level: 40, limitMinutes: 1 });
-      expect(lines.filter((l) => l.msg === 'span failed; it stays missing and is retried')).toEqual([]);
+      expect(lines.filter((l) => l.event === 'span_failed')).toEqual([]);
 
       // Planned as read: a 10-minute window now costs ten calls.
       expect(jobs[0]!.callsFor({ from: span!.from, to: span!.from + 10 * MINUTE }).least).toBe(10);

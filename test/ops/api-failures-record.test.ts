@@ -80,7 +80,8 @@ describe('one record of an API failing', () => {
     expect(apiLines()).toEqual([
       expect.objectContaining({
         level: 40,
-        msg: expect.stringMatching(/^metrics API call failed: HTTP 500/),
+        event: 'failing',
+        reason: 'HTTP 500',
         failedCalls: 1,
         since: iso(failedAt),
       }),
@@ -97,14 +98,15 @@ describe('one record of an API failing', () => {
     expect(apiLines().slice(1)).toEqual([
       expect.objectContaining({
         level: 30,
-        msg: 'metrics API answers again',
+        event: 'answers_again',
         failedCalls: 3,
         sinceMs: clock.now() - failedAt,
         since: iso(failedAt),
       }),
       expect.objectContaining({
         level: 50,
-        msg: expect.stringMatching(/^metrics API answered HTTP 404 \(not found\)/),
+        event: 'not_found',
+        reason: 'HTTP 404',
       }),
     ]);
     expect(health().status).toBe('ok');
@@ -120,7 +122,8 @@ describe('one record of an API failing', () => {
     expect(apiLines().slice(3)).toEqual([
       expect.objectContaining({
         level: 40,
-        msg: expect.stringMatching(/HTTP 500/),
+        event: 'failing',
+        reason: 'HTTP 500',
         failedCalls: 1,
         since: iso(againAt),
       }),
@@ -128,7 +131,7 @@ describe('one record of an API failing', () => {
     served(200);
     await second;
     expect(apiLines().slice(4)).toEqual([
-      expect.objectContaining({ msg: 'metrics API answers again', failedCalls: 1, since: iso(againAt) }),
+      expect.objectContaining({ event: 'answers_again', failedCalls: 1, since: iso(againAt) }),
     ]);
     expect(rt.telemetry.apiFailingSince('metrics')).toBeUndefined();
     expect(apiLines()).toHaveLength(5);

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,12 +91,25 @@ describe('the configuration reference', () => {
 
   it('fails loudly on a zod type it cannot render, naming the field', () => {
     const schema = z.object({ a: z.object({ weird: z.tuple([z.string()]) }) });
-    expect(() => configReference(schema)).toThrow('config reference: no rendering for ZodTuple at a.weird');
+    expect(() => configReference(schema)).toThrow('config reference: no rendering at a.weird');
   });
 
   it('renders a map with its key and value types', () => {
     const [, a] = configReference(z.object({ a: z.object({ lags: z.record(z.string().min(1), z.number().int()) }) }));
     expect(a!.fields[0]!.type).toBe('map of non-empty string → integer');
+  });
+
+  it('tells a bound a number must exceed from one it may equal', () => {
+    const [, a] = configReference(
+      z.object({ a: z.object({ ratio: z.number().positive(), count: z.number().int().positive().max(10) }) }),
+    );
+    expect(a!.fields.map((f) => f.type)).toEqual(['number > 0', 'integer 1–10']);
+  });
+
+  it("reads the schema through zod's JSON Schema output, never zod's internals", () => {
+    const configFiles = readdirSync('src/config').filter((name) => name.endsWith('.ts'));
+    const readers = configFiles.filter((name) => /\b_def\b|\._zod\b/.test(readFileSync(`src/config/${name}`, 'utf8')));
+    expect(readers).toEqual([]);
   });
 
   it('writes defaults as YAML flow (quoted strings, so a cron * is not an alias)', () => {

@@ -65,7 +65,7 @@ describe('run: feedback within seconds', { timeout: PROCESS_LIMIT_MS }, () => {
     const { cfg, exit, lines } = await daemonUntilFirstFailure(`http://127.0.0.1:${port}`);
     expect(exit.code, exit.stderr).toBe(0);
     expect(lines[0]).toMatchObject({
-      msg: 'starting',
+      event: 'starting',
       config: cfg.path,
       apis: ['metrics'],
       sink: `file: ${cfg.pointsPath}`,
@@ -75,7 +75,7 @@ describe('run: feedback within seconds', { timeout: PROCESS_LIMIT_MS }, () => {
     const failure = lines.find((l) => l.level === 50)!;
     expect(failure).toMatchObject({ api: 'metrics', reason: 'ECONNREFUSED', code: 'CDN_ERR_NETWORK' });
     expect(failure.endpoint).toContain(`127.0.0.1:${port}/app/metrics/`);
-    expect(failure.msg).toMatch(/metrics API call failed: ECONNREFUSED/);
+    expect(failure.event).toBe('failing');
     // Reported once, not once per retry.
     expect(lines.filter((l) => l.level === 50 && l.api === 'metrics')).toHaveLength(1);
   });
@@ -112,7 +112,7 @@ describe('run: feedback within seconds', { timeout: PROCESS_LIMIT_MS }, () => {
     });
     const exit = await runOnce(cfg);
     expect(exit.code, exit.stderr).toBe(0);
-    expect(logLines(exit.stderr)[0]).toMatchObject({ msg: 'collecting once', apis: ['metrics', 'dvr'] });
+    expect(logLines(exit.stderr)[0]).toMatchObject({ event: 'collecting_once', apis: ['metrics', 'dvr'] });
     const verdict =
       /^once: ok: (\d+) windows? collected, 0 set aside, 0 failed; (\d+) points?; (\d+) calls?, 0 answered 429$/m.exec(
         exit.stdout,

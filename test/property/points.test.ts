@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import type { Point } from '../../src/points.js';
 import { SCHEMA } from '../../src/schema/schema.js';
 import { createEncoder, InvalidValueError, UnrepresentableError } from '../../src/sink/index.js';
@@ -49,11 +49,7 @@ function assertEncodable(points: Point[]): void {
 }
 
 /** A property over bodies the schema accepts (fast-check discards the rest), mapped by `toPoints`. */
-function encodes<T>(
-  body: fc.Arbitrary<unknown>,
-  schema: ZodType<T, ZodTypeDef, unknown>,
-  toPoints: (parsed: T) => Point[],
-) {
+function encodes<T>(body: fc.Arbitrary<unknown>, schema: ZodType<T>, toPoints: (parsed: T) => Point[]) {
   return fc.property(body, (raw) => {
     const parsed = schema.safeParse(raw);
     fc.pre(parsed.success);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { HttpClient } from '../../src/http/client.js';
 import { ResponseFormatError } from '../../src/http/errors.js';
 import type { Point } from '../../src/points.js';
@@ -25,7 +25,7 @@ interface Twins {
 }
 
 /** Both twins parse, give at least one point, and give the same points. */
-function samePoints<T>(twins: Twins, schema: ZodType<T, ZodTypeDef, unknown>, toPoints: (body: T) => Point[]): Point[] {
+function samePoints<T>(twins: Twins, schema: ZodType<T>, toPoints: (body: T) => Point[]): Point[] {
   const seed = toPoints(schema.parse(twins.seed));
   const real = toPoints(schema.parse(twins.real));
   expect(seed.length).toBeGreaterThan(0);
@@ -95,7 +95,7 @@ const totalWith = (fields: Record<string, unknown>) => ({ ...fixture.statisticTo
 const VIEWS_NOT_NUMBER = /^result\.0\.views: Expected number/;
 
 describe('a value that becomes a point and does not fit is still an error naming the field', () => {
-  const cases: Array<[string, ZodType<unknown, ZodTypeDef, unknown>, unknown, RegExp]> = [
+  const cases: Array<[string, ZodType<unknown>, unknown, RegExp]> = [
     ['a count that is a word', statisticTotalSchema, totalWith({ hits: 'lots' }), /^hits: Expected number/],
     [
       'a count with a fraction in text',

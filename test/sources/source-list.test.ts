@@ -25,8 +25,8 @@ describe('the list of sources', () => {
   });
 
   it("is the config's jobs section: one key per source, each source's settings schema", () => {
-    expect(Object.keys(configSchema.shape.jobs.removeDefault().shape)).toEqual(SOURCES.map((s) => s.name));
-    const shape = configSchema.shape.jobs.removeDefault().shape;
+    expect(Object.keys(configSchema.shape.jobs.unwrap().shape)).toEqual(SOURCES.map((s) => s.name));
+    const shape = configSchema.shape.jobs.unwrap().shape;
     for (const source of SOURCES) expect(shape[source.name]).toBe(source.settings.schema);
   });
 

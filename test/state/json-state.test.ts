@@ -33,7 +33,7 @@ describe('one helper for the JSON state files', () => {
     writeFileSync(path, '{"version":2,"counts":["x"]}');
     const loaded = await loadStateFile(path, format, { keepCopy: true });
     expect(loaded.value).toEqual({ counts: [] });
-    expect(loaded.problem).toBe(`${path} is unreadable (counts.0: Expected number, received string)`);
+    expect(loaded.problem).toContain(`${path} is unreadable (counts.0: `);
     expect(loaded.copy).toMatch(/\/state\.json\.corrupt-[0-9a-f]{12}$/);
     expect(readFileSync(loaded.copy!, 'utf8')).toBe('{"version":2,"counts":["x"]}');
     expect(loadStateFileSync(path, format, { keepCopy: true }).copy).toBe(loaded.copy);

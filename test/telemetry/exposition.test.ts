@@ -8,6 +8,16 @@ import { promtool, PROMTOOL_BIN, serverSkipReason } from '../helpers/servers.js'
 /** `promtool check metrics` parses as a scrape does and lints names: 0 valid, 1 unparsable, 3 lint problems. */
 const checkMetrics = (text: string) => promtool(['check', 'metrics'], text);
 
+/**
+ * prom-client's default metrics name three gauges `*_total`, which promtool's lint objects to; they keep the names
+ * every Node dashboard reads, so those three lint lines (and only those) are expected.
+ */
+const PROM_CLIENT_NAMES = /^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have/;
+function lintProblems(result: { code: number | null; output: string }): { code: number | null; problems: string[] } {
+  const problems = result.output.split('\n').filter((line) => line !== '' && !PROM_CLIENT_NAMES.test(line));
+  return { code: result.code === 3 && problems.length === 0 ? 0 : result.code, problems };
+}
+
 describe.skipIf(serverSkipReason(PROMTOOL_BIN) !== undefined)('/metrics as Prometheus text format (promtool)', () => {
   let server: TelemetryServer;
   const clock = new ManualClock(Date.UTC(2024, 0, 1));
@@ -34,7 +44,7 @@ describe.skipIf(serverSkipReason(PROMTOOL_BIN) !== undefined)('/metrics as Prome
 
   it('the checker finds nothing to object to in what the collector serves', async () => {
     const text = await (await fetch(`${server.url}/metrics`)).text();
-    expect(checkMetrics(text)).toEqual({ code: 0, output: '' });
+    expect(lintProblems(checkMetrics(text))).toEqual({ code: 0, problems: [] });
     const drift = 'cdn_collector_verify_drift{measurement_name="cdn_traffic",field_key="traffic",account="acme"} -4';
     expect(text).toContain(drift);
   });

@@ -1,4 +1,4 @@
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { HttpClient } from '../../http/client.js';
 import { APIS, type ApiName } from '../../spec/apis.js';
 import { loginStateDir, resolveConnection } from '../common/connection.js';
@@ -10,11 +10,7 @@ import type { ConnectionOptions } from '../common/dvr-args.js';
  * Any JSON body, as is: the one method of a schema the client calls. Not `z.unknown()`, so that `api` does not load
  * zod (a fifth of its start-up over bare node) before its request.
  */
-const ANY_BODY = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as ZodType<
-  unknown,
-  ZodTypeDef,
-  unknown
->;
+const ANY_BODY = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as ZodType<unknown>;
 
 export interface ApiOptions extends ConnectionOptions {
   /** `-q key=value`, repeated. */

@@ -64,12 +64,13 @@ export async function runAction(o: RunOptions): Promise<void> {
   }
   const log = createLogger(config.log);
   // Before anything that may wait: within a second the user sees what this run is doing.
-  log.info(startupFields(config, source), o.once ? 'collecting once' : 'starting');
+  const startup = { event: o.once ? 'collecting_once' : 'starting', ...startupFields(config, source) };
+  log.info(startup, o.once ? 'collecting once' : 'starting');
   const share = shardQuotaText(config, o.shard);
   if (share)
     log.info({ shards: o.shard?.count, quotas: share }, 'quotas shared by the shards: this shard spends its part');
   const demand = configDemand(config, clock.now());
-  for (const d of overQuota(demand)) log.warn(demandLine(d));
+  for (const d of overQuota(demand)) log.warn({ event: 'over_quota', api: d.api, ratio: d.ratio }, demandLine(d));
   const rt = await createRuntime(config, clock, log, { shard: o.shard, forceLogin: o.forceLogin, checkAccounts: true });
   for (const d of demand) rt.telemetry.quotaDemand(d.api, d.ratio);
   if (o.once) return once(rt, log);
@@ -90,13 +91,13 @@ export async function runAction(o: RunOptions): Promise<void> {
   if (unknownLagKeys.length > 0)
     log.warn({ keys: unknownLagKeys }, 'http.jobMaxLag names no job of this collector (or shard)');
   const daemon = startDaemon(rt, log);
-  log.info({ jobs: rt.collector.jobs.length, health: health?.url }, 'collector started');
+  log.info({ event: 'collector_started', jobs: rt.collector.jobs.length, health: health?.url }, 'collector started');
   // Stopping is how the daemon ends: exit 0 after it stopped (systemd, Kubernetes, Ctrl-C alike).
   let dispose = () => {};
   await new Promise<void>((resolve) => {
     dispose = onStopSignal({
       stop: (signal) => {
-        log.info({ signal }, STOPPING);
+        log.info({ event: 'stopping', signal }, STOPPING);
         resolve();
       },
       // systemd's ExecReload, logrotate's postrotate and a closed terminal send it; a reload would be a restart.
@@ -107,7 +108,7 @@ export async function runAction(o: RunOptions): Promise<void> {
   await health?.close();
   await rt.close();
   dispose();
-  log.info('stopped');
+  log.info({ event: 'stopped' }, 'stopped');
 }
 
 const STOPPING = 'stopping: finishing in-flight calls, flushing, saving checkpoints';
@@ -122,7 +123,7 @@ async function once(rt: Runtime, log: Logger): Promise<void> {
   const dispose = onStopSignal({
     stop: (signal) => {
       stoppedBy = signal;
-      log.info({ signal }, STOPPING);
+      log.info({ event: 'stopping', signal }, STOPPING);
       void stopCollecting(rt);
     },
   });
@@ -137,7 +138,15 @@ async function once(rt: Runtime, log: Logger): Promise<void> {
     const results = await rt.collector.tick().finally(() => progress.stop());
     for (const r of results) {
       log.info(
-        { job: r.key, spans: r.spans, points: r.points, setAside: r.setAside, refused: r.refused, error: r.error },
+        {
+          event: 'job_pass',
+          job: r.key,
+          spans: r.spans,
+          points: r.points,
+          setAside: r.setAside,
+          refused: r.refused,
+          error: r.error,
+        },
         'pass',
       );
     }

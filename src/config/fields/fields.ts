@@ -12,10 +12,13 @@ import { hasControlCharacter, isHeaderSafe } from '../../secrets.js';
  * An http(s) URL: every API and sink speaks HTTP, so any other scheme is a typo or an attempt to read elsewhere. What
  * is wrong is said with what the value should look like (zod's own words are `Invalid url`).
  */
-export const httpUrl = z.string().superRefine((text, ctx) => {
-  const problem = httpUrlProblem(text);
-  if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
-});
+export const httpUrl = z
+  .string()
+  .superRefine((text, ctx) => {
+    const problem = httpUrlProblem(text);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ format: 'uri' });
 
 /** A URL as an error may show it: without a `user:password@` part. */
 const shown = (text: string) => text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i, '$1');
@@ -43,18 +46,12 @@ export const apiBaseUrl = httpUrl.superRefine((text, ctx) => {
   if (at < 0) return;
   const root = `${url.origin}${url.pathname.slice(0, at)}`;
   ctx.addIssue({
-    code: z.ZodIssueCode.custom,
+    code: 'custom',
     message:
       `"${shown(text)}" has /app in its path, which the collector adds to every path itself (…/app/app/metrics/v1/ ` +
       `answers 404): write ${root}`,
   });
 });
-
-/** Whether a schema node is one of the URL fields above (the reference calls its type `URL`). */
-export function isUrlField(node: z.ZodTypeAny): boolean {
-  const effect = node instanceof z.ZodEffects ? node._def.effect : undefined;
-  return effect !== undefined && (effect === httpUrl._def.effect || effect === apiBaseUrl._def.effect);
-}
 
 /** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -73,7 +70,7 @@ export const cronSchedule = z
   .min(1)
   .superRefine((expression, ctx) => {
     if (!isCronExpression(expression))
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${expression}" is not a cron expression` });
+      ctx.addIssue({ code: 'custom', message: `"${expression}" is not a cron expression` });
   })
   .describe('node-cron expression of the live schedule, in UTC whatever TZ says (with seconds field optional)');
 

@@ -38,7 +38,7 @@ export const integer = z.unknown().transform((raw, ctx): number => {
   if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
   if (typeof n === 'number' && Number.isInteger(n)) return n; // a JSON number beyond 2^53: the sink judges its range
   ctx.addIssue({
-    code: z.ZodIssueCode.custom,
+    code: 'custom',
     message: `Expected number, an integer (or a string of one), received ${shown(raw)}`,
   });
   return z.NEVER;
@@ -49,7 +49,7 @@ export const decimal = z.unknown().transform((raw, ctx): number => {
   const n = typeof raw === 'string' ? fromText(raw, PLAIN_DECIMAL) : raw;
   if (typeof n === 'number' && Number.isFinite(n)) return n;
   ctx.addIssue({
-    code: z.ZodIssueCode.custom,
+    code: 'custom',
     message: `Expected number (or a decimal string), received ${shown(raw)}`,
   });
   return z.NEVER;

@@ -18,7 +18,7 @@ export interface CommonSettings {
  * collectable data lies; undefined when disabled or reading only the present).
  */
 export interface SourceSettings<S extends CommonSettings> {
-  schema: z.ZodType<S, z.ZodTypeDef, unknown>;
+  schema: z.ZodType<S>;
   check(settings: S): void;
   reachMs(settings: S): number | undefined;
 }

@@ -1,5 +1,5 @@
 import type { Requester } from '../../contracts/requester.js';
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { deleteAllBody, deleteRangeBody, type DvrDeleteRange } from './params.js';
 import { dvrStreamPath } from './path.js';
 import {
@@ -42,7 +42,7 @@ export class DvrClient {
     method: 'GET' | 'DELETE',
     path: string,
     body: unknown,
-    schema: ZodType<T, ZodTypeDef, unknown>,
+    schema: ZodType<T>,
   ): Promise<T> {
     const res = await this.http.request({ api: 'dvr', account, method, path, body, schema });
     return res.body;

@@ -8,8 +8,8 @@ import { dvrStreamPath } from './path.js';
 /** `jobs.dvr` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
-    enabled: z.boolean().default(true).describe('collect cdn_dvr and cdn_dvr_range'),
-    interval: duration.default('1m').describe('snapshot interval'),
+    enabled: z.boolean().prefault(true).describe('collect cdn_dvr and cdn_dvr_range'),
+    interval: duration.prefault('1m').describe('snapshot interval'),
     streams: z
       .array(
         z
@@ -19,12 +19,12 @@ export const schema = z
           })
           .strict(),
       )
-      .default([])
+      .prefault([])
       .describe('streams whose DVR state is snapshotted'),
-    schedule: cronSchedule.default('*/1 * * * *'),
+    schedule: cronSchedule.prefault('*/1 * * * *'),
   })
   .strict()
-  .default({})
+  .prefault({})
   .describe('DVR state snapshots (/app/dvr-net/v1)');
 
 export type DvrSettings = z.output<typeof schema>;

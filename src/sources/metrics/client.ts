@@ -1,4 +1,4 @@
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { Requester } from '../../contracts/requester.js';
 import { ResponseFormatError, type RequestInfo } from '../../http/errors.js';
@@ -68,7 +68,7 @@ export class MetricsClient {
   private async get<T extends Echo>(
     path: string,
     q: MetricsQuery,
-    schema: ZodType<T, ZodTypeDef, unknown>,
+    schema: ZodType<T>,
     list?: ListSpec<MetricsResourceElement>,
   ): Promise<T> {
     const checked = checkMetricsQuery(q);

@@ -28,7 +28,7 @@ function metricNumbers(values: Record<string, unknown>, ctx: z.RefinementCtx): M
     if (parsed.success) out[name] = parsed.data;
     else
       ctx.addIssue({
-        code: z.ZodIssueCode.custom,
+        code: 'custom',
         path: [name],
         message: parsed.error.issues[0]?.message ?? 'not a number',
       });

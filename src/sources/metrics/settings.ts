@@ -10,17 +10,17 @@ import { asField, unique } from '../common/settings.js';
 /** `jobs.metrics` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
-    enabled: z.boolean().default(true).describe('collect cdn_metrics (and cdn_metrics_resource)'),
+    enabled: z.boolean().prefault(true).describe('collect cdn_metrics (and cdn_metrics_resource)'),
     window: duration
-      .default('10m')
+      .prefault('10m')
       .describe("window length, 1–10 minutes; where a 422 states a shorter limit, read in calls of the API's limit"),
-    delay: duration.default('2m').describe('wait after a window closes before reading it'),
-    byResource: z.boolean().default(true).describe('also collect the per-resource breakdown'),
-    metrics: z.array(z.string()).default([]).describe('metric names to request; empty = all'),
-    schedule: cronSchedule.default('*/1 * * * *'),
+    delay: duration.prefault('2m').describe('wait after a window closes before reading it'),
+    byResource: z.boolean().prefault(true).describe('also collect the per-resource breakdown'),
+    metrics: z.array(z.string()).prefault([]).describe('metric names to request; empty = all'),
+    schedule: cronSchedule.prefault('*/1 * * * *'),
   })
   .strict()
-  .default({})
+  .prefault({})
   .describe('short-period traffic metrics (/app/metrics/v1), one call per window');
 
 export type MetricsSettings = z.output<typeof schema>;

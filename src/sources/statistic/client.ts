@@ -1,4 +1,4 @@
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { Requester } from '../../contracts/requester.js';
 import { endpointPath, type StatisticEndpoint, type StatisticGrouping } from '../../spec/statistic.js';
@@ -133,7 +133,7 @@ export class StatisticClient {
   private async get<T>(
     e: StatisticEndpoint,
     q: StatisticQuery,
-    schema: ZodType<T, ZodTypeDef, unknown>,
+    schema: ZodType<T>,
     list?: ListSpec<StatisticGroupedBucket>,
   ): Promise<StatisticResponse<T>> {
     const query = buildStatisticQuery({ language: this.options.language, ...withoutUndefined(q) }, e);

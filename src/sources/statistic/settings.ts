@@ -14,11 +14,11 @@ const COLLECTED_GROUPINGS = ['total', ...STATISTIC_GROUPINGS] as ['total', ...St
 /** `jobs.statistic` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
-    enabled: z.boolean().default(true).describe('collect cdn_traffic (per account) and cdn_traffic_by_<grouping>'),
-    granularity: z.string().default('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
-    lag: duration.default('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
+    enabled: z.boolean().prefault(true).describe('collect cdn_traffic (per account) and cdn_traffic_by_<grouping>'),
+    granularity: z.string().prefault('PT5M').describe('bucket size (ISO 8601, one component, e.g. PT5M, PT1H)'),
+    lag: duration.prefault('1h').describe('statistics are final this long after a bucket ends (spec: up to 1 h)'),
     span: duration
-      .default('31d')
+      .prefault('31d')
       .describe(
         'widest time span one /times call covers: a cap (lower it for smaller answers); below it a call covers as ' +
           'many buckets as one page (/times) or the answer size budget (grouped reads) allows',
@@ -26,7 +26,7 @@ export const schema = z
     groupings: z
       .array(z.enum(COLLECTED_GROUPINGS))
       .min(1)
-      .default(['total', 'resources', 'countries', 'codes'])
+      .prefault(['total', 'resources', 'countries', 'codes'])
       .describe(
         'groupings to collect; each costs calls. total and accounts are the same points (cdn_traffic); with two or ' +
           'more accounts (or accounts: auto) they are read for all accounts at once from /times/accounts',
@@ -35,29 +35,29 @@ export const schema = z
       .object({
         hosts: z
           .record(z.string().min(1), z.array(z.string().min(1)).min(1))
-          .default({})
+          .prefault({})
           .describe(
             'per account, the hosts whose paths are collected (spec: /paths requires account and host), e.g. { acme: ' +
               '[cdn.acme.example] }',
           ),
       })
       .strict()
-      .default({})
+      .prefault({})
       .describe('grouping paths: one job per account and host'),
     discovery: duration
-      .default('1h')
+      .prefault('1h')
       .describe(
         "with accounts: auto, how often the token's accounts are read again (from 1 min; one inventory call, or " +
           'where the inventory is missing a statistic call per 100 accounts)',
       ),
     provisional: z
       .boolean()
-      .default(false)
+      .prefault(false)
       .describe('also read closed but not yet final buckets early (fresher, still growing); re-read once final'),
-    schedule: cronSchedule.default('*/5 * * * *'),
+    schedule: cronSchedule.prefault('*/5 * * * *'),
   })
   .strict()
-  .default({})
+  .prefault({})
   .describe('traffic statistics v3 (/app/statistic/v3/times…)');
 
 export type StatisticSettings = z.output<typeof schema>;

@@ -1,4 +1,4 @@
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodType } from 'zod';
 import { ParameterError } from '../../errors.js';
 import type { Requester } from '../../contracts/requester.js';
 import type { Query } from '../../http/query.js';
@@ -95,12 +95,7 @@ export class StreamstatClient {
     return expectBuckets(await this.get(groupingPath(grouping), q, 'grouping', schema), granularity);
   }
 
-  private async get<T>(
-    path: string,
-    q: StreamstatQuery,
-    kind: 'total' | 'grouping',
-    schema: ZodType<T, ZodTypeDef, unknown>,
-  ): Promise<T> {
+  private async get<T>(path: string, q: StreamstatQuery, kind: 'total' | 'grouping', schema: ZodType<T>): Promise<T> {
     const query: Query = buildStreamstatQuery({ language: this.options.language, ...withoutUndefined(q) }, kind);
     const res = await this.http.request({
       api: 'streamstat',

@@ -48,11 +48,11 @@ const elementBase = z.object({
 /** One element of any grouping: its key(s) and values (the keys of other groupings are absent). */
 export type StreamstatElement = z.infer<typeof elementBase>;
 
-function elementSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatElement, z.ZodTypeDef, unknown> {
+function elementSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatElement> {
   return elementBase.superRefine((element, ctx) => {
     for (const key of GROUP_KEYS[grouping]) {
       if (element[key] === undefined)
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: `missing result key of /${grouping}` });
+        ctx.addIssue({ code: 'custom', path: [key], message: `missing result key of /${grouping}` });
     }
   });
 }
@@ -68,9 +68,7 @@ export interface StreamstatGrouped {
 }
 type Echo = z.infer<typeof echo>;
 
-export function streamstatGroupedSchema(
-  grouping: StreamstatGrouping,
-): z.ZodType<StreamstatGrouped, z.ZodTypeDef, unknown> {
+export function streamstatGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatGrouped> {
   return z.object({ ...envelope, ...paging, result: z.array(elementSchema(grouping)) });
 }
 
@@ -90,9 +88,7 @@ export interface StreamstatTimesGrouped extends Omit<StreamstatGrouped, 'result'
 }
 
 /** A grouping endpoint with granularity (not shown; chosen like statistic v3 /times/<group>): buckets of groups. */
-export function streamstatTimesGroupedSchema(
-  grouping: StreamstatGrouping,
-): z.ZodType<StreamstatTimesGrouped, z.ZodTypeDef, unknown> {
+export function streamstatTimesGroupedSchema(grouping: StreamstatGrouping): z.ZodType<StreamstatTimesGrouped> {
   return z.object({
     ...envelope,
     ...paging,

@@ -36,11 +36,11 @@ const COLLECTED_GRANULARITIES = STREAMSTAT_GRANULARITIES.filter((g) => collectab
 /** `jobs.streamstat` (see src/sources/common/settings.ts for what a source's settings module holds). */
 export const schema = z
   .object({
-    enabled: z.boolean().default(true).describe('collect cdn_views (and cdn_users_*)'),
-    granularity: z.enum(COLLECTED_GRANULARITIES).default('PT5M').describe('bucket size'),
-    lag: duration.default('5m').describe('stream views are read this long after a bucket ends'),
+    enabled: z.boolean().prefault(true).describe('collect cdn_views (and cdn_users_*)'),
+    granularity: z.enum(COLLECTED_GRANULARITIES).prefault('PT5M').describe('bucket size'),
+    lag: duration.prefault('5m').describe('stream views are read this long after a bucket ends'),
     span: duration
-      .default('31d')
+      .prefault('31d')
       .describe(
         'widest time span one call covers: a cap (lower it for smaller answers); below it the answer size budget ' +
           'decides',
@@ -48,19 +48,19 @@ export const schema = z
     groupings: z
       .array(z.enum(['total', ...STREAMSTAT_GROUPINGS] as const))
       .min(1)
-      .default(['total', 'streams', 'stream-types'])
+      .prefault(['total', 'streams', 'stream-types'])
       .describe('groupings to collect (total and accounts both write cdn_views: list one); each costs calls'),
     uniques: z
       .array(z.enum(UNIQUES_PERIODS))
-      .default([...UNIQUES_PERIODS])
+      .prefault([...UNIQUES_PERIODS])
       .describe(
         'periods to count unique users over (cdn_users_hourly, cdn_users_daily, per grouping), each read with its ' +
           'own calls once the period is over plus lag; [] disables',
       ),
-    schedule: cronSchedule.default('*/1 * * * *'),
+    schedule: cronSchedule.prefault('*/1 * * * *'),
   })
   .strict()
-  .default({})
+  .prefault({})
   .describe('stream view statistics v2 (/app/streamstat/v2)');
 
 export type StreamstatSettings = z.output<typeof schema>;

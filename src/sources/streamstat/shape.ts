@@ -1,4 +1,4 @@
-import { z, type ZodType, type ZodTypeDef } from 'zod';
+import { z, type ZodType } from 'zod';
 import { CollectorError } from '../../errors.js';
 import type { StreamstatGranularity } from '../../spec/streamstat.js';
 
@@ -35,17 +35,13 @@ export function isFlatGrouped(body: unknown): boolean {
 }
 
 /** `buckets`, except that an answer `isFlat` recognises parses to a marker (not validated: it is not used). */
-export function bucketedOrFlat<T>(
-  buckets: ZodType<T, ZodTypeDef, unknown>,
-  isFlat: (body: unknown) => boolean,
-): ZodType<T | Unbucketed, ZodTypeDef, unknown> {
+export function bucketedOrFlat<T>(buckets: ZodType<T>, isFlat: (body: unknown) => boolean): ZodType<T | Unbucketed> {
   return z.unknown().transform((body, ctx): T | Unbucketed => {
     if (isFlat(body)) return UNBUCKETED;
     const parsed = buckets.safeParse(body);
     if (parsed.success) return parsed.data;
     // Forwarded with their paths, so a bad bucket value is still named (e.g. `result.0.views`).
-    for (const issue of parsed.error.issues)
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: issue.path, message: issue.message });
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     return z.NEVER;
   });
 }
