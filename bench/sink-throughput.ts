@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_IN_FLIGHT_V1 } from '../src/sink/influx-v1.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../src/sink/batching.js';
 import type { Point } from '../src/points.js';
+import { SCHEMA } from '../src/schema/schema.js';
 import { createSink, SinkError, type Sink, type WriteResult } from '../src/sink/index.js';
 import { startInfluxV1, startVictoriaMetrics } from '../test/helpers/servers.js';
 import { writeCalls } from './lib/points.js';
@@ -67,6 +68,7 @@ async function ours(kind: Kind, url: string, total: number): Promise<void> {
     deadLetterPath: join(tmpdir(), `bench-dead-${process.pid}.jsonl`),
     maxInFlight: envNumber('BENCH_IN_FLIGHT'),
     batchSize: BATCH,
+    schema: SCHEMA,
   };
   const sink =
     kind === 'v2'

@@ -148,7 +148,7 @@ export async function bareV1(t: Target): Promise<void> {
 
 /** The raw limit: bodies prepared before `start()` is called; only the POSTs are timed. */
 export function prepareRaw(t: Target): { start: () => Promise<void> } {
-  const encode = createEncoder('s', { backslashes: t.kind === 'v2' ? 'escaped' : 'verbatim' });
+  const encode = createEncoder('s', { schema: SCHEMA, backslashes: t.kind === 'v2' ? 'escaped' : 'verbatim' });
   const bodies: Buffer[] = [];
   let lines: string[] = [];
   const seal = () => {

@@ -6,6 +6,7 @@ import type { Dispatcher } from '../http/undici.js';
 import { LimiterSet } from '../limit/index.js';
 import type { LimiterEvent } from '../limit/types.js';
 import type { Logger } from '../log.js';
+import { SCHEMA } from '../schema/schema.js';
 import { createSink } from '../sink/index.js';
 import type { Sink } from '../sink/types.js';
 import { buildJobs, sourcesLearnt } from '../sources/registry.js';
@@ -157,7 +158,7 @@ export async function createRuntime(
     log.warn({ problem }, 'paging memory'),
   );
   // The sink's run of failed writes is telemetry's (/healthz, /metrics); its log lines read that one record.
-  const unwatched = createSink({ ...config.sink, ...config.output, telemetry });
+  const unwatched = createSink({ ...config.sink, ...config.output, schema: SCHEMA, telemetry });
   const sink = watchedSink(unwatched, config.sink, telemetry, failureLines);
   // What is known of each configured account (the inventory at start, refusals since) has this one home.
   const accounts = new AccountStanding(clock, (change) => reportAccountStanding(telemetry, log, change));

@@ -37,7 +37,8 @@ export interface BatchingOptions {
   maxInFlight?: number;
   precision?: Precision;
   backslashes?: BackslashDialect;
-  schema?: ReadonlyMap<string, MeasurementSchema>;
+  /** Each measurement's field types, from whoever builds the sink. */
+  schema: ReadonlyMap<string, MeasurementSchema>;
   /**
    * Extra requests one rejected batch may spend narrowing down its bad lines by bisection (default 64). When spent,
    * the rest of the batch is dead-lettered whole, so a batch full of bad lines can't cause thousands of requests.
@@ -80,7 +81,7 @@ export class BatchingSink implements Sink {
     readonly name: string,
     private readonly transport: LineTransport,
     private readonly deadLetters: DeadLetterFile,
-    options: BatchingOptions = {},
+    options: BatchingOptions,
   ) {
     this.batchSize = positive('batchSize', options.batchSize ?? DEFAULT_BATCH_SIZE);
     this.maxInFlight = positive('maxInFlight', options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);

@@ -7,7 +7,7 @@ import { createInfluxV2Sink, type InfluxV2Options } from './influx-v2.js';
 import { createVictoriaSink, type VictoriaOptions } from './victoria.js';
 import type { BackslashDialect, Precision, Sink, SinkObserver } from './types.js';
 
-/** Settings every sink shares; all optional. */
+/** Settings every sink shares; all optional but the dead-letter path and the schema. */
 export interface CommonSinkConfig {
   /** Lines per request (default 5,000). */
   batchSize?: number;
@@ -20,8 +20,8 @@ export interface CommonSinkConfig {
   precision?: Precision;
   /** Counts written and rejected points (e.g. Telemetry). */
   telemetry?: SinkObserver;
-  /** Schema for field types (default SCHEMA); tests pass their own. */
-  schema?: ReadonlyMap<string, MeasurementSchema>;
+  /** Each measurement's field types: the runtime passes the collector's, tests their own. */
+  schema: ReadonlyMap<string, MeasurementSchema>;
   /** `verbatim` for InfluxDB 1.x/2.x (default), `escaped` for VictoriaMetrics and InfluxDB 3 (see types.ts). */
   backslashes?: BackslashDialect;
   /**

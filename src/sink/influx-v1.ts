@@ -42,7 +42,9 @@ export function createInfluxV1Sink(options: InfluxV1Options): BatchingSink {
 }
 
 /** The write request of a v1 sink (also what the online check sends an empty body to). */
-export function influxV1Transport(options: Omit<InfluxV1Options, 'deadLetterPath'>): HttpLineTransportOptions {
+export function influxV1Transport(
+  options: Omit<InfluxV1Options, 'deadLetterPath' | 'schema'>,
+): HttpLineTransportOptions {
   const query = new URLSearchParams({ db: options.database, precision: options.precision ?? 's' });
   if (options.retentionPolicy) query.set('rp', options.retentionPolicy);
   const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };

@@ -39,7 +39,9 @@ export function createInfluxV2Sink(options: InfluxV2Options): BatchingSink {
 }
 
 /** The write request of a v2 sink (also what the online check sends an empty body to). */
-export function influxV2Transport(options: Omit<InfluxV2Options, 'deadLetterPath'>): HttpLineTransportOptions {
+export function influxV2Transport(
+  options: Omit<InfluxV2Options, 'deadLetterPath' | 'schema'>,
+): HttpLineTransportOptions {
   const query = new URLSearchParams({ org: options.org, bucket: options.bucket, precision: options.precision ?? 's' });
   return {
     sinkName: options.name ?? 'influx-v2',

@@ -3,14 +3,13 @@
  * bytes directly (line-encoder.ts); both are the same encoder, so the text is exactly the bytes the sink sends.
  */
 import type { MeasurementSchema, Point } from '../points.js';
-import { SCHEMA } from '../schema/schema.js';
 import { GrowingBytes } from './byte-writer.js';
 import { LineEncoder, NO_LINE } from './line-encoder.js';
 import type { BackslashDialect, Precision } from './types.js';
 
 export interface EncodeOptions {
-  /** Defaults to the collector's SCHEMA. */
-  schema?: ReadonlyMap<string, MeasurementSchema>;
+  /** Each measurement's field types; whoever builds the encoder passes it (the sink knows no schema of its own). */
+  schema: ReadonlyMap<string, MeasurementSchema>;
   /** Defaults to `verbatim` (InfluxDB 1.x/2.x). */
   backslashes?: BackslashDialect;
 }
@@ -19,12 +18,12 @@ export interface EncodeOptions {
 export type PointEncoder = (point: Point) => string | undefined;
 
 /** The LineEncoder of a precision and options, with their defaults. */
-export function lineEncoder(precision: Precision = 's', options: EncodeOptions = {}): LineEncoder {
-  return new LineEncoder(precision, options.schema ?? SCHEMA, options.backslashes ?? 'verbatim');
+export function lineEncoder(precision: Precision = 's', options: EncodeOptions): LineEncoder {
+  return new LineEncoder(precision, options.schema, options.backslashes ?? 'verbatim');
 }
 
 /** Builds a text encoder; it throws as LineEncoder does. */
-export function createEncoder(precision: Precision = 's', options: EncodeOptions = {}): PointEncoder {
+export function createEncoder(precision: Precision = 's', options: EncodeOptions): PointEncoder {
   const encoder = lineEncoder(precision, options);
   const scratch = new GrowingBytes();
   return (point) => {
@@ -34,6 +33,6 @@ export function createEncoder(precision: Precision = 's', options: EncodeOptions
 }
 
 /** One point as a line (see createEncoder); prefer createEncoder for many points. */
-export function encodePoint(point: Point, precision: Precision = 's', options: EncodeOptions = {}): string | undefined {
+export function encodePoint(point: Point, precision: Precision = 's', options: EncodeOptions): string | undefined {
   return createEncoder(precision, options)(point);
 }

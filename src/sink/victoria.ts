@@ -28,7 +28,9 @@ export function createVictoriaSink(options: VictoriaOptions): BatchingSink {
 }
 
 /** The write request (also what the online check sends an empty body to). */
-export function victoriaTransport(options: Omit<VictoriaOptions, 'deadLetterPath'>): HttpLineTransportOptions {
+export function victoriaTransport(
+  options: Omit<VictoriaOptions, 'deadLetterPath' | 'schema'>,
+): HttpLineTransportOptions {
   const query = new URLSearchParams({ precision: options.precision ?? 's' });
   return {
     sinkName: options.name ?? 'victoriametrics',

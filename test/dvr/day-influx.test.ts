@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Point } from '../../src/points.js';
 import { createSink, type Sink } from '../../src/sink/index.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { normalize, type SecondsInterval } from '../../src/spec/dvr.js';
 import { dvrJobs } from '../../src/sources/dvr/jobs.js';
 import { DVR_RANGE_MEASUREMENT, DVR_RANGES_NOW_QUERY } from '../../src/sources/dvr/measurements.js';
@@ -46,6 +47,7 @@ describe.skipIf(serverSkipReason(INFLUXD_BIN) !== undefined)(
         type: 'influx-v1',
         url: influx.url,
         database: 'dvr',
+        schema: SCHEMA,
         deadLetterPath: join(dir, 'dead.jsonl'),
       });
       const streams = f.sim.world.accounts[0]!.streams.filter((s) => s.dvr).map((s) => ({

@@ -78,7 +78,7 @@ describe('dvrToPoints', () => {
 
   it('every point encodes with the schema types (integers as integers, booleans as booleans)', () => {
     expect(SCHEMA.get(DVR_MEASUREMENT)?.fields.is_alive?.type).toBe('boolean');
-    const encode = createEncoder('s');
+    const encode = createEncoder('s', { schema: SCHEMA });
     const lines = dvrToPoints('acme', body, T0_MS).map((p) => encode(p));
     expect(lines.every((l) => typeof l === 'string')).toBe(true);
     expect(lines[0]).toMatch(/^cdn_dvr,account=acme,host=node-01,stream=live\/main .*window=14400i/);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../src/sink/dead-letter.js';
 import { createSink } from '../../src/sink/index.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { byResourceToPoints } from '../../src/sources/metrics/points.js';
 import { metricsByResourceSchema } from '../../src/sources/metrics/schema.js';
 import { timesGroupedToPoints } from '../../src/sources/statistic/points.js';
@@ -29,7 +30,12 @@ afterEach(async () => {
 });
 
 async function writeThroughFileSink(points: Parameters<ReturnType<typeof createSink>['write']>[0]) {
-  const sink = createSink({ type: 'file', path: join(dir, 'out.lp'), deadLetterPath: join(dir, 'dead.jsonl') });
+  const sink = createSink({
+    type: 'file',
+    path: join(dir, 'out.lp'),
+    deadLetterPath: join(dir, 'dead.jsonl'),
+    schema: SCHEMA,
+  });
   const result = await sink.write(points);
   await sink.close();
   const lines = (await readFile(join(dir, 'out.lp'), 'utf8')).split('\n').filter(Boolean);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import type { Point } from '../../src/points.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { createEncoder, InvalidValueError, UnrepresentableError } from '../../src/sink/index.js';
 import { dvrToPoints } from '../../src/sources/dvr/points.js';
 import { dvrGetResponseSchema } from '../../src/sources/dvr/schemas.js';
@@ -25,9 +26,9 @@ import * as arb from './arbitraries.js';
 
 const WINDOW = Date.UTC(2026, 0, 1);
 const encoders = [
-  createEncoder('s', { backslashes: 'verbatim' }),
-  createEncoder('s', { backslashes: 'escaped' }),
-  createEncoder('ms'),
+  createEncoder('s', { schema: SCHEMA, backslashes: 'verbatim' }),
+  createEncoder('s', { schema: SCHEMA, backslashes: 'escaped' }),
+  createEncoder('ms', { schema: SCHEMA }),
 ];
 
 /**

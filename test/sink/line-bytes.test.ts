@@ -9,6 +9,7 @@ import { BatchingSink, type LineTransport } from '../../src/sink/batching.js';
 import type { DeadLetterFile } from '../../src/sink/dead-letter.js';
 import { LineBatch } from '../../src/sink/line-batch.js';
 import { createEncoder } from '../../src/sink/line-protocol.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import type { BackslashDialect } from '../../src/sink/types.js';
 import { HOSTILE_TAG_VALUES, testSchema } from './schema.js';
 
@@ -55,8 +56,8 @@ describe('bytes on the wire', () => {
       const points = [...writeCalls(30_000)].flat();
       // The mix covers every measurement of the bench: metrics (66 fields), traffic by grouping, views.
       expect(new Set(points.map((p) => p.measurement)).size).toBeGreaterThanOrEqual(6);
-      const expected = joinedBodies(points, createEncoder('s', { backslashes }), 997);
-      const actual = await sinkBodies(points, { precision: 's', backslashes }, 997);
+      const expected = joinedBodies(points, createEncoder('s', { schema: SCHEMA, backslashes }), 997);
+      const actual = await sinkBodies(points, { precision: 's', schema: SCHEMA, backslashes }, 997);
       expect(actual.length).toBe(expected.length);
       for (let i = 0; i < expected.length; i++) expect(actual[i]!.equals(expected[i]!)).toBe(true);
     });

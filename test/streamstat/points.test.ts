@@ -97,7 +97,7 @@ describe('streamstat points (cdn_views, cdn_views_by_<grouping>, cdn_users_<peri
     };
     const [point] = groupedToPoints('browsers', body);
     expect(point!.tags.browser).toBe('');
-    expect(encodePoint(point!)).toContain(`browser=${EMPTY_TAG}`);
+    expect(encodePoint(point!, 's', { schema: SCHEMA })).toContain(`browser=${EMPTY_TAG}`);
   });
 
   it('points use only tags and fields of their measurement schema, fields as integers', async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInfluxV2Sink } from '../../src/sink/influx-v2.js';
+import { SCHEMA } from '../../src/schema/schema.js';
 import { fluxReader } from '../../src/verify/readers/flux.js';
 
 /**
@@ -112,6 +113,7 @@ describe('the v2 sink against InfluxDB 2 write errors (loopback)', () => {
       org: 'cdn-org',
       bucket: 'cdn',
       deadLetterPath: join(dir, 'dead.jsonl'),
+      schema: SCHEMA,
     });
 
   it('204 confirms; the request is /api/v2/write with org, bucket, precision and the token', async () => {

@@ -9,6 +9,7 @@ import { EXIT_WINDOWS_FAILED } from '../common/verdict.js';
 import type { CollectorConfig } from '../../config/schema.js';
 import type { Shard } from '../../config/shard.js';
 import { createLogger } from '../../log.js';
+import { SCHEMA } from '../../schema/schema.js';
 import { createEncoder } from '../../sink/index.js';
 import { withoutUserinfo } from '../../secrets.js';
 import type { ApiName } from '../../spec/apis.js';
@@ -69,6 +70,7 @@ export async function printPoints(
   const log = createLogger(config.log.level);
   const rt = await createRuntime(config, systemClock, log, { shard, forceLogin });
   const encode = createEncoder('s', {
+    schema: SCHEMA,
     backslashes:
       config.sink.type === 'influx-v2'
         ? config.sink.backslashes
