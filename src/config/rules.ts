@@ -1,5 +1,5 @@
 import { ParameterError } from '../errors.js';
-import { SOURCES } from '../sources/index.js';
+import { type CommonSettings, SOURCES, type Source } from '../sources/index.js';
 import { reason, unique } from '../sources/common/settings.js';
 import { MINUTE } from '../time.js';
 import { ConfigError, type ConfigProblem } from './loader.js';
@@ -15,7 +15,7 @@ export function checkConfig(config: CollectorConfig): void {
   const problems: ConfigProblem[] = [];
   const rule = (check: () => void, prefix = '') => problems.push(...problemsOf(check, prefix));
   const { jobs } = config;
-  for (const source of SOURCES) rule(() => source.settings.check(jobs[source.name]), `jobs.${source.name}.`);
+  problems.push(...settingsProblems(SOURCES, jobs));
   const jobsValid = problems.length === 0;
   const { accounts } = config;
   if (accounts !== 'auto') rule(() => unique('accounts', accounts));
@@ -36,6 +36,15 @@ export function checkConfig(config: CollectorConfig): void {
   rule(() => checkStateDir(config.state.dir));
   rule(() => checkOverwrites(config));
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/**
+ * What each source of `list` finds wrong in its own section of `jobs` (src/sources/<api>/settings.ts), each problem
+ * named by its whole path; the loader runs it on the real list, a test on a list it composed.
+ */
+export function settingsProblems(list: readonly Pick<Source, 'name' | 'settings'>[], jobs: object): ConfigProblem[] {
+  const sections = jobs as Record<string, CommonSettings>;
+  return list.flatMap((s) => problemsOf(() => s.settings.check(sections[s.name]!), `jobs.${s.name}.`));
 }
 
 /**

@@ -10,8 +10,9 @@ export type { CommonSettings, Source } from './common/source.js';
 
 /**
  * Every source, in the order of src/spec/apis.ts (Telegraf's `inputs.Add`): adding an API is one folder and one entry
- * here. The config's `jobs` section, its rules, the schema document, sharding, capacity and the job list derive from
- * this list; a test holds it to the spec's API names.
+ * here (and its descriptor in the spec). The config's `jobs` section, its rules, the schema document, sharding,
+ * capacity and the job list derive from this list; a test holds it to the spec's API names, another composes a list
+ * with a toy fifth source (test/sources/fifth-source.test.ts).
  */
 const LIST = [metricsSource, statisticSource, streamstatSource, dvrSource] as const;
 
@@ -22,9 +23,14 @@ type Listed = (typeof LIST)[number];
 export const SOURCES: readonly Source<ApiName, any, any>[] = LIST;
 
 /** The zod schema of each source's settings, by API name: the config's `jobs` section. */
-export const SETTINGS_SCHEMAS = Object.fromEntries(LIST.map((s) => [s.name, s.settings.schema])) as {
+export const SETTINGS_SCHEMAS = settingsSchemasOf(LIST) as {
   [S in Listed as S['name']]: S['settings']['schema'];
 };
+
+/** The zod schema of the settings of each source of a list, by its name (a test composes its own list). */
+export function settingsSchemasOf(list: readonly { name: string; settings: { schema: z.ZodType } }[]) {
+  return Object.fromEntries(list.map((s) => [s.name, s.settings.schema])) as Record<string, z.ZodType>;
+}
 
 /** Each source's settings, by API name, as the config holds them under `jobs`. */
 export type SourcesSettings = { [N in keyof typeof SETTINGS_SCHEMAS]: z.output<(typeof SETTINGS_SCHEMAS)[N]> };

@@ -2,7 +2,7 @@ import { ServerPaging } from '../paging/server-paging.js';
 import type { AccountStanding } from './common/account-standing.js';
 import type { Logger } from '../log.js';
 import type { ApiName } from '../spec/apis.js';
-import { SOURCES, type SourcesSettings } from './index.js';
+import { SOURCES, type Source, type SourcesSettings } from './index.js';
 import { rowBudgets } from '../paging/row-budget.js';
 import type { CollectJob, JobContext } from './common/types.js';
 
@@ -39,46 +39,82 @@ export interface SourcesLearnt {
   accountStanding?: AccountStanding;
 }
 
-/** Fresh knowledge of every source; what is learnt is logged once (at warn: the service behaves unlike the spec). */
+/** A config whose `jobs` section holds one section per source of a registry's list, by the source's name. */
+export type ListConfig = Omit<SourcesConfig, 'jobs'> & { jobs: object };
+
+/**
+ * The collector's side of a list of sources: their knowledge and their jobs. The runtime, the CLI and the checks use
+ * the registry of the real list (the functions below); a test composes its own list (test/sources/fifth-source).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: each source's own settings type is erased here on purpose
+export function sourceRegistry(list: readonly Source<ApiName, any, any>[]) {
+  const section = (config: ListConfig, name: ApiName): unknown => (config.jobs as Record<string, unknown>)[name];
+
+  /** Fresh knowledge of every source; what is learnt is logged once (at warn: the service behaves unlike the spec). */
+  function learnt(log?: Logger, stateDir?: string): SourcesLearnt {
+    const env = { log, stateDir };
+    return { own: Object.fromEntries(list.flatMap((s) => (s.learns ? [[s.name, s.learns(env)]] : []))) };
+  }
+
+  /** The jobs of some accounts (DVR's streams are listed apart, with their accounts): at start, or once discovered. */
+  function ofAccounts(config: ListConfig, accounts: readonly string[], known = learnt()): CollectJob[] {
+    const context = jobContext(config, accounts, known);
+    return list
+      .filter((s) => s.jobsPer === 'accounts')
+      .flatMap((s) => s.jobs(section(config, s.name), context, known.own[s.name]));
+  }
+
+  /** The jobs of every source: of the configured accounts, and those its settings name. */
+  function build(config: ListConfig, known = learnt()): CollectJob[] {
+    const own = jobContext(config, [], known);
+    const bySettings = list
+      .filter((s) => s.jobsPer === 'settings')
+      .flatMap((s) => s.jobs(section(config, s.name), own, known.own[s.name]));
+    return [...ofAccounts(config, config.accounts === 'auto' ? [] : config.accounts, known), ...bySettings];
+  }
+
+  /**
+   * The jobs a daemon of `config` runs once it found `discovered` (`accounts: auto`; ignored otherwise), by key, as its
+   * collector keeps them: the jobs of the start, then those of the accounts found (a key already there is not added).
+   */
+  function ofDaemon(config: ListConfig, discovered: readonly string[] = []): CollectJob[] {
+    const known = learnt();
+    const found = config.accounts === 'auto' ? ofAccounts(config, discovered, known) : [];
+    const byKey = new Map<string, CollectJob>();
+    for (const job of [...build(config, known), ...found]) if (!byKey.has(job.key)) byKey.set(job.key, job);
+    return [...byKey.values()];
+  }
+
+  return { sources: list, sourcesLearnt: learnt, buildJobs: build, accountJobs: ofAccounts, daemonJobs: ofDaemon };
+}
+
+const REGISTRY = sourceRegistry(SOURCES);
+
+/** Fresh knowledge of every source of src/sources/index.ts. */
 export function sourcesLearnt(log?: Logger, stateDir?: string): SourcesLearnt {
-  const env = { log, stateDir };
-  return { own: Object.fromEntries(SOURCES.flatMap((s) => (s.learns ? [[s.name, s.learns(env)]] : []))) };
+  return REGISTRY.sourcesLearnt(log, stateDir);
 }
 
 /** The jobs of every source (src/sources/index.ts): of the configured accounts, and those its settings name. */
 export function buildJobs(config: SourcesConfig, learnt: SourcesLearnt = sourcesLearnt()): CollectJob[] {
-  const own = jobContext(config, [], learnt);
-  const bySettings = SOURCES.filter((s) => s.jobsPer === 'settings').flatMap((s) =>
-    s.jobs(config.jobs[s.name], own, learnt.own[s.name]),
-  );
-  return [...accountJobs(config, config.accounts === 'auto' ? [] : config.accounts, learnt), ...bySettings];
+  return REGISTRY.buildJobs(config, learnt);
 }
 
-/**
- * The jobs a daemon of `config` runs once it found `discovered` (`accounts: auto`; ignored otherwise), by key, as its
- * collector keeps them: the jobs of the start, then those of the accounts found (a key already there is not added).
- */
+/** The jobs a daemon of `config` runs once it found `discovered` (see sourceRegistry). */
 export function daemonJobs(config: SourcesConfig, discovered: readonly string[] = []): CollectJob[] {
-  const learnt = sourcesLearnt();
-  const found = config.accounts === 'auto' ? accountJobs(config, discovered, learnt) : [];
-  const byKey = new Map<string, CollectJob>();
-  for (const job of [...buildJobs(config, learnt), ...found]) if (!byKey.has(job.key)) byKey.set(job.key, job);
-  return [...byKey.values()];
+  return REGISTRY.daemonJobs(config, discovered);
 }
 
-/** The jobs of some accounts (DVR's streams are listed apart, with their accounts): at start, or once discovered. */
+/** The jobs of some accounts: at start, or once discovered. */
 export function accountJobs(
   config: SourcesConfig,
   accounts: readonly string[],
   learnt: SourcesLearnt = sourcesLearnt(),
 ): CollectJob[] {
-  const context = jobContext(config, accounts, learnt);
-  return SOURCES.filter((s) => s.jobsPer === 'accounts').flatMap((s) =>
-    s.jobs(config.jobs[s.name], context, learnt.own[s.name]),
-  );
+  return REGISTRY.accountJobs(config, accounts, learnt);
 }
 
-function jobContext(config: SourcesConfig, accounts: readonly string[], learnt: SourcesLearnt): JobContext {
+function jobContext(config: ListConfig, accounts: readonly string[], learnt: SourcesLearnt): JobContext {
   return {
     accounts,
     language: config.api.language,
