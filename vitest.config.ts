@@ -1,34 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `unit` (no process, no server, no socket: seconds, the inner loop — `npm run test:unit`) and
- * `integration` (the simulator, real InfluxDB and VictoriaMetrics, the CLI as a child process). A test file is
- * integration when it reaches for any of those; everything else is unit. `npm test` runs both.
+ * Two projects, by file name: `unit` (`*.test.ts`: no process, no server, no socket — the simulator answers
+ * in-process — seconds, the inner loop, `npm run test:unit`) and `integration` (`*.int.test.ts`: the simulator as a
+ * server, real InfluxDB and VictoriaMetrics, the CLI as a child process). test/layout/test-marks.test.ts checks that
+ * a unit file reaches for none of those. `npm test` runs both.
  */
-const INTEGRATION = new RegExp(
-  [
-    /startSimulator|useSimulator|runCli|spawnEntry|node:child_process/,
-    /helpers\/(servers|cli|docker|loaded-modules|sim|loopback)/,
-    // A daemon or runtimeFor's runtime is in-process by itself: it reaches a socket only through a server matched here.
-    /createServer|createRuntime|testcontainers|\.listen\(|node:net|HttpClient\(/,
-  ]
-    .map((r) => r.source)
-    .join('|'),
-);
-
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
-  });
-}
-
-const files = testFiles('test');
-const integration = files.filter((file) => INTEGRATION.test(readFileSync(file, 'utf8')));
-const unit = files.filter((file) => !integration.includes(file));
+const INTEGRATION = 'test/**/*.int.test.ts';
 
 export default defineConfig({
   test: {
@@ -42,8 +20,11 @@ export default defineConfig({
     reporters: ['default'],
     projects: [
       // Unit files start no process and no server: worker threads start and load them faster than forks.
-      { extends: true, test: { name: 'unit', include: unit, pool: 'threads' } },
-      { extends: true, test: { name: 'integration', include: integration } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [INTEGRATION], pool: 'threads' },
+      },
+      { extends: true, test: { name: 'integration', include: [INTEGRATION] } },
     ],
   },
 });

@@ -17,7 +17,7 @@ import { HOSTILE_TAG_VALUES, testSchema } from './schema.js';
 const { token: TOKEN, org: ORG, bucket: BUCKET } = INFLUX2;
 const T0 = Date.UTC(2024, 0, 1);
 
-const skipReason = await dockerUnavailable('influx2-container.test.ts');
+const skipReason = await dockerUnavailable('influx2-container.int.test.ts');
 
 describe.skipIf(skipReason !== undefined)('InfluxDB v2 sink against influxdb:2 (testcontainers)', () => {
   let container: StartedTestContainer;

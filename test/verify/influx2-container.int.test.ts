@@ -7,7 +7,7 @@ import { FAST_QUOTAS } from '../helpers/collector.js';
 import { dockerUnavailable, INFLUX2, startInflux2 } from '../helpers/docker.js';
 import { collectDay, driftOf, verify, verifiedDay, verifyConfig } from './helpers.js';
 
-const skipReason = await dockerUnavailable('verify/influx2-container.test.ts');
+const skipReason = await dockerUnavailable('verify/influx2-container.int.test.ts');
 
 /** Where a Docker engine answers: the Flux reader (official client's QueryApi) against the official InfluxDB 2 image.
  * */

@@ -10,7 +10,7 @@ import { HOUR } from '../../src/time.js';
 import { configFor, FAST_QUOTAS, runtimeFor } from '../helpers/collector.js';
 import { dockerUnavailable, INFLUX2, startInflux2 } from '../helpers/docker.js';
 
-const skipReason = await dockerUnavailable('collector/influx2-container.test.ts');
+const skipReason = await dockerUnavailable('collector/influx2-container.int.test.ts');
 
 /** Where a Docker engine answers: the collector's points arrive in the official InfluxDB 2 image, with exact totals. */
 describe.skipIf(skipReason !== undefined)('collector → influxdb:2 (testcontainers)', () => {

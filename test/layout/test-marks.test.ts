@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * A test file is an integration test by its name (`*.int.test.ts`, vitest.config.ts), not by what it contains. This
+ * keeps the name honest: a file named as a unit test reaches for no server, no socket and no child process, so
+ * `npm run test:unit` stays the loop of seconds it is meant to be.
+ */
+const REACHES_OUT = new RegExp(
+  [
+    /startSimulator|useSimulator|runCli|spawnEntry|node:child_process/,
+    /helpers\/(servers|cli|docker|loaded-modules|sim|loopback)/,
+    /createServer|createRuntime|testcontainers|\.listen\(|node:net|HttpClient\(/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+);
+const THIS_FILE = join('test', 'layout', 'test-marks.test.ts');
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+describe('unit and integration test files, by name', () => {
+  const files = testFiles('test');
+  const integration = files.filter((file) => file.endsWith('.int.test.ts'));
+  const unit = files.filter((file) => !file.endsWith('.int.test.ts') && file !== THIS_FILE);
+
+  it('a file named as a unit test starts no server, socket or process', () => {
+    expect(unit.length).toBeGreaterThan(100);
+    expect(unit.filter((file) => REACHES_OUT.test(readFileSync(file, 'utf8')))).toEqual([]);
+  });
+
+  it('integration files are marked by name and reach out to something', () => {
+    expect(integration.length).toBeGreaterThan(50);
+    const idle = integration.filter((file) => !REACHES_OUT.test(readFileSync(file, 'utf8')));
+    expect(idle).toEqual([]);
+  });
+});
