@@ -17,6 +17,8 @@ export type { Span } from '../spans.js';
 export interface CheckpointStoreOptions {
   /** Stamps `lastConfirmedAt` (checkpoint age); default: system time. */
   clock?: Clock;
+  /** Writes one checkpoint file durably; default: writeFileDurably (tests count writes or fail one through it). */
+  writeFile?: (path: string, data: string) => Promise<void>;
 }
 
 type Change = (state: KeyState) => KeyState;
@@ -45,6 +47,7 @@ export class CheckpointStore {
     readonly dir: string,
     private readonly lock: StateLock,
     private readonly clock: Clock,
+    private readonly writeFile: (path: string, data: string) => Promise<void>,
   ) {}
 
   /**
@@ -61,7 +64,7 @@ export class CheckpointStore {
     }
     try {
       await removeStrayTemps(dir);
-      const store = new CheckpointStore(dir, lock, opts.clock ?? systemClock);
+      const store = new CheckpointStore(dir, lock, opts.clock ?? systemClock, opts.writeFile ?? writeFileDurably);
       await store.load();
       return store;
     } catch (err) {
@@ -212,7 +215,7 @@ export class CheckpointStore {
     if (next === journal.state) return;
     const path = join(this.dir, fileNameOf(key));
     try {
-      await writeFileDurably(path, encodeState(key, next));
+      await this.writeFile(path, encodeState(key, next));
     } catch (err) {
       // A full disk or read-only mount is named as such (callers report it in /healthz).
       throw asStateIoError(err, path) ?? err;

@@ -3,14 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-// Counts durable writes while keeping their real behaviour.
-vi.mock('../../src/state/durable-file.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/state/durable-file.js')>();
-  return { ...real, writeFileDurably: vi.fn(real.writeFileDurably) };
-});
+import { CheckpointStore } from '../../src/state/checkpoints.js';
+import { writeFileDurably } from '../../src/state/durable-file.js';
 
-const { writeFileDurably } = await import('../../src/state/durable-file.js');
-const { CheckpointStore } = await import('../../src/state/checkpoints.js');
+// Counts durable writes while keeping their real behaviour (no module mock: unit files share a module cache).
+const write = vi.fn(writeFileDurably);
+const open = (at: string) => CheckpointStore.open(at, { writeFile: write });
 
 /** Checkpoint times must be plausible (after 2000, not in the future). */
 const T = Date.UTC(2024, 0, 1);
@@ -22,8 +20,7 @@ afterEach(async () => {
 describe('write coalescing', () => {
   it('100 concurrent confirmations of one key cost a few writes, not 100', async () => {
     dir = await mkdtemp(join(tmpdir(), 'coalesce-'));
-    const store = await CheckpointStore.open(dir);
-    const write = vi.mocked(writeFileDurably);
+    const store = await open(dir);
     write.mockClear();
     const confirms = Array.from({ length: 100 }, (_, i) =>
       store.confirm('k', { from: T + i * 10, to: T + i * 10 + 10 }),
@@ -37,11 +34,9 @@ describe('write coalescing', () => {
 
   it('a failed write rejects exactly the confirmations of its batch and records none of them', async () => {
     dir = await mkdtemp(join(tmpdir(), 'coalesce-'));
-    const store = await CheckpointStore.open(dir);
+    const store = await open(dir);
     await store.confirm('k', { from: T, to: T + 10 });
-    vi.mocked(writeFileDurably).mockRejectedValueOnce(
-      Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' }),
-    );
+    write.mockRejectedValueOnce(Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' }));
     await expect(store.confirm('k', { from: T + 10, to: T + 20 })).rejects.toThrow(/ENOSPC/);
     expect(store.watermark('k')).toBe(T + 10);
     expect(store.missing('k', T, T + 20)).toEqual([{ from: T + 10, to: T + 20 }]);
