@@ -70,8 +70,6 @@ export class BatchingSink implements Sink {
   /** One buffer per batch that can exist at once: in flight, ready, filling. */
   private readonly buffers: BufferPool;
   private readonly ready: Array<LineBatch<Ticket>> = [];
-  /** Released batches, reused with their per-line arrays (as many as buffers). */
-  private readonly spareBatches: Array<LineBatch<Ticket>> = [];
   private queued = 0;
   private readonly spaceWaiters: Array<() => void> = [];
   private inFlight = 0;
@@ -161,7 +159,7 @@ export class BatchingSink implements Sink {
   /** The batch being filled, handed over (to the ready list or the wire); a new one takes its place. */
   private takeFilling(): LineBatch<Ticket> {
     const batch = this.filling;
-    this.filling = this.spareBatches.pop() ?? new LineBatch(this.buffers);
+    this.filling = new LineBatch(this.buffers);
     return batch;
   }
 
@@ -180,7 +178,6 @@ export class BatchingSink implements Sink {
         .catch((error: unknown) => this.failTickets(ticketsOf(batch), error))
         .finally(() => {
           batch.release(); // the request is settled: its body is no longer read
-          if (this.spareBatches.length < this.maxInFlight + 2) this.spareBatches.push(batch);
           this.inFlight--;
           this.pump();
         });
@@ -191,7 +188,6 @@ export class BatchingSink implements Sink {
   private letGoOfBuffers(): void {
     this.filling.release();
     this.buffers.clear();
-    this.spareBatches.length = 0;
   }
 
   /** Bytes kept for reuse while idle (none: see letGoOfBuffers) or between batches. */
