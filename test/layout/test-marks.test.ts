@@ -18,16 +18,10 @@ const REACHES_OUT = new RegExp(
 );
 const THIS_FILE = join('test', 'layout', 'test-marks.test.ts');
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
-  });
-}
-
 describe('unit and integration test files, by name', () => {
-  const files = testFiles('test');
+  const files = readdirSync('test', { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => join('test', file));
   const integration = files.filter((file) => file.endsWith('.int.test.ts'));
   const unit = files.filter((file) => !file.endsWith('.int.test.ts') && file !== THIS_FILE);
 

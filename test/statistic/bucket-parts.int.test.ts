@@ -6,7 +6,7 @@ import type { Point } from '../../src/points.js';
 import { bucketLimit, BYTES_PER_ROW, rowsPerCall } from '../../src/paging/row-budget.js';
 import { HAND_OFF_POINTS } from '../../src/paging/walk.js';
 import { HOUR } from '../../src/time.js';
-import { configFor, runtimeFor } from '../helpers/collector.js';
+import { resourcesRuntime } from '../helpers/big-account.js';
 import { useSimulator } from '../helpers/sim.js';
 
 const RESOURCES = 2000;
@@ -27,24 +27,7 @@ describe('a grouped statistic answer is read and written bucket by bucket', () =
   const s = useSimulator({ quotas: { statistic: null }, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
 
   it('no text larger than a bucket is parsed; no write holds more than a hand-over and a bucket', async () => {
-    const account = s.sim.accounts[0]!;
-    const config = configFor(
-      s.sim,
-      { type: 'file', path: join(dir, 'out.lp') },
-      {
-        accounts: [account],
-        api: { baseUrl: s.sim.url, token: s.sim.token, maxBodyBytes: MAX_BODY_BYTES },
-        jobs: {
-          statistic: { groupings: ['resources'] },
-          metrics: { enabled: false },
-          streamstat: { enabled: false },
-          dvr: { enabled: false },
-        },
-        state: { dir: join(dir, 'state') },
-      },
-    );
-    const rt = await runtimeFor(config);
-    const job = rt.collector.jobs.find((j) => j.key === `statistic/${account}/resources`)!;
+    const { rt, job } = await resourcesRuntime(s.sim, dir, MAX_BODY_BYTES);
     const writes: number[] = [];
     const write = rt.sink.write.bind(rt.sink);
     vi.spyOn(rt.sink, 'write').mockImplementation((points: readonly Point[]) => {

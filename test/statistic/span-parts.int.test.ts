@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Point } from '../../src/points.js';
 import { rowsPerCall } from '../../src/paging/row-budget.js';
 import { HOUR, MINUTE } from '../../src/time.js';
-import { configFor, runtimeFor } from '../helpers/collector.js';
+import { resourcesRuntime } from '../helpers/big-account.js';
 import { useSimulator } from '../helpers/sim.js';
 
 const RESOURCES = 5000;
@@ -25,24 +25,7 @@ describe('a span of 5,000 resources is written page by page', () => {
   const s = useSimulator({ quotas: { statistic: null }, world: { accounts: 1, resourcesPerAccount: RESOURCES } });
 
   it("no write holds more than one answer's row budget; the span is confirmed after its last point", async () => {
-    const account = s.sim.accounts[0]!;
-    const config = configFor(
-      s.sim,
-      { type: 'file', path: join(dir, 'out.lp') },
-      {
-        accounts: [account],
-        api: { baseUrl: s.sim.url, token: s.sim.token, maxBodyBytes: MAX_BODY_BYTES },
-        jobs: {
-          statistic: { groupings: ['resources'] },
-          metrics: { enabled: false },
-          streamstat: { enabled: false },
-          dvr: { enabled: false },
-        },
-        state: { dir: join(dir, 'state') },
-      },
-    );
-    const rt = await runtimeFor(config);
-    const job = rt.collector.jobs.find((j) => j.key === `statistic/${account}/resources`)!;
+    const { rt, job } = await resourcesRuntime(s.sim, dir, MAX_BODY_BYTES);
     const writes: Array<{ points: number; confirmed: number; calls: number }> = [];
     const calls = () => s.sim.stats.apis.statistic.requests;
     const before = calls();
