@@ -1,3 +1,4 @@
+import type { JobReading } from '../contracts/job-view.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { builtInLagMs, collectableEnd } from '../plan/windows.js';
@@ -19,19 +20,11 @@ export interface JobStateDeps {
 /** A job's backlog is counted again when read this long after its last count (planning every job costs). */
 export const BACKLOG_COUNT_EVERY_MS = 60_000;
 
-/** What is known of one job at one instant: what status, /healthz, /metrics and the cdn_collector points show. */
-export interface JobFacts {
-  key: string;
-  /** See JobState.lagMs. */
-  lagMs: number;
-  /** The lag the job has by design when caught up (its delay plus one window), allowed on top of /healthz's limit. */
-  builtInLagMs: number;
-  /** Windows a checkpointed job still lacks (0 for the others, which read the newest window only). */
-  backlog: number;
-  /** Spans set aside for a permanent reason. */
-  setAside: number;
-  /** Passes that ended early on an error, since the process started. */
-  failures: number;
+/**
+ * What is known of one job at one instant: what status, /healthz, /metrics and the cdn_collector points show
+ * (telemetry reads the JobReading part; a job that is not checkpointed has a backlog of 0, reading the newest window).
+ */
+export interface JobFacts extends JobReading {
   /** The error of the newest pass, while it failed, and when. */
   lastError?: { error: string; at: number };
   checkpointed: boolean;

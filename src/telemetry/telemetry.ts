@@ -7,7 +7,7 @@ import { isQuotaWait, isServed } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { collectorRegistry } from './prometheus.js';
 import type { Registry } from 'prom-client';
-import type { JobReading, JobsView } from './job-view.js';
+import type { JobReading, JobsView } from '../contracts/job-view.js';
 
 /** What telemetry reads from the checkpoint store (checkpoint age); CheckpointStore satisfies it. */
 export interface CheckpointView {

@@ -1,5 +1,5 @@
 import type { Clock } from '../../src/clock.js';
-import type { JobReading, JobsView } from '../../src/telemetry/job-view.js';
+import type { JobReading, JobsView } from '../../src/contracts/job-view.js';
 import type { Telemetry } from '../../src/telemetry/telemetry.js';
 
 interface SetFacts {

@@ -1,6 +1,7 @@
 /**
- * What telemetry reads of the jobs when asked (the collector's job state satisfies it): the facts live there, and
- * /metrics, /healthz and the cdn_collector points read them at the instant they are asked for.
+ * What telemetry reads of the jobs when asked (the collector's job state satisfies it, and its JobFacts extend
+ * JobReading): the facts live there, and /metrics, /healthz and the cdn_collector points read them at the instant
+ * they are asked for.
  */
 export interface JobsView {
   /** Every job's facts as of `now`, sorted by key. */
