@@ -17,6 +17,14 @@ export default defineConfig({
     // Vitest's default on a 2-core machine is one worker (cores - 1), and most integration tests wait on processes,
     // servers and timers rather than compute: three files at a time keep both cores busy.
     maxWorkers: 3,
+    poolOptions: {
+      // Unit files share one module cache per worker (no isolation): each file used to import src/ afresh, which was
+      // most of the loop's time. Nothing in them may leave global state behind (test/layout/test-marks checks the
+      // usual ways). Pool options are read from this root config, not from a project's. The pool keeps as many
+      // workers as it may start: with fewer kept, an idle worker being let go can be handed the next file and
+      // terminated under it ("Terminating worker thread"). Four, as their files wait on timers as well as compute.
+      threads: { isolate: false, minThreads: 4, maxThreads: 4 },
+    },
     reporters: ['default'],
     projects: [
       // Unit files start no process and no server: worker threads start and load them faster than forks.

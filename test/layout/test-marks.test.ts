@@ -16,6 +16,19 @@ const REACHES_OUT = new RegExp(
     .map((r) => r.source)
     .join('|'),
 );
+/**
+ * Unit files share their worker's module cache and globals (vitest.config.ts): global state a file changes, it puts
+ * back. Each pair is a change and the call that undoes it; a change with no undo at all is refused.
+ */
+const GLOBAL_CHANGES: [change: RegExp, undo: RegExp | undefined][] = [
+  [/vi\.useFakeTimers\(/, /vi\.useRealTimers\(/],
+  [/vi\.stubEnv\(/, /vi\.unstubAllEnvs\(/],
+  [/vi\.stubGlobal\(/, /vi\.unstubAllGlobals\(/],
+  [/setGlobalDispatcher\(/, undefined],
+  [/process\.chdir\(/, undefined],
+  [/process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/, undefined],
+  [/vi\.mock\(/, undefined],
+];
 const THIS_FILE = join('test', 'layout', 'test-marks.test.ts');
 
 describe('unit and integration test files, by name', () => {
@@ -28,6 +41,16 @@ describe('unit and integration test files, by name', () => {
   it('a file named as a unit test starts no server, socket or process', () => {
     expect(unit.length).toBeGreaterThan(100);
     expect(unit.filter((file) => REACHES_OUT.test(readFileSync(file, 'utf8')))).toEqual([]);
+  });
+
+  it('a unit file puts back the global state it changes', () => {
+    const leaks = unit.flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      return GLOBAL_CHANGES.filter(([change, undo]) => change.test(text) && !undo?.test(text)).map(
+        ([change]) => `${file}: ${change.source}`,
+      );
+    });
+    expect(leaks).toEqual([]);
   });
 
   it('integration files are marked by name and reach out to something', () => {
