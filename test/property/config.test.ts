@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/loader.js';
 import { checkConfig } from '../../src/config/rules.js';
+import { anyCodePoints } from '../helpers/any-text.js';
 import { mutated } from './arbitraries.js';
 
 /** A full valid config: every section, so mutations reach every field. */
@@ -124,7 +125,7 @@ describe('config loader with mutated and random input: a ConfigError, never a cr
       });
     let n = 0;
     fc.assert(
-      fc.property(fc.oneof(damaged, fc.string(), fc.string({ unit: 'binary' })), (text) => {
+      fc.property(fc.oneof(damaged, fc.string(), anyCodePoints()), (text) => {
         const path = join(dir, `c${n++}.yaml`);
         writeFileSync(path, text);
         validateOrConfigError(() => loadConfigFile(path, {}));
