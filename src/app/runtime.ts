@@ -175,6 +175,7 @@ export async function createRuntime(
     log,
     horizonMs: config.state.horizon,
     initialLookbackMs: config.state.initialLookback,
+    sinkRetryMs: config.output.retryFor,
     accounts,
     // Bounded by the quota, not the number of jobs: thousands of accounts hold thousands of jobs, not of passes.
     passesAtOnce: (api) => limiters.get(api).quota?.calls ?? PASSES_AT_ONCE_WITHOUT_QUOTA,

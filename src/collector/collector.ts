@@ -36,7 +36,7 @@ export interface CollectorDeps {
   horizonMs: number;
   /** Where a job with no checkpoint starts. */
   initialLookbackMs: number;
-  /** How long a span's write is retried through a database outage before the pass gives up (default 60 s). */
+  /** How long a span's write is retried through a database outage before the pass gives up (`output.retryFor`). */
   sinkRetryMs?: number;
   /** Told when an API refuses a job's account or answers for it (see AccountStanding). */
   accounts?: AccountStanding;

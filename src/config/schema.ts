@@ -153,6 +153,12 @@ export const configSchema = z
             `permanently rejected lines; unset: ${DEAD_LETTER_FILE} in state.dir. A relative path is relative to the ` +
               `working directory, as state.dir is`,
           ),
+        retryFor: duration
+          .prefault('1m')
+          .describe(
+            'how long a failed write (database down, 5xx, timeout, full disk) is retried, waits included, before ' +
+              'the daemon leaves its span to the next pass and a backfill stops naming the cause',
+          ),
         overwrites: z
           .boolean()
           .prefault(true)

@@ -29,7 +29,11 @@ describe('a backfill whose sink cannot grow', () => {
 
   it('stops with the cause, the fix and the resume command in one error line, exit 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sink-full-'));
-    const config = writeSimConfig(dir, s.sim, { jobs: onlyJobs({ metrics: { window: '10m' } }) });
+    // A short retry: what is tested is that the write retry ends the backfill, not how long it lasts.
+    const config = writeSimConfig(dir, s.sim, {
+      jobs: onlyJobs({ metrics: { window: '10m' } }),
+      output: { retryFor: '3s' },
+    });
     const to = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
     const { code, stderr } = await underFileSizeLimit(backfillArgs(config, to - 24 * HOUR, to));
     expect(code).toBe(1);

@@ -19,6 +19,8 @@ describe('config schema', () => {
     expect(c.jobs.metrics.window).toBe(600_000);
     expect(c.jobs.statistic.lag).toBe(3_600_000);
     expect(c.api.tokenPlacement).toBe('header');
+    expect(c.output.retryFor).toBe(60_000);
+    expect(parseConfig({ ...minimal, output: { retryFor: '5s' } }, {}).output.retryFor).toBe(5000);
   });
 
   it('puts the dead letters in state.dir unless output.deadLetterPath says where (as written: cwd-relative)', () => {

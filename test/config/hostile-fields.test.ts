@@ -76,6 +76,7 @@ describe('configuration refused at --check', () => {
     ['a DVR account "."', { jobs: { dvr: { streams: [{ account: '.', stream: 'live/a' }] } } }, 'jobs.dvr.streams.0'],
     ['output.batchSize 1e300', { output: { batchSize: 1e300 } }, 'output.batchSize'],
     ['output.batchSize over 100000', { output: { batchSize: 100_001 } }, 'output.batchSize'],
+    ['output.retryFor as a number', { output: { retryFor: 5 } }, 'output.retryFor'],
     ['a 1 ms horizon', { state: { dir: join(dir, 'state'), horizon: '1ms' } }, 'state.horizon'],
     [
       'a horizon shorter than the statistics lag',
