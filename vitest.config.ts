@@ -12,11 +12,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Integration tests start real servers on fixed temp dirs/ports; files still run in parallel workers.
+    // Integration tests run in child processes (signals, process groups, fixed temp dirs); files run in parallel.
     pool: 'forks',
-    // Vitest's default on a 2-core machine is one worker (cores - 1), and most integration tests wait on processes,
-    // servers and timers rather than compute: three files at a time keep both cores busy.
-    maxWorkers: 3,
     poolOptions: {
       // Unit files share one module cache per worker (no isolation): each file used to import src/ afresh, which was
       // most of the loop's time. Nothing in them may leave global state behind (test/layout/test-marks checks the
@@ -24,6 +21,10 @@ export default defineConfig({
       // workers as it may start: with fewer kept, an idle worker being let go can be handed the next file and
       // terminated under it ("Terminating worker thread"). Four, as their files wait on timers as well as compute.
       threads: { isolate: false, minThreads: 4, maxThreads: 4 },
+      // Integration files too share a module cache per fork, under the same rule. Most of their time is spent
+      // waiting on processes, servers and timers, not computing: five at a time keep both cores busy without
+      // starving their timers.
+      forks: { isolate: false, minForks: 5, maxForks: 5 },
     },
     reporters: ['default'],
     projects: [
