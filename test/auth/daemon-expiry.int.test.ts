@@ -56,6 +56,7 @@ describe('the collector across token expiries', () => {
   it('collects with no missing window, no 429 and no leaked secret', { timeout: 60_000 }, async () => {
     const end = clock.now() + 45 * MINUTE; // nine lifetimes
     let forced = false;
+    let loginsAtForce = 0;
     while (clock.now() < end) {
       const results = await rt.collector.tick();
       expect(results.filter((r) => r.error).map((r) => `${r.key}: ${String(r.error)}`)).toEqual([]);
@@ -63,6 +64,7 @@ describe('the collector across token expiries', () => {
         // Until now every expiry was the token's own: the collector knew of each one and renewed before it.
         for (const api of API_NAMES) expect(refusedCalls(api), api).toBe(0);
         sim.expireLoginTokens(); // as if the service restarted: the next calls are refused and renewed
+        loginsAtForce = sim.logins;
         forced = true;
       }
     }
@@ -78,8 +80,12 @@ describe('the collector across token expiries', () => {
     expect(evaluateHealth(rt.telemetry, { maxLagMs: HOUR }).reasons?.auth).toBeUndefined();
     const text = logs.text();
     expect(text).toContain('"event":"logged_in"');
-    // A refusal the renewal cured is an info line, never an error telling the operator to check a token.
-    expect(text).toContain('"event":"token_renewing"');
+    // A refusal the renewal cured is an info line, never an error telling the operator to check a token. On a loaded
+    // machine a tick can outlast the renew-before-expiry point of this fast clock: then the collector's own renewal
+    // replaced the expired token before any call carried it, and nothing was refused.
+    const refusedAfterForce = API_NAMES.reduce((n, api) => n + refusedCalls(api), 0);
+    if (refusedAfterForce > 0) expect(text).toContain('"event":"token_renewing"');
+    else expect(sim.logins).toBeGreaterThan(loginsAtForce);
     expect(text.split('\n').filter((l) => l.includes('"level":50'))).toEqual([]);
     expect(text).not.toContain('check api.token');
     // The forced expiry costs each job at most the one call it had under way with the dead token.
