@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { removeRunTmpDir, testTmpDir } from './test/helpers/run-tmp.js';
 
 /**
  * Two projects, by file name: `unit` (`*.test.ts`: no process, no server, no socket — the simulator answers
@@ -26,7 +27,9 @@ export default defineConfig({
       // starving their timers.
       forks: { isolate: false, minForks: 5, maxForks: 5 },
     },
-    reporters: ['default'],
+    // What tests leave in os.tmpdir() goes with the run (test/helpers/run-tmp.ts).
+    env: { TMPDIR: testTmpDir() },
+    reporters: ['default', removeRunTmpDir],
     projects: [
       // Unit files start no process and no server: worker threads start and load them faster than forks.
       {

@@ -1,0 +1,56 @@
+/**
+ * One temp dir per test run: every worker and every process the tests start get it as TMPDIR, so whatever a test
+ * leaves in `os.tmpdir()` (state dirs, databases, configs) goes when the run ends instead of piling up in /tmp. A run
+ * cut short leaves its dir; the next run removes the dirs whose run (pid) is gone. Runs side by side keep their own.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PREFIX = 'cdn-collector-test-';
+const OWNER = 'run.pid';
+const ENV = 'CDN_COLLECTOR_RUN_TMPDIR';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the run dirs whose run has ended without removing them. */
+function sweep(base: string): void {
+  for (const name of readdirSync(base)) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = join(base, name);
+    const owner = join(dir, OWNER);
+    const pid = existsSync(owner) ? Number(readFileSync(owner, 'utf8')) : Number.NaN;
+    if (Number.isInteger(pid) && !alive(pid)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** This run's temp dir, made once per process (the config may be read more than once). */
+export function runTmpDir(): string {
+  const made = process.env[ENV];
+  if (made) return made;
+  const base = tmpdir();
+  sweep(base);
+  const dir = mkdtempSync(join(base, PREFIX));
+  writeFileSync(join(dir, OWNER), String(process.pid));
+  mkdirSync(join(dir, 'tmp'));
+  process.env[ENV] = dir;
+  return dir;
+}
+
+/** The TMPDIR the tests see: inside the run dir, beside its owner file. */
+export const testTmpDir = (): string => join(runTmpDir(), 'tmp');
+
+/** A vitest reporter that removes the run's dir when the run ends. */
+export const removeRunTmpDir = {
+  onTestRunEnd(): void {
+    const dir = process.env[ENV];
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  },
+};
