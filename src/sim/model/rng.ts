@@ -51,6 +51,7 @@ export function splitInteger(total: number, weights: readonly number[]): number[
   const exact = weights.map((w) => (total * w) / sum);
   const parts = exact.map(Math.floor);
   let rest = total - parts.reduce((a, b) => a + b, 0);
+  if (rest === 0) return parts;
   const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (let k = 0; rest > 0; k = (k + 1) % order.length, rest--) parts[order[k]![1]]! += 1;
   return parts;
