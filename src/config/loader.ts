@@ -62,7 +62,11 @@ export function parseConfig(
   registerConfigSecrets(merged);
   const result = configSchema.safeParse(merged);
   const problems = [...earlier, ...envProblems(env)];
-  if (!result.success) problems.push(...result.error.issues.map((issue) => problemOf(issue, merged, env)));
+  if (!result.success) {
+    // Which variable sets which field, worked out once for all the issues (it applies every variable in turn).
+    const fields = envFields(merged);
+    problems.push(...result.error.issues.map((issue) => problemOf(issue, merged, env, fields)));
+  }
   // One problem per field: what zod finds after the first (a bound checked on a value it could not read) follows from
   // it.
   const firstPerField = problems.filter((p, i) => problems.findIndex((q) => q.field === p.field) === i);
@@ -71,7 +75,7 @@ export function parseConfig(
 }
 
 /** A zod issue in the reader's words: `required` for a missing field, and the environment variable that sets it. */
-function problemOf(issue: ZodIssue, merged: Obj, env: Env): ConfigProblem {
+function problemOf(issue: ZodIssue, merged: Obj, env: Env, fields: Map<string, string>): ConfigProblem {
   const path = issue.path.map(String);
   const field = path.length > 0 ? path.join('.') : '(root)';
   const missing = valueAt(merged, path) === undefined;
@@ -80,7 +84,7 @@ function problemOf(issue: ZodIssue, merged: Obj, env: Env): ConfigProblem {
   if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) message = 'required';
   const options = issue.code === 'invalid_union' && 'options' in issue ? issue.options : undefined;
   if (missing && options) message = `required: one of ${options.map(String).join(', ')}`;
-  const variable = envFields(merged).get(field);
+  const variable = fields.get(field);
   if (variable && !message.includes(variable))
     message += setsField(variable, env, merged, path) ? ` (from ${variable})` : missing ? ` (set ${variable})` : '';
   return { field, message };
@@ -118,7 +122,7 @@ export function loadAccounts(path: string | undefined, env: Env = process.env): 
   const problems = unresolved.filter((p) => p.field === 'accounts' || p.field.startsWith('accounts.'));
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    problems.push(problemOf({ ...issue, path: ['accounts', ...issue.path] }, merged, env));
+    problems.push(problemOf({ ...issue, path: ['accounts', ...issue.path] }, merged, env, envFields(merged)));
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
   return result.data;
