@@ -54,12 +54,24 @@ function fakedDaemon(startUtc: string, api = 'http://127.0.0.1:9', jobs = onlyJo
   const daemon = {
     out,
     stop: async () => {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // the group is gone already
-      }
+      // The daemon first: faketime removes its shared memory (/dev/shm) once its child has exited, but signalled
+      // itself it leaves it behind. The whole group only if the daemon is not there, or does not stop.
+      const daemons = spawnSync('pgrep', ['-P', String(child.pid)])
+        .stdout.toString()
+        .split('\n')
+        .filter(Boolean);
+      const signal = (pid: number, name: NodeJS.Signals) => {
+        try {
+          process.kill(pid, name);
+        } catch {
+          // gone already
+        }
+      };
+      if (daemons.length === 0) signal(-child.pid!, 'SIGTERM');
+      for (const pid of daemons) signal(Number(pid), 'SIGTERM');
+      const stuck = setTimeout(() => signal(-child.pid!, 'SIGKILL'), 15_000);
       await exited;
+      clearTimeout(stuck);
     },
   };
   running.push(daemon);

@@ -2,14 +2,40 @@
  * One temp dir per test run: every worker and every process the tests start get it as TMPDIR, so whatever a test
  * leaves in `os.tmpdir()` (state dirs, databases, configs) goes when the run ends instead of piling up in /tmp. A run
  * cut short leaves its dir; the next run removes the dirs whose run (pid) is gone. Runs side by side keep their own.
+ *
+ * The dir is made in memory (/dev/shm) where the machine has it: the tests' state files are written, synced and
+ * renamed thousands of times, which a disk makes slow and a killed process does not need (what it wrote is in the
+ * kernel either way). CDN_TEST_TMPDIR names another base, e.g. a disk to test on.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const PREFIX = 'cdn-collector-test-';
 const OWNER = 'run.pid';
 const ENV = 'CDN_COLLECTOR_RUN_TMPDIR';
+const IN_MEMORY = '/dev/shm';
+
+/** Where run dirs are made: CDN_TEST_TMPDIR, else /dev/shm when writable, else the system's temp dir. */
+function baseDir(): string {
+  if (process.env.CDN_TEST_TMPDIR) return process.env.CDN_TEST_TMPDIR;
+  try {
+    accessSync(IN_MEMORY, constants.W_OK);
+    return IN_MEMORY;
+  } catch {
+    return tmpdir();
+  }
+}
 
 function alive(pid: number): boolean {
   try {
@@ -35,7 +61,7 @@ function sweep(base: string): void {
 export function runTmpDir(): string {
   const made = process.env[ENV];
   if (made) return made;
-  const base = tmpdir();
+  const base = baseDir();
   sweep(base);
   const dir = mkdtempSync(join(base, PREFIX));
   writeFileSync(join(dir, OWNER), String(process.pid));
