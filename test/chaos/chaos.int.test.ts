@@ -25,6 +25,9 @@ const FAULTS: FaultPlan = { rate: 0.2, kinds: [...FAULT_KINDS], slowMs: 3000, re
  * */
 const KILLS = [0.25, 0.5];
 const DB_RESTART_AT = 0.7;
+/** What the collector says when a write fails. */
+const OUTAGE = /sink influx-v1 write failed/;
+const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /**
  * Chaos: the collector backfills 12 simulated hours into a real InfluxDB 1.6.7 while every API fails 20 % of its calls,
@@ -83,25 +86,30 @@ describe.skipIf(skip)('chaos: faults on every API, kill -9 twice, InfluxDB resta
 
     let last = new Map<string, Checkpoint>();
     let restart: Promise<void> | undefined;
-    const run = async (onProgress: (fraction: number, kill: () => void) => void) => {
+    const run = async (onProgress: (fraction: number, kill: () => void, failedWrite: Promise<void>) => void) => {
       const cli = runCli(args);
+      const failedWrite = new Promise<void>((seen) =>
+        cli.child.stderr!.on('data', (c: Buffer) => OUTAGE.test(c.toString()) && seen()),
+      );
       const poll = setInterval(() => {
         const now = readCheckpoints(stateDir);
         backwards.push(...regressions(last, now));
         last = now;
-        onProgress(confirmedMs(now) / total, () => cli.child.kill('SIGKILL'));
+        onProgress(confirmedMs(now) / total, () => cli.child.kill('SIGKILL'), failedWrite);
       }, 50);
       const result = await cli.exited;
       clearInterval(poll);
       backwards.push(...regressions(last, readCheckpoints(stateDir)));
-      const sawOutage = /sink influx-v1 write failed/.test(result.stderr);
+      const sawOutage = OUTAGE.test(result.stderr);
       runs.push({ code: result.code, signal: result.signal, sawOutage });
       // No pause before the restart: the quota journal in the state dir tells the new process what the old one spent.
     };
     for (const at of KILLS) await run((f, kill) => f >= at && kill());
     for (let attempt = 0; attempt < 6 && runs.at(-1)?.code !== 0; attempt++) {
-      await run((f) => {
-        if (f >= DB_RESTART_AT && !restart) restart = db.restart(2000);
+      // Down for 2 s at least, and until the run has met the outage (a run that waits on quotas may not write for a
+      // while on a loaded machine), 30 s at most.
+      await run((f, _kill, failedWrite) => {
+        if (f >= DB_RESTART_AT && !restart) restart = db.restart(2000, Promise.race([failedWrite, delay(30_000)]));
       });
       await restart;
     }

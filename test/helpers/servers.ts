@@ -63,8 +63,11 @@ export interface InfluxV1Server {
   series(influxql: string, db?: string): Promise<InfluxSeries[]>;
   /** The HTTP service's counters from `/debug/vars` (e.g. `writeReq`, `pointsWrittenOK`). */
   httpStats(): Promise<Record<string, number>>;
-  /** Kills the server (SIGKILL), waits `downtimeMs`, and starts it again on the same port and data directory. */
-  restart(downtimeMs?: number): Promise<void>;
+  /**
+   * Kills the server (SIGKILL), waits `downtimeMs` (and `downUntil`, if given), and starts it again on the same port
+   * and data directory.
+   */
+  restart(downtimeMs?: number, downUntil?: Promise<unknown>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -119,9 +122,9 @@ export async function startInfluxV1(): Promise<InfluxV1Server> {
       const vars = (await res.body.json()) as Record<string, { name?: string; values?: Record<string, number> }>;
       return Object.values(vars).find((v) => v?.name === 'httpd')?.values ?? {};
     },
-    async restart(downtimeMs = 0) {
+    async restart(downtimeMs = 0, downUntil?: Promise<unknown>) {
       await proc.stop();
-      await new Promise((resolve) => setTimeout(resolve, downtimeMs));
+      await Promise.all([new Promise((resolve) => setTimeout(resolve, downtimeMs)), downUntil]);
       proc = await launch();
     },
     async stop() {
