@@ -7,7 +7,7 @@ import type { LimiterSet } from '../limit/index.js';
 import type { Priority } from '../limit/types.js';
 import { daemonOrigin, pendingSpans, type PendingState } from '../plan/pending.js';
 import { retryingSink } from '../sink/retrying.js';
-import type { Sink } from '../sink/types.js';
+import { DEFAULT_WRITE_RETRY_MS, type Sink } from '../sink/types.js';
 import type { AccountStanding } from '../sources/common/account-standing.js';
 import type { ApiName } from '../spec/apis.js';
 import type { CollectJob, Span } from '../sources/common/types.js';
@@ -83,7 +83,7 @@ export class Collector {
       state: this.state,
       sink: retryingSink(deps.sink, {
         clock: deps.clock,
-        deadlineMs: deps.sinkRetryMs ?? 60_000,
+        deadlineMs: deps.sinkRetryMs ?? DEFAULT_WRITE_RETRY_MS,
         stop: this.stopper.signal,
         // The runtime's sink reports runs of failed writes (sink-watch.ts): a line per retry would flood the log.
         onRetry: (err, waitMs) =>

@@ -3,7 +3,7 @@ import { DEFAULT_STATE_DIR } from './state-dir.js';
 import { z } from 'zod';
 import { perApi, type ApiDescriptor } from '../spec/apis.js';
 import { MINUTE } from '../time.js';
-import { DEFAULT_GZIP_MIN_BYTES } from '../sink/types.js';
+import { DEFAULT_GZIP_MIN_BYTES, DEFAULT_WRITE_RETRY_MS } from '../sink/types.js';
 import { SETTINGS_SCHEMAS } from '../sources/index.js';
 import * as verify from './verify-settings.js';
 import { duration, durationText } from './fields/duration.js';
@@ -154,10 +154,10 @@ export const configSchema = z
               `working directory, as state.dir is`,
           ),
         retryFor: duration
-          .prefault('1m')
+          .prefault(durationText(DEFAULT_WRITE_RETRY_MS))
           .describe(
             'how long a failed write (database down, 5xx, timeout, full disk) is retried, waits included, before ' +
-              'the daemon leaves its span to the next pass and a backfill stops naming the cause',
+              'the daemon leaves its span to the next pass and a backfill or verify --repair stops naming the cause',
           ),
         overwrites: z
           .boolean()

@@ -1,6 +1,9 @@
 import type { Point } from '../points.js';
 import type { Refusal } from './refusal.js';
 
+/** How long a failed write is retried (retrying.ts) unless configured otherwise (`output.retryFor`). */
+export const DEFAULT_WRITE_RETRY_MS = 60_000;
+
 /**
  * Bodies smaller than this go uncompressed: a few KB cross a LAN in well under a millisecond, less than gzip's trip
  * through the thread pool and the server's inflate (a daemon's pass writes bodies of this size).

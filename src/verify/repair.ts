@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Point } from '../points.js';
 import { spans } from '../plan/windows.js';
 import { retryingSink } from '../sink/retrying.js';
-import type { Sink } from '../sink/types.js';
+import { DEFAULT_WRITE_RETRY_MS, type Sink } from '../sink/types.js';
 import type { CollectJob } from '../sources/common/types.js';
 import type { SeriesCheck } from './compare.js';
 import type { StoredReader } from './readers/types.js';
@@ -18,6 +18,8 @@ export interface RepairDeps {
   reader: StoredReader;
   clock: Clock;
   log: Logger;
+  /** How long a repair's write is retried through a database outage (`output.retryFor`). */
+  writeRetryMs?: number;
 }
 
 export interface RepairResult {
@@ -51,7 +53,7 @@ export async function repairDrift(drifts: readonly SeriesCheck[], deps: RepairDe
     for (const job of jobsOf(d, deps.jobs))
       windows.set(job, (windows.get(job) ?? new Map<number, number>()).set(d.time, d.windowMs));
   }
-  const sink = retryingSink(deps.sink, { clock: deps.clock, deadlineMs: 60_000 });
+  const sink = retryingSink(deps.sink, { clock: deps.clock, deadlineMs: deps.writeRetryMs ?? DEFAULT_WRITE_RETRY_MS });
   const result: RepairResult = { recollected: {}, points: 0, written: [] };
   for (const [job, starts] of windows) {
     const sorted = [...starts.keys()].sort((a, b) => a - b);

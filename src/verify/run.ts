@@ -69,6 +69,7 @@ export async function verifyRange(
         reader,
         jobs: rt.collector.jobs,
         sink: rt.sink,
+        writeRetryMs: rt.config.output.retryFor,
         clock: rt.clock,
         log,
         ...(schema ? { schema } : {}),

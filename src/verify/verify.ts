@@ -22,6 +22,8 @@ export interface VerifyDeps {
   sink: Sink;
   clock: Clock;
   log: Logger;
+  /** With `repair`: how long a write is retried through a database outage (`output.retryFor`). */
+  writeRetryMs?: number;
   /** The measurement schema whose `aggregate`s say what adds up (default: SCHEMA). */
   schema?: ReadonlyMap<string, MeasurementSchema>;
 }
