@@ -57,15 +57,20 @@ function sweep(base: string): void {
   }
 }
 
-/** This run's temp dir, made once per process (the config may be read more than once). */
-export function runTmpDir(): string {
-  const made = process.env[ENV];
-  if (made) return made;
+/** Makes `dir` (again, in watch mode) with its owner file and the tests' TMPDIR inside. */
+function make(dir: string): void {
+  mkdirSync(join(dir, 'tmp'), { recursive: true });
+  writeFileSync(join(dir, OWNER), String(process.pid));
+}
+
+/** This run's temp dir, named once per process (the config may be read more than once). */
+function runTmpDir(): string {
+  const named = process.env[ENV];
+  if (named) return named;
   const base = baseDir();
   sweep(base);
   const dir = mkdtempSync(join(base, PREFIX));
-  writeFileSync(join(dir, OWNER), String(process.pid));
-  mkdirSync(join(dir, 'tmp'));
+  make(dir);
   process.env[ENV] = dir;
   return dir;
 }
@@ -73,10 +78,12 @@ export function runTmpDir(): string {
 /** The TMPDIR the tests see: inside the run dir, beside its owner file. */
 export const testTmpDir = (): string => join(runTmpDir(), 'tmp');
 
-/** A vitest reporter that removes the run's dir when the run ends. */
+/** A vitest reporter that gives each run (each rerun in watch mode) the dir, and removes it when the run ends. */
 export const removeRunTmpDir = {
+  onTestRunStart(): void {
+    make(runTmpDir());
+  },
   onTestRunEnd(): void {
-    const dir = process.env[ENV];
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(runTmpDir(), { recursive: true, force: true });
   },
 };
