@@ -33,6 +33,18 @@ async function simWith(clock: ManualClock, extra: Partial<SimulatorOptions> = {}
   return sim;
 }
 
+/** The collector's login to `s` as the real service takes it: a form of LOGIN's username and password. */
+function formLogin(s: Simulator, clock: ManualClock): LoginTokenProvider {
+  return new LoginTokenProvider({
+    ...reach(s.url),
+    baseUrl: s.url,
+    ...LOGIN,
+    bodyFormat: 'form',
+    timeoutMs: 5000,
+    clock,
+  });
+}
+
 async function rawLogin(s: Simulator, body: string, contentType: string): Promise<{ status: number; text: string }> {
   const res = await simFetch(`${s.url}${LOGIN_PATH}`, {
     method: 'POST',
@@ -129,15 +141,7 @@ describe('the collector against the real login', () => {
   it('a metrics 403 with the documented text, nothing proving the token alive: one renewal, one retry', async () => {
     const clock = new ManualClock(T0);
     const s = await simWith(clock);
-    const tokens = new LoginTokenProvider({
-      ...reach(s.url),
-      baseUrl: s.url,
-      ...LOGIN,
-      bodyFormat: 'form',
-      timeoutMs: 5000,
-      clock,
-    });
-    const http = simClient(s, { token: tokens });
+    const http = simClient(s, { token: formLogin(s, clock) });
     try {
       expect((await metricsGet(http, s)).status).toBe(200);
       clock.advance(30 * MINUTE);
@@ -156,15 +160,7 @@ describe('the collector against the real login', () => {
       const clock = new ManualClock(T0);
       const lifetime = 10 * MINUTE;
       const s = await simWith(clock, { login: { ...LOGIN, reuseTokens: true, tokenLifetimeMs: lifetime } });
-      const tokens = new LoginTokenProvider({
-        ...reach(s.url),
-        baseUrl: s.url,
-        ...LOGIN,
-        bodyFormat: 'form',
-        timeoutMs: 5000,
-        clock,
-      });
-      const http = simClient(s, { token: tokens });
+      const http = simClient(s, { token: formLogin(s, clock) });
       try {
         for (let t = 0; t < 6 * lifetime; t += 20_000) {
           expect((await metricsGet(http, s)).status).toBe(200);
