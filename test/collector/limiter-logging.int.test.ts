@@ -11,13 +11,14 @@ import { createLogger } from '../../src/log.js';
 const TOKEN = 'limiter-log-secret-token';
 
 /** A config whose API is never reached: the tests hand the limiters their own failing sends. */
-function configIn(dir: string) {
+function configIn(dir: string, extra: Record<string, unknown> = {}) {
   return parseConfig(
     {
       api: { baseUrl: 'http://127.0.0.1:9', token: TOKEN },
       accounts: ['acme'],
       sink: { type: 'file', path: join(dir, 'out.lp') },
       state: { dir: join(dir, 'state') },
+      ...extra,
     },
     {},
   );
@@ -64,8 +65,11 @@ describe('limiter retries and give-ups are logged', () => {
   });
 
   it("labels calls on /metrics by the error code's failure kind (docs/schema.md), not by a class name", async () => {
+    // A quota the retries cannot spend, and a deadline the first slot cannot miss on a loaded machine (at 1 ms, a late
+    // first grant threw the limiter's own deadline error): every call ends in its own error, retried or not.
+    const quotas = { statistic: { calls: 1000, period: '1m' } };
     const rt = await createRuntime(
-      configIn(mkdtempSync(join(tmpdir(), 'limlog-'))),
+      configIn(mkdtempSync(join(tmpdir(), 'limlog-')), { quotas }),
       systemClock,
       createLogger('silent'),
     );
@@ -77,7 +81,7 @@ describe('limiter retries and give-ups are logged', () => {
     ];
     try {
       for (const err of failures)
-        await expect(rt.limiters.run('statistic', () => Promise.reject(err), { deadlineMs: 1 })).rejects.toBe(err);
+        await expect(rt.limiters.run('statistic', () => Promise.reject(err), { deadlineMs: 1000 })).rejects.toBe(err);
     } finally {
       await rt.close();
     }
