@@ -87,7 +87,8 @@ describe.skipIf(skip)('backfill killed with -9 resumes', () => {
       const series = await vm.export(`cdn_metrics_edge_requests_total{account="${account}"}`);
       const windows = distinctTimes(series, from, to);
       const absent = absentWindows(windows, from, to);
-      expect(absent, absent.length > 0 ? diagnose(dir, account, absent, outputs) : '').toEqual([]);
+      const why = absent.length > 0 ? `${diagnose(dir, account, absent, outputs)}\n${await vm.health()}` : '';
+      expect(absent, why).toEqual([]);
 
       const expected = (await client.total({ account, start: from, end: to })).body;
       const traffic = await vm.export(`cdn_traffic_hits{account="${account}"}`);

@@ -159,6 +159,8 @@ export interface VictoriaMetricsServer {
   url: string;
   /** Series matching `match` (a series selector, e.g. `{__name__=~"cpu_.*"}`) from `/api/v1/export`. */
   export(match: string): Promise<VictoriaSeries[]>;
+  /** Its own counters of ingestion problems (invalid rows, request errors) and its stderr's tail: for diagnostics. */
+  health(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -204,12 +206,19 @@ export async function startVictoriaMetrics(flags: readonly string[] = []): Promi
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as VictoriaSeries);
     },
+    async health() {
+      const text = await (await request(`${url}/metrics`)).body.text();
+      const counters = text.split('\n').filter((l) => /^vm_(rows_invalid_total|http_request_errors_total)/.test(l));
+      return [...counters, `stderr: ${proc.stderr()}`].join('\n');
+    },
     stop: () => proc.stop(),
   };
 }
 
 interface RunningProcess {
   stop(): Promise<void>;
+  /** The last few kB it wrote to stderr. */
+  stderr(): string;
 }
 
 /** Polls `readyUrl` until it answers 2xx; on failure kills the child and reports its stderr. `dir` is removed on stop.
@@ -239,7 +248,7 @@ async function awaitReady(
     try {
       const res = await request(readyUrl, { headersTimeout: 1000, bodyTimeout: 1000 });
       await res.body.dump();
-      if (res.statusCode < 300) return { stop };
+      if (res.statusCode < 300) return { stop, stderr: () => stderr };
     } catch {
       // not listening yet
     }
