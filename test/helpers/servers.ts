@@ -159,7 +159,7 @@ export interface VictoriaMetricsServer {
   url: string;
   /** Series matching `match` (a series selector, e.g. `{__name__=~"cpu_.*"}`) from `/api/v1/export`. */
   export(match: string): Promise<VictoriaSeries[]>;
-  /** Its own counters of ingestion problems (invalid rows, request errors) and its stderr's tail: for diagnostics. */
+  /** Its counters of rows ingested, invalid rows and failed requests (those not 0), and its stderr: diagnostics. */
   health(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -208,7 +208,10 @@ export async function startVictoriaMetrics(flags: readonly string[] = []): Promi
     },
     async health() {
       const text = await (await request(`${url}/metrics`)).body.text();
-      const counters = text.split('\n').filter((l) => /^vm_(rows_invalid_total|http_request_errors_total)/.test(l));
+      const counters = text
+        .split('\n')
+        .filter((l) => /^vm_(rows_inserted_total\{type="influx"|rows_invalid_total|http_request_errors_total)/.test(l))
+        .filter((l) => l.startsWith('vm_rows_inserted') || !l.endsWith(' 0'));
       return [...counters, `stderr: ${proc.stderr()}`].join('\n');
     },
     stop: () => proc.stop(),
