@@ -3,26 +3,14 @@
  * EFBIG as they fail ENOSPC on a full disk) stops after the write retry with one error line naming the cause, the
  * fix and the command that resumes it, and a non-zero exit: not round after round of retries. Needs npm run build.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/time.js';
-import { backfillArgs } from '../helpers/cli.js';
+import { backfillArgs, runCli } from '../helpers/cli.js';
 import { FAST_QUOTAS, onlyJobs, writeSimConfig } from '../helpers/collector.js';
 import { useSimulator } from '../helpers/sim.js';
-
-const BIN = resolve(import.meta.dirname, '../../bin/cdn-collector.js');
-
-/** The CLI with a file size limit of a few KiB: its exit code and what it wrote to stderr. */
-function underFileSizeLimit(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const shell = `trap '' XFSZ; ulimit -S -f 16; exec "$0" "$@"`;
-  const child = spawn('sh', ['-c', shell, process.execPath, BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((done) => child.once('close', (code) => done({ code, stderr })));
-}
 
 describe('a backfill whose sink cannot grow', () => {
   const s = useSimulator({ quotas: FAST_QUOTAS });
@@ -35,7 +23,7 @@ describe('a backfill whose sink cannot grow', () => {
       output: { retryFor: '3s' },
     });
     const to = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
-    const { code, stderr } = await underFileSizeLimit(backfillArgs(config, to - 24 * HOUR, to));
+    const { code, stderr } = await runCli(backfillArgs(config, to - 24 * HOUR, to), {}, { fileSizeLimit: true }).exited;
     expect(code).toBe(1);
     const errors = stderr.split('\n').filter((l) => l.startsWith('error:'));
     expect(errors).toHaveLength(1);

@@ -20,15 +20,21 @@ export interface ChildRun {
 /**
  * `node bin/cdn-collector.js <args>` with an environment stripped of CDN_* and INFLUX_* (they would override the
  * config file). Output is kept whole: the security tests search all of it. With `killAfterMs`, a process still
- * running then (a daemon that should have refused to start) is killed and reports the signal.
+ * running then (a daemon that should have refused to start) is killed and reports the signal; with
+ * `fileSizeLimit`, it runs under a file size limit of a few KiB.
  */
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
-  options: { killAfterMs?: number } = {},
+  options: { killAfterMs?: number; fileSizeLimit?: boolean } = {},
 ): ChildRun {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CDN_|INFLUX_)/.test(k)));
-  const child = spawn(process.execPath, [BIN, ...args], {
+  // A file size limit of a few KiB (`ulimit -f`, SIGXFSZ ignored): writes past it fail EFBIG, as they fail ENOSPC on
+  // a full disk, without filling one.
+  const [command, argv] = options.fileSizeLimit
+    ? ['sh', ['-c', `trap '' XFSZ; ulimit -S -f 16; exec "$0" "$@"`, process.execPath, BIN, ...args]]
+    : [process.execPath, [BIN, ...args]];
+  const child = spawn(command, argv, {
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
