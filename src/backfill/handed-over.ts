@@ -103,6 +103,7 @@ export async function runHandedOver(
       failed: outcome.failed,
       setAside: outcome.setAside,
       refused: outcome.refused,
+      ...(outcome.sinkFull === undefined ? {} : { sinkFull: outcome.sinkFull }),
       state,
       updatedAt: rt.clock.now(),
     } satisfies Partial<BackfillStatus>);

@@ -62,6 +62,8 @@ const statusSchema = z.object({
   setAside: z.number(),
   /** Points the database refused for good (dead letters); absent in a status written before it was counted. */
   refused: z.number().optional(),
+  /** Set when it stopped because the sink's file cannot grow (a full disk): the cause and the fix. */
+  sinkFull: z.string().optional(),
   startedAt: z.number(),
   updatedAt: z.number(),
   /** The daemon's process id: a status that stops changing after the daemon died is recognisable. */

@@ -208,6 +208,7 @@ async function besideDaemon(
       setAside: status.setAside,
       refused: status.refused ?? 0,
       notes,
+      ...(status.sinkFull === undefined ? {} : { sinkFull: status.sinkFull }),
     },
     o.json === true,
     stop,
