@@ -42,6 +42,13 @@ async function accountsOf(rt: VerifyHost): Promise<readonly string[]> {
   return rt.discovery?.accounts ?? [];
 }
 
+export interface VerifyRangeOptions {
+  /** The sink's measurement schema, where it is not the sources' (tests). */
+  schema?: ReadonlyMap<string, MeasurementSchema>;
+  /** Ends the verify: its calls waiting for quota are dropped, and it rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
 /**
  * Verifies `range` with the runtime's limiter-gated client (backfill priority: live collection goes first), sink and
  * jobs, and reports the result to telemetry (/metrics and cdn_collector points). An API that fails every call for
@@ -52,12 +59,13 @@ export async function verifyRange(
   log: Logger,
   range: VerifyRange,
   repair: boolean,
-  schema?: ReadonlyMap<string, MeasurementSchema>,
+  { schema, signal: stop }: VerifyRangeOptions = {},
 ): Promise<VerifyReport> {
   const reader = readerFor(rt.config);
   try {
     const plan = planVerify(rt.config, await accountsOf(rt), range.from, range.to, range.windowMs);
-    const limited = (signal: AbortSignal) => rt.limiters.gate('backfill', { signal });
+    const limited = (giveUp: AbortSignal) =>
+      rt.limiters.gate('backfill', { signal: stop ? AbortSignal.any([giveUp, stop]) : giveUp });
     const failingSince = (api: string) => rt.telemetry.apiFailingSince(api);
     const gate = giveUpGate(limited, failingSince, rt.clock, rt.config.verify.giveUpAfter);
     const http = rt.http.withGate(gate);

@@ -47,7 +47,7 @@ export async function verify(
 ): Promise<{ report: VerifyReport; rt: Runtime }> {
   const rt = await runtimeFor(config);
   try {
-    const report = await verifyRange(rt, createLogger('warn', { pretty: false }), range, repair, schema);
+    const report = await verifyRange(rt, createLogger('warn', { pretty: false }), range, repair, { schema });
     return { report, rt };
   } finally {
     await rt.close();
