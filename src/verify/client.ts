@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../clock.js';
 import { CollectorError } from '../errors.js';
 import { HandOverNotTakenError } from '../state/hand-over-files.js';
@@ -17,11 +18,17 @@ export interface VerifyHandOverOptions {
   pollMs?: number;
   /** Stamps the request and times the pick-up; default: system time. */
   clock?: Clock;
+  /**
+   * Withdraws the request (Ctrl-C): the daemon, which finds it gone within a second, ends the verify and drops its
+   * calls waiting for quota. Rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /**
  * Hands a verify to the daemon holding the state directory (verify/requests.ts) and waits for its report. Throws when
- * no daemon takes the request, or with the daemon's error when the verify failed.
+ * no daemon takes the request, or with the daemon's error when the verify failed. The request is removed however it
+ * ends, which is what tells the daemon that nobody waits for it any more.
  */
 export async function handOverVerify(
   stateDir: string,
@@ -35,6 +42,7 @@ export async function handOverVerify(
   const pickupBy = requestedAt + (options.pickupTimeoutMs ?? 15_000);
   try {
     for (;;) {
+      options.signal?.throwIfAborted();
       const result = await readVerifyResult(stateDir, id);
       if (result?.state === 'done' && result.report) return result.report;
       if (result?.state === 'failed') {
@@ -46,7 +54,7 @@ export async function handOverVerify(
       if (!result && clock.now() > pickupBy) {
         throw new HandOverNotTakenError('verify', 'a backfill');
       }
-      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 300));
+      await sleep(options.pollMs ?? 300, undefined, options.signal ? { signal: options.signal } : {});
     }
   } finally {
     await removeVerifyRequest(stateDir, id).catch(() => {});

@@ -4,6 +4,7 @@
  * calls first), its sink for a repair — and writes the report into a result file the command reads. The same files
  * as a handed-over backfill (backfill/requests.ts), each replaced atomically.
  */
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -97,3 +98,11 @@ export const readVerifyResult = (stateDir: string, id: string) =>
 /** Removes a request and its result (the command does once it has read the result). */
 export const removeVerifyRequest = (stateDir: string, id: string) =>
   removeHandOverFiles(dirOf(stateDir), id, [REQUEST, RESULT]);
+
+/** Whether the request is still there: its command removes it when it ends, stopped (Ctrl-C) included. */
+export async function verifyRequested(stateDir: string, id: string): Promise<boolean> {
+  return access(join(dirOf(stateDir), `${id}${REQUEST}`)).then(
+    () => true,
+    () => false,
+  );
+}

@@ -5,6 +5,7 @@ import {
   readVerifyRequests,
   readVerifyResult,
   removeVerifyRequest,
+  verifyRequested,
   writeVerifyResult,
   type VerifyRequest,
   type VerifyResult,
@@ -12,6 +13,8 @@ import {
 
 /** How often the daemon looks for verify requests (the command waits 15 s for the pick-up). */
 const POLL_MS = 1_000;
+/** How often a running verify looks whether its command is still there. */
+const CANCEL_POLL_MS = 1_000;
 
 /**
  * The daemon's side of verifies handed over by `cdn-collector verify` (verify/requests.ts): runs each request through
@@ -48,19 +51,36 @@ export function serveVerifyRequests(rt: VerifyHost, log: Logger, pollMs = POLL_M
   };
 }
 
+/**
+ * Runs one request and writes its result. Its command removes the request when it ends: stopped (Ctrl-C), it leaves
+ * no one to read the result, so the verify is ended within a second, its calls waiting for quota dropped.
+ */
 async function handle(rt: VerifyHost, log: Logger, request: VerifyRequest): Promise<void> {
   const dir = rt.config.state.dir;
   const base = { id: request.id, pid: process.pid };
   await writeVerifyResult(dir, { ...base, state: 'running', updatedAt: rt.clock.now() });
-  log.info({ id: request.id, repair: request.repair }, 'verify handed over: running');
+  log.info({ event: 'verify_handed_over', id: request.id, repair: request.repair }, 'verify handed over: running');
+  const gone = new AbortController();
+  const watch = setInterval(() => {
+    void verifyRequested(dir, request.id).then((there) => there || gone.abort(new Error('its command stopped')));
+  }, CANCEL_POLL_MS);
   let result: VerifyResult;
   try {
     const { verifyRange } = await import('./run.js'); // loaded when a request comes, not with the daemon
-    const { checked: _checked, ...report } = await verifyRange(rt, log, request, request.repair);
+    const { checked: _checked, ...report } = await verifyRange(rt, log, request, request.repair, {
+      signal: gone.signal,
+    });
     result = { ...base, state: 'done', report, updatedAt: rt.clock.now() };
   } catch (err) {
     const error = { message: (err as Error).message, code: errorCodeOf(err) };
     result = { ...base, state: 'failed', error, updatedAt: rt.clock.now() };
+  } finally {
+    clearInterval(watch);
+  }
+  if (gone.signal.aborted) {
+    log.info({ event: 'verify_cancelled', id: request.id }, 'handed-over verify ended: its command stopped');
+    await removeVerifyRequest(dir, request.id);
+    return;
   }
   await writeVerifyResult(dir, result);
 }

@@ -18,6 +18,7 @@ import { driftRemains, type VerifyReport } from '../../verify/verify.js';
 import { applyShard } from '../common/apply-shard.js';
 import type { Shard } from '../../config/shard.js';
 import { EXIT_DRIFT, CliError, EXIT_USAGE } from '../common/common.js';
+import { onStopSignal, stoppedExitCode, type StopSignal } from '../common/signals.js';
 
 export interface VerifyOptions {
   config?: string;
@@ -63,7 +64,9 @@ export async function verifyAction(o: VerifyOptions): Promise<void> {
     const handing = `a daemon holds ${config.state.dir}: handing the verify to it (its quota, its sink)`;
     process.stderr.write(`verify: ${database.detail}; ${handing}; ${reading}\n`);
     const request = { from: o.from, to, windowMs, repair: o.repair === true };
-    return print(await handOverVerify(config.state.dir, request), o.json === true);
+    const handed = await handedOver(config.state.dir, request);
+    if (handed) print(handed, o.json === true);
+    return;
   }
   process.stderr.write(`verify: ${database.detail}; ${reading}\n`);
   const progress = showQuotaProgress(rt, {});
@@ -74,6 +77,31 @@ export async function verifyAction(o: VerifyOptions): Promise<void> {
     await rt.close();
   }
   print(report, o.json === true);
+}
+
+/**
+ * The daemon's report of a verify handed to it. A stop signal withdraws the request, which ends the daemon's verify
+ * within a second (its calls waiting for quota dropped): then undefined, and the exit code 128 + the signal's number.
+ */
+async function handedOver(stateDir: string, request: Parameters<typeof handOverVerify>[1]) {
+  const withdraw = new AbortController();
+  let stoppedBy: StopSignal | undefined;
+  const stopListening = onStopSignal({
+    stop: (signal) => {
+      stoppedBy = signal;
+      withdraw.abort();
+    },
+  });
+  try {
+    return await handOverVerify(stateDir, request, { signal: withdraw.signal });
+  } catch (err) {
+    if (stoppedBy === undefined) throw err;
+    process.stderr.write(`verify stopped by ${stoppedBy}: its request is withdrawn; the daemon ends the verify\n`);
+    process.exitCode = stoppedExitCode(stoppedBy);
+    return undefined;
+  } finally {
+    stopListening();
+  }
 }
 
 /** The report (the daemon's, handed over, has the same fields but `checked`), and exit 3 while drift remains. */
