@@ -6,7 +6,9 @@ import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';
 import { sleeperFor, sleepUntil } from './sleep.js';
-import type { CallJournal, LimiterEvent, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
+import type { CallJournal, LimiterEvent, LimiterSnapshot, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
+
+export type { LimiterSnapshot } from './types.js';
 import { WaiterQueue, type Waiter } from './waiters.js';
 import { retryWait, type RetryPolicy } from './retry-wait.js';
 import { describeError, describeOutcome, settle } from './outcome.js';
@@ -35,17 +37,6 @@ export interface LimiterOptions {
 
 export const DEFAULT_DEADLINE_MS = 5 * 60_000;
 export const DEFAULT_MAX_RETRY_AFTER_MS = 5 * 60_000;
-
-/** See Limiter.snapshot. */
-export interface LimiterSnapshot {
-  queued: number;
-  /** Of the queued calls, those at backfill priority. */
-  queuedBackfill: number;
-  inFlight: number;
-  recentCompletions: number;
-  retainedCompletions: number;
-  nextSlotInMs: number;
-}
 
 /**
  * The one gate to an API for a token: an exact sliding-window quota (see SlidingWindow for the proof), priorities,
@@ -258,12 +249,15 @@ export class Limiter {
   /** Grants every slot that is free now (live first), expires overdue waiters, and sets one timer for what is next. */
   private pump(): void {
     const now = this.clock.now();
-    for (const waiter of this.queue.expired(now)) waiter.expire();
+    // An overdue waiter that a slot was free for by its deadline is served: a late wake (a busy event loop) must not
+    // refuse a call for want of a slot it could have had. The others expire first, and any left after the grants.
+    for (const waiter of this.queue.expired(now, (w) => !this.window.canSend(w.deadlineAt))) waiter.expire();
     while (this.queue.size > 0 && this.window.canSend(now)) {
       this.window.acquire(now);
       this.record((journal) => journal.sent(this.api));
       this.queue.shift()!.grant(now);
     }
+    for (const waiter of this.queue.expired(now)) waiter.expire();
     const next =
       this.queue.size === 0
         ? Number.POSITIVE_INFINITY

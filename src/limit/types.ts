@@ -68,3 +68,14 @@ export interface CallJournal {
   sent(api: ApiName): void;
   completed(api: ApiName): void;
 }
+
+/** See Limiter.snapshot. */
+export interface LimiterSnapshot {
+  queued: number;
+  /** Of the queued calls, those at backfill priority. */
+  queuedBackfill: number;
+  inFlight: number;
+  recentCompletions: number;
+  retainedCompletions: number;
+  nextSlotInMs: number;
+}

@@ -43,11 +43,14 @@ export class WaiterQueue {
     return i >= 0;
   }
 
-  /** Removes and returns the waiters whose deadline is ≤ `now`. */
-  expired(now: number): Waiter[] {
+  /** Removes and returns the waiters whose deadline is ≤ `now` (and, given `which`, that it picks). */
+  expired(now: number, which: (waiter: Waiter) => boolean = () => true): Waiter[] {
     const out: Waiter[] = [];
     for (const line of Object.values(this.lines)) {
-      for (let i = line.length - 1; i >= 0; i--) if (line[i]!.deadlineAt <= now) out.unshift(...line.splice(i, 1));
+      for (let i = line.length - 1; i >= 0; i--) {
+        const waiter = line[i]!;
+        if (waiter.deadlineAt <= now && which(waiter)) out.unshift(...line.splice(i, 1));
+      }
     }
     return out;
   }

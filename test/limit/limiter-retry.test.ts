@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, TimeoutError } from '../../src/http/errors.js';
 import { ParameterError } from '../../src/errors.js';
 import { LimiterDeadlineError } from '../../src/limit/errors.js';
+import { Limiter } from '../../src/limit/limiter.js';
 import { apiError, scriptedSend, virtualLimiter } from './helpers.js';
+import { VirtualTime } from './virtual-time.js';
 
 const request = { api: 'statistic' as const, method: 'GET', url: 'http://sim.test/' };
 
@@ -81,6 +83,25 @@ describe('Limiter retries (virtual time)', () => {
     expect(a).toEqual({ status: 'fulfilled', value: 1 });
     expect(b.status === 'rejected' && b.reason).toBeInstanceOf(LimiterDeadlineError);
     expect(limiter.snapshot().queued).toBe(0);
+  });
+
+  it('a late wake serves a call whose slot was free before its deadline, and expires one whose was not', async () => {
+    // Every wake of the limiter fires 3 s late, as on an event loop blocked for that long.
+    const late = (vt: VirtualTime) => (ms: number, signal?: AbortSignal) => vt.sleep(ms + 3000, signal);
+    const vt = new VirtualTime();
+    const served = new Limiter('statistic', { calls: 1, periodMs: 1000 }, { clock: vt, sleep: late(vt), marginMs: 0 });
+    const calls = [served.run(async () => 1), served.run(async () => 2, { deadlineMs: 2000 })];
+    // The slot was free again at 1000, before the deadline at 2000; the wake came at 4000.
+    await expect(vt.run(Promise.all(calls))).resolves.toEqual([1, 2]);
+
+    const refused = new Limiter('statistic', { calls: 1, periodMs: 5000 }, { clock: vt, sleep: late(vt), marginMs: 0 });
+    const first = refused.run(async () => 1);
+    const second = refused.run(async () => 2, { deadlineMs: 2000 });
+    const [a, b] = await vt.run(Promise.allSettled([first, second]));
+    // Free again only 5 s after the first call: after the deadline, whenever the wake came.
+    expect(a).toEqual({ status: 'fulfilled', value: 1 });
+    expect(b.status === 'rejected' && b.reason).toBeInstanceOf(LimiterDeadlineError);
+    expect(refused.snapshot().queued).toBe(0);
   });
 
   it('a retry waiting in line keeps the deadline: the last API error is thrown, not a deadline error', async () => {
