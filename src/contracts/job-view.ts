@@ -24,3 +24,9 @@ export interface JobReading {
   /** Passes that ended early on an error since the process started. */
   failures: number;
 }
+
+/** What telemetry reads from the checkpoint store (checkpoint age); CheckpointStore satisfies it. */
+export interface CheckpointView {
+  keys(): string[];
+  lastConfirmedAt(key: string): number | undefined;
+}

@@ -7,21 +7,16 @@ import { isQuotaWait, isServed } from './failing.js';
 import { METRIC_PREFIX, METRICS, type MetricKind, type Sample } from './metrics.js';
 import { collectorRegistry } from './prometheus.js';
 import type { Registry } from 'prom-client';
-import type { JobReading, JobsView } from '../contracts/job-view.js';
+import type { CheckpointView, JobReading, JobsView } from '../contracts/job-view.js';
 
-/** What telemetry reads from the checkpoint store (checkpoint age); CheckpointStore satisfies it. */
-export interface CheckpointView {
-  keys(): string[];
-  lastConfirmedAt(key: string): number | undefined;
-}
+export type { CheckpointView } from '../contracts/job-view.js';
 
 export interface TelemetryOptions {
   clock?: Clock;
   /** Tag of every cdn_collector point: counters of several instances in one database must not overwrite each other. */
   instance?: string;
   checkpoints?: CheckpointView;
-  /** When failing APIs and a failing sink turn /healthz 503 (config `http.apiFailingAfter`, `http.sinkFailingAfter`).
-   * */
+  /** When failing APIs and a failing sink turn /healthz 503 (`http.apiFailingAfter`, `http.sinkFailingAfter`). */
   failing?: Partial<FailingLimits>;
 }
 
