@@ -2,29 +2,22 @@
  * `verify` beside a running daemon on the same state directory: the daemon holds the lock, the quota and the sink,
  * so the command hands the check (and its repair) over to it, as `backfill` does, instead of refusing the lock.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon, type Daemon } from '../../src/app/daemon.js';
-import type { Runtime } from '../../src/app/runtime.js';
-import { loadConfigFile } from '../../src/config/loader.js';
 import { createLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { HOUR } from '../../src/time.js';
 import { runCli } from '../helpers/cli.js';
-import { FAST_QUOTAS, runtimeFor, writeSimConfig } from '../helpers/collector.js';
+import { FAST_QUOTAS } from '../helpers/collector.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
 import { ensureBuilt } from '../ops/entry.js';
-import { collectDay, verifiedDay, verifyConfig } from './helpers.js';
+import { collectDay, startVerifyDaemon, verifiedDay, verifyConfig, type VerifyDaemon } from './helpers.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
 
 describe.skipIf(skip)('verify beside a running daemon', () => {
   let sim: Simulator;
   let db: InfluxV1Server;
-  let rt: Runtime | undefined;
-  let daemon: Daemon | undefined;
+  let beside: VerifyDaemon | undefined;
   const day = verifiedDay();
 
   beforeAll(async () => {
@@ -35,21 +28,13 @@ describe.skipIf(skip)('verify beside a running daemon', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await daemon?.stop();
-    await rt?.close();
+    await beside?.stop();
     await Promise.all([sim?.close(), db?.stop()]);
   });
 
   it('hands the check and the repair to the daemon: drift exit 3, --repair exit 0, then clean', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'verify-beside-'));
-    const file = writeSimConfig(dir, sim, {
-      accounts: sim.accounts,
-      jobs: { metrics: { enabled: false }, dvr: { enabled: false } },
-      sink: { type: 'influx-v1', url: db.url, database: 'cdn' },
-      log: { level: 'warn' },
-    });
-    rt = await runtimeFor(loadConfigFile(file));
-    daemon = startDaemon(rt, createLogger('warn', { pretty: false }));
+    beside = await startVerifyDaemon('verify-beside-', sim, db.url, createLogger('warn', { pretty: false }));
+    const { file } = beside;
     const account = sim.accounts[0]!;
     await db.query(
       `DELETE FROM cdn_views WHERE account = '${account}' AND time >= ${day.from + 12 * HOUR}ms AND time < ` +

@@ -3,28 +3,23 @@
  * finds the request gone, ends the verify within a second: its calls waiting for quota leave the limiter and no
  * request or result file stays behind. Before, the daemon went on with the whole check, spending the quota for no one.
  */
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon, type Daemon } from '../../src/app/daemon.js';
-import type { Runtime } from '../../src/app/runtime.js';
-import { loadConfigFile } from '../../src/config/loader.js';
 import { startSimulator, type Simulator } from '../../src/sim/server.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { runCli, waitForOutput } from '../helpers/cli.js';
-import { FAST_QUOTAS, runtimeFor, writeSimConfig } from '../helpers/collector.js';
+import { FAST_QUOTAS } from '../helpers/collector.js';
 import { INFLUXD_BIN, serverSkipReason, startInfluxV1, type InfluxV1Server } from '../helpers/servers.js';
 import { ensureBuilt } from '../ops/entry.js';
-import { verifiedDay } from './helpers.js';
+import { startVerifyDaemon, verifiedDay, type VerifyDaemon } from './helpers.js';
 
 const skip = serverSkipReason(INFLUXD_BIN);
 
 describe.skipIf(skip)('Ctrl-C of a verify handed to the daemon', () => {
   let sim: Simulator;
   let db: InfluxV1Server;
-  let rt: Runtime | undefined;
-  let daemon: Daemon | undefined;
+  let beside: VerifyDaemon | undefined;
 
   beforeAll(async () => {
     ensureBuilt();
@@ -35,29 +30,21 @@ describe.skipIf(skip)('Ctrl-C of a verify handed to the daemon', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await daemon?.stop();
-    await rt?.close();
+    await beside?.stop();
     await Promise.all([sim?.close(), db?.stop()]);
   });
 
   it('withdraws the request, exits 130; the daemon ends the verify and drops its queued calls', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'verify-cancel-'));
-    const file = writeSimConfig(dir, sim, {
-      accounts: sim.accounts,
-      jobs: { metrics: { enabled: false }, dvr: { enabled: false } },
-      sink: { type: 'influx-v1', url: db.url, database: 'cdn' },
-      log: { level: 'warn' },
-    });
-    rt = await runtimeFor(loadConfigFile(file));
     const { log, text } = capturedLogger();
-    daemon = startDaemon(rt, log);
+    beside = await startVerifyDaemon('verify-cancel-', sim, db.url, log);
+    const { dir, file, rt } = beside;
     const events = () =>
       text()
         .split('\n')
         .filter(Boolean)
         .map((line) => (JSON.parse(line) as { event?: string }).event);
     const queued = () =>
-      (['statistic', 'streamstat'] as const).reduce((n, api) => n + rt!.limiters.get(api).snapshot().queuedBackfill, 0);
+      (['statistic', 'streamstat'] as const).reduce((n, api) => n + rt.limiters.get(api).snapshot().queuedBackfill, 0);
 
     const run = runCli(['verify', '--config', file, '--from', new Date(verifiedDay().from).toISOString()]);
     await waitForOutput(run, 'stderr', /handing the verify to it/);

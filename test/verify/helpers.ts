@@ -10,7 +10,13 @@ import { DAY } from '../../src/time.js';
 import type { SeriesCheck } from '../../src/verify/compare.js';
 import { verifyRange } from '../../src/verify/run.js';
 import type { VerifyReport } from '../../src/verify/verify.js';
-import { configFor, runtimeFor } from '../helpers/collector.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon, type Daemon } from '../../src/app/daemon.js';
+import { loadConfigFile } from '../../src/config/loader.js';
+import type { Logger } from '../../src/log.js';
+import { configFor, runtimeFor, writeSimConfig } from '../helpers/collector.js';
 
 /**
  * A whole simulated UTC day, recent (VictoriaMetrics drops points older than its retention, a month by default) and
@@ -62,3 +68,30 @@ export function driftOf(
 }
 
 export { SCHEMA };
+
+/** A daemon in this process on a fresh state dir: `sim`'s statistics and stream views into InfluxDB 1.x `database`. */
+export interface VerifyDaemon {
+  dir: string;
+  /** Its config file, for the commands run beside it. */
+  file: string;
+  rt: Runtime;
+  daemon: Daemon;
+  stop(): Promise<void>;
+}
+
+export async function startVerifyDaemon(prefix: string, sim: Simulator, dbUrl: string, log: Logger) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const file = writeSimConfig(dir, sim, {
+    accounts: sim.accounts,
+    jobs: { metrics: { enabled: false }, dvr: { enabled: false } },
+    sink: { type: 'influx-v1', url: dbUrl, database: 'cdn' },
+    log: { level: 'warn' },
+  });
+  const rt = await runtimeFor(loadConfigFile(file));
+  const daemon = startDaemon(rt, log);
+  const stop = async () => {
+    await daemon.stop();
+    await rt.close();
+  };
+  return { dir, file, rt, daemon, stop } satisfies VerifyDaemon;
+}
