@@ -70,9 +70,12 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const discoveryTimer = rt.discovery ? setInterval(() => void discover(), config.jobs.statistic.discovery) : undefined;
   discoveryTimer?.unref();
 
+  // The start-up pass fills the gaps due when it starts: a window falling due while it runs is the next pass's.
+  let startedAt = rt.clock.now();
   const firstPass = discover()
     // A job a scheduled pass started already is waited for too.
     .then(() => {
+      startedAt = rt.clock.now();
       const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
       // The start-up pass may wait minutes for quota an earlier process spent: say so in the log while it does.
       const progress = reportQuotaWaits(rt, passCalls(collector), (line, fields) => log.info(fields, line));
@@ -83,7 +86,7 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
       });
       return Promise.all(passes).finally(() => progress.stop());
     })
-    .then((results) => logStartupPass(rt, log, results.flat()));
+    .then((results) => logStartupPass(rt, log, results.flat(), startedAt));
 
   return {
     firstPass,
@@ -104,14 +107,16 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
  * The start-up pass's one line, saying what it did: the gaps are filled only when no job failed and no window is
  * left; otherwise how many windows it collected and how many are still missing (a stop, a failing API or sink).
  */
-function logStartupPass(rt: Runtime, log: Logger, results: readonly PassResult[]): void {
+function logStartupPass(rt: Runtime, log: Logger, results: readonly PassResult[], startedAt: number): void {
   const collected = results.reduce((n, r) => n + r.spans, 0);
   const points = results.reduce((n, r) => n + r.points, 0);
   const setAside = results.reduce((n, r) => n + r.setAside, 0);
   const failed = results.filter((r) => r.error).map((r) => r.key);
-  // Counted afresh (the job state keeps the count): status and /metrics show what this line says.
+  // The job state counts afresh for status and /metrics; the line counts what was due when the pass started.
   const now = rt.clock.now();
-  const left = rt.collector.jobs.reduce((n, j) => n + rt.collector.state.backlog(j, now, true), 0);
+  for (const j of rt.collector.jobs) rt.collector.state.backlog(j, now, true);
+  const checkpointed = rt.collector.jobs.filter((j) => j.checkpointed);
+  const left = checkpointed.reduce((n, j) => n + rt.collector.pending(j, undefined, startedAt).length, 0);
   const fields = { collected, points, setAside, left };
   const done = `${counted(collected, 'window')} collected`;
   const aside = setAside > 0 ? `, ${setAside} set aside` : '';

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { startDaemon } from '../../src/app/daemon.js';
 import { parseConfig } from '../../src/config/loader.js';
 import { capturedLogger } from '../helpers/captured-log.js';
@@ -16,7 +16,12 @@ import { useSimInProcess, runtimeInProcess } from '../helpers/in-process.js';
 const simulator = useSimInProcess();
 
 /** A daemon of acme's metrics in 1-minute windows `lookback` back, its log captured. */
-async function daemonOf(token: string, lookback: string, quota = { calls: 1000, period: '1m' }) {
+async function daemonOf(
+  token: string,
+  lookback: string,
+  quota = { calls: 1000, period: '1m' },
+  clock: Clock = systemClock,
+) {
   const { sim } = simulator;
   const dir = mkdtempSync(join(tmpdir(), 'startup-line-'));
   const config = parseConfig(
@@ -31,7 +36,7 @@ async function daemonOf(token: string, lookback: string, quota = { calls: 1000, 
     {},
   );
   const { log, text } = capturedLogger();
-  const rt = await runtimeInProcess(config, systemClock, log);
+  const rt = await runtimeInProcess(config, clock, log);
   const daemon = startDaemon(rt, log);
   const startupLine = () =>
     text()
@@ -48,6 +53,22 @@ describe('the start-up pass line', () => {
     await d.daemon.firstPass;
     expect(d.startupLine()).toMatchObject({ event: 'startup_pass_done', left: 0 });
     expect(d.startupLine()!.collected).toBeGreaterThanOrEqual(4);
+    await d.daemon.stop();
+    await d.rt.close();
+  });
+
+  it('a window that falls due while the pass runs is the next pass\'s: still "done", nothing left', async () => {
+    const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 - 30_000);
+    // A gap of a few windows: one turn of the pass (a longer one plans again at each turn and takes new windows too).
+    const d = await daemonOf(simulator.sim.token, '2m', undefined, clock);
+    // Two minutes pass during the first call: two more windows are due by the time the pass ends.
+    const unsubscribe = d.rt.onLimiterEvent((e) => {
+      if (e.type !== 'call') return;
+      unsubscribe();
+      clock.advance(120_000);
+    });
+    await d.daemon.firstPass;
+    expect(d.startupLine()).toMatchObject({ event: 'startup_pass_done', left: 0 });
     await d.daemon.stop();
     await d.rt.close();
   });
