@@ -23,16 +23,27 @@ export interface DeadLetter {
  */
 export class DeadLetterFile {
   private readonly file: WholeLinesFile;
+  /** The appends under way, one after another: two requests can be refused at once. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(readonly path: string) {
     this.file = new WholeLinesFile(path, { sync: false });
   }
 
-  async append(letter: Omit<DeadLetter, 'time'>, now = new Date()): Promise<void> {
+  append(letter: Omit<DeadLetter, 'time'>, now = new Date()): Promise<void> {
     const entry: DeadLetter = { time: now.toISOString(), ...letter };
     // The reason quotes the database's answer, which may repeat anything it was sent.
+    const bytes = Buffer.from(`${redactSecrets(JSON.stringify(entry))}\n`);
+    // One at a time: an append meeting the descriptor another one closed failed, and the cut-back it left pending
+    // erased that other letter at the next append.
+    const appended = this.queue.then(() => this.appendAndClose(bytes));
+    this.queue = appended.catch(() => {});
+    return appended;
+  }
+
+  private async appendAndClose(bytes: Buffer): Promise<void> {
     try {
-      await this.file.append(Buffer.from(`${redactSecrets(JSON.stringify(entry))}\n`));
+      await this.file.append(bytes);
     } finally {
       await this.file.close(); // dead letters are rare: no descriptor held between them
     }
