@@ -70,12 +70,11 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
   const discoveryTimer = rt.discovery ? setInterval(() => void discover(), config.jobs.statistic.discovery) : undefined;
   discoveryTimer?.unref();
 
-  // The start-up pass fills the gaps due when it starts: a window falling due while it runs is the next pass's.
-  let startedAt = rt.clock.now();
   const firstPass = discover()
     // A job a scheduled pass started already is waited for too.
     .then(() => {
-      startedAt = rt.clock.now();
+      // The start-up pass fills the gaps due when it starts: a window falling due while it runs is the next pass's.
+      const startedAt = rt.clock.now();
       const apis = API_NAMES.filter((a) => config.jobs[a].enabled);
       // The start-up pass may wait minutes for quota an earlier process spent: say so in the log while it does.
       const progress = reportQuotaWaits(rt, passCalls(collector), (line, fields) => log.info(fields, line));
@@ -84,9 +83,10 @@ export function startDaemon(rt: Runtime, log: Logger): Daemon {
         await collector.settled(jobsOf(a));
         return results;
       });
-      return Promise.all(passes).finally(() => progress.stop());
-    })
-    .then((results) => logStartupPass(rt, log, results.flat(), startedAt));
+      return Promise.all(passes)
+        .finally(() => progress.stop())
+        .then((results) => logStartupPass(rt, log, results.flat(), startedAt));
+    });
 
   return {
     firstPass,
@@ -112,11 +112,8 @@ function logStartupPass(rt: Runtime, log: Logger, results: readonly PassResult[]
   const points = results.reduce((n, r) => n + r.points, 0);
   const setAside = results.reduce((n, r) => n + r.setAside, 0);
   const failed = results.filter((r) => r.error).map((r) => r.key);
-  // The job state counts afresh for status and /metrics; the line counts what was due when the pass started.
-  const now = rt.clock.now();
-  for (const j of rt.collector.jobs) rt.collector.state.backlog(j, now, true);
-  const checkpointed = rt.collector.jobs.filter((j) => j.checkpointed);
-  const left = checkpointed.reduce((n, j) => n + rt.collector.pending(j, undefined, startedAt).length, 0);
+  // Counted afresh as of the pass's start (the job state keeps the count): status and /metrics show this line's count.
+  const left = rt.collector.jobs.reduce((n, j) => n + rt.collector.state.backlog(j, startedAt, true), 0);
   const fields = { collected, points, setAside, left };
   const done = `${counted(collected, 'window')} collected`;
   const aside = setAside > 0 ? `, ${setAside} set aside` : '';

@@ -77,7 +77,7 @@ export class Collector {
 
   constructor(private readonly deps: CollectorDeps) {
     this.aside = deps.aside ?? SetAsideStore.inMemory(deps.clock);
-    this.state = new JobState({ ...deps, aside: this.aside, pending: (job) => this.pending(job) });
+    this.state = new JobState({ ...deps, aside: this.aside, pending: (job, now) => this.pending(job, undefined, now) });
     this.output = {
       ...deps,
       state: this.state,

@@ -13,8 +13,8 @@ export interface JobStateDeps {
   aside: SetAsideStore;
   clock: Clock;
   log: Logger;
-  /** The spans a pass would collect now (the collector's planning): counted for the backlog, when it is read. */
-  pending(job: CollectJob): Span[];
+  /** The spans a pass would collect at `now` (the collector's planning): counted for the backlog, when it is read. */
+  pending(job: CollectJob, now: number): Span[];
 }
 
 /** A job's backlog is counted again when read this long after its last count (planning every job costs). */
@@ -155,7 +155,7 @@ export class JobState {
     const record = this.records.get(job.key);
     const counted = record?.counted;
     if (!fresh && counted && now >= counted.at && now - counted.at < BACKLOG_COUNT_EVERY_MS) return counted.windows;
-    const windows = this.deps.pending(job).length;
+    const windows = this.deps.pending(job, now).length;
     if (record) record.counted = { windows, at: now };
     return windows;
   }

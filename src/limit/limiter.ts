@@ -7,11 +7,11 @@ import { LimiterClosedError, LimiterDeadlineError } from './errors.js';
 import { SlidingWindow } from './sliding-window.js';
 import { sleeperFor, sleepUntil } from './sleep.js';
 import type { CallJournal, LimiterEvent, LimiterSnapshot, Priority, QuotaRule, RunOptions, Sleeper } from './types.js';
-
-export type { LimiterSnapshot } from './types.js';
 import { WaiterQueue, type Waiter } from './waiters.js';
 import { retryWait, type RetryPolicy } from './retry-wait.js';
 import { describeError, describeOutcome, settle } from './outcome.js';
+
+export type { LimiterSnapshot } from './types.js';
 
 export interface LimiterOptions {
   /** Time source; the system clock is replaced by its monotonic twin, so a wall-clock step never moves a window. */
